@@ -5,8 +5,8 @@
 // and every derived constant (R mod p, R^2 mod p, -p^-1 mod 2^64, the 2-adic
 // decomposition p-1 = 2^s t, the 2^s-th root of unity) is computed here at compile time.
 //
-// Requirement: the top limb of p leaves at least one bit free (true for BN254 and
-// BLS12-381), so a + b < 2p never overflows N limbs.
+// Requirement: the top limb of p is below 2^63 - 1 (true for BN254 and BLS12-381), so
+// a + b < 2p never overflows N limbs and the no-carry multiplication applies.
 #pragma once
 
 #include <cstring>
@@ -304,37 +304,40 @@ class Fp {
 };
 
 // CIOS Montgomery multiplication (Koc, Acar, Kaliski, "Analyzing and comparing Montgomery
-// multiplication algorithms", IEEE Micro 1996). With a spare top bit in p the running
-// total fits N+1 limbs and a single conditional subtraction finishes.
+// multiplication algorithms", IEEE Micro 1996) in the "no-carry" form of Botrel and
+// El Housni ("EdMSM", 2022, Alg. 2): when the top limb of p is below 2^63 - 1 (true for
+// every field here) the running total fits N limbs, so the multiply and reduce chains are
+// interleaved with no extra carry word. One conditional subtraction finishes.
+// Measured on the 2-core dev box: BLS12-381 Fq 48 -> 39 ns, Fr 20 -> 19.6 ns.
 template <class P>
 inline void Fp<P>::mont_mul(Limbs<N>& out, const Limbs<N>& a, const Limbs<N>& b) {
   constexpr auto& p = C::p;
-  uint64_t t[N + 1] = {};
+  static_assert(p[N - 1] < (uint64_t(1) << 63) - 1, "no-carry Montgomery needs two spare top bits");
+  uint64_t t[N] = {};
+#pragma GCC unroll 8
   for (size_t i = 0; i < N; ++i) {
-    uint64_t c = 0;
-    for (size_t j = 0; j < N; ++j) {
-      u128 s = u128(a[j]) * b[i] + t[j] + c;
-      t[j] = uint64_t(s);
-      c = uint64_t(s >> 64);
-    }
-    uint64_t hi = t[N] + c;  // < 2^64 since the running total stays below 2p
+    u128 s = u128(a[0]) * b[i] + t[0];
+    uint64_t A = uint64_t(s >> 64);
+    t[0] = uint64_t(s);
     uint64_t m = t[0] * C::inv;
-    u128 s = u128(m) * p[0] + t[0];
-    c = uint64_t(s >> 64);
+    s = u128(m) * p[0] + t[0];
+    uint64_t c = uint64_t(s >> 64);
+#pragma GCC unroll 8
     for (size_t j = 1; j < N; ++j) {
+      s = u128(a[j]) * b[i] + t[j] + A;
+      A = uint64_t(s >> 64);
+      t[j] = uint64_t(s);
       s = u128(m) * p[j] + t[j] + c;
-      t[j - 1] = uint64_t(s);
       c = uint64_t(s >> 64);
+      t[j - 1] = uint64_t(s);
     }
-    s = u128(hi) + c;
-    t[N - 1] = uint64_t(s);
-    t[N] = uint64_t(s >> 64);
+    t[N - 1] = c + A;
   }
   Limbs<N> r;
   for (size_t i = 0; i < N; ++i) r[i] = t[i];
   Limbs<N> d;
   uint64_t borrow = sub_to(d, r, p);
-  out = (t[N] || !borrow) ? d : r;
+  out = borrow ? r : d;
 }
 
 // Montgomery's trick: n inversions for one inversion and 3(n-1) multiplications.

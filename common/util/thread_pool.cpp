@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <stdexcept>
 
 namespace zkmill::util {
 
@@ -111,9 +112,29 @@ void ThreadPool::parallel_for(size_t n, const std::function<void(size_t, size_t)
   });
 }
 
+namespace {
+// Guards the pair below so that a set_global_threads racing the first global() either takes
+// effect or throws; it never silently loses.
+std::mutex g_global_mu;
+size_t g_global_threads = 0;
+bool g_global_created = false;
+}  // namespace
+
 ThreadPool& ThreadPool::global() {
-  static ThreadPool pool(0);
+  static ThreadPool pool([] {
+    std::lock_guard<std::mutex> lk(g_global_mu);
+    g_global_created = true;
+    return g_global_threads;
+  }());
   return pool;
+}
+
+void ThreadPool::set_global_threads(size_t threads) {
+  std::lock_guard<std::mutex> lk(g_global_mu);
+  if (g_global_created) {
+    throw std::logic_error("ThreadPool::set_global_threads called after the global pool was created");
+  }
+  g_global_threads = threads;
 }
 
 }  // namespace zkmill::util

@@ -30,8 +30,13 @@ class ThreadPool {
   // Runs fn(i) for i in [0, tasks), one task per index; for coarse work items.
   void run_tasks(size_t tasks, const std::function<void(size_t)>& fn);
 
-  // The process-wide default pool (hardware_concurrency threads).
+  // The process-wide default pool; its size is fixed when first used: the value given to
+  // set_global_threads (config key `threads`), else one thread per hardware thread.
   static ThreadPool& global();
+
+  // Sizes the global pool (0 = all cores). Call before the first global(); afterwards it
+  // throws std::logic_error, since resizing a pool that may be mid-batch is not supported.
+  static void set_global_threads(size_t threads);
 
  private:
   struct Batch;

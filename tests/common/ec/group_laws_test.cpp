@@ -66,3 +66,17 @@ TYPED_TEST(GroupLaws, BatchNormalizeMatchesOneByOne) {
   auto aff = ec::batch_normalize<TypeParam>(pts);
   for (size_t i = 0; i < pts.size(); ++i) EXPECT_EQ(aff[i], pts[i].to_affine());
 }
+
+#include "common/ec/fixed_base.hpp"
+
+TYPED_TEST(GroupLaws, FixedBaseTableMatchesDoubleAndAdd) {
+  using J = typename TestFixture::J;
+  using Fr = typename TestFixture::Fr;
+  J base = this->rnd();
+  ec::FixedBaseTable<TypeParam> table(base, 5);
+  std::vector<Fr> ks = {Fr::zero(), Fr::one(), -Fr::one()};
+  for (int i = 0; i < 6; ++i) ks.push_back(Fr::random(this->rng));
+  for (const auto& k : ks) EXPECT_EQ(table.mul(k), base * k);
+  auto batch = table.batch_mul(ks);
+  for (size_t i = 0; i < ks.size(); ++i) EXPECT_EQ(batch[i], (base * ks[i]).to_affine());
+}

@@ -1,0 +1,285 @@
+// Witness bundle encoding, validation and streaming reception (layout in witness_bundle.hpp).
+#include "common/cs/witness_bundle.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace zkmill::cs {
+
+namespace {
+
+constexpr uint8_t kMagic[4] = {'Z', 'K', 'W', 'B'};
+constexpr size_t kHeaderChecksumOffset = 88;
+
+void put_u32(uint8_t* p, uint32_t v) {
+  for (int i = 0; i < 4; ++i) p[i] = uint8_t(v >> (8 * i));
+}
+void put_u64(uint8_t* p, uint64_t v) {
+  for (int i = 0; i < 8; ++i) p[i] = uint8_t(v >> (8 * i));
+}
+uint32_t get_u32(const uint8_t* p) {
+  uint32_t v = 0;
+  for (int i = 3; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+uint64_t get_u64(const uint8_t* p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+
+std::string hex64(uint64_t v) {
+  static const char* digits = "0123456789abcdef";
+  std::string s = "0x";
+  for (int i = 15; i >= 0; --i) s.push_back(digits[(v >> (4 * i)) & 15]);
+  return s;
+}
+
+std::string printable(std::span<const uint8_t> b) {
+  std::string s;
+  for (uint8_t c : b) {
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      s.push_back(char(c));
+    } else {
+      static const char* digits = "0123456789abcdef";
+      s += "\\x";
+      s.push_back(digits[c >> 4]);
+      s.push_back(digits[c & 15]);
+    }
+  }
+  return s;
+}
+
+void encode_header(const BundleHeader& h, uint8_t* out) {
+  std::memset(out, 0, WitnessBundle::kHeaderSize);
+  std::memcpy(out, kMagic, 4);
+  put_u32(out + 4, h.version);
+  out[8] = uint8_t(h.curve);
+  out[9] = uint8_t(WitnessBundle::kElementSize);
+  std::memcpy(out + 16, h.circuit_id.data(), 32);
+  put_u64(out + 48, h.partition);
+  put_u64(out + 56, h.n_inputs);
+  put_u64(out + 64, h.n_aux);
+  put_u64(out + 72, h.n_rows);
+  put_u64(out + 80, h.domain_size);
+  put_u64(out + kHeaderChecksumOffset, checksum64({out, kHeaderChecksumOffset}));
+}
+
+size_t two_adicity(CurveId c) {
+  return c == CurveId::Bn254 ? ff::Bn254Fr::kTwoAdicity : ff::Bls12381Fr::kTwoAdicity;
+}
+
+// The checks shared by parse_header and allocate: counts a prover could actually have made.
+void check_counts(const BundleHeader& h) {
+  if (h.curve != CurveId::Bn254 && h.curve != CurveId::Bls12_381)
+    throw BundleError("unknown curve id " + std::to_string(unsigned(h.curve)));
+  auto limit = [](const char* what, uint64_t v) {
+    if (v > WitnessBundle::kMaxCount)
+      throw BundleError(std::string(what) + " = " + std::to_string(v) + " exceeds the limit 2^40");
+  };
+  limit("n_inputs", h.n_inputs);
+  limit("n_aux", h.n_aux);
+  limit("n_rows", h.n_rows);
+  if (h.n_inputs == 0) throw BundleError("n_inputs = 0, but input 0 (ONE) always exists");
+  if (h.n_rows < h.n_inputs)
+    throw BundleError("n_rows = " + std::to_string(h.n_rows) + " is less than n_inputs = " + std::to_string(h.n_inputs) +
+                      " (every input has its own row)");
+  uint64_t d = h.domain_size;
+  if (!std::has_single_bit(d) || d < h.n_rows)
+    throw BundleError("domain size " + std::to_string(d) + " is not a power of two >= n_rows = " + std::to_string(h.n_rows));
+  if (std::countr_zero(d) > int(two_adicity(h.curve)))
+    throw BundleError("domain size 2^" + std::to_string(std::countr_zero(d)) + " exceeds the 2-adicity of " +
+                      curve_name(h.curve) + " Fr");
+}
+
+template <class F>
+void check_elements(const WitnessBundle& b) {
+  const auto& p = F::modulus();
+  for (Section s : {Section::Inputs, Section::Aux, Section::A, Section::B, Section::C}) {
+    std::span<const F> xs = b.section<F>(s);
+    for (size_t i = 0; i < xs.size(); ++i) {
+      // Nearly every element is decided by the top limb alone.
+      if (xs[i].v[F::N - 1] < p[F::N - 1]) continue;
+      if (ff::cmp(xs[i].v, p) >= 0)
+        throw BundleError(std::string("field element not canonical at ") + section_name(s) + "[" + std::to_string(i) + "]");
+    }
+  }
+  if (b.inputs<F>()[0] != F::one()) throw BundleError("inputs[0] (the constant ONE) is not 1");
+}
+
+}  // namespace
+
+const char* section_name(Section s) {
+  static const char* names[] = {"inputs", "aux", "a", "b", "c"};
+  return names[size_t(s)];
+}
+const char* density_name(DensityMap d) {
+  static const char* names[] = {"aux_in_a", "aux_in_b", "input_in_b"};
+  return names[size_t(d)];
+}
+
+BundleLayout BundleLayout::of(const BundleHeader& h) {
+  BundleLayout l;
+  const uint64_t counts[5] = {h.n_inputs, h.n_aux, h.n_rows, h.n_rows, h.n_rows};
+  uint64_t off = WitnessBundle::kHeaderSize;
+  for (size_t i = 0; i < 5; ++i) {
+    l.section_offset[i] = off;
+    l.section_count[i] = counts[i];
+    off += counts[i] * WitnessBundle::kElementSize;
+  }
+  const uint64_t bits[3] = {h.n_aux, h.n_aux, h.n_inputs};
+  for (size_t i = 0; i < 3; ++i) {
+    l.density_offset[i] = off;
+    l.density_words[i] = (bits[i] + 63) / 64;
+    off += 8 * l.density_words[i];
+  }
+  l.checksum_offset = off;
+  l.total_size = off + 8;
+  return l;
+}
+
+BundleHeader WitnessBundle::parse_header(std::span<const uint8_t> bytes) {
+  if (bytes.size() < kHeaderSize)
+    throw BundleError("truncated: need " + std::to_string(kHeaderSize) + " bytes for the header, have " +
+                      std::to_string(bytes.size()));
+  const uint8_t* p = bytes.data();
+  if (std::memcmp(p, kMagic, 4) != 0) throw BundleError("bad magic \"" + printable(bytes.first(4)) + "\" (expected \"ZKWB\")");
+  BundleHeader h;
+  h.version = get_u32(p + 4);
+  // Version before the header checksum: a newer layout may place its checksum elsewhere.
+  if (h.version != kVersion)
+    throw BundleError("unsupported version " + std::to_string(h.version) + " (this build reads version " +
+                      std::to_string(kVersion) + ")");
+  uint64_t stored = get_u64(p + kHeaderChecksumOffset), computed = checksum64(bytes.first(kHeaderChecksumOffset));
+  if (stored != computed)
+    throw BundleError("header checksum mismatch (stored " + hex64(stored) + ", computed " + hex64(computed) + ")");
+  h.curve = CurveId(p[8]);
+  if (p[9] != kElementSize) throw BundleError("field element size " + std::to_string(p[9]) + ", expected 32");
+  for (size_t i = 10; i < 16; ++i)
+    if (p[i] != 0) throw BundleError("reserved header byte " + std::to_string(i) + " is not zero");
+  std::memcpy(h.circuit_id.data(), p + 16, 32);
+  h.partition = get_u64(p + 48);
+  h.n_inputs = get_u64(p + 56);
+  h.n_aux = get_u64(p + 64);
+  h.n_rows = get_u64(p + 72);
+  h.domain_size = get_u64(p + 80);
+  check_counts(h);
+  return h;
+}
+
+WitnessBundle WitnessBundle::allocate(const BundleHeader& header) {
+  BundleHeader h = header;
+  h.version = kVersion;
+  if (h.domain_size == 0) h.domain_size = std::bit_ceil(std::max<uint64_t>(h.n_rows, 1));
+  check_counts(h);
+  WitnessBundle b;
+  b.header_ = h;
+  b.layout_ = BundleLayout::of(h);
+  // make_unique_for_overwrite: the builder writes every byte, so zero-filling gigabytes
+  // first would only cost time and commit pages early.
+  b.buf_ = std::make_unique_for_overwrite<uint8_t[]>(b.layout_.total_size);
+  encode_header(h, b.buf_.get());
+  // Bitmaps are filled word by word by the builder; start them clean so padding is zero.
+  std::memset(b.buf_.get() + b.layout_.density_offset[0], 0, b.layout_.checksum_offset - b.layout_.density_offset[0]);
+  return b;
+}
+
+WitnessBundle WitnessBundle::clone() const {
+  WitnessBundle b;
+  b.header_ = header_;
+  b.layout_ = layout_;
+  if (buf_) {
+    b.buf_ = std::make_unique_for_overwrite<uint8_t[]>(layout_.total_size);
+    std::memcpy(b.buf_.get(), buf_.get(), layout_.total_size);
+  }
+  return b;
+}
+
+std::span<const uint64_t> WitnessBundle::density(DensityMap d) const {
+  if (!buf_) throw BundleError("empty bundle accessed");
+  auto i = size_t(d);
+  return {std::launder(reinterpret_cast<const uint64_t*>(buf_.get() + layout_.density_offset[i])), layout_.density_words[i]};
+}
+std::span<uint64_t> WitnessBundle::density_mut(DensityMap d) {
+  if (!buf_) throw BundleError("empty bundle accessed");
+  auto i = size_t(d);
+  return {std::launder(reinterpret_cast<uint64_t*>(buf_.get() + layout_.density_offset[i])), layout_.density_words[i]};
+}
+
+void WitnessBundle::seal() {
+  if (!buf_) throw BundleError("cannot seal an empty bundle");
+  encode_header(header_, buf_.get());
+  put_u64(buf_.get() + layout_.checksum_offset, checksum64({buf_.get(), layout_.checksum_offset}));
+}
+
+void WitnessBundle::validate(bool check_checksum) const {
+  if (!buf_) throw BundleError("empty bundle");
+  if (check_checksum) {
+    uint64_t stored = get_u64(buf_.get() + layout_.checksum_offset);
+    uint64_t computed = checksum64({buf_.get(), layout_.checksum_offset});
+    if (stored != computed)
+      throw BundleError("checksum mismatch (stored " + hex64(stored) + ", computed " + hex64(computed) +
+                        "): the payload was corrupted");
+  }
+  if (header_.curve == CurveId::Bn254) {
+    check_elements<ff::Bn254Fr>(*this);
+  } else {
+    check_elements<ff::Bls12381Fr>(*this);
+  }
+  const uint64_t bits[3] = {header_.n_aux, header_.n_aux, header_.n_inputs};
+  for (size_t i = 0; i < 3; ++i) {
+    auto w = density(DensityMap(i));
+    if (bits[i] % 64 && (w.back() >> (bits[i] % 64)) != 0)
+      throw BundleError(std::string("density bitmap ") + density_name(DensityMap(i)) + " has bits set past its " +
+                        std::to_string(bits[i]) + " variables");
+  }
+}
+
+WitnessBundle WitnessBundle::parse(std::span<const uint8_t> bytes) {
+  BundleHeader h = parse_header(bytes);
+  BundleLayout l = BundleLayout::of(h);
+  if (bytes.size() < l.total_size)
+    throw BundleError("truncated: need " + std::to_string(l.total_size) + " bytes, have " + std::to_string(bytes.size()));
+  if (bytes.size() > l.total_size)
+    throw BundleError("trailing data: the header describes " + std::to_string(l.total_size) + " bytes, have " +
+                      std::to_string(bytes.size()));
+  WitnessBundle b;
+  b.header_ = h;
+  b.layout_ = l;
+  b.buf_ = std::make_unique_for_overwrite<uint8_t[]>(l.total_size);
+  std::memcpy(b.buf_.get(), bytes.data(), l.total_size);
+  b.validate(true);
+  return b;
+}
+
+BundleReceiver::BundleReceiver(std::span<const uint8_t> first_bytes) {
+  BundleHeader h = WitnessBundle::parse_header(first_bytes);
+  bundle_.header_ = h;
+  bundle_.layout_ = BundleLayout::of(h);
+  bundle_.buf_ = std::make_unique_for_overwrite<uint8_t[]>(bundle_.layout_.total_size);
+  write(first_bytes);
+}
+
+void BundleReceiver::write(std::span<const uint8_t> chunk) {
+  if (chunk.size() > remaining())
+    throw BundleError("overrun: the header describes " + std::to_string(total_size()) + " bytes, received " +
+                      std::to_string(received_ + chunk.size()));
+  std::memcpy(bundle_.buf_.get() + received_, chunk.data(), chunk.size());
+  // Hash everything before the trailing checksum field, whatever the chunk boundaries.
+  uint64_t end = bundle_.layout_.checksum_offset;
+  if (received_ < end) hash_.update(chunk.first(size_t(std::min<uint64_t>(chunk.size(), end - received_))));
+  received_ += chunk.size();
+}
+
+WitnessBundle BundleReceiver::finish() {
+  if (!complete())
+    throw BundleError("truncated: need " + std::to_string(total_size()) + " bytes, have " + std::to_string(received_));
+  uint64_t stored = get_u64(bundle_.buf_.get() + bundle_.layout_.checksum_offset), computed = hash_.digest();
+  if (stored != computed)
+    throw BundleError("checksum mismatch (stored " + hex64(stored) + ", computed " + hex64(computed) +
+                      "): the payload was corrupted");
+  bundle_.validate(false);
+  return std::move(bundle_);
+}
+
+}  // namespace zkmill::cs

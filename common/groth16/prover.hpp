@@ -1,0 +1,140 @@
+// The Groth16 prover (CPU): witness bundle + proving key -> proof.
+//   A = alpha + sum_j z_j u_j(tau) + r delta                       (G1)
+//   B = beta  + sum_j z_j v_j(tau) + s delta                       (G2, and in G1 for C)
+//   C = sum_{aux j} z_j L_j + sum_i h_i H_i + s A + r B_G1 - r s delta   (G1)
+// with z = (inputs, aux), h the coefficients of (a(x)b(x) - c(x)) / Z(x) and r, s fresh
+// random blinders (or given explicitly, so CPU and GPU provers can be compared bit for bit).
+#pragma once
+
+#include <chrono>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "common/cs/witness_bundle.hpp"
+#include "common/groth16/proof.hpp"
+#include "common/groth16/proving_key.hpp"
+#include "common/msm/pippenger.hpp"
+#include "common/poly/groth16_h.hpp"
+#include "common/util/thread_pool.hpp"
+
+namespace zkmill::groth16 {
+
+// Thrown when the bundle does not satisfy its constraints; row is the R1CS row index.
+// Callers holding the circuit can name it by re-synthesizing with the checking CS.
+class UnsatisfiedError : public std::runtime_error {
+ public:
+  UnsatisfiedError(uint64_t row, const std::string& msg) : std::runtime_error(msg), row_(row) {}
+  uint64_t row() const { return row_; }
+
+ private:
+  uint64_t row_;
+};
+
+class ProveError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct ProveTimings {
+  double h_ms = 0, msm_a_ms = 0, msm_b_g1_ms = 0, msm_b_g2_ms = 0, msm_l_ms = 0, msm_h_ms = 0, total_ms = 0;
+};
+
+namespace detail {
+inline double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// sum_j z_j P_j over z = (inputs, aux) without concatenating the two vectors.
+template <class C, class Fr>
+ec::Jacobian<C> msm_z(std::span<const ec::Affine<C>> bases, std::span<const Fr> inputs, std::span<const Fr> aux,
+                      util::ThreadPool& pool) {
+  auto r = msm::msm<C>(bases.first(inputs.size()), inputs, pool);
+  r += msm::msm<C>(bases.subspan(inputs.size()), aux, pool);
+  return r;
+}
+}  // namespace detail
+
+// The first row with a_i * b_i != c_i, or -1 when all hold.
+template <class Fr>
+int64_t first_unsatisfied_row(std::span<const Fr> a, std::span<const Fr> b, std::span<const Fr> c) {
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i] * b[i] != c[i]) return int64_t(i);
+  return -1;
+}
+
+template <class E>
+Proof<E> prove_with_randomness(const ProvingKey<E>& pk, const cs::WitnessBundle& w, const typename E::Fr& r,
+                               const typename E::Fr& s, util::ThreadPool& pool = util::ThreadPool::global(),
+                               ProveTimings* timings = nullptr) {
+  using Fr = typename E::Fr;
+  using G1 = typename E::G1;
+  using G2 = typename E::G2;
+  using G1P = typename E::G1Params;
+  using G2P = typename E::G2Params;
+  auto t_all = std::chrono::steady_clock::now();
+  if (w.curve() != E::kId)
+    throw ProveError(std::string("witness bundle is for curve ") + curve_name(w.curve()) + ", key is for " + E::kName);
+  if (w.n_inputs() != pk.meta.n_inputs || w.n_aux() != pk.meta.n_aux)
+    throw ProveError("witness bundle shape (" + std::to_string(w.n_inputs()) + " inputs, " + std::to_string(w.n_aux()) +
+                     " aux) does not match the proving key (" + std::to_string(pk.meta.n_inputs) + ", " +
+                     std::to_string(pk.meta.n_aux) + ")");
+  size_t n = size_t(1) << pk.meta.domain_log2;
+  if (w.n_rows() > n || pk.h.size() != n) throw ProveError("witness bundle has more rows than the key's domain");
+  auto inputs = w.inputs<Fr>();
+  auto aux = w.aux<Fr>();
+  if (int64_t row = first_unsatisfied_row<Fr>(w.a<Fr>(), w.b<Fr>(), w.c<Fr>()); row >= 0)
+    throw UnsatisfiedError(uint64_t(row), "unsatisfied witness: constraint row " + std::to_string(row) + " has a*b != c");
+
+  ProveTimings t;
+  auto t0 = std::chrono::steady_clock::now();
+  auto to_vec = [](std::span<const Fr> x) { return std::vector<Fr>(x.begin(), x.end()); };
+  auto domain = poly::EvaluationDomain<Fr>::from_log_size(pk.meta.domain_log2);
+  std::vector<Fr> h = poly::groth16_h<Fr>(domain, to_vec(w.a<Fr>()), to_vec(w.b<Fr>()), to_vec(w.c<Fr>()), pool);
+  t.h_ms = detail::ms_since(t0);
+
+  t0 = std::chrono::steady_clock::now();
+  G1 a = detail::msm_z<G1P, Fr>(pk.a, inputs, aux, pool);
+  t.msm_a_ms = detail::ms_since(t0);
+  t0 = std::chrono::steady_clock::now();
+  G1 b1 = detail::msm_z<G1P, Fr>(pk.b_g1, inputs, aux, pool);
+  t.msm_b_g1_ms = detail::ms_since(t0);
+  t0 = std::chrono::steady_clock::now();
+  G2 b2 = detail::msm_z<G2P, Fr>(pk.b_g2, inputs, aux, pool);
+  t.msm_b_g2_ms = detail::ms_since(t0);
+  t0 = std::chrono::steady_clock::now();
+  G1 l = msm::msm<G1P>(pk.l, aux, pool);
+  t.msm_l_ms = detail::ms_since(t0);
+  t0 = std::chrono::steady_clock::now();
+  G1 hq = msm::msm<G1P>(pk.h.first(h.size()), std::span<const Fr>(h), pool);
+  t.msm_h_ms = detail::ms_since(t0);
+
+  const auto& vk = pk.vk;
+  G1 delta1 = G1::from_affine(vk.delta_g1);
+  G1 pa = a.add_mixed(vk.alpha_g1) + delta1 * r;
+  G1 pb1 = b1.add_mixed(vk.beta_g1) + delta1 * s;
+  G2 pb2 = b2.add_mixed(vk.beta_g2) + G2::from_affine(vk.delta_g2) * s;
+  G1 pc = l + hq + pa * s + pb1 * r - delta1 * (r * s);
+  t.total_ms = detail::ms_since(t_all);
+  if (timings) *timings = t;
+  return {pa.to_affine(), pb2.to_affine(), pc.to_affine()};
+}
+
+// Fresh uniformly random r, s from the OS entropy source.
+template <class E>
+Proof<E> prove(const ProvingKey<E>& pk, const cs::WitnessBundle& w, util::ThreadPool& pool = util::ThreadPool::global(),
+               ProveTimings* timings = nullptr) {
+  using Fr = typename E::Fr;
+  // Each limb straight from the OS entropy source: a seeded PRNG would cap the blinders'
+  // entropy at its seed size, and zero-knowledge rests on r and s.
+  std::random_device rd;
+  struct OsRng {
+    std::random_device& d;
+    uint64_t operator()() { return (uint64_t(d()) << 32) | d(); }
+  } os{rd};
+  Fr r = Fr::random(os), s = Fr::random(os);
+  return prove_with_randomness<E>(pk, w, r, s, pool, timings);
+}
+
+}  // namespace zkmill::groth16

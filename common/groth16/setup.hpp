@@ -1,0 +1,112 @@
+// A development trusted setup for Groth16 (toxic waste drawn at random, or from --seed for
+// reproducible test keys; NOT for production, where an MPC ceremony is required).
+//
+// For the QAP over the domain H = <w> of size n >= rows, with Lagrange basis L_i:
+//   u_j(tau) = sum_i A_ij L_i(tau),  v_j = sum_i B_ij L_i(tau),  w_j = sum_i C_ij L_i(tau)
+// and L_i(tau) = w^i (tau^n - 1) / (n (tau - w^i)). The key holds
+//   A_j = u_j G1, B_j = v_j G1 and v_j G2, IC_j = (beta u_j + alpha v_j + w_j)/gamma G1 (inputs),
+//   L_j = (beta u_j + alpha v_j + w_j)/delta G1 (aux), H_i = tau^i Z(tau)/delta G1 (i < n).
+#pragma once
+
+#include <stdexcept>
+#include <vector>
+
+#include "common/cs/recording_cs.hpp"
+#include "common/ec/fixed_base.hpp"
+#include "common/groth16/proving_key.hpp"
+#include "common/poly/evaluation_domain.hpp"
+#include "common/util/thread_pool.hpp"
+
+namespace zkmill::groth16 {
+
+// The toxic waste; exposed so tests can check the key against it.
+template <class Fr>
+struct ToxicWaste {
+  Fr tau, alpha, beta, gamma, delta;
+  template <class Rng>
+  static ToxicWaste random(Rng& rng) {
+    auto nz = [&] {
+      for (;;)
+        if (Fr x = Fr::random(rng); !x.is_zero()) return x;
+    };
+    return {nz(), nz(), nz(), nz(), nz()};
+  }
+};
+
+template <class E>
+ProvingKey<E> generate_parameters(const cs::R1CS<typename E::Fr>& r1cs, KeyMeta meta,
+                                  ToxicWaste<typename E::Fr> tw, util::ThreadPool& pool = util::ThreadPool::global()) {
+  using Fr = typename E::Fr;
+  using G1P = typename E::G1Params;
+  using G2P = typename E::G2Params;
+  const uint64_t rows = r1cs.n_rows(), nvars = r1cs.n_variables();
+  poly::EvaluationDomain<Fr> domain(rows);
+  const size_t n = domain.size();
+  // tau must avoid the domain (then tau^n != 1 and every tau - w^i is invertible).
+  Fr zt = domain.evaluate_vanishing(tw.tau);
+  if (zt.is_zero()) throw std::invalid_argument("setup: tau lies in the evaluation domain; draw again");
+
+  // Lagrange coefficients at tau.
+  std::vector<Fr> lag(n);
+  {
+    Fr wi = Fr::one();
+    for (size_t i = 0; i < n; ++i, wi *= domain.omega()) lag[i] = tw.tau - wi;
+    ff::batch_inverse(lag.data(), n);
+    Fr scale = zt * domain.size_inv();
+    wi = Fr::one();
+    for (size_t i = 0; i < n; ++i, wi *= domain.omega()) lag[i] *= wi * scale;
+  }
+
+  // u, v, w per variable: scatter each matrix row's coefficients times L_i.
+  std::vector<Fr> u(nvars, Fr::zero()), v(nvars, Fr::zero()), w(nvars, Fr::zero());
+  auto scatter = [&](const cs::CsrMatrix<Fr>& m, std::vector<Fr>& out) {
+    for (size_t r = 0; r < m.rows(); ++r) {
+      auto cols = m.row_cols(r);
+      auto vals = m.row_vals(r);
+      for (size_t k = 0; k < cols.size(); ++k) out[cols[k]] += vals[k] * lag[r];
+    }
+  };
+  scatter(r1cs.A, u);
+  scatter(r1cs.B, v);
+  scatter(r1cs.C, w);
+
+  Fr gamma_inv = tw.gamma.inverse(), delta_inv = tw.delta.inverse();
+  std::vector<Fr> ic_s(r1cs.n_inputs), l_s(r1cs.n_aux);
+  for (uint64_t j = 0; j < nvars; ++j) {
+    Fr k = tw.beta * u[j] + tw.alpha * v[j] + w[j];
+    if (j < r1cs.n_inputs)
+      ic_s[j] = k * gamma_inv;
+    else
+      l_s[j - r1cs.n_inputs] = k * delta_inv;
+  }
+  std::vector<Fr> h_s(n);
+  {
+    Fr p = zt * delta_inv;
+    for (size_t i = 0; i < n; ++i, p *= tw.tau) h_s[i] = p;
+  }
+
+  ec::FixedBaseTable<G1P> g1(E::G1::generator());
+  ec::FixedBaseTable<G2P> g2(E::G2::generator());
+  VerifyingKey<E> vk;
+  vk.alpha_g1 = g1.mul(tw.alpha).to_affine();
+  vk.beta_g1 = g1.mul(tw.beta).to_affine();
+  vk.delta_g1 = g1.mul(tw.delta).to_affine();
+  vk.beta_g2 = g2.mul(tw.beta).to_affine();
+  vk.gamma_g2 = g2.mul(tw.gamma).to_affine();
+  vk.delta_g2 = g2.mul(tw.delta).to_affine();
+  vk.ic = g1.batch_mul(ic_s, pool);
+
+  meta.n_inputs = r1cs.n_inputs;
+  meta.n_aux = r1cs.n_aux;
+  meta.n_constraints = rows;
+  meta.domain_log2 = uint32_t(domain.log_size());
+  auto a = g1.batch_mul(u, pool);
+  auto b1 = g1.batch_mul(v, pool);
+  auto b2 = g2.batch_mul(v, pool);
+  auto l = g1.batch_mul(l_s, pool);
+  auto h = g1.batch_mul(h_s, pool);
+  return ProvingKey<E>(std::move(meta), std::move(vk), std::move(a), std::move(b1), std::move(b2), std::move(l),
+                       std::move(h));
+}
+
+}  // namespace zkmill::groth16

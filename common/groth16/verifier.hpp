@@ -1,0 +1,108 @@
+// Groth16 verification with a prepared verifying key, one multi-pairing per proof, and
+// batch verification of many proofs of one circuit with one multi-pairing for the batch.
+//
+// A proof verifies iff e(A, B) = e(alpha, beta) e(IC(x), gamma) e(C, delta), where
+// IC(x) = ic_0 + sum_i x_i ic_{i+1}. We check the product
+//   e(A, B) e(-IC(x), gamma) e(-C, delta) e(-alpha, beta) = 1
+// with a shared Miller loop and one final exponentiation.
+//
+// Batch (Bellare-Garay-Rabin small-exponent test): with independent random 128-bit
+// rho_k, all k proofs verify (except with probability 2^-128) iff
+//   prod_k e(rho_k A_k, B_k) * e(-sum rho_k IC_k, gamma) * e(-sum rho_k C_k, delta)
+//   * e(-(sum rho_k) alpha, beta) = 1.
+#pragma once
+
+#include <random>
+#include <span>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "common/ec/subgroup.hpp"
+#include "common/groth16/proof.hpp"
+#include "common/groth16/proving_key.hpp"
+#include "common/pairing/engine.hpp"
+
+namespace zkmill::groth16 {
+
+class VerifyError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+template <class E>
+class PreparedVerifyingKey {
+ public:
+  using Fr = typename E::Fr;
+  using G1 = typename E::G1;
+  using G1A = typename E::G1Affine;
+  using G2A = typename E::G2Affine;
+
+  explicit PreparedVerifyingKey(VerifyingKey<E> vk) : vk_(std::move(vk)) {
+    if (vk_.ic.empty()) throw VerifyError("verifying key has no IC points");
+  }
+  const VerifyingKey<E>& vk() const { return vk_; }
+  size_t num_public_inputs() const { return vk_.ic.size() - 1; }
+
+  // Structural validity: points on the curve and in the prime-order subgroups.
+  static bool proof_is_well_formed(const Proof<E>& p) {
+    return p.a.is_on_curve() && p.b.is_on_curve() && p.c.is_on_curve() && ec::is_in_subgroup(p.a) &&
+           ec::is_in_subgroup(p.b) && ec::is_in_subgroup(p.c);
+  }
+
+  // IC(x) = ic_0 + sum x_i ic_{i+1}; throws VerifyError on a wrong input count.
+  G1 input_commitment(std::span<const Fr> inputs) const {
+    if (inputs.size() != num_public_inputs())
+      throw VerifyError("expected " + std::to_string(num_public_inputs()) + " public inputs, got " +
+                        std::to_string(inputs.size()));
+    G1 acc = G1::from_affine(vk_.ic[0]);
+    for (size_t i = 0; i < inputs.size(); ++i) acc += G1::from_affine(vk_.ic[i + 1]) * inputs[i];
+    return acc;
+  }
+
+  bool verify(const Proof<E>& proof, std::span<const Fr> inputs) const {
+    if (!proof_is_well_formed(proof)) return false;
+    G1 ic = input_commitment(inputs);
+    std::pair<G1A, G2A> pairs[] = {{proof.a, proof.b},
+                                   {(-ic).to_affine(), vk_.gamma_g2},
+                                   {-proof.c, vk_.delta_g2},
+                                   {-vk_.alpha_g1, vk_.beta_g2}};
+    return pairing::Engine<E>::pairing_product_is_one(pairs);
+  }
+
+  // All-or-nothing: true iff every proof verifies (with overwhelming probability).
+  bool verify_batch(std::span<const Proof<E>> proofs, std::span<const std::vector<Fr>> inputs) const {
+    if (proofs.size() != inputs.size()) throw VerifyError("batch verify: proofs and inputs differ in count");
+    if (proofs.empty()) return true;
+    std::random_device rd;  // the prover must not predict rho
+    std::vector<std::pair<G1A, G2A>> pairs;
+    pairs.reserve(proofs.size() + 3);
+    G1 ic_sum = G1::identity(), c_sum = G1::identity();
+    Fr rho_sum = Fr::zero();
+    for (size_t k = 0; k < proofs.size(); ++k) {
+      if (!proof_is_well_formed(proofs[k])) return false;
+      Fr rho = random_rho(rd);
+      rho_sum += rho;
+      pairs.emplace_back((G1::from_affine(proofs[k].a) * rho).to_affine(), proofs[k].b);
+      ic_sum += input_commitment(inputs[k]) * rho;
+      c_sum += G1::from_affine(proofs[k].c) * rho;
+    }
+    pairs.emplace_back((-ic_sum).to_affine(), vk_.gamma_g2);
+    pairs.emplace_back((-c_sum).to_affine(), vk_.delta_g2);
+    pairs.emplace_back((G1::from_affine(-vk_.alpha_g1) * rho_sum).to_affine(), vk_.beta_g2);
+    return pairing::Engine<E>::pairing_product_is_one(pairs);
+  }
+
+ private:
+  static Fr random_rho(std::random_device& rd) {
+    for (;;) {
+      ff::Limbs<Fr::N> l{};
+      for (int i = 0; i < 4; ++i) l[i / 2] |= uint64_t(rd()) << (32 * (i % 2));  // 128 bits
+      Fr r = Fr::from_canonical_unchecked(l);
+      if (!r.is_zero()) return r;
+    }
+  }
+  VerifyingKey<E> vk_;
+};
+
+}  // namespace zkmill::groth16

@@ -1,0 +1,107 @@
+// snarkjs JSON forms of points and scalars (verification_key.json, proof.json, public.json).
+//
+// Source: iden3/ffjavascript src/wasm_curve.js (toObject / fromObject) and snarkjs's
+// stringifyBigInts, which print every field element as a canonical decimal string:
+//   - G1: ["x", "y", "1"]; the point at infinity is ["0", "1", "0"] (toObject of zero);
+//   - G2: [["x.c0", "x.c1"], ["y.c0", "y.c1"], ["1", "0"]]; infinity
+//         [["0", "0"], ["1", "0"], ["0", "0"]];
+//   - Fr (public signals, scalars): "decimal".
+// fromObject in ffjavascript would read z not in {0, 1} as Jacobian (X, Y, Z), but snarkjs
+// only ever writes affine points (toAffine before toObject), so a z other than 1 or 0 is
+// rejected here as malformed rather than silently reinterpreted; with z = 0 only the exact
+// infinity form above is accepted. A two-element [x, y] (affine, no z) is accepted too.
+// Decimal strings must be digits only and < the modulus (values >= p are refused, not reduced).
+#pragma once
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "common/serde/codec.hpp"
+
+namespace zkmill::serde::snarkjs {
+
+namespace json_detail {
+
+inline constexpr const char* kFormat = "snarkjs JSON";
+
+template <class Fq>
+Fq parse_fq(const nlohmann::json& j, const char* group, const char* what) {
+  if (!j.is_string()) fail(DecodeErrc::Malformed, group, kFormat, std::string(what) + " is not a decimal string");
+  const auto& s = j.get_ref<const std::string&>();
+  if (s.empty() || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    fail(DecodeErrc::Malformed, group, kFormat, std::string(what) + " is not a decimal string: '" + s.substr(0, 80) + "'");
+  auto v = Fq::parse_dec(s);  // nullopt: >= p (or wider than the field)
+  if (!v) fail(DecodeErrc::NonCanonical, group, kFormat, std::string("non-canonical ") + what + " (>= p)");
+  return *v;
+}
+
+template <class Base>
+Base parse_coord(const nlohmann::json& j, const char* group, const char* what) {
+  if constexpr (QuadraticExt<Base>) {
+    using Fq = typename Base::Base;
+    if (!j.is_array() || j.size() != 2)
+      fail(DecodeErrc::Malformed, group, kFormat, std::string(what) + " is not a pair [c0, c1]");
+    std::string w(what);
+    return Base{parse_fq<Fq>(j[0], group, (w + ".c0").c_str()), parse_fq<Fq>(j[1], group, (w + ".c1").c_str())};
+  } else {
+    return parse_fq<Base>(j, group, what);
+  }
+}
+
+template <class Base>
+nlohmann::json coord_to_json(const Base& a) {
+  if constexpr (QuadraticExt<Base>) return nlohmann::json::array({a.c0.to_dec(), a.c1.to_dec()});
+  else return a.to_dec();
+}
+
+}  // namespace json_detail
+
+template <class G>
+nlohmann::json point_to_json(const ec::Affine<G>& p) {
+  using Base = typename G::Base;
+  using json_detail::coord_to_json;
+  if (p.infinity) return nlohmann::json::array({coord_to_json(Base::zero()), coord_to_json(Base::one()), coord_to_json(Base::zero())});
+  return nlohmann::json::array({coord_to_json(p.x), coord_to_json(p.y), coord_to_json(Base::one())});
+}
+
+template <class G>
+ec::Affine<G> point_from_json(const nlohmann::json& j, Validation v = Validation::Full) {
+  using Base = typename G::Base;
+  using json_detail::kFormat;
+  using json_detail::parse_coord;
+  if (!j.is_array() || (j.size() != 2 && j.size() != 3))
+    fail(DecodeErrc::Malformed, G::kName, kFormat, "a point must be an array [x, y, z] (or [x, y])");
+  Base x = parse_coord<Base>(j[0], G::kName, "x");
+  Base y = parse_coord<Base>(j[1], G::kName, "y");
+  Base z = j.size() == 3 ? parse_coord<Base>(j[2], G::kName, "z") : Base::one();
+  if (z.is_zero()) {
+    if (!x.is_zero() || !y.is_one())
+      fail(DecodeErrc::Malformed, G::kName, kFormat, "z = 0 must be the point at infinity [0, 1, 0]");
+    return ec::Affine<G>::identity();
+  }
+  if (!z.is_one()) fail(DecodeErrc::Malformed, G::kName, kFormat, "z must be 1 (affine) or 0 (infinity)");
+  return finish_point(ec::Affine<G>::from_xy(x, y), v, kFormat);
+}
+
+// Fr as a canonical decimal string (public signals, proof/verification-key scalars).
+template <class F>
+nlohmann::json scalar_to_json(const F& s) {
+  return s.to_dec();
+}
+template <class F>
+F scalar_from_json(const nlohmann::json& j) {
+  return json_detail::parse_fq<F>(j, F::Params::kName, "scalar");
+}
+
+// public.json: an array of decimal strings.
+template <class F>
+std::vector<F> scalars_from_json(const nlohmann::json& j) {
+  if (!j.is_array()) fail(DecodeErrc::Malformed, F::Params::kName, json_detail::kFormat, "expected an array of decimal strings");
+  std::vector<F> out;
+  out.reserve(j.size());
+  for (const auto& e : j) out.push_back(scalar_from_json<F>(e));
+  return out;
+}
+
+}  // namespace zkmill::serde::snarkjs

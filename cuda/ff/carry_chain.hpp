@@ -1,0 +1,172 @@
+// 32-bit carry-chain primitives: PTX add/sub/mad with the condition-code carry flag on the
+// device, and a bit-exact emulation on the host, so every multi-precision routine built on them
+// runs unchanged (and is unit-tested) on a machine without a GPU.
+//
+// PTX semantics (PTX ISA, "Extended-Precision Integer Arithmetic Instructions"): an instruction
+// with `.cc` writes the carry (or, for sub, the borrow) into CC.CF; a `c`-prefixed one (addc,
+// subc, madc) reads it. The carry is implicit machine state, so each chain below must be an
+// uninterrupted sequence of these calls: the asm statements are `volatile` so that the front
+// end neither reorders nor drops them (the same discipline as NVIDIA's CGBN chain_t); ptxas
+// itself models CC as a register dependency. On the host the flag lives in a Carry object
+// passed by reference; on the device that object is never touched and is optimised away.
+#pragma once
+
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define ZK_HD __host__ __device__ __forceinline__
+#define ZK_UNROLL _Pragma("unroll")
+#else
+#define ZK_HD inline
+#define ZK_UNROLL _Pragma("GCC unroll 32")
+#endif
+
+namespace zkmill::cuda::field {
+
+// Host-side stand-in for CC.CF (0 or 1). Unused on the device.
+struct Carry {
+  uint32_t cf = 0;
+};
+
+#if defined(__CUDA_ARCH__)
+#define ZK_CHAIN_ASM(...) asm volatile(__VA_ARGS__)
+#endif
+
+// d = a + b, CF = carry out.
+ZK_HD uint32_t add_cc(uint32_t a, uint32_t b, [[maybe_unused]] Carry& k) {
+#if defined(__CUDA_ARCH__)
+  uint32_t d;
+  ZK_CHAIN_ASM("add.cc.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  return d;
+#else
+  uint64_t s = uint64_t(a) + b;
+  k.cf = uint32_t(s >> 32);
+  return uint32_t(s);
+#endif
+}
+
+// d = a + b + CF, CF = carry out.
+ZK_HD uint32_t addc_cc(uint32_t a, uint32_t b, [[maybe_unused]] Carry& k) {
+#if defined(__CUDA_ARCH__)
+  uint32_t d;
+  ZK_CHAIN_ASM("addc.cc.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  return d;
+#else
+  uint64_t s = uint64_t(a) + b + k.cf;
+  k.cf = uint32_t(s >> 32);
+  return uint32_t(s);
+#endif
+}
+
+// d = a + b + CF (carry out discarded: the caller has proved there is none).
+ZK_HD uint32_t addc(uint32_t a, uint32_t b, [[maybe_unused]] Carry& k) {
+#if defined(__CUDA_ARCH__)
+  uint32_t d;
+  ZK_CHAIN_ASM("addc.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  return d;
+#else
+  return uint32_t(uint64_t(a) + b + k.cf);
+#endif
+}
+
+// d = a - b, CF = borrow out.
+ZK_HD uint32_t sub_cc(uint32_t a, uint32_t b, [[maybe_unused]] Carry& k) {
+#if defined(__CUDA_ARCH__)
+  uint32_t d;
+  ZK_CHAIN_ASM("sub.cc.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  return d;
+#else
+  k.cf = a < b ? 1u : 0u;
+  return a - b;
+#endif
+}
+
+// d = a - b - CF, CF = borrow out.
+ZK_HD uint32_t subc_cc(uint32_t a, uint32_t b, [[maybe_unused]] Carry& k) {
+#if defined(__CUDA_ARCH__)
+  uint32_t d;
+  ZK_CHAIN_ASM("subc.cc.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  return d;
+#else
+  uint64_t need = uint64_t(b) + k.cf;
+  uint32_t d = uint32_t(uint64_t(a) - need);
+  k.cf = uint64_t(a) < need ? 1u : 0u;
+  return d;
+#endif
+}
+
+// d = a - b - CF (borrow out discarded). subc(0, 0) turns the borrow into a 0 / ~0 mask.
+ZK_HD uint32_t subc(uint32_t a, uint32_t b, [[maybe_unused]] Carry& k) {
+#if defined(__CUDA_ARCH__)
+  uint32_t d;
+  ZK_CHAIN_ASM("subc.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  return d;
+#else
+  return uint32_t(uint64_t(a) - b - k.cf);
+#endif
+}
+
+// d = lo32(a*b) + c, CF = carry out.
+ZK_HD uint32_t mad_lo_cc(uint32_t a, uint32_t b, uint32_t c, [[maybe_unused]] Carry& k) {
+#if defined(__CUDA_ARCH__)
+  uint32_t d;
+  ZK_CHAIN_ASM("mad.lo.cc.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+  return d;
+#else
+  uint64_t s = uint64_t(uint32_t(uint64_t(a) * b)) + c;
+  k.cf = uint32_t(s >> 32);
+  return uint32_t(s);
+#endif
+}
+
+// d = lo32(a*b) + c + CF, CF = carry out.
+ZK_HD uint32_t madc_lo_cc(uint32_t a, uint32_t b, uint32_t c, [[maybe_unused]] Carry& k) {
+#if defined(__CUDA_ARCH__)
+  uint32_t d;
+  ZK_CHAIN_ASM("madc.lo.cc.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+  return d;
+#else
+  uint64_t s = uint64_t(uint32_t(uint64_t(a) * b)) + c + k.cf;
+  k.cf = uint32_t(s >> 32);
+  return uint32_t(s);
+#endif
+}
+
+// d = hi32(a*b) + c, CF = carry out.
+ZK_HD uint32_t mad_hi_cc(uint32_t a, uint32_t b, uint32_t c, [[maybe_unused]] Carry& k) {
+#if defined(__CUDA_ARCH__)
+  uint32_t d;
+  ZK_CHAIN_ASM("mad.hi.cc.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+  return d;
+#else
+  uint64_t s = ((uint64_t(a) * b) >> 32) + c;
+  k.cf = uint32_t(s >> 32);
+  return uint32_t(s);
+#endif
+}
+
+// d = hi32(a*b) + c + CF, CF = carry out.
+ZK_HD uint32_t madc_hi_cc(uint32_t a, uint32_t b, uint32_t c, [[maybe_unused]] Carry& k) {
+#if defined(__CUDA_ARCH__)
+  uint32_t d;
+  ZK_CHAIN_ASM("madc.hi.cc.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+  return d;
+#else
+  uint64_t s = ((uint64_t(a) * b) >> 32) + c + k.cf;
+  k.cf = uint32_t(s >> 32);
+  return uint32_t(s);
+#endif
+}
+
+// d = hi32(a*b) + c + CF (carry out discarded).
+ZK_HD uint32_t madc_hi(uint32_t a, uint32_t b, uint32_t c, [[maybe_unused]] Carry& k) {
+#if defined(__CUDA_ARCH__)
+  uint32_t d;
+  ZK_CHAIN_ASM("madc.hi.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+  return d;
+#else
+  return uint32_t(((uint64_t(a) * b) >> 32) + c + k.cf);
+#endif
+}
+
+}  // namespace zkmill::cuda::field

@@ -1,0 +1,257 @@
+// Montgomery prime-field arithmetic over 32-bit limbs for the GPU (host-callable too).
+//
+// Fp32<P> is the device twin of the CPU zkmill::ff::Fp<P>: the same params struct P, the same
+// modulus and the same Montgomery radix R = 2^(64 * P::kLimbs) = 2^(32 * N), so an element's
+// bytes are identical on both sides (v[2i] / v[2i+1] are the low / high halves of the CPU's
+// 64-bit limb i, little-endian). Points, scalars and results therefore move between host and
+// device with plain copies, no conversion. Every constant (p, R mod p, -p^-1 mod 2^32) is
+// derived at compile time from the CPU's MontConstants<P>; none is typed by hand. Inside a
+// device function they are materialised as a local constexpr table, which nvcc folds into
+// instruction immediates once the loops are unrolled (checked in the PTX: `mad.lo.s32 %r, %r,
+// <imm>`), so no constant-memory loads sit on the critical path.
+//
+// Multiplication is CIOS (Koc, Acar, Kaliski, IEEE Micro 1996) with the product and the
+// reduction each split into an even and an odd carry chain: the even chain adds lo(a_j b_i) at
+// limb j and hi(a_j b_i) at limb j+1 for even j, the odd chain the same for odd j, so each chain
+// is one uninterrupted run of mad.lo.cc / madc.hi.cc (the scheme of Emmart, Zheng and Weems,
+// "Faster modular exponentiation using double precision floating point arithmetic on the GPU",
+// ARITH 2018, section on "even/odd" products). Bound: with a, b < p < 2^(32N-1) the running
+// total stays below 2p + 2p*2^32 < 2^(32(N+1)), so N+1 accumulator limbs suffice and one
+// conditional subtraction gives the fully reduced result (< p), matching the CPU exactly.
+#pragma once
+
+#include <cstdint>
+
+#if defined(__CUDACC__)
+// mont_field.hpp carries `#pragma GCC unroll`, which the CUDA front end does not know.
+#pragma nv_diag_suppress 1675
+#endif
+#include "common/ff/mont_field.hpp"
+#if defined(__CUDACC__)
+#pragma nv_diag_default 1675
+#endif
+#include "cuda/ff/carry_chain.hpp"
+
+namespace zkmill::cuda::field {
+
+template <class P>
+struct Mont32Constants {
+  static constexpr int N = 2 * int(P::kLimbs);
+  uint32_t p[N];
+  uint32_t one[N];  // R mod p: the Montgomery form of 1
+  uint32_t r2[N];   // R^2 mod p: multiplying by it enters Montgomery form
+  uint32_t inv;     // -p^-1 mod 2^32 (the low half of the CPU's -p^-1 mod 2^64)
+  uint32_t bits;    // bit length of p
+};
+
+template <class P>
+constexpr Mont32Constants<P> mont32_constants() {
+  using C = ::zkmill::ff::MontConstants<P>;
+  Mont32Constants<P> k{};
+  for (size_t i = 0; i < P::kLimbs; ++i) {
+    k.p[2 * i] = uint32_t(C::p[i]);
+    k.p[2 * i + 1] = uint32_t(C::p[i] >> 32);
+    k.one[2 * i] = uint32_t(C::r1[i]);
+    k.one[2 * i + 1] = uint32_t(C::r1[i] >> 32);
+    k.r2[2 * i] = uint32_t(C::r2[i]);
+    k.r2[2 * i + 1] = uint32_t(C::r2[i] >> 32);
+  }
+  k.inv = uint32_t(C::inv);
+  k.bits = uint32_t(::zkmill::ff::num_bits(C::p));
+  return k;
+}
+
+template <class P>
+struct alignas(16) Fp32 {
+  using Params = P;
+  using Host = ::zkmill::ff::Fp<P>;
+  static constexpr int N = 2 * int(P::kLimbs);
+  static constexpr int kBits = int(::zkmill::ff::num_bits(::zkmill::ff::MontConstants<P>::p));
+  // The top 32-bit limb of p leaves a spare bit: a + b < 2p never overflows N limbs.
+  static_assert(mont32_constants<P>().p[N - 1] < 0x80000000u, "modulus needs a spare top bit");
+
+  uint32_t v[N];  // Montgomery form a*R mod p, fully reduced
+
+  ZK_HD static Fp32 zero() {
+    Fp32 r;
+    ZK_UNROLL
+    for (int i = 0; i < N; ++i) r.v[i] = 0;
+    return r;
+  }
+  ZK_HD static Fp32 one() {
+    constexpr auto K = mont32_constants<P>();
+    Fp32 r;
+    ZK_UNROLL
+    for (int i = 0; i < N; ++i) r.v[i] = K.one[i];
+    return r;
+  }
+
+  ZK_HD bool is_zero() const {
+    uint32_t acc = 0;
+    ZK_UNROLL
+    for (int i = 0; i < N; ++i) acc |= v[i];
+    return acc == 0;
+  }
+  ZK_HD friend bool operator==(const Fp32& a, const Fp32& b) {
+    uint32_t acc = 0;
+    ZK_UNROLL
+    for (int i = 0; i < N; ++i) acc |= a.v[i] ^ b.v[i];
+    return acc == 0;
+  }
+  ZK_HD friend bool operator!=(const Fp32& a, const Fp32& b) { return !(a == b); }
+
+  // r = t - p if t >= p else t, for t < 2p held in N limbs.
+  ZK_HD static void reduce_once(uint32_t (&r)[N], const uint32_t (&t)[N]) {
+    constexpr auto K = mont32_constants<P>();
+    Carry cy;
+    uint32_t d[N];
+    d[0] = sub_cc(t[0], K.p[0], cy);
+    ZK_UNROLL
+    for (int i = 1; i < N; ++i) d[i] = subc_cc(t[i], K.p[i], cy);
+    const uint32_t keep_t = subc(0, 0, cy);  // ~0 when t < p
+    ZK_UNROLL
+    for (int i = 0; i < N; ++i) r[i] = (t[i] & keep_t) | (d[i] & ~keep_t);
+  }
+
+  ZK_HD friend Fp32 operator+(const Fp32& a, const Fp32& b) {
+    Carry cy;
+    uint32_t s[N];
+    s[0] = add_cc(a.v[0], b.v[0], cy);
+    ZK_UNROLL
+    for (int i = 1; i < N - 1; ++i) s[i] = addc_cc(a.v[i], b.v[i], cy);
+    s[N - 1] = addc(a.v[N - 1], b.v[N - 1], cy);  // < 2p < 2^(32N): no carry out
+    Fp32 r;
+    reduce_once(r.v, s);
+    return r;
+  }
+
+  // a - b, adding p back under a borrow mask (branch-free).
+  ZK_HD friend Fp32 operator-(const Fp32& a, const Fp32& b) {
+    constexpr auto K = mont32_constants<P>();
+    Carry cy;
+    uint32_t d[N];
+    d[0] = sub_cc(a.v[0], b.v[0], cy);
+    ZK_UNROLL
+    for (int i = 1; i < N; ++i) d[i] = subc_cc(a.v[i], b.v[i], cy);
+    const uint32_t mask = subc(0, 0, cy);  // ~0 when a < b
+    Fp32 r;
+    r.v[0] = add_cc(d[0], K.p[0] & mask, cy);
+    ZK_UNROLL
+    for (int i = 1; i < N - 1; ++i) r.v[i] = addc_cc(d[i], K.p[i] & mask, cy);
+    r.v[N - 1] = addc(d[N - 1], K.p[N - 1] & mask, cy);
+    return r;
+  }
+
+  ZK_HD Fp32 operator-() const {
+    constexpr auto K = mont32_constants<P>();
+    Carry cy;
+    Fp32 r;
+    r.v[0] = sub_cc(K.p[0], v[0], cy);
+    ZK_UNROLL
+    for (int i = 1; i < N - 1; ++i) r.v[i] = subc_cc(K.p[i], v[i], cy);
+    r.v[N - 1] = subc(K.p[N - 1], v[N - 1], cy);
+    const uint32_t keep = is_zero() ? 0u : ~0u;  // -0 = 0, not p
+    ZK_UNROLL
+    for (int i = 0; i < N; ++i) r.v[i] &= keep;
+    return r;
+  }
+
+  ZK_HD Fp32 dbl() const { return *this + *this; }
+
+  // out = a * b * R^-1 mod p (see the header comment for the chain layout and the bound).
+  ZK_HD static void mont_mul(uint32_t (&out)[N], const uint32_t (&a)[N], const uint32_t (&b)[N]) {
+    constexpr auto K = mont32_constants<P>();
+    uint32_t t[N + 1];
+    ZK_UNROLL
+    for (int i = 0; i <= N; ++i) t[i] = 0;
+    Carry cy;
+    ZK_UNROLL
+    for (int i = 0; i < N; ++i) {
+      const uint32_t bi = b[i];
+      // t += a * b_i: even products, then odd products.
+      t[0] = mad_lo_cc(a[0], bi, t[0], cy);
+      t[1] = madc_hi_cc(a[0], bi, t[1], cy);
+      ZK_UNROLL
+      for (int j = 2; j < N; j += 2) {
+        t[j] = madc_lo_cc(a[j], bi, t[j], cy);
+        t[j + 1] = madc_hi_cc(a[j], bi, t[j + 1], cy);
+      }
+      t[N] = addc(t[N], 0, cy);
+      t[1] = mad_lo_cc(a[1], bi, t[1], cy);
+      ZK_UNROLL
+      for (int j = 1; j < N - 2; j += 2) {
+        t[j + 1] = madc_hi_cc(a[j], bi, t[j + 1], cy);
+        t[j + 2] = madc_lo_cc(a[j + 2], bi, t[j + 2], cy);
+      }
+      t[N] = madc_hi(a[N - 1], bi, t[N], cy);
+      // t += m * p with m chosen so that the low limb cancels; then t >>= 32.
+      const uint32_t m = t[0] * K.inv;
+      t[0] = mad_lo_cc(m, K.p[0], t[0], cy);  // == 0; only its carry matters
+      t[1] = madc_hi_cc(m, K.p[0], t[1], cy);
+      ZK_UNROLL
+      for (int j = 2; j < N; j += 2) {
+        t[j] = madc_lo_cc(m, K.p[j], t[j], cy);
+        t[j + 1] = madc_hi_cc(m, K.p[j], t[j + 1], cy);
+      }
+      t[N] = addc(t[N], 0, cy);
+      t[1] = mad_lo_cc(m, K.p[1], t[1], cy);
+      ZK_UNROLL
+      for (int j = 1; j < N - 2; j += 2) {
+        t[j + 1] = madc_hi_cc(m, K.p[j], t[j + 1], cy);
+        t[j + 2] = madc_lo_cc(m, K.p[j + 2], t[j + 2], cy);
+      }
+      t[N] = madc_hi(m, K.p[N - 1], t[N], cy);
+      ZK_UNROLL
+      for (int j = 0; j < N; ++j) t[j] = t[j + 1];
+      t[N] = 0;
+    }
+    uint32_t lo[N];
+    ZK_UNROLL
+    for (int j = 0; j < N; ++j) lo[j] = t[j];
+    reduce_once(out, lo);
+  }
+
+  ZK_HD friend Fp32 operator*(const Fp32& a, const Fp32& b) {
+    Fp32 r;
+    mont_mul(r.v, a.v, b.v);
+    return r;
+  }
+  ZK_HD Fp32& operator+=(const Fp32& b) { return *this = *this + b; }
+  ZK_HD Fp32& operator-=(const Fp32& b) { return *this = *this - b; }
+  ZK_HD Fp32& operator*=(const Fp32& b) { return *this = *this * b; }
+  ZK_HD Fp32 sqr() const { return *this * *this; }
+
+  // The canonical integer (< p) as N little-endian 32-bit limbs: a*R * 1 * R^-1.
+  ZK_HD Fp32 to_canonical() const {
+    uint32_t unit[N];
+    ZK_UNROLL
+    for (int i = 0; i < N; ++i) unit[i] = i == 0 ? 1u : 0u;
+    Fp32 r;
+    mont_mul(r.v, v, unit);
+    return r;
+  }
+  // From a canonical integer (< p) to Montgomery form: a * R^2 * R^-1.
+  ZK_HD static Fp32 from_canonical(const Fp32& a) {
+    constexpr auto K = mont32_constants<P>();
+    Fp32 r;
+    mont_mul(r.v, a.v, K.r2);
+    return r;
+  }
+
+  // Host-side bridges to the CPU type (same bytes; spelled out limb by limb, no punning).
+  static Fp32 from_host(const Host& x) {
+    Fp32 r;
+    for (size_t i = 0; i < P::kLimbs; ++i) {
+      r.v[2 * i] = uint32_t(x.v[i]);
+      r.v[2 * i + 1] = uint32_t(x.v[i] >> 32);
+    }
+    return r;
+  }
+  Host to_host() const {
+    ::zkmill::ff::Limbs<P::kLimbs> m{};
+    for (size_t i = 0; i < P::kLimbs; ++i) m[i] = uint64_t(v[2 * i]) | (uint64_t(v[2 * i + 1]) << 32);
+    return Host::from_raw_mont(m);
+  }
+};
+
+}  // namespace zkmill::cuda::field

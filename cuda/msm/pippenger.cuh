@@ -1,0 +1,356 @@
+// GPU Pippenger MSM over G1 (kernels and the engine that sequences them); CUDA-only.
+// The algebra (windows, signed digits, bucket reduction identity) is in pippenger_plan.hpp.
+//
+// Pipeline for n points and W windows of c bits, everything on one stream:
+//  1. digits:     one thread per scalar: Montgomery -> canonical, signed recoding, and for each
+//                 window a (key = window * B + |d| - 1, value = point index | sign) pair; zero
+//                 digits get a sentinel key that sorts after every bucket.
+//  2. sort:       CUB radix sort of the W * n pairs on key_bits bits: each bucket's points become
+//                 one contiguous run.
+//  3. bounds:     run starts / ends per bucket from the sorted keys.
+//  4. accumulate: load balancing that does not collapse on skewed scalars (70% zeros, 20% ones
+//                 put a fifth of all points into one bucket): every bucket is cut into chunks
+//                 of at most `chunk` points, one thread per chunk (the chunk -> bucket map is a
+//                 binary search over the exclusive scan of chunk counts), each producing an XYZZ
+//                 partial sum; the partials of a bucket are contiguous, so the same step is
+//                 repeated on them with `chunk2` until every bucket has one sum. A bucket of
+//                 n points costs about log_{chunk2}(n / chunk) short extra levels, never a
+//                 thread that walks n points.
+//  5. reduce:     per window, groups of G buckets are summed by running sums (T_g, R_g), and one
+//                 block per (window, output) reduces those to 1 + log2 K points in shared memory.
+//  6. host:       the W * (1 + log2 K) points are combined with a few hundred doublings on the
+//                 CPU (pippenger_plan.hpp: combine_windows).
+#pragma once
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include <cstdint>
+#include <vector>
+
+#include "cuda/ec/g1.hpp"
+#include "cuda/ff/gpu_memory.cuh"
+#include "cuda/msm/pippenger_plan.hpp"
+
+namespace zkmill::cuda::pippenger {
+
+constexpr int kThreads = 256;     // light 1-D kernels
+constexpr int kAccThreads = 128;  // register-heavy point-addition kernels
+constexpr int kReduceThreads = 128;
+
+inline unsigned blocks_for(uint64_t n, int threads) { return unsigned((n + uint64_t(threads) - 1) / uint64_t(threads)); }
+
+// CPU-layout points (HostAffineImage) to the compact affine layout the kernels read.
+template <class G>
+__global__ void image_to_affine_kernel(const typename G::HostImage* in, typename G::Affine* out, uint32_t n) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  using F = typename G::Fq;
+  const typename G::HostImage& a = in[i];
+  typename G::Affine p;
+#pragma unroll
+  for (int k = 0; k < F::N; ++k) {
+    p.x.v[k] = a.infinity ? 0u : a.x[k];
+    p.y.v[k] = a.infinity ? 0u : a.y[k];
+  }
+  out[i] = p;
+}
+
+template <class Fr>
+__global__ void digits_kernel(const Fr* scalars, MsmPlan plan, uint32_t* keys, uint32_t* vals) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= plan.n) return;
+  const Fr s = scalars[i].to_canonical();
+  uint32_t carry = 0;
+  for (int w = 0; w < plan.windows; ++w) {
+    bool neg = false;
+    const uint32_t mag = signed_digit(s.v, w, plan.c, carry, neg);
+    uint32_t key = 0, val = 0;
+    digit_key(plan, w, mag, neg, i, key, val);
+    const size_t at = size_t(w) * plan.n + i;
+    keys[at] = key;
+    vals[at] = val;
+  }
+}
+
+// start[b] / end[b] of bucket b's run in the sorted keys (both pre-zeroed: empty = [0, 0)).
+__global__ void bucket_bounds_kernel(const uint32_t* keys, uint32_t total, uint32_t nb, uint32_t* start,
+                                     uint32_t* end) {
+  const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= total) return;
+  const uint32_t key = keys[k];
+  if (key >= nb) return;  // zero digits (sentinel)
+  if (k == 0 || keys[k - 1] != key) start[key] = k;
+  if (k + 1 == total || keys[k + 1] != key) end[key] = k + 1;
+}
+
+__global__ void end_to_count_kernel(const uint32_t* start, uint32_t* end_count, uint32_t nb) {
+  const uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b < nb) end_count[b] -= start[b];
+}
+
+// nch[b] = ceil(count[b] / chunk) for b < nb, nch[nb] = 0 (so the exclusive scan's last entry
+// is the total number of chunks).
+__global__ void chunk_counts_kernel(const uint32_t* count, uint32_t nb, uint32_t chunk, uint32_t* nch) {
+  const uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b > nb) return;
+  nch[b] = b < nb ? (count[b] + chunk - 1) / chunk : 0u;
+}
+
+// Level 1: thread j sums chunk j of its bucket's points (signed, affine) into an XYZZ partial.
+template <class G>
+__global__ void __launch_bounds__(kAccThreads) accumulate_points_kernel(
+    const uint32_t* in_start, const uint32_t* in_count, const uint32_t* out_off, uint32_t nb, uint32_t chunk,
+    uint32_t max_chunks, const uint32_t* vals, const typename G::Affine* points, typename G::Bucket* out) {
+  using F = typename G::Fq;
+  const uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= max_chunks || j >= out_off[nb]) return;
+  const uint32_t b = owner_of(out_off, nb, j);
+  const uint32_t first = in_start[b] + (j - out_off[b]) * chunk;
+  const uint32_t stop = min(first + chunk, in_start[b] + in_count[b]);
+  typename G::Bucket acc = G::Bucket::infinity();
+  for (uint32_t q = first; q < stop; ++q) {
+    const uint32_t v = vals[q];
+    const typename G::Affine& p = points[v & 0x7fffffffu];
+    const F x = p.x;
+    F y = p.y;
+    if (x.is_zero() && y.is_zero()) continue;  // point at infinity contributes nothing
+    if (v >> 31) y = -y;
+    acc.add_affine(x, y);
+  }
+  out[j] = acc;
+}
+
+// Later levels: thread j sums chunk j of its bucket's contiguous XYZZ partials.
+template <class G>
+__global__ void __launch_bounds__(kAccThreads) accumulate_partials_kernel(
+    const uint32_t* in_start, const uint32_t* in_count, const uint32_t* out_off, uint32_t nb, uint32_t chunk,
+    uint32_t max_chunks, const typename G::Bucket* in, typename G::Bucket* out) {
+  const uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= max_chunks || j >= out_off[nb]) return;
+  const uint32_t b = owner_of(out_off, nb, j);
+  const uint32_t first = in_start[b] + (j - out_off[b]) * chunk;
+  const uint32_t stop = min(first + chunk, in_start[b] + in_count[b]);
+  typename G::Bucket acc = in[first];
+  for (uint32_t q = first + 1; q < stop; ++q) acc.add(in[q]);
+  out[j] = acc;
+}
+
+// Dense bucket array from the last level (every count is 0 or 1 there).
+template <class G>
+__global__ void gather_buckets_kernel(const uint32_t* start, const uint32_t* count, uint32_t nb,
+                                      const typename G::Bucket* partials, typename G::Bucket* buckets) {
+  const uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b >= nb) return;
+  buckets[b] = count[b] ? partials[start[b]] : G::Bucket::infinity();
+}
+
+// Thread (w, g): running sums over the G buckets of group g, top down: R_g = sum S, T_g = sum j S.
+template <class G>
+__global__ void __launch_bounds__(kAccThreads) bucket_groups_kernel(const typename G::Bucket* buckets, MsmPlan plan,
+                                                                     typename G::Bucket* tri, typename G::Bucket* run) {
+  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  const uint32_t k = plan.groups();
+  if (t >= uint32_t(plan.windows) * k) return;
+  const uint32_t w = t / k, g = t % k;
+  const uint32_t gsize = uint32_t(1) << plan.group_bits;
+  const typename G::Bucket* base = buckets + size_t(w) * plan.buckets + size_t(g) * gsize;
+  typename G::Bucket r = G::Bucket::infinity(), s = G::Bucket::infinity();
+  for (uint32_t j = gsize; j-- > 0;) {
+    r.add(base[j]);
+    s.add(r);
+  }
+  tri[t] = s;
+  run[t] = r;
+}
+
+// Block (w, o): o = 0 sums T_g over all groups of window w; o = 1 + k sums R_g over the groups
+// whose index has bit k set. Strided per-thread sums, then a tree in shared memory.
+template <class G>
+__global__ void __launch_bounds__(kReduceThreads) window_sums_kernel(const typename G::Bucket* tri,
+                                                                     const typename G::Bucket* run, MsmPlan plan,
+                                                                     typename G::Bucket* sums) {
+  using B = typename G::Bucket;
+  __shared__ B sm[kReduceThreads];
+  const int per = plan.sums_per_window();
+  const uint32_t w = blockIdx.x / per;
+  const int o = int(blockIdx.x % per);
+  const uint32_t k = plan.groups();
+  B acc = B::infinity();
+  for (uint32_t g = threadIdx.x; g < k; g += kReduceThreads) {
+    if (o == 0)
+      acc.add(tri[size_t(w) * k + g]);
+    else if ((g >> (o - 1)) & 1u)
+      acc.add(run[size_t(w) * k + g]);
+  }
+  sm[threadIdx.x] = acc;
+  __syncthreads();
+  for (int stride = kReduceThreads / 2; stride > 0; stride >>= 1) {
+    if (int(threadIdx.x) < stride) {
+      B a = sm[threadIdx.x];
+      a.add(sm[threadIdx.x + stride]);
+      sm[threadIdx.x] = a;
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) sums[blockIdx.x] = sm[0];
+}
+
+// Milliseconds spent in each phase of the last run (filled only when asked for: the events
+// between phases cost a little).
+struct MsmPhaseTimes {
+  float digits = 0, sort = 0, bounds = 0, accumulate = 0, reduce = 0, host_tail = 0, total = 0;
+  int levels = 0;  // accumulation levels run (1 when no bucket exceeded one chunk)
+};
+
+template <class G>
+class Engine {
+ public:
+  using Affine = typename G::Affine;
+  using Fr = typename G::Fr;
+  using Bucket = typename G::Bucket;
+  using HostJacobian = typename G::HostJacobian;
+
+  explicit Engine(cudaStream_t stream) : stream_(stream) {}
+
+  // MSM of n device-resident points (compact affine) and scalars (Montgomery form).
+  HostJacobian run(const Affine* d_points, const Fr* d_scalars, size_t n, int c_override = 0,
+                   MsmPhaseTimes* times = nullptr) {
+    if (n == 0) return HostJacobian::identity();
+    plan_ = make_plan(n, Fr::kBits, c_override);
+    const MsmPlan& p = plan_;
+    const uint32_t total = uint32_t(p.digits());
+    const uint32_t nb = p.total_buckets;
+    Event ev[7];
+    auto mark = [&](int i) {
+      if (times) ev[i].record(stream_);
+    };
+    mark(0);
+
+    keys_[0].reserve(total, "MSM sort keys");
+    keys_[1].reserve(total, "MSM sort keys");
+    vals_[0].reserve(total, "MSM sort values");
+    vals_[1].reserve(total, "MSM sort values");
+    digits_kernel<Fr><<<blocks_for(p.n, kThreads), kThreads, 0, stream_>>>(d_scalars, p, keys_[0].get(), vals_[0].get());
+    ZK_CUDA_OK_LAUNCH();
+    mark(1);
+
+    cub::DoubleBuffer<uint32_t> dk(keys_[0].get(), keys_[1].get()), dv(vals_[0].get(), vals_[1].get());
+    size_t temp_bytes = 0;
+    ZK_CUDA_OK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, dk, dv, total, 0, p.key_bits, stream_));
+    temp_.reserve(temp_bytes, "MSM sort scratch");
+    ZK_CUDA_OK(cub::DeviceRadixSort::SortPairs(temp_.get(), temp_bytes, dk, dv, total, 0, p.key_bits, stream_));
+    const uint32_t* keys = dk.Current();
+    const uint32_t* vals = dv.Current();
+    mark(2);
+
+    for (auto* b : {&start_[0], &start_[1], &count_[0], &count_[1]}) b->reserve(size_t(nb) + 1, "MSM bucket index");
+    max_.reserve(1, "MSM max bucket");
+    ZK_CUDA_OK(cudaMemsetAsync(start_[0].get(), 0, start_[0].bytes(), stream_));
+    ZK_CUDA_OK(cudaMemsetAsync(count_[0].get(), 0, count_[0].bytes(), stream_));
+    bucket_bounds_kernel<<<blocks_for(total, kThreads), kThreads, 0, stream_>>>(keys, total, nb, start_[0].get(),
+                                                                               count_[0].get());
+    ZK_CUDA_OK_LAUNCH();
+    end_to_count_kernel<<<blocks_for(nb, kThreads), kThreads, 0, stream_>>>(start_[0].get(), count_[0].get(), nb);
+    ZK_CUDA_OK_LAUNCH();
+    temp_bytes = 0;
+    ZK_CUDA_OK(cub::DeviceReduce::Max(nullptr, temp_bytes, count_[0].get(), max_.get(), nb, stream_));
+    temp_.reserve(temp_bytes, "MSM reduce scratch");
+    ZK_CUDA_OK(cub::DeviceReduce::Max(temp_.get(), temp_bytes, count_[0].get(), max_.get(), nb, stream_));
+    uint32_t max_count = 0;
+    ZK_CUDA_OK(cudaMemcpyAsync(&max_count, max_.get(), sizeof(uint32_t), cudaMemcpyDeviceToHost, stream_));
+    ZK_CUDA_OK(cudaStreamSynchronize(stream_));
+    mark(3);
+    if (max_count == 0) {  // every scalar is zero (or every point at infinity)
+      if (times) *times = MsmPhaseTimes{};
+      return HostJacobian::identity();
+    }
+
+    // Accumulation levels; (start_[cur], count_[cur]) index the current level's input per bucket.
+    uint64_t bound = total / p.chunk + nb;
+    part_[0].reserve(bound, "MSM partial sums");
+    int cur = 0, cur_part = 0, levels = 0;
+    uint32_t chunk = p.chunk;
+    uint64_t remaining = max_count;
+    for (;;) {
+      const int nxt = 1 - cur;
+      chunk_counts_kernel<<<blocks_for(uint64_t(nb) + 1, kThreads), kThreads, 0, stream_>>>(count_[cur].get(), nb,
+                                                                                          chunk, count_[nxt].get());
+      ZK_CUDA_OK_LAUNCH();
+      temp_bytes = 0;
+      ZK_CUDA_OK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, count_[nxt].get(), start_[nxt].get(), nb + 1, stream_));
+      temp_.reserve(temp_bytes, "MSM scan scratch");
+      ZK_CUDA_OK(cub::DeviceScan::ExclusiveSum(temp_.get(), temp_bytes, count_[nxt].get(), start_[nxt].get(), nb + 1,
+                                               stream_));
+      if (levels == 0) {
+        accumulate_points_kernel<G><<<blocks_for(bound, kAccThreads), kAccThreads, 0, stream_>>>(
+            start_[cur].get(), count_[cur].get(), start_[nxt].get(), nb, chunk, uint32_t(bound), vals, d_points,
+            part_[0].get());
+        ZK_CUDA_OK_LAUNCH();
+      } else {
+        part_[1 - cur_part].reserve(bound, "MSM partial sums");
+        accumulate_partials_kernel<G><<<blocks_for(bound, kAccThreads), kAccThreads, 0, stream_>>>(
+            start_[cur].get(), count_[cur].get(), start_[nxt].get(), nb, chunk, uint32_t(bound),
+            part_[cur_part].get(), part_[1 - cur_part].get());
+        ZK_CUDA_OK_LAUNCH();
+        cur_part = 1 - cur_part;
+      }
+      cur = nxt;
+      ++levels;
+      remaining = (remaining + chunk - 1) / chunk;
+      if (remaining <= 1) break;
+      chunk = p.chunk2;
+      bound = bound / chunk + nb;
+    }
+    buckets_.reserve(nb, "MSM buckets");
+    gather_buckets_kernel<G><<<blocks_for(nb, kThreads), kThreads, 0, stream_>>>(start_[cur].get(), count_[cur].get(),
+                                                                                nb, part_[cur_part].get(),
+                                                                                buckets_.get());
+    ZK_CUDA_OK_LAUNCH();
+    mark(4);
+
+    const uint32_t groups = uint32_t(p.windows) * p.groups();
+    tri_.reserve(groups, "MSM group sums");
+    run_.reserve(groups, "MSM group sums");
+    bucket_groups_kernel<G><<<blocks_for(groups, kAccThreads), kAccThreads, 0, stream_>>>(buckets_.get(), p,
+                                                                                         tri_.get(), run_.get());
+    ZK_CUDA_OK_LAUNCH();
+    const uint32_t nsums = uint32_t(p.windows) * uint32_t(p.sums_per_window());
+    sums_.reserve(nsums, "MSM window sums");
+    window_sums_kernel<G><<<nsums, kReduceThreads, 0, stream_>>>(tri_.get(), run_.get(), p, sums_.get());
+    ZK_CUDA_OK_LAUNCH();
+    host_sums_.resize(nsums);
+    ZK_CUDA_OK(cudaMemcpyAsync(host_sums_.data(), sums_.get(), nsums * sizeof(Bucket), cudaMemcpyDeviceToHost, stream_));
+    ZK_CUDA_OK(cudaStreamSynchronize(stream_));
+    mark(5);
+
+    std::vector<HostJacobian> jac(nsums);
+    for (uint32_t i = 0; i < nsums; ++i) jac[i] = G::to_host(host_sums_[i]);
+    const HostJacobian result = combine_windows(p, jac.data());
+    mark(6);
+    if (times) {
+      times->digits = ev[1].since(ev[0]);
+      times->sort = ev[2].since(ev[1]);
+      times->bounds = ev[3].since(ev[2]);
+      times->accumulate = ev[4].since(ev[3]);
+      times->reduce = ev[5].since(ev[4]);
+      times->host_tail = ev[6].since(ev[5]);
+      times->total = ev[6].since(ev[0]);
+      times->levels = levels;
+    }
+    return result;
+  }
+
+  const MsmPlan& plan() const { return plan_; }
+
+ private:
+  cudaStream_t stream_;
+  MsmPlan plan_;
+  DeviceBuffer<uint32_t> keys_[2], vals_[2], start_[2], count_[2], max_;
+  DeviceBuffer<uint8_t> temp_;
+  DeviceBuffer<Bucket> part_[2], buckets_, tri_, run_, sums_;
+  std::vector<Bucket> host_sums_;
+};
+
+}  // namespace zkmill::cuda::pippenger

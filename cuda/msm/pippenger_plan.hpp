@@ -1,0 +1,157 @@
+// The arithmetic of the GPU Pippenger MSM that does not depend on CUDA: window choice, signed
+// digit recoding, the bucket-chunk search and the final combination of window sums. Shared by
+// the kernels (cuda/msm/pippenger.cuh) and by a host model of the whole pipeline in the tests,
+// which is how the algorithm is checked on machines without a GPU.
+//
+// Method (Pippenger 1976; the bucket method as in Bernstein et al., "Faster batch forgery
+// identification", 2012): scalars are cut into W windows of c bits and recoded into signed
+// digits d in [-2^(c-1), 2^(c-1)] (a digit above 2^(c-1) becomes d - 2^c and carries one into
+// the next window), which halves the buckets: |d| selects one of B = 2^(c-1) buckets and the
+// sign negates the point. Window w's sum is sum_b b * S_b; the result is sum_w 2^(cw) * that.
+//
+// Bucket-sum reduction: buckets of a window are cut into K groups of G consecutive buckets
+// (|d| = gG + j, j = 1..G). Then sum_b b S_b = sum_g T_g + G * sum_g g R_g with R_g the group's
+// plain sum and T_g = sum_j j S_{gG+j} (a running sum inside the group), and
+// sum_g g R_g = sum_k 2^k (sum of R_g over the g whose bit k is set). Every one of those sums is
+// a parallel reduction; only 1 + log2 K points per window come back to the host, which does the
+// few dozen doublings that remain (a short serial tail is faster on one CPU core than on one
+// GPU thread).
+#pragma once
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "cuda/ff/carry_chain.hpp"
+
+namespace zkmill::cuda::pippenger {
+
+struct MsmPlan {
+  uint32_t n = 0;            // points
+  int scalar_bits = 0;       // bit length of the scalar field's modulus
+  int c = 0;                 // window width in bits
+  int windows = 0;           // W = floor(bits / c) + 1: the top window can absorb the last carry
+  int bucket_bits = 0;       // c - 1
+  uint32_t buckets = 0;      // B = 2^(c-1) buckets per window (|d| = 1 .. B)
+  uint32_t total_buckets = 0;// W * B
+  int key_bits = 0;          // sort key width: bucket_bits + bit_width(W) (zero digits sort last)
+  int group_bits = 0;        // log2 G
+  int group_count_bits = 0;  // log2 K, K = B / G
+  uint32_t chunk = 0;        // first accumulation level: at most this many points per thread
+  uint32_t chunk2 = 0;       // later levels: at most this many partial sums per thread
+
+  ZK_HD uint32_t groups() const { return buckets >> group_bits; }
+  ZK_HD uint64_t digits() const { return uint64_t(windows) * n; }
+  ZK_HD uint32_t sentinel() const { return uint32_t(windows) << bucket_bits; }
+  ZK_HD int sums_per_window() const { return 1 + group_count_bits; }
+};
+
+// Relative cost of window width c in field multiplications: W windows, each with n mixed
+// additions (madd-2008-s: 10 multiplications) and about 2B general additions (14) for the
+// bucket reduction. The sort is linear in W * n too and is folded into the first term.
+inline double window_cost(uint64_t n, int bits, int c) {
+  const double w = double(bits / c + 1);
+  return w * (10.0 * double(n) + 28.0 * double(uint64_t(1) << (c - 1)));
+}
+
+// `c_override` = 0 picks c by window_cost; otherwise it is used as given (tests force small
+// windows to make buckets large). n must be below 2^31: the sign shares the point index word.
+inline MsmPlan make_plan(size_t n, int scalar_bits, int c_override = 0) {
+  if (n >= (size_t(1) << 31)) throw std::invalid_argument("GPU MSM: at most 2^31 - 1 points per call");
+  if (c_override != 0 && (c_override < 2 || c_override > 24))
+    throw std::invalid_argument("GPU MSM: window bits must be in [2, 24], got " + std::to_string(c_override));
+  MsmPlan p;
+  p.n = uint32_t(n);
+  p.scalar_bits = scalar_bits;
+  if (c_override) {
+    p.c = c_override;
+  } else {
+    p.c = 2;
+    for (int c = 3; c <= 20; ++c)
+      if (window_cost(n, scalar_bits, c) < window_cost(n, scalar_bits, p.c)) p.c = c;
+  }
+  p.windows = scalar_bits / p.c + 1;
+  p.bucket_bits = p.c - 1;
+  p.buckets = uint32_t(1) << p.bucket_bits;
+  p.total_buckets = uint32_t(p.windows) * p.buckets;
+  p.key_bits = p.bucket_bits + int(std::bit_width(uint32_t(p.windows)));
+  if (p.digits() >= (uint64_t(1) << 32)) throw std::invalid_argument("GPU MSM: too many points for one call");
+  // About 2^16 group threads in all keeps the GPU busy without long serial running sums.
+  int kb = 0;
+  while (kb < p.bucket_bits && (uint64_t(p.windows) << (kb + 1)) <= (uint64_t(1) << 16)) ++kb;
+  p.group_count_bits = kb;
+  p.group_bits = p.bucket_bits - kb;
+  // One accumulation thread per chunk of at most 64 points: short enough that the last wave
+  // of threads is not a long tail, long enough that partial sums stay few.
+  p.chunk = 64;
+  p.chunk2 = 16;
+  return p;
+}
+
+// Bits [off, off + c) of a little-endian multi-limb integer (c <= 24, off + c may pass the top).
+template <int N>
+ZK_HD uint32_t extract_bits(const uint32_t (&s)[N], int off, int c) {
+  const int limb = off >> 5, sh = off & 31;
+  uint32_t v = limb < N ? s[limb] >> sh : 0u;
+  if (sh != 0 && sh + c > 32 && limb + 1 < N) v |= s[limb + 1] << (32 - sh);
+  return v & ((uint32_t(1) << c) - 1);
+}
+
+// Signed recoding of window w, given the carry from window w-1 (updated in place).
+// Returns |d| in [0, 2^(c-1)] and sets `neg` when d < 0.
+template <int N>
+ZK_HD uint32_t signed_digit(const uint32_t (&s)[N], int w, int c, uint32_t& carry, bool& neg) {
+  const uint32_t raw = extract_bits(s, w * c, c) + carry;
+  const uint32_t half = uint32_t(1) << (c - 1);
+  if (raw > half) {
+    carry = 1;
+    neg = true;
+    return (uint32_t(1) << c) - raw;
+  }
+  carry = 0;
+  neg = false;
+  return raw;
+}
+
+// The sort key and value of one digit: key = w * B + (|d| - 1), or the sentinel for d = 0;
+// value = point index with the sign in bit 31.
+ZK_HD void digit_key(const MsmPlan& p, int w, uint32_t mag, bool neg, uint32_t index, uint32_t& key, uint32_t& val) {
+  key = mag == 0 ? p.sentinel() : ((uint32_t(w) << p.bucket_bits) | (mag - 1));
+  val = index | (neg ? 0x80000000u : 0u);
+}
+
+// The largest b in [0, count) with off[b] <= j, for a non-decreasing off[] with off[0] = 0:
+// which bucket owns chunk j when off[] is the exclusive scan of per-bucket chunk counts.
+ZK_HD uint32_t owner_of(const uint32_t* off, uint32_t count, uint32_t j) {
+  uint32_t lo = 0, hi = count;  // invariant: off[lo] <= j, and hi is past the answer
+  while (hi - lo > 1) {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    if (off[mid] <= j)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+// Host: the MSM from the per-window sums the device returns, `sums` holding for each window w
+// (sums_per_window() entries) first sum_g T_g, then for k = 0 .. log2 K - 1 the sum of R_g over
+// g with bit k set. Horner over windows: 2^c * (...) + window_sum.
+template <class Jac>
+Jac combine_windows(const MsmPlan& p, const Jac* sums) {
+  Jac res = Jac::identity();
+  for (int w = p.windows - 1; w >= 0; --w) {
+    if (w != p.windows - 1)
+      for (int i = 0; i < p.c; ++i) res = res.dbl();
+    const Jac* s = sums + size_t(w) * size_t(p.sums_per_window());
+    Jac acc = Jac::identity();
+    for (int k = p.group_count_bits - 1; k >= 0; --k) acc = acc.dbl() + s[1 + k];
+    for (int i = 0; i < p.group_bits; ++i) acc = acc.dbl();
+    res += acc + s[0];
+  }
+  return res;
+}
+
+}  // namespace zkmill::cuda::pippenger

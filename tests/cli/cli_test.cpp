@@ -1,0 +1,204 @@
+// End-to-end tests of the real build/bin/zkmill binary: help, `info` in both output forms, and
+// that usage and config mistakes fail with "zkmill: error: ..." naming the culprit.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "zkmill/build_info.hpp"
+
+extern char** environ;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// A per-test scratch directory, so tests can run in parallel (ctest -j).
+fs::path scratch_dir() {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  fs::path dir = fs::path(::testing::TempDir()) /
+                 ("zkmill_cli_" + std::string(info->name()) + "_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string slurp(const fs::path& p) {
+  std::stringstream s;
+  s << std::ifstream(p).rdbuf();
+  return s.str();
+}
+
+// Runs build/bin/zkmill with `args` (no shell involved), stdout and stderr captured separately.
+Result run_zkmill(const std::vector<std::string>& args) {
+  const fs::path dir = scratch_dir();
+  const std::string out_path = (dir / "stdout").string(), err_path = (dir / "stderr").string();
+  const std::string bin = std::string(ZKMILL_BINARY_DIR) + "/bin/zkmill";
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(bin.c_str()));
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = 0;
+  Result r;
+  const int rc = posix_spawn(&pid, bin.c_str(), &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) {
+    ADD_FAILURE() << "cannot start " << bin << ": " << std::strerror(rc);
+    return r;
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = slurp(out_path);
+  r.err = slurp(err_path);
+  return r;
+}
+
+fs::path write_file(const std::string& name, const std::string& text) {
+  const fs::path p = scratch_dir() / name;
+  std::ofstream(p) << text;
+  return p;
+}
+
+bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+
+}  // namespace
+
+TEST(Cli, HelpListsSubcommandsAndGlobalFlags) {
+  const Result r = run_zkmill({"--help"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "info")) << r.out;
+  EXPECT_TRUE(contains(r.out, "--log-level")) << r.out;
+  EXPECT_TRUE(contains(r.out, "--config")) << r.out;
+}
+
+TEST(Cli, SubcommandHelpListsItsOptions) {
+  const Result r = run_zkmill({"info", "--help"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "--json")) << r.out;
+}
+
+TEST(Cli, VersionFlag) {
+  const Result r = run_zkmill({"--version"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, zkmill::build::kVersion)) << r.out;
+}
+
+TEST(Cli, NoSubcommandPrintsHelpAndFails) {
+  const Result r = run_zkmill({});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_TRUE(contains(r.err, "info")) << "help should list the commands: " << r.err;
+  EXPECT_TRUE(contains(r.err, "zkmill: error:")) << r.err;
+}
+
+TEST(Cli, UnknownSubcommandFails) {
+  const Result r = run_zkmill({"frobnicate"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_TRUE(contains(r.err, "zkmill: error:")) << r.err;
+  EXPECT_TRUE(contains(r.err, "frobnicate")) << r.err;
+}
+
+TEST(Cli, InfoText) {
+  const Result r = run_zkmill({"info"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, std::string("zkmill ") + zkmill::build::kVersion)) << r.out;
+  EXPECT_TRUE(contains(r.out, std::string("commit:     ") + zkmill::build::kGitCommit)) << r.out;
+  EXPECT_TRUE(contains(r.out, "backends:   cpu")) << r.out;
+  EXPECT_TRUE(contains(r.out, "\n  GPUs:       ")) << r.out;
+  EXPECT_TRUE(contains(r.out, "CPU cores:")) << r.out;
+}
+
+TEST(Cli, InfoJson) {
+  const Result r = run_zkmill({"info", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out, nullptr, /*allow_exceptions=*/false);
+  ASSERT_FALSE(j.is_discarded()) << "not JSON: " << r.out;
+  EXPECT_EQ(j.at("version"), zkmill::build::kVersion);
+  EXPECT_EQ(j.at("git_commit"), zkmill::build::kGitCommit);
+  EXPECT_EQ(j.at("build_type"), zkmill::build::kBuildType);
+  EXPECT_TRUE(j.at("compiler").is_string());
+  ASSERT_TRUE(j.at("backends").is_array());
+  EXPECT_EQ(j.at("backends").at(0), "cpu");
+  EXPECT_GE(j.at("cpu_cores").get<int>(), 1);
+  EXPECT_GE(j.at("threads").get<int>(), 1);
+  ASSERT_TRUE(j.at("gpus").is_array());
+  // Exactly one of: a device list, or the reason there is none.
+  const auto& reason = j.at("gpus_unavailable_reason");
+  if (j.at("gpus").empty()) {
+    ASSERT_TRUE(reason.is_string());
+    EXPECT_FALSE(reason.get<std::string>().empty());
+  } else {
+    EXPECT_TRUE(reason.is_null());
+    for (const auto& g : j.at("gpus")) {
+      EXPECT_TRUE(g.at("name").is_string());
+      EXPECT_GT(g.at("total_mem_bytes").get<uint64_t>(), 0u);
+      EXPECT_GT(g.at("sm_count").get<int>(), 0);
+      EXPECT_TRUE(g.at("compute_capability").is_string());
+    }
+  }
+  // CUDA listed as a backend iff the reason is not "not compiled".
+  const bool has_cuda = j.at("backends").size() == 2 && j.at("backends").at(1) == "cuda";
+  EXPECT_EQ(has_cuda, !(reason.is_string() && reason.get<std::string>() == "CUDA backend not compiled")) << j.dump();
+}
+
+TEST(Cli, ConfigThreadsSizesTheGlobalPool) {
+  const fs::path cfg = write_file("threads.yaml", "threads: 3\n");
+  const Result r = run_zkmill({"--config", cfg.string(), "info", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out).at("threads"), 3) << r.out;
+}
+
+TEST(Cli, ConfigWithUnknownKeyFailsNamingKeyAndFile) {
+  const fs::path cfg = write_file("typo.yaml", "log:\n  levle: debug\n");
+  const Result r = run_zkmill({"--config", cfg.string(), "info"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_TRUE(contains(r.err, "zkmill: error: " + cfg.string() + ": unknown key 'log.levle'")) << r.err;
+  EXPECT_TRUE(r.out.empty()) << "nothing should run: " << r.out;
+}
+
+TEST(Cli, MissingConfigFileFails) {
+  const std::string missing = (scratch_dir() / "absent.yaml").string();
+  const Result r = run_zkmill({"--config", missing, "info"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_TRUE(contains(r.err, missing + ": cannot read file")) << r.err;
+}
+
+TEST(Cli, BadLogLevelFails) {
+  const Result r = run_zkmill({"--log-level", "loud", "info"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_TRUE(contains(r.err, "zkmill: error:")) << r.err;
+  EXPECT_TRUE(contains(r.err, "loud")) << r.err;
+}
+
+TEST(Cli, LogLevelFlagOverridesConfigAndLogFileIsWritten) {
+  const fs::path log = scratch_dir() / "zkmill.log";
+  const fs::path cfg = write_file("quiet.yaml", "log:\n  level: off\n  file: " + log.string() + "\n");
+  // Config alone: level off, so the startup debug line is not logged.
+  Result r = run_zkmill({"--config", cfg.string(), "info"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(contains(slurp(log), "command 'info'")) << slurp(log);
+  // The flag wins (and works after the subcommand too).
+  r = run_zkmill({"--config", cfg.string(), "info", "--log-level", "debug"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(slurp(log), "command 'info'")) << slurp(log);
+  EXPECT_TRUE(contains(r.err, "command 'info'")) << "logs go to stderr too: " << r.err;
+}
