@@ -104,6 +104,17 @@ void BM_MsmSweep(benchmark::State& st) {
   st.SetLabel(plan_label(in.bases.size(), P::Scalar::kBits, pool.size(), cfg));
 }
 
+// args: log2 n, batch-affine batch size (c from the planner).
+template <class P>
+void BM_MsmBatchSweep(benchmark::State& st) {
+  const auto& in = inputs<P>(size_t(st.range(0)));
+  msm::MsmConfig cfg;
+  cfg.accumulation = msm::Accumulation::kBatchAffine;
+  cfg.batch_size = size_t(st.range(1));
+  for (auto _ : st) benchmark::DoNotOptimize(msm::msm<P>(in.bases, in.scalars, cfg));
+  st.SetLabel(plan_label(in.bases.size(), P::Scalar::kBits, util::ThreadPool::global().size(), cfg));
+}
+
 void sweep_args(benchmark::internal::Benchmark* b) {
   for (int logn : {12, 16})
     for (int c = logn - 4; c <= logn + 1 && c <= 16; ++c)
@@ -126,6 +137,30 @@ MSM_BENCH(BM_MsmWitness, Bn1)->Arg(16);
 MSM_BENCH(BM_MsmWitness, Bls1)->Arg(16);
 MSM_BENCH(BM_MsmSweep, Bn1)->Apply(sweep_args);
 MSM_BENCH(BM_MsmSweep, Bls1)->Apply(sweep_args);
+MSM_BENCH(BM_MsmBatchSweep, Bls1)->ArgsProduct({{16}, {128, 256, 512, 1024, 2048, 4096}});
+
+// --tune: single-threaded grid over (log2 n, c, accumulation, batch) around the planner's choice,
+// for fitting the planner (run with --benchmark_repetitions and take the minimum per entry).
+template <class P>
+void register_tuning(const char* curve) {
+  for (size_t logn : {10, 12, 14, 16, 18}) {
+    unsigned c0 = msm::plan_windows(size_t(1) << logn, P::Scalar::kBits, 1).c;
+    for (unsigned c = c0 > 2 ? c0 - 2 : 1; c <= std::min(c0 + 2, msm::kMaxWindowBits); ++c)
+      for (size_t batch : {size_t(0), size_t(256), size_t(512), size_t(1024)}) {
+        msm::MsmConfig cfg;
+        cfg.window_bits = c;
+        cfg.accumulation = batch ? msm::Accumulation::kBatchAffine : msm::Accumulation::kXyzz;
+        cfg.batch_size = batch;
+        std::string name = std::string("Tune/") + curve + "/" + std::to_string(logn) + "/c" + std::to_string(c) + "/" +
+                           (batch ? "ba" + std::to_string(batch) : std::string("xyzz"));
+        benchmark::RegisterBenchmark(name.c_str(), [logn, cfg](benchmark::State& st) {
+          static util::ThreadPool one(1);
+          const auto& in = inputs<P>(logn);
+          for (auto _ : st) benchmark::DoNotOptimize(msm::msm<P>(in.bases, in.scalars, cfg, one));
+        })->Unit(benchmark::kMillisecond);
+      }
+  }
+}
 
 void print_plan_table() {
   const size_t threads = util::ThreadPool::global().size();
@@ -137,7 +172,21 @@ void print_plan_table() {
 
 }  // namespace
 
+// Extra flags: --threads=N sizes the global pool (default: one thread per hardware thread);
+// --tune registers the tuning grid.
 int main(int argc, char** argv) {
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.rfind("--threads=", 0) == 0) {
+      util::ThreadPool::set_global_threads(std::stoul(a.substr(10)));
+    } else if (a == "--tune") {
+      register_tuning<Bn1>("bn254");
+      register_tuning<Bls1>("bls12_381");
+    } else
+      argv[kept++] = argv[i];
+  }
+  argc = kept;
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   print_plan_table();

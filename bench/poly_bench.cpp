@@ -92,20 +92,30 @@ void BM_FftSingleThread(benchmark::State& st) {
 }
 
 template <class F>
-void BM_FftRadix2Baseline(benchmark::State& st) {
+void run_radix2_baseline(benchmark::State& st, ThreadPool& pool) {
   const size_t k = size_t(st.range(0)), n = size_t(1) << k;
   const F w = F::root_of_unity(k);
   std::vector<F> tw(n / 2);
   F t = F::one();
   for (auto& v : tw) v = t, t *= w;
   auto x = random_vec<F>(n, 3);
-  ThreadPool& pool = ThreadPool::global();
   for (auto _ : st) {
     radix2_stagewise_fft<F>(std::span<F>(x), tw, pool);
     benchmark::DoNotOptimize(x.data());
     benchmark::ClobberMemory();
   }
   set_counters<F>(st, n, pool.size());
+}
+
+template <class F>
+void BM_FftRadix2Baseline(benchmark::State& st) {
+  run_radix2_baseline<F>(st, ThreadPool::global());
+}
+
+template <class F>
+void BM_FftRadix2BaselineSingleThread(benchmark::State& st) {
+  ThreadPool pool(1);
+  run_radix2_baseline<F>(st, pool);
 }
 
 // The whole quotient: 3 x (iFFT + coset FFT), a b - c, inverse coset FFT. Inputs are refreshed
@@ -139,10 +149,11 @@ void BM_Groth16H(benchmark::State& st) {
 
 POLY_BENCH(BM_Fft, Bn254Fr)->Arg(12)->Arg(16)->Arg(20)->Arg(22);
 POLY_BENCH(BM_Fft, Bls12381Fr)->Arg(12)->Arg(16)->Arg(20)->Arg(22);
-POLY_BENCH(BM_FftSingleThread, Bn254Fr)->Arg(16)->Arg(20);
+POLY_BENCH(BM_FftSingleThread, Bn254Fr)->Arg(16)->Arg(20)->Arg(22);
 POLY_BENCH(BM_FftSingleThread, Bls12381Fr)->Arg(16)->Arg(20);
 POLY_BENCH(BM_FftRadix2Baseline, Bn254Fr)->Arg(12)->Arg(16)->Arg(20)->Arg(22);
 POLY_BENCH(BM_FftRadix2Baseline, Bls12381Fr)->Arg(16)->Arg(20);
+POLY_BENCH(BM_FftRadix2BaselineSingleThread, Bn254Fr)->Arg(16)->Arg(20)->Arg(22);
 POLY_BENCH(BM_Groth16H, Bn254Fr)->Arg(12)->Arg(16)->Arg(20);
 POLY_BENCH(BM_Groth16H, Bls12381Fr)->Arg(12)->Arg(16)->Arg(20);
 

@@ -97,7 +97,7 @@ else
   # npm install only fetches what node_modules lacks, so a re-run is quick.
   npm install --no-audit --no-fund --prefix tests/interop
   [[ -x tests/interop/node_modules/.bin/snarkjs ]] || die "snarkjs missing after npm install"
-  note "snarkjs: $(cd tests/interop && node -e 'console.log(require("snarkjs/package.json").version)' 2>/dev/null || echo '?')"
+  note "snarkjs $(node -p 'require("./tests/interop/node_modules/snarkjs/package.json").version')"
 fi
 
 # ---------------------------------------------------------------------------------------------

@@ -51,6 +51,9 @@ std::span<const std::string_view> circuit_names();
 template <class F>
 std::unique_ptr<Circuit<F>> make_circuit(std::string_view name, uint64_t size, uint64_t seed, uint64_t partition);
 
+// Whether make_circuit accepts the name (for validating configuration before any work).
+bool is_known_circuit(std::string_view name);
+
 // The error message for an unknown name, shared with the CLI's validation.
 std::string unknown_circuit_message(std::string_view name);
 

@@ -17,6 +17,12 @@ constexpr std::array<std::string_view, 2> kNames = {ChainCircuit<ff::Bn254Fr>::k
 
 std::span<const std::string_view> circuit_names() { return kNames; }
 
+bool is_known_circuit(std::string_view name) {
+  for (std::string_view n : kNames)
+    if (n == name) return true;
+  return false;
+}
+
 std::string unknown_circuit_message(std::string_view name) {
   std::string msg = "unknown circuit '" + std::string(name) + "'; known circuits: ";
   for (size_t i = 0; i < kNames.size(); ++i) {
@@ -28,12 +34,13 @@ std::string unknown_circuit_message(std::string_view name) {
 
 template <class F>
 std::unique_ptr<Circuit<F>> make_circuit(std::string_view name, uint64_t size, uint64_t seed, uint64_t partition) {
+  // The name first: a typo is the likelier mistake, and its message lists the choices.
+  if (!is_known_circuit(name)) throw std::invalid_argument(unknown_circuit_message(name));
   if (size == 0) throw std::invalid_argument("circuit size must be at least 1 constraint");
   // Generous but finite: the RecordingCS column index is 32-bit, and nobody means 2^40.
   if (size > (uint64_t(1) << 32)) throw std::invalid_argument("circuit size " + std::to_string(size) + " exceeds 2^32 constraints");
   if (name == ChainCircuit<F>::kName) return std::make_unique<ChainCircuit<F>>(size, seed, partition);
-  if (name == MerkleCircuit<F>::kName) return std::make_unique<MerkleCircuit<F>>(size, seed, partition);
-  throw std::invalid_argument(unknown_circuit_message(name));
+  return std::make_unique<MerkleCircuit<F>>(size, seed, partition);
 }
 
 template std::unique_ptr<Circuit<ff::Bn254Fr>> make_circuit<ff::Bn254Fr>(std::string_view, uint64_t, uint64_t, uint64_t);

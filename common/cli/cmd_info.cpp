@@ -1,11 +1,10 @@
 // `zkmill info`: what this binary is (version, commit, build type, compiler, backends) and what
 // it can use here (CPU cores, the global thread pool, CUDA devices). First thing to paste into
 // a bug report or a benchmark table; --json for scripts and tests.
-#include <nlohmann/json.hpp>
-
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>

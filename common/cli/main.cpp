@@ -23,8 +23,7 @@ constexpr int kExitFailure = 1;
 void print_error(const std::string& msg) { std::cerr << "zkmill: error: " << msg << "\n"; }
 
 int run_main(int argc, char** argv) {
-  CLI::App app{"zkmill: a Groth16 proving farm (coordinator + synth/prove workers, CPU and CUDA provers).",
-               "zkmill"};
+  CLI::App app{"zkmill: a Groth16 proving farm (coordinator + synth/prove workers, CPU and CUDA provers).", "zkmill"};
   app.set_version_flag("--version", std::string("zkmill ") + build::kVersion + " (commit " + build::kGitCommit + ")");
   app.set_help_all_flag("--help-all", "Print help for zkmill and every subcommand, then exit");
   // Global flags are accepted after the subcommand too ("zkmill info --log-level debug").
@@ -38,9 +37,9 @@ int run_main(int argc, char** argv) {
       ->type_name("LEVEL")
       ->check(CLI::Validator(
           [](std::string& v) {
-            return util::is_log_level(v) ? std::string()
-                                         : "invalid log level '" + v + "' (expected one of " +
-                                               util::kLogLevelNames + ")";
+            return util::is_log_level(v)
+                       ? std::string()
+                       : "invalid log level '" + v + "' (expected one of " + util::kLogLevelNames + ")";
           },
           "", "log level"));
   app.add_option("--config", config_path, "YAML configuration file (keys: docs/config.md)")->type_name("FILE");

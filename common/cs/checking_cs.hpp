@@ -20,7 +20,9 @@ class CheckingCS final : public ConstraintSystem<F> {
  public:
   using LC = LinearCombination<F>;
 
-  CheckingCS() { inputs_.push_back(F::one()); }
+  // record_aux_names keeps every aux variable's full path (for aux_name(), i.e. for
+  // choosing tamper targets in tests); off by default, since it costs a string per variable.
+  explicit CheckingCS(bool record_aux_names = false) : record_aux_names_(record_aux_names) { inputs_.push_back(F::one()); }
 
   void enforce(Name name, const LC& a, const LC& b, const LC& c) override {
     ++n_constraints_;
@@ -50,8 +52,11 @@ class CheckingCS final : public ConstraintSystem<F> {
   uint64_t num_constraints() const { return n_constraints_; }
   std::span<const F> inputs() const { return inputs_; }
   std::span<const F> aux() const { return aux_; }
-  // Name path under which an aux variable was allocated, for locating a tamper target.
-  const std::string& aux_name(uint64_t i) const { return aux_names_.at(i); }
+  // Name path under which an aux variable was allocated (needs record_aux_names).
+  const std::string& aux_name(uint64_t i) const {
+    if (!record_aux_names_) throw std::logic_error("CheckingCS: constructed without record_aux_names");
+    return aux_names_.at(i);
+  }
 
   // Test hook: the aux variable with this index gets (its correct value + 1) when it is
   // allocated, so the constraints that define or use it fail while the circuit's own
@@ -63,7 +68,7 @@ class CheckingCS final : public ConstraintSystem<F> {
     F v = value();
     if (tampered_.count(aux_.size())) v += F::one();
     aux_.push_back(v);
-    aux_names_.push_back(path_.with_leaf(name));
+    if (record_aux_names_) aux_names_.push_back(path_.with_leaf(name));
     return Variable::aux(aux_.size() - 1);
   }
   Variable alloc_input_impl(Name, const ValueSource<F>& value) override {
@@ -87,6 +92,7 @@ class CheckingCS final : public ConstraintSystem<F> {
   uint64_t failure_index_ = 0;
   uint64_t n_constraints_ = 0;
   std::set<uint64_t> tampered_;
+  bool record_aux_names_;
 };
 
 }  // namespace zkmill::cs

@@ -172,6 +172,7 @@ class ProvingCS final : public ConstraintSystem<F> {
 
  protected:
   Variable alloc_aux_impl(Name, const ValueSource<F>& value) override {
+    if (finished_) throw std::logic_error("ProvingCS: alloc after finish()");
     aux_.push(value());
     aux_in_a_.push_back(false);
     aux_in_b_.push_back(false);

@@ -252,10 +252,13 @@ WitnessBundle WitnessBundle::parse(std::span<const uint8_t> bytes) {
   return b;
 }
 
-BundleReceiver::BundleReceiver(std::span<const uint8_t> first_bytes) {
+BundleReceiver::BundleReceiver(std::span<const uint8_t> first_bytes, uint64_t max_total_size) {
   BundleHeader h = WitnessBundle::parse_header(first_bytes);
   bundle_.header_ = h;
   bundle_.layout_ = BundleLayout::of(h);
+  if (bundle_.layout_.total_size > max_total_size)
+    throw BundleError("bundle of " + std::to_string(bundle_.layout_.total_size) + " bytes exceeds the receiver's limit of " +
+                      std::to_string(max_total_size) + " bytes");
   bundle_.buf_ = std::make_unique_for_overwrite<uint8_t[]>(bundle_.layout_.total_size);
   write(first_bytes);
 }

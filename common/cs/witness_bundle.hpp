@@ -201,7 +201,10 @@ class WitnessBundle {
 // goes: hand it the first header_size() (or more) bytes, then write() the rest, then finish().
 class BundleReceiver {
  public:
-  explicit BundleReceiver(std::span<const uint8_t> first_bytes);
+  // max_total_size: refuse (BundleError) a header describing a larger bundle before
+  // allocating anything; the header checksum catches corruption, this catches a peer
+  // announcing more than this worker can hold.
+  explicit BundleReceiver(std::span<const uint8_t> first_bytes, uint64_t max_total_size = UINT64_MAX);
   const BundleHeader& header() const { return bundle_.header(); }
   uint64_t total_size() const { return bundle_.layout().total_size; }
   uint64_t received() const { return received_; }

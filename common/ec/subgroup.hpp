@@ -2,17 +2,23 @@
 //
 // A point P of E(Fq) (or of the twist E'(Fq2)) lies in the order-r subgroup G iff [r]P = O;
 // that costs a full 255-bit scalar multiplication (Jacobian::is_in_subgroup_naive). Both
-// curves have cheap endomorphisms whose eigenvalue on G is a small power of the curve seed,
-// and M. Scott, "A note on group membership tests for G1, G2 and GT on BLS pairing-friendly
-// curves" (ePrint 2021/1130) shows that for these curves the eigenvalue relation alone
-// already characterises G:
+// curves have cheap endomorphisms whose eigenvalue on G is a small polynomial in the curve
+// seed, and for these curves the eigenvalue relation alone already characterises G:
 //
 //   BLS12-381 G1  phi(x, y) = (beta x, y), beta a primitive cube root of unity in Fq:
-//                 P in G1  <=>  phi(P) = -[x^2] P                    (Scott 2021, sec. 6)
-//   BLS12-381 G2  psi = untwist o Frobenius o twist:   P in G2 <=> psi(P) = [x] P  (sec. 4)
+//                 P in G1  <=>  phi(P) = -[x^2] P
+//   BLS12-381 G2  psi = untwist o Frobenius o twist:   P in G2  <=>  psi(P) = [x] P
+//                 (both: M. Scott, "A note on group membership tests for G1, G2 and GT on BLS
+//                 pairing-friendly curves", ePrint 2021/1130; the same two tests are EIP-2537's
+//                 "fast subgroup checks")
 //   BN254 G1      cofactor 1: every point on the curve is in G1.
-//   BN254 G2      psi as above, eigenvalue p = t - 1 = 6u^2 (mod r): P in G2 <=> psi(P) = [6u^2] P
-//                 (Scott 2021, sec. 5; the alternative [r]P = O stays available as the naive test)
+//   BN254 G2      psi as above, eigenvalue p = t - 1 = 6u^2 (mod r):  P in G2 <=> psi(P) = [6u^2] P
+//                 (El Housni, Guillevic, Piellard, "Co-factor clearing and subgroup membership
+//                 testing on pairing-friendly curves", ePrint 2022/352; applied to BN254 in
+//                 Sanso-Liang, "Fast G2 subgroup check in BN254", ethresear.ch 2022). A 64-bit
+//                 variant, [u+1]P + psi([u]P) + psi^2([u]P) = psi^3([2u]P) (Dai-Lin-Zhao-Zhou,
+//                 ePrint 2022/348, valid as u != 4 mod 13 and u != 92 mod 97), would halve the
+//                 cost again; the naive [r]P = O stays available for cross-checks.
 //
 // x = -0xd201000000010000 is the BLS12-381 seed, u = 4965661367192848881 the BN254 seed.
 // Every endomorphism constant (beta, the two psi coefficients, the choice between beta and
@@ -100,21 +106,25 @@ inline constexpr ff::Limbs<2> kBn254SixUSquared = [] {
 inline constexpr uint64_t kBlsXAbs = curves::Bls12381::kXAbs;
 static_assert(curves::Bls12381::kXNegative, "the BLS12-381 seed is negative");
 // r = x^4 - x^2 + 1 (even powers: the sign of x does not matter).
-static_assert([] {
-  ff::Limbs<4> r{};
-  ff::sub_to(r, quartic<4>(kBlsXAbs, 1, 0, 0, 0, 0), quartic<4>(kBlsXAbs, 0, 0, 1, 0, 0));
-  return add_small(r, 1) == ff::MontConstants<ff::Bls12381FrParams>::p;
-}(), "BLS12-381: r = x^4 - x^2 + 1");
+static_assert(
+    [] {
+      ff::Limbs<4> r{};
+      ff::sub_to(r, quartic<4>(kBlsXAbs, 1, 0, 0, 0, 0), quartic<4>(kBlsXAbs, 0, 0, 1, 0, 0));
+      return add_small(r, 1) == ff::MontConstants<ff::Bls12381FrParams>::p;
+    }(),
+    "BLS12-381: r = x^4 - x^2 + 1");
 // p = (x - 1)^2 r / 3 + x; with x = -|x|: (|x| + 1)^2 r / 3 - |x|.
-static_assert([] {
-  ff::Limbs<6> r{};
-  for (size_t i = 0; i < 4; ++i) r[i] = ff::MontConstants<ff::Bls12381FrParams>::p[i];
-  ff::Limbs<6> v = div_exact_small(mul_small(mul_small(r, kBlsXAbs + 1), kBlsXAbs + 1), 3);
-  return sub_small(v, kBlsXAbs) == ff::MontConstants<ff::Bls12381FqParams>::p;
-}(), "BLS12-381: p = (x - 1)^2 (x^4 - x^2 + 1) / 3 + x");
+static_assert(
+    [] {
+      ff::Limbs<6> r{};
+      for (size_t i = 0; i < 4; ++i) r[i] = ff::MontConstants<ff::Bls12381FrParams>::p[i];
+      ff::Limbs<6> v = div_exact_small(mul_small(mul_small(r, kBlsXAbs + 1), kBlsXAbs + 1), 3);
+      return sub_small(v, kBlsXAbs) == ff::MontConstants<ff::Bls12381FqParams>::p;
+    }(),
+    "BLS12-381: p = (x - 1)^2 (x^4 - x^2 + 1) / 3 + x");
 // The G1 cofactor h1 = (x - 1)^2 / 3 (tests use it to build small-order points).
-inline constexpr ff::Limbs<2> kBlsG1Cofactor = div_exact_small(
-    mul_small(ff::Limbs<2>{kBlsXAbs + 1, 0}, kBlsXAbs + 1), 3);
+inline constexpr ff::Limbs<2> kBlsG1Cofactor =
+    div_exact_small(mul_small(ff::Limbs<2>{kBlsXAbs + 1, 0}, kBlsXAbs + 1), 3);
 
 template <class P>
 constexpr ff::Limbs<P::kLimbs> p_minus_1_over(uint64_t d) {
@@ -155,7 +165,10 @@ struct TwistFrobenius {
     if (d_type == m_type) throw std::logic_error(std::string(C::kName) + ": twist is neither D- nor M-type");
     F2 e3 = xi.pow(subgroup_detail::p_minus_1_over<typename Fq::Params>(3));
     F2 e2 = xi.pow(Fq::C::half_p_minus_1);
-    if (m_type) e3 = e3.inverse(), e2 = e2.inverse();
+    if (m_type) {
+      e3 = e3.inverse();
+      e2 = e2.inverse();
+    }
     return {e3, e2};
   }
   Jacobian<C> operator()(const Jacobian<C>& p) const {
@@ -173,8 +186,10 @@ template <class C>
 struct SubgroupTest {
   static constexpr const char* kMethod = C::kCofactorOne ? "cofactor 1 (on-curve suffices)" : "naive [r]P = O";
   static bool check(const Jacobian<C>& p) {
-    if constexpr (C::kCofactorOne) return true;
-    else return p.is_in_subgroup_naive();
+    if constexpr (C::kCofactorOne)
+      return true;
+    else
+      return p.is_in_subgroup_naive();
   }
 };
 
@@ -190,7 +205,7 @@ template <>
 struct SubgroupTest<curves::Bls12381G1Params> {
   using G = curves::Bls12381G1Params;
   using J = Jacobian<G>;
-  static constexpr const char* kMethod = "GLV endomorphism phi(P) = -[x^2]P (Scott 2021)";
+  static constexpr const char* kMethod = "GLV endomorphism phi(P) = -[x^2]P (Scott 2021/1130)";
 
   static J x_squared_times(const J& p) {
     const ff::Limbs<1> x_abs{subgroup_detail::kBlsXAbs};
@@ -215,7 +230,7 @@ template <>
 struct SubgroupTest<curves::Bls12381G2Params> {
   using G = curves::Bls12381G2Params;
   using J = Jacobian<G>;
-  static constexpr const char* kMethod = "untwist-Frobenius-twist psi(P) = [x]P (Scott 2021)";
+  static constexpr const char* kMethod = "untwist-Frobenius-twist psi(P) = [x]P (Scott 2021/1130)";
 
   static J x_times(const J& p) { return -p.mul_limbs(ff::Limbs<1>{subgroup_detail::kBlsXAbs}); }
   static const TwistFrobenius<G>& psi() {
@@ -236,7 +251,7 @@ template <>
 struct SubgroupTest<curves::Bn254G2Params> {
   using G = curves::Bn254G2Params;
   using J = Jacobian<G>;
-  static constexpr const char* kMethod = "untwist-Frobenius-twist psi(P) = [6u^2]P (Scott 2021)";
+  static constexpr const char* kMethod = "untwist-Frobenius-twist psi(P) = [6u^2]P (El Housni et al. 2022/352)";
 
   static J eigen_times(const J& p) { return p.mul_limbs(subgroup_detail::kBn254SixUSquared); }
   static const TwistFrobenius<G>& psi() {

@@ -18,6 +18,13 @@
 
 #include "common/ff/bigint.hpp"
 
+// Full unrolling of the limb loops (nvcc, which also parses this header, has its own).
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
+#define ZKMILL_UNROLL _Pragma("GCC unroll 8")
+#else
+#define ZKMILL_UNROLL
+#endif
+
 namespace zkmill::ff {
 
 template <class P>
@@ -314,7 +321,7 @@ inline void Fp<P>::mont_mul(Limbs<N>& out, const Limbs<N>& a, const Limbs<N>& b)
   constexpr auto& p = C::p;
   static_assert(p[N - 1] < (uint64_t(1) << 63) - 1, "no-carry Montgomery needs two spare top bits");
   uint64_t t[N] = {};
-#pragma GCC unroll 8
+ZKMILL_UNROLL
   for (size_t i = 0; i < N; ++i) {
     u128 s = u128(a[0]) * b[i] + t[0];
     uint64_t A = uint64_t(s >> 64);
@@ -322,7 +329,7 @@ inline void Fp<P>::mont_mul(Limbs<N>& out, const Limbs<N>& a, const Limbs<N>& b)
     uint64_t m = t[0] * C::inv;
     s = u128(m) * p[0] + t[0];
     uint64_t c = uint64_t(s >> 64);
-#pragma GCC unroll 8
+ZKMILL_UNROLL
     for (size_t j = 1; j < N; ++j) {
       s = u128(a[j]) * b[i] + t[j] + A;
       A = uint64_t(s >> 64);

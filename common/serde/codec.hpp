@@ -1,5 +1,6 @@
-// Shared vocabulary of the point/scalar encodings: DecodeError, Validation levels, coordinate
-// byte layouts, and the generic encode<Codec>(p) / decode<Codec, G>(bytes) front door.
+// Shared serde vocabulary: DecodeError, Validation levels, coordinate layouts, generic encode/decode.
+//
+// The generic front door is encode<Codec>(p) / decode<Codec, G>(bytes) (and _many for sections).
 //
 // A point codec is a class template Codec<G> over a curve group G (the params structs of
 // common/curves) with
@@ -44,15 +45,24 @@ enum class DecodeErrc : uint8_t {
 
 inline const char* to_string(DecodeErrc c) {
   switch (c) {
-    case DecodeErrc::WrongLength: return "wrong_length";
-    case DecodeErrc::NonCanonical: return "non_canonical";
-    case DecodeErrc::NotOnCurve: return "not_on_curve";
-    case DecodeErrc::NotInSubgroup: return "not_in_subgroup";
-    case DecodeErrc::MissingCompressionFlag: return "compression_flag_missing";
-    case DecodeErrc::UnexpectedCompressionFlag: return "compression_flag_unexpected";
-    case DecodeErrc::UnexpectedSortFlag: return "sort_flag_unexpected";
-    case DecodeErrc::InvalidInfinity: return "invalid_infinity";
-    case DecodeErrc::Malformed: return "malformed";
+    case DecodeErrc::WrongLength:
+      return "wrong_length";
+    case DecodeErrc::NonCanonical:
+      return "non_canonical";
+    case DecodeErrc::NotOnCurve:
+      return "not_on_curve";
+    case DecodeErrc::NotInSubgroup:
+      return "not_in_subgroup";
+    case DecodeErrc::MissingCompressionFlag:
+      return "compression_flag_missing";
+    case DecodeErrc::UnexpectedCompressionFlag:
+      return "compression_flag_unexpected";
+    case DecodeErrc::UnexpectedSortFlag:
+      return "sort_flag_unexpected";
+    case DecodeErrc::InvalidInfinity:
+      return "invalid_infinity";
+    case DecodeErrc::Malformed:
+      return "malformed";
   }
   return "unknown";
 }
@@ -67,7 +77,8 @@ class DecodeError : public std::runtime_error {
 };
 
 // "<group>: <detail> (<format>)", e.g. "bls12-381 G1: wrong length 47, expected 48 (zcash compressed)".
-[[noreturn]] inline void fail(DecodeErrc code, std::string_view group, std::string_view format, std::string_view detail) {
+[[noreturn]] inline void fail(DecodeErrc code, std::string_view group, std::string_view format,
+                              std::string_view detail) {
   std::string m;
   m.append(group).append(": ").append(detail);
   if (!format.empty()) m.append(" (").append(format).append(")");
@@ -75,9 +86,11 @@ class DecodeError : public std::runtime_error {
 }
 
 // How much a decoder checks. Canonicity and the curve equation are always checked (a few
-// field multiplications). The subgroup check costs a scalar multiplication by a 64- to
-// 128-bit constant (common/ec/subgroup.hpp; free for BN254 G1): roughly 10x-100x the rest
-// of a decode. SkipSubgroupCheck is for bulk loads (a .zkey holds millions of points) where
+// field multiplications, ~0.1-0.5 us a point). The subgroup check costs a scalar
+// multiplication by a 64- to 128-bit constant (common/ec/subgroup.hpp; free for BN254 G1),
+// ~60 us (BLS12-381 G1) to ~200-300 us (G2) a point on the dev box: hundreds of times the
+// rest of a decode, a minute per million G1 points on one core. It is the default for
+// single points. SkipSubgroupCheck is for bulk loads (a .zkey holds millions of points) where
 // the caller establishes membership another way (file hash against a verified ceremony
 // transcript, or a later per-point check spread across threads); it is never the default.
 enum class Validation : uint8_t {
@@ -104,19 +117,25 @@ enum class Layout { BigEndianC1First, MontLittleEndianC0First };
 
 template <class Base>
 inline constexpr size_t kCoordBytes = [] {
-  if constexpr (QuadraticExt<Base>) return 2 * Base::Base::kBytes;
-  else return Base::kBytes;
+  if constexpr (QuadraticExt<Base>)
+    return 2 * Base::Base::kBytes;
+  else
+    return Base::kBytes;
 }();
 
 template <Layout L, class Fq>
 void put_fq(const Fq& a, uint8_t* out) {
-  if constexpr (L == Layout::BigEndianC1First) a.to_bytes_be(out);
-  else a.to_mont_bytes_le(out);
+  if constexpr (L == Layout::BigEndianC1First)
+    a.to_bytes_be(out);
+  else
+    a.to_mont_bytes_le(out);
 }
 template <Layout L, class Fq>
 std::optional<Fq> get_fq(const uint8_t* in) {
-  if constexpr (L == Layout::BigEndianC1First) return Fq::from_bytes_be(in);
-  else return Fq::from_mont_bytes_le(in);
+  if constexpr (L == Layout::BigEndianC1First)
+    return Fq::from_bytes_be(in);
+  else
+    return Fq::from_mont_bytes_le(in);
 }
 
 template <Layout L, class Base>
@@ -150,11 +169,14 @@ std::optional<Base> get_coord(const uint8_t* in) {
 // (c1, c0) compared in that order for Fq2 (draft-irtf-cfrg-pairing-friendly-curves-11, C.2).
 template <class Base>
 bool lexicographically_largest(const Base& y) {
-  if constexpr (QuadraticExt<Base>) return y.lexicographically_largest();
-  else return ff::cmp(y.to_canonical(), Base::C::half_p_minus_1) > 0;
+  if constexpr (QuadraticExt<Base>)
+    return y.lexicographically_largest();
+  else
+    return ff::cmp(y.to_canonical(), Base::C::half_p_minus_1) > 0;
 }
 
-inline void check_length(std::span<const uint8_t> in, size_t expected, std::string_view group, std::string_view format) {
+inline void check_length(std::span<const uint8_t> in, size_t expected, std::string_view group,
+                         std::string_view format) {
   if (in.size() != expected)
     fail(DecodeErrc::WrongLength, group, format,
          "wrong length " + std::to_string(in.size()) + ", expected " + std::to_string(expected));

@@ -73,13 +73,11 @@ namespace zkmill::serde {
 
 // BN254's standard encoding under the generic name (there is no standard compressed form).
 template <class G>
-  requires kIsBn254<G>
-std::array<uint8_t, evm::Uncompressed<G>::kSize> encode_uncompressed(const ec::Affine<G>& p) {
+requires kIsBn254<G> std::array<uint8_t, evm::Uncompressed<G>::kSize> encode_uncompressed(const ec::Affine<G>& p) {
   return encode<evm::Uncompressed>(p);
 }
 template <class G>
-  requires kIsBn254<G>
-ec::Affine<G> decode_uncompressed(std::span<const uint8_t> in, Validation v = Validation::Full) {
+requires kIsBn254<G> ec::Affine<G> decode_uncompressed(std::span<const uint8_t> in, Validation v = Validation::Full) {
   return evm::Uncompressed<G>::decode(in, v);
 }
 

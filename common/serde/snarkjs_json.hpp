@@ -14,7 +14,6 @@
 #pragma once
 
 #include <algorithm>
-
 #include <nlohmann/json.hpp>
 
 #include "common/serde/codec.hpp"
@@ -30,7 +29,8 @@ Fq parse_fq(const nlohmann::json& j, const char* group, const char* what) {
   if (!j.is_string()) fail(DecodeErrc::Malformed, group, kFormat, std::string(what) + " is not a decimal string");
   const auto& s = j.get_ref<const std::string&>();
   if (s.empty() || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
-    fail(DecodeErrc::Malformed, group, kFormat, std::string(what) + " is not a decimal string: '" + s.substr(0, 80) + "'");
+    fail(DecodeErrc::Malformed, group, kFormat,
+         std::string(what) + " is not a decimal string: '" + s.substr(0, 80) + "'");
   auto v = Fq::parse_dec(s);  // nullopt: >= p (or wider than the field)
   if (!v) fail(DecodeErrc::NonCanonical, group, kFormat, std::string("non-canonical ") + what + " (>= p)");
   return *v;
@@ -51,8 +51,10 @@ Base parse_coord(const nlohmann::json& j, const char* group, const char* what) {
 
 template <class Base>
 nlohmann::json coord_to_json(const Base& a) {
-  if constexpr (QuadraticExt<Base>) return nlohmann::json::array({a.c0.to_dec(), a.c1.to_dec()});
-  else return a.to_dec();
+  if constexpr (QuadraticExt<Base>)
+    return nlohmann::json::array({a.c0.to_dec(), a.c1.to_dec()});
+  else
+    return a.to_dec();
 }
 
 }  // namespace json_detail
@@ -61,7 +63,9 @@ template <class G>
 nlohmann::json point_to_json(const ec::Affine<G>& p) {
   using Base = typename G::Base;
   using json_detail::coord_to_json;
-  if (p.infinity) return nlohmann::json::array({coord_to_json(Base::zero()), coord_to_json(Base::one()), coord_to_json(Base::zero())});
+  if (p.infinity)
+    return nlohmann::json::array(
+        {coord_to_json(Base::zero()), coord_to_json(Base::one()), coord_to_json(Base::zero())});
   return nlohmann::json::array({coord_to_json(p.x), coord_to_json(p.y), coord_to_json(Base::one())});
 }
 
@@ -97,7 +101,8 @@ F scalar_from_json(const nlohmann::json& j) {
 // public.json: an array of decimal strings.
 template <class F>
 std::vector<F> scalars_from_json(const nlohmann::json& j) {
-  if (!j.is_array()) fail(DecodeErrc::Malformed, F::Params::kName, json_detail::kFormat, "expected an array of decimal strings");
+  if (!j.is_array())
+    fail(DecodeErrc::Malformed, F::Params::kName, json_detail::kFormat, "expected an array of decimal strings");
   std::vector<F> out;
   out.reserve(j.size());
   for (const auto& e : j) out.push_back(scalar_from_json<F>(e));

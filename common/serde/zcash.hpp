@@ -63,7 +63,8 @@ struct Compressed {
   static ec::Affine<G> decode(std::span<const uint8_t> in, Validation v = Validation::Full) {
     check_length(in, kSize, G::kName, kFormat);
     const uint8_t flags = in[0] & kFlagMask;
-    if (!(flags & kCompressionBit)) fail(DecodeErrc::MissingCompressionFlag, G::kName, kFormat, "compression flag missing");
+    if (!(flags & kCompressionBit))
+      fail(DecodeErrc::MissingCompressionFlag, G::kName, kFormat, "compression flag missing");
     if (flags & kInfinityBit) {
       detail::check_infinity<G>(in, kCompressionBit | kInfinityBit, kFormat);
       return ec::Affine<G>::identity();
@@ -104,12 +105,14 @@ struct Uncompressed {
     check_length(in, kSize, G::kName, kFormat);
     const uint8_t flags = in[0] & kFlagMask;
     if (flags & kCompressionBit)
-      fail(DecodeErrc::UnexpectedCompressionFlag, G::kName, kFormat, "compression flag set on an uncompressed encoding");
+      fail(DecodeErrc::UnexpectedCompressionFlag, G::kName, kFormat,
+           "compression flag set on an uncompressed encoding");
     if (flags & kInfinityBit) {
       detail::check_infinity<G>(in, kInfinityBit, kFormat);
       return ec::Affine<G>::identity();
     }
-    if (flags & kSortBit) fail(DecodeErrc::UnexpectedSortFlag, G::kName, kFormat, "sort flag set on an uncompressed encoding");
+    if (flags & kSortBit)
+      fail(DecodeErrc::UnexpectedSortFlag, G::kName, kFormat, "sort flag set on an uncompressed encoding");
     // No flag bits remain set, so the bytes are the plain coordinates.
     auto x = get_coord<Layout::BigEndianC1First, Base>(in.data());
     if (!x) fail(DecodeErrc::NonCanonical, G::kName, kFormat, "non-canonical x coordinate (>= p)");
@@ -132,23 +135,20 @@ namespace zkmill::serde {
 
 // BLS12-381's standard encodings under generic names (the zcash format).
 template <class G>
-  requires kIsBls12381<G>
-std::array<uint8_t, zcash::Compressed<G>::kSize> encode_compressed(const ec::Affine<G>& p) {
+requires kIsBls12381<G> std::array<uint8_t, zcash::Compressed<G>::kSize> encode_compressed(const ec::Affine<G>& p) {
   return encode<zcash::Compressed>(p);
 }
 template <class G>
-  requires kIsBls12381<G>
-ec::Affine<G> decode_compressed(std::span<const uint8_t> in, Validation v = Validation::Full) {
+requires kIsBls12381<G> ec::Affine<G> decode_compressed(std::span<const uint8_t> in, Validation v = Validation::Full) {
   return zcash::Compressed<G>::decode(in, v);
 }
 template <class G>
-  requires kIsBls12381<G>
-std::array<uint8_t, zcash::Uncompressed<G>::kSize> encode_uncompressed(const ec::Affine<G>& p) {
+requires kIsBls12381<G> std::array<uint8_t, zcash::Uncompressed<G>::kSize> encode_uncompressed(const ec::Affine<G>& p) {
   return encode<zcash::Uncompressed>(p);
 }
 template <class G>
-  requires kIsBls12381<G>
-ec::Affine<G> decode_uncompressed(std::span<const uint8_t> in, Validation v = Validation::Full) {
+requires kIsBls12381<G> ec::Affine<G> decode_uncompressed(std::span<const uint8_t> in,
+                                                          Validation v = Validation::Full) {
   return zcash::Uncompressed<G>::decode(in, v);
 }
 

@@ -17,6 +17,52 @@
 
 namespace zkmill::tower {
 
+namespace detail {
+
+// Width-w non-adjacent form of k (least significant digit first): odd digits in
+// (-2^(w-1), 2^(w-1)), each followed by at least w-1 zeros.
+struct WNaf {
+  int8_t d[72] = {};
+  size_t n = 0;
+  unsigned w = 2;
+  size_t nonzero = 0;
+};
+constexpr WNaf wnaf(uint64_t e, unsigned w) {
+  WNaf r;
+  r.w = w;
+  ff::u128 k = e;
+  const int64_t full = int64_t(1) << w, half = full / 2;
+  while (k) {
+    int64_t z = 0;
+    if (k & 1) {
+      z = int64_t(k & ff::u128(full - 1));
+      if (z >= half) z -= full;
+      k = z >= 0 ? k - ff::u128(z) : k + ff::u128(-z);
+      ++r.nonzero;
+    }
+    r.d[r.n++] = int8_t(z);
+    k >>= 1;
+  }
+  return r;
+}
+// The window minimising multiplications: (nonzero - 1) in the loop plus 2^(w-2) - 1 to
+// precompute the odd powers (the extra squaring for x^2 counted as one more).
+constexpr WNaf best_wnaf(uint64_t e) {
+  WNaf best = wnaf(e, 2);
+  size_t best_cost = best.nonzero - 1;
+  for (unsigned w = 3; w <= 5; ++w) {
+    WNaf c = wnaf(e, w);
+    size_t cost = c.nonzero - 1 + (size_t(1) << (w - 2));
+    if (cost < best_cost) {
+      best = c;
+      best_cost = cost;
+    }
+  }
+  return best;
+}
+
+}  // namespace detail
+
 template <class T>
 struct Fp12 {
   using Params = T;
@@ -153,6 +199,35 @@ struct Fp12 {
       if (naf[i] < 0) r *= inv;
     }
     return r;
+  }
+
+  // x^E on the cyclotomic subgroup for a compile-time E (the curve parameter in the final
+  // exponentiation), by width-w NAF with the odd powers x, x^3, ..., x^(2^(w-1) - 1)
+  // precomputed; w is picked at compile time to minimise multiplications (w = 4 for the
+  // dense BN254 u: 16 products instead of 23 with plain NAF; w = 2, plain NAF, for the sparse
+  // BLS12-381 |x|). Negative digits use conjugates, free on this subgroup.
+  template <uint64_t E>
+  Fp12 cyclotomic_pow_fixed() const {
+    if constexpr (E == 0) {
+      return one();
+    } else {
+      constexpr detail::WNaf W = detail::best_wnaf(E);
+      constexpr size_t kOdd = size_t(1) << (W.w - 2);
+      Fp12 odd[kOdd];
+      odd[0] = *this;
+      if constexpr (kOdd > 1) {
+        Fp12 x2 = cyclotomic_square();
+        for (size_t i = 1; i < kOdd; ++i) odd[i] = odd[i - 1] * x2;
+      }
+      Fp12 r = odd[W.d[W.n - 1] / 2];  // the top digit is positive
+      for (size_t i = W.n - 1; i-- > 0;) {
+        r = r.cyclotomic_square();
+        int d = W.d[i];
+        if (d > 0) r *= odd[d / 2];
+        if (d < 0) r *= odd[-d / 2].conjugate();
+      }
+      return r;
+    }
   }
 
   // Square-and-multiply by a little-endian limb exponent (variable time; tests and public

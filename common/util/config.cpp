@@ -91,7 +91,8 @@ class Section {
       std::string msg = "unknown key '" + key(name) + "'";
       // "log.level: debug" at the top level is a common slip for a nested section.
       if (name.find('.') != std::string::npos) {
-        msg += " (nested keys are written as sections: '" + name.substr(0, name.find('.')) + ":' then the rest indented)";
+        msg +=
+            " (nested keys are written as sections: '" + name.substr(0, name.find('.')) + ":' then the rest indented)";
       }
       fail(msg);
     }

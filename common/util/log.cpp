@@ -34,8 +34,7 @@ spdlog::level::level_enum parse_log_level(std::string_view name) {
   for (const auto& [n, l] : kLevels) {
     if (n == name) return l;
   }
-  throw std::invalid_argument("invalid log level '" + std::string(name) + "' (expected one of " + kLogLevelNames +
-                              ")");
+  throw std::invalid_argument("invalid log level '" + std::string(name) + "' (expected one of " + kLogLevelNames + ")");
 }
 
 void init_logging(std::string_view level, const std::string& file) {

@@ -221,6 +221,22 @@ struct alignas(16) Fp32 {
   ZK_HD Fp32& operator*=(const Fp32& b) { return *this = *this * b; }
   ZK_HD Fp32 sqr() const { return *this * *this; }
 
+  // a^(p-2) = a^-1 by Fermat (0 maps to 0): about kBits squarings and kBits/2 multiplications,
+  // for setup work (bench inputs, normalisation), not for inner loops.
+  ZK_HD Fp32 inverse() const {
+    constexpr auto K = mont32_constants<P>();
+    uint32_t e[N];
+    Carry cy;
+    e[0] = sub_cc(K.p[0], 2u, cy);
+    for (int i = 1; i < N; ++i) e[i] = subc_cc(K.p[i], 0u, cy);
+    Fp32 r = one();
+    for (int i = kBits - 1; i >= 0; --i) {
+      r = r.sqr();
+      if ((e[i >> 5] >> (i & 31)) & 1u) r = r * *this;
+    }
+    return r;
+  }
+
   // The canonical integer (< p) as N little-endian 32-bit limbs: a*R * 1 * R^-1.
   ZK_HD Fp32 to_canonical() const {
     uint32_t unit[N];

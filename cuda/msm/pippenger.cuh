@@ -75,8 +75,8 @@ __global__ void digits_kernel(const Fr* scalars, MsmPlan plan, uint32_t* keys, u
 }
 
 // start[b] / end[b] of bucket b's run in the sorted keys (both pre-zeroed: empty = [0, 0)).
-__global__ void bucket_bounds_kernel(const uint32_t* keys, uint32_t total, uint32_t nb, uint32_t* start,
-                                     uint32_t* end) {
+static __global__ void bucket_bounds_kernel(const uint32_t* keys, uint32_t total, uint32_t nb, uint32_t* start,
+                                            uint32_t* end) {
   const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= total) return;
   const uint32_t key = keys[k];
@@ -85,14 +85,14 @@ __global__ void bucket_bounds_kernel(const uint32_t* keys, uint32_t total, uint3
   if (k + 1 == total || keys[k + 1] != key) end[key] = k + 1;
 }
 
-__global__ void end_to_count_kernel(const uint32_t* start, uint32_t* end_count, uint32_t nb) {
+static __global__ void end_to_count_kernel(const uint32_t* start, uint32_t* end_count, uint32_t nb) {
   const uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
   if (b < nb) end_count[b] -= start[b];
 }
 
 // nch[b] = ceil(count[b] / chunk) for b < nb, nch[nb] = 0 (so the exclusive scan's last entry
 // is the total number of chunks).
-__global__ void chunk_counts_kernel(const uint32_t* count, uint32_t nb, uint32_t chunk, uint32_t* nch) {
+static __global__ void chunk_counts_kernel(const uint32_t* count, uint32_t nb, uint32_t chunk, uint32_t* nch) {
   const uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
   if (b > nb) return;
   nch[b] = b < nb ? (count[b] + chunk - 1) / chunk : 0u;

@@ -24,6 +24,7 @@
 // the largest size serves every smaller one.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -237,6 +238,7 @@ NttResult ntt_from_host(HostFr* data, size_t n, NttDirection dir) noexcept {
   if (n == 0 || (n & (n - 1)) != 0)
     return {GpuErrc::kInvalidArgument, "GPU NTT: size must be a power of two, got " + std::to_string(n)};
   if (data == nullptr) return {GpuErrc::kInvalidArgument, "GPU NTT: data pointer is null"};
+  if (n == 1) return {};  // every direction is the identity on one element (w = g^0 = 1)
   return run_guarded([&] {
     using F = typename Engine<HostFr>::F;
     int log_n = 0;

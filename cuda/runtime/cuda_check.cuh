@@ -26,8 +26,8 @@ struct CudaStatus {
   // "file.cu:42: cudaMalloc(&p, n) failed: cudaErrorMemoryAllocation (out of memory)".
   std::string message() const {
     if (ok()) return "success";
-    return std::string(file) + ":" + std::to_string(line) + ": " + expr + " failed: " + cudaGetErrorName(code) +
-           " (" + cudaGetErrorString(code) + ")";
+    return std::string(file) + ":" + std::to_string(line) + ": " + expr + " failed: " + cudaGetErrorName(code) + " (" +
+           cudaGetErrorString(code) + ")";
   }
 };
 

@@ -9,11 +9,11 @@
 namespace zkmill::cuda {
 
 struct GpuInfo {
-  int index = 0;          // CUDA device ordinal, as taken by cudaSetDevice
-  std::string name;       // e.g. "NVIDIA H200"
-  size_t total_mem = 0;   // global memory, bytes
-  int sm_count = 0;       // streaming multiprocessors
-  int cc_major = 0;       // compute capability, e.g. 9.0 for Hopper
+  int index = 0;         // CUDA device ordinal, as taken by cudaSetDevice
+  std::string name;      // e.g. "NVIDIA H200"
+  size_t total_mem = 0;  // global memory, bytes
+  int sm_count = 0;      // streaming multiprocessors
+  int cc_major = 0;      // compute capability, e.g. 9.0 for Hopper
   int cc_minor = 0;
 };
 

@@ -31,8 +31,8 @@ struct Result {
 // A per-test scratch directory, so tests can run in parallel (ctest -j).
 fs::path scratch_dir() {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  fs::path dir = fs::path(::testing::TempDir()) /
-                 ("zkmill_cli_" + std::string(info->name()) + "_" + std::to_string(getpid()));
+  fs::path dir =
+      fs::path(::testing::TempDir()) / ("zkmill_cli_" + std::string(info->name()) + "_" + std::to_string(getpid()));
   fs::create_directories(dir);
   return dir;
 }

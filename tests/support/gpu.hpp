@@ -36,9 +36,9 @@ inline bool gpu_available() { return gpu_unavailable_reason().empty(); }
 
 // GTEST_SKIP returns from the enclosing test body, so this must be used in the test itself
 // (or a void helper whose caller checks IsSkipped()).
-#define ZKMILL_REQUIRE_GPU()                                                              \
-  do {                                                                                    \
-    if (!::zkmill::testing::gpu_available()) {                                            \
+#define ZKMILL_REQUIRE_GPU()                                                               \
+  do {                                                                                     \
+    if (!::zkmill::testing::gpu_available()) {                                             \
       GTEST_SKIP() << "needs a CUDA GPU: " << ::zkmill::testing::gpu_unavailable_reason(); \
-    }                                                                                     \
+    }                                                                                      \
   } while (0)

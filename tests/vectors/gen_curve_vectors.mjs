@@ -1,4 +1,6 @@
-// Generates tests/vectors/{bn254,bls12_381}{,_g2}_points.json from @noble/curves, an independent implementation.
+// Generates the curve/encoding test vectors tests/vectors/*_points.json from @noble/curves.
+//
+// @noble/curves is an independent implementation; files: {bn254,bls12_381}{,_g2}_points.json.
 //
 // Run from tests/vectors: `npm install && node gen_curve_vectors.mjs`. Output is deterministic
 // (fixed scalars, SHA-256-derived "random" values), so re-running must reproduce the committed

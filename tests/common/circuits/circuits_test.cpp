@@ -51,7 +51,7 @@ TYPED_TEST(Circuits, PublicOutputsMatchNativeComputation) {
 TYPED_TEST(Circuits, TamperedValueIsNamedByPath) {
   using F = TypeParam;
   ChainCircuit<F> chain(300, 1, 0);
-  CheckingCS<F> cs;
+  CheckingCS<F> cs(/*record_aux_names=*/true);
   cs.tamper_aux(3 + 3 * 17);  // x_next of round 17
   chain.synthesize(cs);
   EXPECT_EQ(cs.aux_name(3 + 3 * 17), "chain/round 17/x_next");
@@ -66,7 +66,7 @@ TYPED_TEST(Circuits, TamperedValueIsNamedByPath) {
   // merkle: aux 0 is path 0's leaf, then sibling (1), direction (2), left (3) of level 0.
   // (A tampered direction bit may still be boolean, 0 -> 1, so tamper "left".)
   MerkleCircuit<F> merkle(3000, 1, 0);
-  CheckingCS<F> cm;
+  CheckingCS<F> cm(true);
   cm.tamper_aux(3);
   merkle.synthesize(cm);
   EXPECT_EQ(cm.aux_name(2), "merkle/path 0/level 0/direction");
@@ -167,5 +167,7 @@ TEST(CircuitRegistry, UnknownNameListsKnownOnes) {
     EXPECT_EQ(std::string(e.what()), "unknown circuit 'sha256'; known circuits: chain, merkle");
   }
   EXPECT_THROW(make_circuit<ff::Bls12381Fr>("chain", 0, 0, 0), std::invalid_argument);
+  EXPECT_TRUE(is_known_circuit("chain"));
+  EXPECT_FALSE(is_known_circuit("Chain"));
   EXPECT_EQ(make_circuit<ff::Bls12381Fr>("merkle", 100, 0, 0)->name(), "merkle");
 }

@@ -173,11 +173,12 @@ TYPED_TEST(ConstraintSystems, CheckingNamesFirstFailure) {
   EXPECT_EQ(bad.which_is_unsatisfied().value(), "hand/block 7/c 2");
   EXPECT_EQ(bad.unsatisfied_index().value(), 2u);
 
-  CheckingCS<F> tampered;
+  CheckingCS<F> tampered(/*record_aux_names=*/true);
   tampered.tamper_aux(2);  // w2: c0 (its definition) fails first
   HandCircuit<F>{}.synthesize(tampered);
   EXPECT_EQ(tampered.which_is_unsatisfied().value(), "hand/c0");
   EXPECT_EQ(tampered.aux_name(2), "hand/w2");
+  EXPECT_THROW(ok.aux_name(0), std::logic_error) << "names are opt-in";
 }
 
 TYPED_TEST(ConstraintSystems, RecordingNeverAsksForValues) {

@@ -96,6 +96,7 @@ TYPED_TEST(WitnessBundles, StreamsInAnyChunks) {
   } catch (const BundleError& e) {
     EXPECT_EQ(std::string(e.what()), "witness bundle: truncated: need " + std::to_string(wire.size()) + " bytes, have 200");
   }
+  EXPECT_THROW(BundleReceiver(wire, wire.size() - 1), BundleError) << "size limit checked before allocating";
   BundleReceiver over(wire);
   EXPECT_THROW(over.write(std::span(wire).first(1)), BundleError);
   // Corruption in flight is caught by the running hash.

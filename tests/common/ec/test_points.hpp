@@ -1,5 +1,5 @@
-// Test helpers: random curve points inside and outside the prime-order subgroup, and
-// points of small prime order built from the group orders (shared by test_ec and test_serde).
+// Test helpers: curve points in and out of the prime-order subgroup, and small-order points.
+// Shared by test_ec and test_serde; cofactors are derived from the curve seeds.
 #pragma once
 
 #include <initializer_list>
@@ -38,8 +38,7 @@ ec::Affine<C> random_subgroup_point(Rng& rng) {
 template <size_t N>
 ff::Limbs<N> poly_at(uint64_t s, std::initializer_list<uint64_t> coeffs_high_to_low) {
   ff::Limbs<N> acc{};
-  for (uint64_t c : coeffs_high_to_low)
-    acc = ec::subgroup_detail::add_small(ec::subgroup_detail::mul_small(acc, s), c);
+  for (uint64_t c : coeffs_high_to_low) acc = ec::subgroup_detail::add_small(ec::subgroup_detail::mul_small(acc, s), c);
   return acc;
 }
 

@@ -1,8 +1,10 @@
-// EIP-196/197 BN254 encoding and the snarkjs binary layouts (LEM points, wtns/zkey scalars):
-// byte layouts, round trips incl. infinity, validation levels, truncation, bulk sections.
+// Tests of the EIP-196/197 BN254 encoding and the snarkjs binary layouts (LEM points, scalars).
+// Byte layouts, round trips incl. infinity, validation levels, truncation, bulk sections.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <random>
 
 #include "common/serde/evm.hpp"
@@ -53,7 +55,8 @@ void evm_round_trip(uint64_t seed) {
   longer.push_back(1);
   for (size_t n = 0; n <= longer.size(); ++n)
     if (n != E::kSize)
-      serde_test::expect_decode_error(DecodeErrc::WrongLength, [&] { E::decode(std::span<const uint8_t>(longer.data(), n)); });
+      serde_test::expect_decode_error(DecodeErrc::WrongLength,
+                                      [&] { E::decode(std::span<const uint8_t>(longer.data(), n)); });
 }
 
 TEST(Evm, RoundTrips) {
@@ -65,7 +68,8 @@ TEST(Evm, G2SubgroupEnforcedUnlessSkipped) {
   std::mt19937_64 rng(3);
   auto p = testpoints::random_curve_point<Bn254G2Params>(rng);
   auto b = serde::encode_uncompressed(p);
-  auto msg = serde_test::expect_decode_error(DecodeErrc::NotInSubgroup, [&] { serde::decode_uncompressed<Bn254G2Params>(b); });
+  auto msg =
+      serde_test::expect_decode_error(DecodeErrc::NotInSubgroup, [&] { serde::decode_uncompressed<Bn254G2Params>(b); });
   EXPECT_EQ(msg, "bn254 G2: point not in the prime-order subgroup (EIP-196/197)");
   EXPECT_EQ(serde::decode_uncompressed<Bn254G2Params>(b, Validation::SkipSubgroupCheck), p);
 }
@@ -150,8 +154,9 @@ TYPED_TEST(Lem, SectionDecodeNeedsAnExplicitValidationLevel) {
   EXPECT_EQ(full, pts);
   EXPECT_EQ(fast, pts);
   section[5 * serde::snarkjs::Lem<TypeParam>::kSize + 1] ^= 0x40;  // damage point 5's x
-  auto msg = serde_test::expect_decode_error(DecodeErrc::NotOnCurve,
-                                             [&] { serde::snarkjs::decode_points<TypeParam>(section, Validation::SkipSubgroupCheck); });
+  auto msg = serde_test::expect_decode_error(DecodeErrc::NotOnCurve, [&] {
+    serde::snarkjs::decode_points<TypeParam>(section, Validation::SkipSubgroupCheck);
+  });
   EXPECT_NE(msg.find("at point 5"), std::string::npos) << msg;
 }
 
@@ -161,11 +166,16 @@ TYPED_TEST(Lem, ValidationCostIsReported) {
   std::vector<ec::Affine<TypeParam>> pts;
   for (int i = 0; i < 64; ++i) pts.push_back(testpoints::random_subgroup_point<TypeParam>(this->rng));
   auto section = serde::snarkjs::encode_points<TypeParam>(pts);
-  auto time = [&](Validation v) {
-    auto t0 = std::chrono::steady_clock::now();
-    auto out = serde::snarkjs::decode_points<TypeParam>(section, v);
-    EXPECT_EQ(out.size(), pts.size());
-    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / double(pts.size());
+  auto time = [&](Validation v) {  // best of 3 passes: the build machine is shared
+    double best = 1e300;
+    for (int rep = 0; rep < 3; ++rep) {
+      auto t0 = std::chrono::steady_clock::now();
+      auto out = serde::snarkjs::decode_points<TypeParam>(section, v);
+      EXPECT_EQ(out.size(), pts.size());
+      auto us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+      best = std::min(best, us / double(pts.size()));
+    }
+    return best;
   };
   double skip = time(Validation::SkipSubgroupCheck), full = time(Validation::Full);
   std::printf("  %s LEM decode: %.2f us/point on-curve only, %.2f us/point with subgroup check (%s)\n",
@@ -202,12 +212,14 @@ void scalar_formats(uint64_t seed) {
   EXPECT_EQ(Fr::from_raw_mont(prod), c * w);
   // Section of witness values, and a non-canonical one at index 2.
   std::vector<uint8_t> sec(4 * Fr::kBytes);
-  for (int i = 0; i < 4; ++i) serde::snarkjs::encode_wtns_scalar(Fr::from_u64(uint64_t(i) + 10), sec.data() + i * Fr::kBytes);
+  for (int i = 0; i < 4; ++i)
+    serde::snarkjs::encode_wtns_scalar(Fr::from_u64(uint64_t(i) + 10), sec.data() + i * Fr::kBytes);
   auto vals = serde::snarkjs::decode_wtns_section<Fr>(sec);
   ASSERT_EQ(vals.size(), 4u);
   EXPECT_EQ(vals[3], Fr::from_u64(13));
   std::fill(sec.begin() + 2 * Fr::kBytes, sec.begin() + 3 * Fr::kBytes, uint8_t(0xff));
-  auto msg = serde_test::expect_decode_error(DecodeErrc::NonCanonical, [&] { serde::snarkjs::decode_wtns_section<Fr>(sec); });
+  auto msg =
+      serde_test::expect_decode_error(DecodeErrc::NonCanonical, [&] { serde::snarkjs::decode_wtns_section<Fr>(sec); });
   EXPECT_NE(msg.find("at index 2"), std::string::npos) << msg;
   sec.pop_back();
   serde_test::expect_decode_error(DecodeErrc::WrongLength, [&] { serde::snarkjs::decode_wtns_section<Fr>(sec); });

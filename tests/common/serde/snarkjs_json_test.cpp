@@ -1,10 +1,11 @@
-// snarkjs JSON points and scalars: exact output shape, round trips incl. infinity, the z rules,
-// and every malformed/non-canonical/off-curve/off-subgroup input rejected with its reason.
+// Tests of snarkjs JSON points and scalars: shapes, round trips, the z rules and rejections.
+// Every malformed/non-canonical/off-curve/off-subgroup input must fail with its reason.
+#include "common/serde/snarkjs_json.hpp"
+
 #include <gtest/gtest.h>
 
 #include <random>
 
-#include "common/serde/snarkjs_json.hpp"
 #include "tests/common/ec/test_points.hpp"
 #include "tests/common/serde/test_hex.hpp"
 
@@ -60,8 +61,10 @@ TYPED_TEST(SnarkjsJsonGroups, RoundTripIncludingInfinity) {
 TYPED_TEST(SnarkjsJsonGroups, Rejections) {
   using Base = typename TypeParam::Base;
   auto fq = [](const char* s) -> json {
-    if constexpr (serde::QuadraticExt<Base>) return json::array({s, "0"});
-    else return s;
+    if constexpr (serde::QuadraticExt<Base>)
+      return json::array({s, "0"});
+    else
+      return s;
   };
   const json g = sj::point_to_json(TypeParam::generator());
   auto expect = [](DecodeErrc c, const json& j) {
@@ -71,33 +74,45 @@ TYPED_TEST(SnarkjsJsonGroups, Rejections) {
   expect(DecodeErrc::Malformed, json::object());
   expect(DecodeErrc::Malformed, json::array({g[0]}));
   expect(DecodeErrc::Malformed, json::array({g[0], g[1], g[2], g[2]}));
-  expect(DecodeErrc::Malformed, json::array({g[0], g[1], fq("2")}));  // z must be 0 or 1
+  expect(DecodeErrc::Malformed, json::array({g[0], g[1], fq("2")}));        // z must be 0 or 1
   expect(DecodeErrc::Malformed, json::array({fq("5"), fq("1"), fq("0")}));  // z = 0 but not [0, 1, 0]
   json num = g;
-  if constexpr (serde::QuadraticExt<Base>) num[0][0] = 1;
-  else num[0] = 1;
+  if constexpr (serde::QuadraticExt<Base>)
+    num[0][0] = 1;
+  else
+    num[0] = 1;
   expect(DecodeErrc::Malformed, num);  // a JSON number, not a string
   json hexs = g;
-  if constexpr (serde::QuadraticExt<Base>) hexs[1][1] = "0x1";
-  else hexs[1] = "0x1";
+  if constexpr (serde::QuadraticExt<Base>)
+    hexs[1][1] = "0x1";
+  else
+    hexs[1] = "0x1";
   expect(DecodeErrc::Malformed, hexs);
   json neg = g;
-  if constexpr (serde::QuadraticExt<Base>) neg[0][1] = "-1";
-  else neg[0] = "-1";
+  if constexpr (serde::QuadraticExt<Base>)
+    neg[0][1] = "-1";
+  else
+    neg[0] = "-1";
   expect(DecodeErrc::Malformed, neg);
   // x = p: the decimal of the base field modulus.
   const std::string p_dec = [] {
-    if constexpr (serde::QuadraticExt<Base>) return ff::to_decimal(Base::Base::modulus());
-    else return ff::to_decimal(Base::modulus());
+    if constexpr (serde::QuadraticExt<Base>)
+      return ff::to_decimal(Base::Base::modulus());
+    else
+      return ff::to_decimal(Base::modulus());
   }();
   json big = g;
-  if constexpr (serde::QuadraticExt<Base>) big[0][0] = p_dec;
-  else big[0] = p_dec;
+  if constexpr (serde::QuadraticExt<Base>)
+    big[0][0] = p_dec;
+  else
+    big[0] = p_dec;
   auto msg = expect(DecodeErrc::NonCanonical, big);
   EXPECT_NE(msg.find("non-canonical x"), std::string::npos) << msg;
   json huge = g;
-  if constexpr (serde::QuadraticExt<Base>) huge[1][0] = std::string(200, '9');
-  else huge[1] = std::string(200, '9');
+  if constexpr (serde::QuadraticExt<Base>)
+    huge[1][0] = std::string(200, '9');
+  else
+    huge[1] = std::string(200, '9');
   expect(DecodeErrc::NonCanonical, huge);
   // Off the curve: y + 1.
   auto off = TypeParam::generator();
@@ -126,7 +141,8 @@ TEST(SnarkjsJson, Scalars) {
     EXPECT_EQ(sj::scalar_from_json<Fr>(sj::scalar_to_json(s)), s);
   }
   EXPECT_EQ(sj::scalar_to_json(Fr::zero()), json("0"));
-  const json pub = json::parse(R"(["33", "0", "21888242871839275222246405745257275088548364400416034343698204186575808495616"])");
+  const json pub =
+      json::parse(R"(["33", "0", "21888242871839275222246405745257275088548364400416034343698204186575808495616"])");
   auto v = sj::scalars_from_json<Fr>(pub);
   ASSERT_EQ(v.size(), 3u);
   EXPECT_EQ(v[0], Fr::from_u64(33));

@@ -1,5 +1,5 @@
-// Test helpers for the serde tests: hex <-> bytes, expecting a DecodeError with a given code,
-// loading the @noble/curves vector files, and parsing their decimal coordinates.
+// Test helpers for the serde tests: hex, DecodeError expectations, vector-file loading.
+// The vector files come from tests/vectors/gen_curve_vectors.mjs (@noble/curves).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -7,11 +7,10 @@
 #include <cstdint>
 #include <fstream>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <span>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "common/serde/codec.hpp"
 

@@ -1,5 +1,5 @@
-// Cross-check against @noble/curves (tests/vectors/*_points.json from gen_curve_vectors.mjs):
-// scalar multiples, sums, every encoding byte for byte, non-members and invalid encodings.
+// Cross-check against @noble/curves vectors: multiples, sums, encodings and invalid inputs.
+// Files: tests/vectors/*_points.json from gen_curve_vectors.mjs; encodings compared byte for byte.
 #include <gtest/gtest.h>
 
 #include "common/serde/evm.hpp"
@@ -19,8 +19,10 @@ namespace {
 // The byte formats a vector file names, per group.
 template <class G>
 std::vector<std::string> formats() {
-  if constexpr (serde::kIsBls12381<G>) return {"zcash_compressed", "zcash_uncompressed", "snarkjs_lem"};
-  else return {"evm", "snarkjs_lem"};
+  if constexpr (serde::kIsBls12381<G>)
+    return {"zcash_compressed", "zcash_uncompressed", "snarkjs_lem"};
+  else
+    return {"evm", "snarkjs_lem"};
 }
 
 template <class G>
@@ -89,7 +91,8 @@ void check_group(const nlohmann::json& v) {
       const auto bytes = from_hex(e.at(fmt).get<std::string>());
       EXPECT_EQ(encode_as(fmt, p), e.at(fmt).get<std::string>()) << fmt;
       EXPECT_EQ(decode_as<G>(fmt, bytes, Validation::SkipSubgroupCheck), p) << fmt;
-      auto msg = serde_test::expect_decode_error(DecodeErrc::NotInSubgroup, [&] { decode_as<G>(fmt, bytes, Validation::Full); });
+      auto msg = serde_test::expect_decode_error(DecodeErrc::NotInSubgroup,
+                                                 [&] { decode_as<G>(fmt, bytes, Validation::Full); });
       EXPECT_NE(msg.find(std::string(G::kName) + ": point not in the prime-order subgroup"), std::string::npos) << msg;
     }
   }
@@ -142,9 +145,12 @@ void check_scalars(const nlohmann::json& v) {
     SCOPED_TRACE(fmt + ": " + e.at("note").get<std::string>());
     const auto bytes = from_hex(e.at("hex").get<std::string>());
     try {
-      if (fmt == "wtns") serde::snarkjs::decode_wtns_scalar<Fr>(bytes);
-      else if (fmt == "zkey_coef") serde::snarkjs::decode_zkey_coef<Fr>(bytes);
-      else FAIL() << "unknown format " << fmt;
+      if (fmt == "wtns")
+        serde::snarkjs::decode_wtns_scalar<Fr>(bytes);
+      else if (fmt == "zkey_coef")
+        serde::snarkjs::decode_zkey_coef<Fr>(bytes);
+      else
+        FAIL() << "unknown format " << fmt;
       ADD_FAILURE() << "accepted, expected " << reason;
     } catch (const serde::DecodeError& err) {
       EXPECT_EQ(serde::to_string(err.code()), reason) << err.what();

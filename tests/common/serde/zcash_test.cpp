@@ -1,11 +1,12 @@
-// zcash BLS12-381 encodings: round trips, flag rules, canonical uniqueness, truncation and
-// random-byte robustness, error messages and the generic encode/decode front door.
+// Tests of the zcash BLS12-381 encodings: round trips, flags, uniqueness, truncation, messages.
+// Also random-byte robustness and the generic encode/decode front door.
+#include "common/serde/zcash.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <random>
 
-#include "common/serde/zcash.hpp"
 #include "tests/common/ec/test_points.hpp"
 #include "tests/common/serde/test_hex.hpp"
 
@@ -82,14 +83,22 @@ TYPED_TEST(Zcash, EveryFlagPatternOnGeneratorAndInfinity) {
     const bool C = flags & 0x80, I = flags & 0x40, S = flags & 0x20;
     auto dc = [&] { zcash::Compressed<TypeParam>::decode(c); };
     auto du = [&] { zcash::Uncompressed<TypeParam>::decode(u); };
-    if (!C) serde_test::expect_decode_error(DecodeErrc::MissingCompressionFlag, dc);
-    else if (I) serde_test::expect_decode_error(DecodeErrc::InvalidInfinity, dc);  // x bytes non-zero
-    else if (S == bool(right_sort)) EXPECT_EQ(zcash::Compressed<TypeParam>::decode(c), TypeParam::generator());
-    else EXPECT_EQ(zcash::Compressed<TypeParam>::decode(c), -TypeParam::generator());
-    if (C) serde_test::expect_decode_error(DecodeErrc::UnexpectedCompressionFlag, du);
-    else if (I) serde_test::expect_decode_error(DecodeErrc::InvalidInfinity, du);
-    else if (S) serde_test::expect_decode_error(DecodeErrc::UnexpectedSortFlag, du);
-    else EXPECT_EQ(zcash::Uncompressed<TypeParam>::decode(u), TypeParam::generator());
+    if (!C)
+      serde_test::expect_decode_error(DecodeErrc::MissingCompressionFlag, dc);
+    else if (I)
+      serde_test::expect_decode_error(DecodeErrc::InvalidInfinity, dc);  // x bytes non-zero
+    else if (S == bool(right_sort))
+      EXPECT_EQ(zcash::Compressed<TypeParam>::decode(c), TypeParam::generator());
+    else
+      EXPECT_EQ(zcash::Compressed<TypeParam>::decode(c), -TypeParam::generator());
+    if (C)
+      serde_test::expect_decode_error(DecodeErrc::UnexpectedCompressionFlag, du);
+    else if (I)
+      serde_test::expect_decode_error(DecodeErrc::InvalidInfinity, du);
+    else if (S)
+      serde_test::expect_decode_error(DecodeErrc::UnexpectedSortFlag, du);
+    else
+      EXPECT_EQ(zcash::Uncompressed<TypeParam>::decode(u), TypeParam::generator());
   }
 }
 
@@ -102,9 +111,12 @@ TYPED_TEST(Zcash, TruncatedAndExtendedInputsAreErrorsNotCrashes) {
   longu.push_back(0);
   for (size_t n = 0; n <= longu.size(); ++n) {
     std::span<const uint8_t> sc(longc.data(), n), su(longu.data(), n);
-    if (n != c.size()) serde_test::expect_decode_error(DecodeErrc::WrongLength, [&] { zcash::Compressed<TypeParam>::decode(sc); });
-    if (n != u.size()) serde_test::expect_decode_error(DecodeErrc::WrongLength, [&] { zcash::Uncompressed<TypeParam>::decode(su); });
-    if (n != c.size()) serde_test::expect_decode_error(DecodeErrc::WrongLength, [&] { zcash::decode_any<TypeParam>(sc); });
+    if (n != c.size())
+      serde_test::expect_decode_error(DecodeErrc::WrongLength, [&] { zcash::Compressed<TypeParam>::decode(sc); });
+    if (n != u.size())
+      serde_test::expect_decode_error(DecodeErrc::WrongLength, [&] { zcash::Uncompressed<TypeParam>::decode(su); });
+    if (n != c.size())
+      serde_test::expect_decode_error(DecodeErrc::WrongLength, [&] { zcash::decode_any<TypeParam>(sc); });
   }
 }
 
@@ -135,7 +147,8 @@ TYPED_TEST(Zcash, SubgroupCheckIsOnByDefaultAndSkippable) {
   ASSERT_FALSE(ec::is_in_subgroup(p));
   auto c = serde::encode_compressed(p);
   auto u = serde::encode_uncompressed(p);
-  auto msg = serde_test::expect_decode_error(DecodeErrc::NotInSubgroup, [&] { serde::decode_compressed<TypeParam>(c); });
+  auto msg =
+      serde_test::expect_decode_error(DecodeErrc::NotInSubgroup, [&] { serde::decode_compressed<TypeParam>(c); });
   EXPECT_EQ(msg, std::string(TypeParam::kName) + ": point not in the prime-order subgroup (zcash compressed)");
   serde_test::expect_decode_error(DecodeErrc::NotInSubgroup, [&] { serde::decode_uncompressed<TypeParam>(u); });
   EXPECT_EQ(serde::decode_compressed<TypeParam>(c, Validation::SkipSubgroupCheck), p);
@@ -150,8 +163,9 @@ TYPED_TEST(Zcash, BulkDecodeReportsTheFailingIndex) {
   auto back = serde::decode_many<zcash::Compressed, TypeParam>(bytes, Validation::Full);
   EXPECT_EQ(back, pts);
   bytes[3 * zcash::Compressed<TypeParam>::kSize] &= 0x7f;  // point 3 loses its C flag
-  auto msg = serde_test::expect_decode_error(DecodeErrc::MissingCompressionFlag,
-                                             [&] { serde::decode_many<zcash::Compressed, TypeParam>(bytes, Validation::Full); });
+  auto msg = serde_test::expect_decode_error(DecodeErrc::MissingCompressionFlag, [&] {
+    serde::decode_many<zcash::Compressed, TypeParam>(bytes, Validation::Full);
+  });
   EXPECT_NE(msg.find("at point 3"), std::string::npos) << msg;
   bytes.pop_back();
   serde_test::expect_decode_error(DecodeErrc::WrongLength,
@@ -160,22 +174,26 @@ TYPED_TEST(Zcash, BulkDecodeReportsTheFailingIndex) {
 
 TEST(ZcashMessages, NameGroupDetailAndFormat) {
   std::vector<uint8_t> b(47);
-  EXPECT_EQ(serde_test::expect_decode_error(DecodeErrc::WrongLength, [&] { serde::decode_compressed<Bls12381G1Params>(b); }),
-            "bls12-381 G1: wrong length 47, expected 48 (zcash compressed)");
+  EXPECT_EQ(
+      serde_test::expect_decode_error(DecodeErrc::WrongLength, [&] { serde::decode_compressed<Bls12381G1Params>(b); }),
+      "bls12-381 G1: wrong length 47, expected 48 (zcash compressed)");
   auto c = serde::encode_compressed(Bls12381G1Params::generator());
   c[0] &= 0x7f;
-  EXPECT_EQ(serde_test::expect_decode_error(DecodeErrc::MissingCompressionFlag, [&] { serde::decode_compressed<Bls12381G1Params>(c); }),
+  EXPECT_EQ(serde_test::expect_decode_error(DecodeErrc::MissingCompressionFlag,
+                                            [&] { serde::decode_compressed<Bls12381G1Params>(c); }),
             "bls12-381 G1: compression flag missing (zcash compressed)");
   // x = p: non-canonical.
   std::array<uint8_t, 48> xp;
   const auto& p = ff::Bls12381Fq::modulus();
   for (size_t i = 0; i < 48; ++i) xp[47 - i] = uint8_t(p[i / 8] >> (8 * (i % 8)));
   xp[0] |= 0x80;
-  EXPECT_EQ(serde_test::expect_decode_error(DecodeErrc::NonCanonical, [&] { serde::decode_compressed<Bls12381G1Params>(xp); }),
+  EXPECT_EQ(serde_test::expect_decode_error(DecodeErrc::NonCanonical,
+                                            [&] { serde::decode_compressed<Bls12381G1Params>(xp); }),
             "bls12-381 G1: non-canonical x coordinate (>= p) (zcash compressed)");
   // G2 sizes in the message.
   std::vector<uint8_t> b2(191);
-  EXPECT_EQ(serde_test::expect_decode_error(DecodeErrc::WrongLength, [&] { serde::decode_uncompressed<Bls12381G2Params>(b2); }),
+  EXPECT_EQ(serde_test::expect_decode_error(DecodeErrc::WrongLength,
+                                            [&] { serde::decode_uncompressed<Bls12381G2Params>(b2); }),
             "bls12-381 G2: wrong length 191, expected 192 (zcash uncompressed)");
 }
 

@@ -213,6 +213,9 @@ TYPED_TEST(TowerLaws, FrobeniusConstantsMatchTheirDefinition) {
   EXPECT_EQ(t.frob12_w[6], -Fp2::one());
 }
 
+static_assert(tower::detail::best_wnaf(4965661367192848881ull).w == 4);
+static_assert(tower::detail::best_wnaf(0xd201000000010000ull).w == 2);
+
 TYPED_TEST(TowerLaws, CyclotomicSquaringAndPowers) {
   using Fp12 = typename TestFixture::Fp12;
   for (int i = 0; i < 5; ++i) {
@@ -225,5 +228,12 @@ TYPED_TEST(TowerLaws, CyclotomicSquaringAndPowers) {
       EXPECT_EQ(m.cyclotomic_pow(e), m.pow(ff::Limbs<1>{e})) << e;
     }
     EXPECT_TRUE(m.cyclotomic_pow(0).is_one());
+    // Compile-time exponents by width-w NAF (w = 4 for u, 2 for |x|, 5 for all-ones).
+    EXPECT_EQ(m.template cyclotomic_pow_fixed<4965661367192848881ull>(), m.cyclotomic_pow(4965661367192848881ull));
+    EXPECT_EQ(m.template cyclotomic_pow_fixed<0xd201000000010000ull>(), m.cyclotomic_pow(0xd201000000010000ull));
+    EXPECT_EQ(m.template cyclotomic_pow_fixed<~0ull>(), m.cyclotomic_pow(~0ull));
+    EXPECT_EQ(m.template cyclotomic_pow_fixed<0x9d5a3c7e1b2f4861ull>(), m.cyclotomic_pow(0x9d5a3c7e1b2f4861ull));
+    EXPECT_EQ(m.template cyclotomic_pow_fixed<1>(), m);
+    EXPECT_TRUE(m.template cyclotomic_pow_fixed<0>().is_one());
   }
 }

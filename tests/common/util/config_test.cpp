@@ -1,12 +1,12 @@
 // The config schema: defaults, a full valid file, and that every kind of mistake (unknown key,
 // wrong type, out-of-range value, bad YAML, missing file) is an error naming file and key.
+#include "common/util/config.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
-
-#include "common/util/config.hpp"
 
 using zkmill::util::Config;
 using zkmill::util::ConfigError;
@@ -91,8 +91,8 @@ TEST(Config, UnknownKeyNamesKeyAndFile) {
 
 TEST(Config, WrongTypesAreRejected) {
   const std::string want = "config.yaml: key 'threads' must be a non-negative integer";
-  for (const char* text : {"threads: -1\n", "threads: four\n", "threads: 1.5\n", "threads: [1, 2]\n",
-                           "threads: \"\"\n", "threads: 4 cores\n", "threads: {a: 1}\n"}) {
+  for (const char* text : {"threads: -1\n", "threads: four\n", "threads: 1.5\n", "threads: [1, 2]\n", "threads: \"\"\n",
+                           "threads: 4 cores\n", "threads: {a: 1}\n"}) {
     EXPECT_EQ(error_of(text), want) << text;
   }
   EXPECT_NE(error_of("threads: 100000\n").find("key 'threads' must be at most"), std::string::npos);

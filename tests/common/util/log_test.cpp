@@ -1,5 +1,7 @@
 // Log levels: the six names map to spdlog's levels, anything else is rejected by name (spdlog's
 // own parser would silently turn a typo into "off"); init_logging applies level and file.
+#include "common/util/log.hpp"
+
 #include <gtest/gtest.h>
 #include <spdlog/spdlog.h>
 
@@ -8,8 +10,6 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
-
-#include "common/util/log.hpp"
 
 using zkmill::util::init_logging;
 using zkmill::util::is_log_level;

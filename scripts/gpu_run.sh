@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# One device-machine session for the CUDA backend: GPU tests, compute-sanitizer on the small
+# cases, then the benchmark table. Runs from the repository root on the GPU machine with the
+# binaries built on the dev box in .device/ (bin/ and the shared libraries ldd lists in lib/).
+#   scripts/gpu_run.sh [tests|sanitize|bench|all] [extra bench args...]
+# Logs go to $OUT (the device tool's result folder) or ./gpu-logs; the last lines printed are
+# the summary, so a caller that sees only the tail of the output still gets the figures.
+set -u
+what=${1:-all}
+shift || true
+out=${OUT:-gpu-logs}
+mkdir -p "$out"
+bin=.device/bin
+export LD_LIBRARY_PATH=$PWD/.device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+summary=()
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total --format=csv,noheader 2>&1 | tee "$out/gpu.txt"
+
+if [[ $what == all || $what == tests ]]; then
+  "$bin/test_cuda" --gtest_brief=1 >"$out/tests.log" 2>&1
+  rc=$?
+  summary+=("tests: rc=$rc $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/tests.log" | tr '\n' ' ')")
+  grep -E 'FAILED|Failure|error' "$out/tests.log" | head -40
+fi
+
+if [[ $what == all || $what == sanitize ]]; then
+  # Small cases only: memcheck slows kernels by one to two orders of magnitude.
+  "$san" --tool memcheck --leak-check full --error-exitcode 3 "$bin/test_cuda" \
+    --gtest_filter='GpuMsm*.Small1k*:GpuMsm*.ExceptionalPoints:GpuMsm*.TrivialSizes*:GpuNtt*.Small1k:GpuNtt*.TinySizes' \
+    >"$out/memcheck.log" 2>&1
+  rc=$?
+  summary+=("memcheck: rc=$rc $(grep -E 'ERROR SUMMARY' "$out/memcheck.log" | tail -1)")
+  "$san" --tool racecheck --error-exitcode 3 "$bin/test_cuda" --gtest_filter='GpuNtt*.Small1k:GpuMsm*.Small1k*' \
+    >"$out/racecheck.log" 2>&1
+  rc=$?
+  summary+=("racecheck: rc=$rc $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$out/racecheck.log" | tail -1)")
+fi
+
+if [[ $what == all || $what == bench ]]; then
+  "$bin/zkmill_gpu_bench" "$@" >"$out/bench.log" 2>&1
+  rc=$?
+  summary+=("bench: rc=$rc")
+  sed -n '/^op /,$p' "$out/bench.log"
+  [[ $rc == 0 ]] || tail -20 "$out/bench.log"
+fi
+
+printf '%s\n' "${summary[@]}"

@@ -1,0 +1,82 @@
+// Test support: run a real program (no shell) with captured stdout/stderr, in a
+// per-test scratch directory, so integration tests drive binaries through their public CLI.
+#pragma once
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+extern char** environ;
+
+namespace zkmill::test {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// A per-test scratch directory, so tests can run in parallel (ctest -j).
+inline fs::path scratch_dir() {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  fs::path dir = fs::path(::testing::TempDir()) / ("zkmill_" + std::string(info->test_suite_name()) + "_" +
+                                                   std::string(info->name()) + "_" + std::to_string(getpid()));
+  for (char& c : const_cast<std::string&>(dir.native()))
+    if (c == '<' || c == '>' || c == ':' || c == ' ') c = '_';
+  fs::create_directories(dir);
+  return dir;
+}
+
+inline std::string slurp(const fs::path& p) {
+  std::stringstream s;
+  s << std::ifstream(p, std::ios::binary).rdbuf();
+  return s.str();
+}
+
+// Runs `program` (a path, or a name looked up in PATH) with `args`; waits for it.
+inline Result run_program(const std::string& program, const std::vector<std::string>& args) {
+  const fs::path dir = scratch_dir();
+  static int counter = 0;
+  const std::string tag = std::to_string(counter++);
+  const std::string out_path = (dir / ("stdout." + tag)).string(), err_path = (dir / ("stderr." + tag)).string();
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(program.c_str()));
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = 0;
+  Result r;
+  const int rc = posix_spawnp(&pid, program.c_str(), &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) {
+    ADD_FAILURE() << "cannot start " << program << ": " << std::strerror(rc);
+    return r;
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = slurp(out_path);
+  r.err = slurp(err_path);
+  return r;
+}
+
+inline std::string zkmill_binary() { return std::string(ZKMILL_BINARY_DIR) + "/bin/zkmill"; }
+inline Result run_zkmill(const std::vector<std::string>& args) { return run_program(zkmill_binary(), args); }
+
+inline bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+
+}  // namespace zkmill::test
