@@ -1,5 +1,5 @@
-// MSM benchmarks (Google Benchmark): Pippenger G1/G2 on both curves on the global pool, plus a
-// window-size and accumulation sweep and single-thread figures for comparison with other
+// MSM benchmarks (Google Benchmark): Pippenger G1/G2 of both curves on the global pool.
+// Also a window-size and accumulation sweep and single-thread figures for comparison with other
 // libraries. Before the benchmarks it prints the planner's window table.
 #include <benchmark/benchmark.h>
 

@@ -5,6 +5,8 @@
 #   scripts/gpu_run.sh [tests|sanitize|bench|all] [extra bench args...]
 # Logs go to $OUT (the device tool's result folder) or ./gpu-logs; the last lines printed are
 # the summary, so a caller that sees only the tail of the output still gets the figures.
+# Each step has its own time limit (device time is scarce): a hang costs one step, not the run.
+# Order: tests, bench, then the sanitizers (the slowest and the first to give up).
 set -u
 what=${1:-all}
 shift || true
@@ -18,31 +20,32 @@ summary=()
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total --format=csv,noheader 2>&1 | tee "$out/gpu.txt"
 
 if [[ $what == all || $what == tests ]]; then
-  "$bin/test_cuda" --gtest_brief=1 >"$out/tests.log" 2>&1
+  timeout 75 "$bin/test_cuda" --gtest_brief=1 >"$out/tests.log" 2>&1
   rc=$?
   summary+=("tests: rc=$rc $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/tests.log" | tr '\n' ' ')")
   grep -E 'FAILED|Failure|error' "$out/tests.log" | head -40
 fi
 
+if [[ $what == all || $what == bench ]]; then
+  timeout 60 "$bin/zkmill_gpu_bench" "$@" >"$out/bench.log" 2>&1
+  rc=$?
+  summary+=("bench: rc=$rc")
+  [[ $rc == 0 ]] || tail -20 "$out/bench.log"
+fi
+
 if [[ $what == all || $what == sanitize ]]; then
   # Small cases only: memcheck slows kernels by one to two orders of magnitude.
-  "$san" --tool memcheck --leak-check full --error-exitcode 3 "$bin/test_cuda" \
+  timeout 50 "$san" --tool memcheck --leak-check full --error-exitcode 3 "$bin/test_cuda" \
     --gtest_filter='GpuMsm*.Small1k*:GpuMsm*.ExceptionalPoints:GpuMsm*.TrivialSizes*:GpuNtt*.Small1k:GpuNtt*.TinySizes' \
     >"$out/memcheck.log" 2>&1
   rc=$?
   summary+=("memcheck: rc=$rc $(grep -E 'ERROR SUMMARY' "$out/memcheck.log" | tail -1)")
-  "$san" --tool racecheck --error-exitcode 3 "$bin/test_cuda" --gtest_filter='GpuNtt*.Small1k:GpuMsm*.Small1k*' \
+  timeout 35 "$san" --tool racecheck --error-exitcode 3 "$bin/test_cuda" --gtest_filter='GpuNtt*.Small1k:GpuMsm*.Small1k*' \
     >"$out/racecheck.log" 2>&1
   rc=$?
   summary+=("racecheck: rc=$rc $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$out/racecheck.log" | tail -1)")
 fi
 
-if [[ $what == all || $what == bench ]]; then
-  "$bin/zkmill_gpu_bench" "$@" >"$out/bench.log" 2>&1
-  rc=$?
-  summary+=("bench: rc=$rc")
-  sed -n '/^op /,$p' "$out/bench.log"
-  [[ $rc == 0 ]] || tail -20 "$out/bench.log"
-fi
 
+[[ -f $out/bench.log ]] && sed -n '/^op /,$p' "$out/bench.log"
 printf '%s\n' "${summary[@]}"

@@ -1,5 +1,5 @@
-// Extended Jacobian "XYZZ" coordinates for short Weierstrass curves y^2 = x^3 + b (a = 0):
-// the bucket representation of the MSM. Formulas: Explicit-Formulas Database (Bernstein-Lange),
+// Extended Jacobian "XYZZ" point coordinates for y^2 = x^3 + b: the MSM's bucket representation.
+// Formulas: Explicit-Formulas Database (Bernstein-Lange),
 // g1p/auto/shortw/xyzz, due to Sutherland 2008: add-2008-s, madd-2008-s, dbl-2008-s-1,
 // mdbl-2008-s-1 (https://hyperelliptic.org/EFD/g1p/auto-shortw-xyzz.html).
 //

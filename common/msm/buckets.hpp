@@ -1,5 +1,5 @@
-// Bucket accumulation for one Pippenger window over one chunk of points, and the running-sum
-// bucket reduction: the inner loop of the MSM, in two variants (XYZZ buckets, batch-affine).
+// The MSM inner loop: bucket accumulation for one window and chunk, and the bucket reduction.
+// Two variants: XYZZ buckets and batch-affine buckets.
 //
 // Window sum. With signed digits d_j of the window, S = sum_j d_j P_j = sum_{k=1}^{B} k T_k where
 // T_k = sum_{d_j = k} P_j - sum_{d_j = -k} P_j (B = 2^{c-1} buckets; Pippenger, "On the

@@ -1,25 +1,31 @@
 // Window-size planning for the MSM, and the explicit instantiations for G1/G2 of both curves.
 //
-// The model. One window task over k points with 2^{c-1} buckets costs about
-//   k A + 2^{c-1} R
-// base-field multiplications, A per point (bucket addition) and R per bucket (running-sum
-// reduction: one bucket addition into the running sum plus one full XYZZ addition into the
-// total). Counting an S as an M:
-//   XYZZ buckets:         A = 10 (madd-2008-s, 8M + 2S),  R = 28 (two add-2008-s, 12M + 2S each)
-//   batch-affine buckets: A = 7  (chord 2M + 1S, Montgomery trick 3M, inversion share, deferrals)
-//                         R = 24 (madd-2008-s + add-2008-s)
-// With W = ceil((b + 1) / c) windows split into `chunks` point ranges, the W * chunks equal
-// tasks run on T threads in ceil(W * chunks / T) rounds, so the wall time is modelled as
-//   ceil(W chunks / T) (n / chunks A + 2^{c-1} R) + W (c D + 30)
+// The model. One window task over k points with B = 2^{c-1} buckets costs about
+//   k (1 - 2^-c) A + B R
+// base-field multiplications ("units"; a squaring counts as one, and the additions, branches
+// and loads of a formula are folded in), where 2^-c is the chance of a zero digit, A is the cost
+// of one bucket addition and R that of one bucket in the running-sum reduction. R depends on the
+// bucket occupancy occ = 1 - exp(-k / B): "sum += running" is a full XYZZ addition for every
+// bucket, "running += bucket" only for non-empty ones. Fitted to instruction counts (cachegrind,
+// single thread, BN254 G1, n = 2^12..2^16, c = 8..15; one unit = one Fq multiplication of the
+// ff layer, ~390 instructions for BN254, ~920 for BLS12-381):
+//   XYZZ buckets:         A = 12.6 (madd-2008-s: 8M + 2S + 6 additions), R = 12.5 (1 + occ)
+//   batch-affine buckets: A = 7.6 + 400/K (chord 2M + 1S, Montgomery's trick 3M, and one ~1.5 b
+//                         multiplication inversion per batch of K), R = 12.5 + 10 occ
+// The fit is within 10% over that grid and has the same argmin c. With W = ceil((b + 1) / c)
+// windows split into `chunks` point ranges, the W * chunks equal tasks run on T threads in
+// ceil(W chunks / T) rounds, so the wall time is modelled as
+//   ceil(W chunks / T) (task cost) + W (c D + 30)
 // (the last term: the serial Horner combination, D = 7 for a Jacobian doubling, plus the
-// conversion and chunk sums per window). The minimum over c in [1, 16] and chunks in [1, 4T]
-// is taken. The classical estimate c ~ log2(n) - log2(log2(n)) (or ln n + 2) falls out of the
-// first term for T = 1; the model also sees that with T = 2 an even window count avoids an idle
-// half round. Measured optima (bench_msm, see the MSM report) match the model within one bit.
+// conversion and chunk sums per window), minimised over c in [1, 16] and chunks in [1, 4T].
+// The classical c ~ ln(n) + 2 is close for XYZZ but batch-affine, with its cheaper additions,
+// prefers about one bit more at small n. With T = 2 the model also sees that an even window
+// count avoids an idle half round.
 //
-// Batch-affine needs enough points per task to amortise its inversions (one per batch) and
-// enough buckets for collisions in a batch to stay rare, so kAuto only considers it for
-// c >= kMinBatchAffineC and at least kMinBatchesPerTask full batches per task.
+// Measured (instructions, BN254 G1, one thread): batch-affine saves 17% at 2^12 (c = 10), 25%
+// at 2^14 (c = 11) and 29% at 2^16 (c = 13) over XYZZ at its own best c; at c <= 9 the two are
+// even (too many collisions per batch), so kAuto considers batch-affine only for
+// c >= kMinBatchAffineC with at least kMinBatchesPerTask full batches per task.
 #include "common/msm/pippenger.hpp"
 
 #include <algorithm>
@@ -31,18 +37,21 @@ namespace zkmill::msm {
 
 namespace {
 
-constexpr double kXyzzAdd = 10, kXyzzBucket = 28;
-constexpr double kAffineAdd = 7, kAffineBucket = 24;
+constexpr double kXyzzAdd = 12.6, kFullAdd = 12.5;
+constexpr double kAffineAdd = 7.6, kInversion = 400, kAffineBucketAdd = 10;
 constexpr double kDouble = 7, kPerWindow = 30;
 constexpr unsigned kMinBatchAffineC = 10;
-constexpr size_t kMinBatchesPerTask = 8;
+constexpr size_t kMinBatchesPerTask = 4;
 
 double model(size_t n, size_t bits, size_t threads, unsigned c, unsigned chunks, Accumulation acc) {
-  const double add = acc == Accumulation::kBatchAffine ? kAffineAdd : kXyzzAdd;
-  const double bucket = acc == Accumulation::kBatchAffine ? kAffineBucket : kXyzzBucket;
+  const bool affine = acc == Accumulation::kBatchAffine;
   const unsigned W = num_windows(bits, c);
+  const double k = double(n) / chunks, buckets = double(size_t(1) << (c - 1));
+  const double occ = 1 - std::exp(-k / buckets);
+  const double add = affine ? kAffineAdd + kInversion / double(detail::default_batch(c)) : kXyzzAdd;
+  const double bucket = kFullAdd + occ * (affine ? kAffineBucketAdd : kFullAdd);
+  const double per_task = k * (1 - std::ldexp(1.0, -int(c))) * add + buckets * bucket;
   const size_t rounds = (size_t(W) * chunks + threads - 1) / threads;
-  const double per_task = double(n) / chunks * add + double(size_t(1) << (c - 1)) * bucket;
   return double(rounds) * per_task + double(W) * (c * kDouble + kPerWindow);
 }
 

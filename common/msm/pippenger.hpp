@@ -1,5 +1,5 @@
-// Multi-scalar multiplication sum_i s_i P_i on the CPU: the public API of Pippenger's bucket
-// method (Pippenger, "On the evaluation of powers and related problems", FOCS 1976) with signed
+// Public API of the CPU multi-scalar multiplication sum_i s_i P_i (Pippenger's bucket method).
+// (Pippenger, "On the evaluation of powers and related problems", FOCS 1976) with signed
 // c-bit digits, XYZZ or batch-affine buckets and window/point-chunk parallelism over a
 // util::ThreadPool. The algorithm lives in pippenger_impl.hpp; pippenger.cpp instantiates it for
 // G1 and G2 of BN254 and BLS12-381, so including this header compiles none of it.

@@ -1,5 +1,4 @@
-// Pippenger MSM (common/msm/pippenger.hpp) against the naive sum, for all four groups, plus the
-// signed-digit recoding and the window planner.
+// Tests the Pippenger MSM against the naive sum for all four groups, and the digit recoding/planner.
 #include <gtest/gtest.h>
 
 #include <random>
