@@ -37,7 +37,9 @@ cs::WitnessBundle synthesize_builtin(const KeyMeta& meta, uint64_t seed, uint64_
                                      const cs::CircuitId& circuit_id = {}) {
   using Fr = typename E::Fr;
   auto c = circuits::make_circuit<Fr>(meta.circuit, meta.size, seed, partition);
-  cs::ProvingCS<Fr> pcs;
+  // Synthesize straight into a bundle of the key's shape: no final copy (half the peak
+  // memory at PoRep scale), and a circuit that disagrees with its key is refused.
+  cs::ProvingCS<Fr> pcs(typename cs::ProvingCS<Fr>::Shape{meta.n_inputs, meta.n_aux, meta.n_constraints - meta.n_inputs});
   c->synthesize(pcs);
   return std::move(pcs).into_bundle(circuit_id, partition);
 }

@@ -38,7 +38,14 @@ class PreparedVerifyingKey {
   using G1A = typename E::G1Affine;
   using G2A = typename E::G2Affine;
 
-  explicit PreparedVerifyingKey(VerifyingKey<E> vk) : vk_(std::move(vk)) {
+  using Engine = pairing::Engine<E>;
+
+  // The fixed G2 points' Miller-loop lines are computed once here, not per verification.
+  explicit PreparedVerifyingKey(VerifyingKey<E> vk)
+      : vk_(std::move(vk)),
+        beta_(Engine::prepare(vk_.beta_g2)),
+        gamma_(Engine::prepare(vk_.gamma_g2)),
+        delta_(Engine::prepare(vk_.delta_g2)) {
     if (vk_.ic.empty()) throw VerifyError("verifying key has no IC points");
   }
   const VerifyingKey<E>& vk() const { return vk_; }
@@ -63,11 +70,10 @@ class PreparedVerifyingKey {
   bool verify(const Proof<E>& proof, std::span<const Fr> inputs) const {
     if (!proof_is_well_formed(proof)) return false;
     G1 ic = input_commitment(inputs);
-    std::pair<G1A, G2A> pairs[] = {{proof.a, proof.b},
-                                   {(-ic).to_affine(), vk_.gamma_g2},
-                                   {-proof.c, vk_.delta_g2},
-                                   {-vk_.alpha_g1, vk_.beta_g2}};
-    return pairing::Engine<E>::pairing_product_is_one(pairs);
+    auto b = Engine::prepare(proof.b);
+    typename Engine::PreparedPair pairs[] = {
+        {proof.a, &b}, {(-ic).to_affine(), &gamma_}, {-proof.c, &delta_}, {-vk_.alpha_g1, &beta_}};
+    return Engine::pairing_product_is_one(std::span<const typename Engine::PreparedPair>(pairs));
   }
 
   // All-or-nothing: true iff every proof verifies (with overwhelming probability).
@@ -75,7 +81,9 @@ class PreparedVerifyingKey {
     if (proofs.size() != inputs.size()) throw VerifyError("batch verify: proofs and inputs differ in count");
     if (proofs.empty()) return true;
     std::random_device rd;  // the prover must not predict rho
-    std::vector<std::pair<G1A, G2A>> pairs;
+    std::vector<typename Engine::PreparedG2> bs;
+    bs.reserve(proofs.size());
+    std::vector<typename Engine::PreparedPair> pairs;
     pairs.reserve(proofs.size() + 3);
     G1 ic_sum = G1::identity(), c_sum = G1::identity();
     Fr rho_sum = Fr::zero();
@@ -83,14 +91,15 @@ class PreparedVerifyingKey {
       if (!proof_is_well_formed(proofs[k])) return false;
       Fr rho = random_rho(rd);
       rho_sum += rho;
-      pairs.emplace_back((G1::from_affine(proofs[k].a) * rho).to_affine(), proofs[k].b);
+      bs.push_back(Engine::prepare(proofs[k].b));
+      pairs.emplace_back((G1::from_affine(proofs[k].a) * rho).to_affine(), &bs.back());
       ic_sum += input_commitment(inputs[k]) * rho;
       c_sum += G1::from_affine(proofs[k].c) * rho;
     }
-    pairs.emplace_back((-ic_sum).to_affine(), vk_.gamma_g2);
-    pairs.emplace_back((-c_sum).to_affine(), vk_.delta_g2);
-    pairs.emplace_back((G1::from_affine(-vk_.alpha_g1) * rho_sum).to_affine(), vk_.beta_g2);
-    return pairing::Engine<E>::pairing_product_is_one(pairs);
+    pairs.emplace_back((-ic_sum).to_affine(), &gamma_);
+    pairs.emplace_back((-c_sum).to_affine(), &delta_);
+    pairs.emplace_back((G1::from_affine(-vk_.alpha_g1) * rho_sum).to_affine(), &beta_);
+    return Engine::pairing_product_is_one(std::span<const typename Engine::PreparedPair>(pairs));
   }
 
  private:
@@ -103,6 +112,7 @@ class PreparedVerifyingKey {
     }
   }
   VerifyingKey<E> vk_;
+  typename Engine::PreparedG2 beta_, gamma_, delta_;
 };
 
 }  // namespace zkmill::groth16
