@@ -1,0 +1,50 @@
+// fetch_bundle: the prove worker's side of a bundle transfer, straight into its final buffer.
+//
+// Connects a DEALER to the synth worker's BundleServer, asks for the key, checks the
+// announced size against max_total_bytes *before* allocating, then grants `window` chunk
+// credits and writes each chunk (checksum-verified, offset-checked) into the bundle via
+// cs::BundleReceiver, re-granting one credit per chunk received. Extra memory beyond the
+// bundle is bounded by (window + 1) x chunk bytes (libzmq's receive buffers). At the end
+// the bundle's trailing checksum and parse-time validation run. Protocol: message.hpp.
+//
+// Usage on the prove worker, with the endpoint and key the coordinator handed out:
+//   zmq::context_t ctx;                       // one per process, shared by all fetches
+//   wire::FetchOptions o;
+//   o.max_total_bytes = free_host_memory_budget;
+//   cs::WitnessBundle b = wire::fetch_bundle(ctx, "tcp://10.0.0.7:40123", "job42/part3", o);
+// Each call opens (and closes) its own socket, so concurrent fetches from several threads
+// are fine; a failed fetch leaves nothing behind (the server is told CANCEL, best effort).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <zmq.hpp>
+
+#include "common/cs/witness_bundle.hpp"
+#include "common/wire/message.hpp"
+#include "common/wire/zap_handler.hpp"
+
+namespace zkmill::wire {
+
+struct CurveClientKeys {
+  CurveKeyPair client;            // this worker's keypair (its public key is on the server's allow-list)
+  std::string server_public_key;  // Z85, from the coordinator
+};
+
+struct FetchOptions {
+  uint32_t window = 4;                     // chunks in flight, 1 .. kMaxWindow
+  std::chrono::milliseconds timeout{30000};  // longest wait for any one message from the server
+  uint64_t max_total_bytes = UINT64_MAX;   // admission limit, checked before allocating
+  std::optional<CurveClientKeys> curve;    // set: CURVE-encrypted, authenticated to the server
+};
+
+// Fetches `bundle_key` from the BundleServer at `endpoint`. Throws TransferError: UnknownKey,
+// Busy, Timeout (server gone or stalled: says how far the transfer got), TooLarge, Checksum,
+// Malformed, Bundle (validation), Auth (CURVE handshake refused).
+cs::WitnessBundle fetch_bundle(zmq::context_t& ctx, const std::string& endpoint, const std::string& bundle_key,
+                               const FetchOptions& opts = {});
+
+}  // namespace zkmill::wire
