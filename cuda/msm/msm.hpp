@@ -12,7 +12,7 @@
 namespace zkmill::cuda {
 
 struct MsmOptions {
-  int window_bits = 0;  // 0: chosen from n by a cost model; 2..24 forces a width (tests, tuning)
+  int window_bits = 0;  // 0: chosen from n (at most 16); 2..22 forces a width (tests, tuning)
 };
 
 // out = sum_i scalars[i] * points[i]. Points at infinity and zero scalars are allowed. `out` is

@@ -1,7 +1,6 @@
-// The body shared by the per-curve C++ MSM entries: argument checks, upload of the CPU's
-// arrays as they are, one Engine run, and every failure turned into a GpuResult.
-#pragma once
-
+// The C++ entry points of the GPU G1 MSM: argument checks, upload of the CPU's arrays as they
+// are, one Engine run, and every failure turned into a GpuResult; instantiated for BLS12-381 and
+// BN254 (one translation unit for both: the kernels are templates in pippenger.cuh).
 #include <stdexcept>
 
 #include "cuda/msm/msm.hpp"
@@ -46,3 +45,17 @@ MsmResult msm_from_host(const typename G::HostAffine* points, const typename G::
 }
 
 }  // namespace zkmill::cuda::pippenger
+
+namespace zkmill::cuda {
+
+MsmResult msm_g1_bls12_381(const curves::Bls12381::G1Affine* points, const curves::Bls12381::Fr* scalars,
+                           size_t n, curves::Bls12381::G1* out, const MsmOptions& options) noexcept {
+  return pippenger::msm_from_host<curve::Bls12381G1>(points, scalars, n, out, options);
+}
+
+MsmResult msm_g1_bn254(const curves::Bn254::G1Affine* points, const curves::Bn254::Fr* scalars, size_t n,
+                       curves::Bn254::G1* out, const MsmOptions& options) noexcept {
+  return pippenger::msm_from_host<curve::Bn254G1>(points, scalars, n, out, options);
+}
+
+}  // namespace zkmill::cuda
