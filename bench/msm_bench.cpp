@@ -59,8 +59,9 @@ const char* acc_name(msm::Accumulation a) {
   }
 }
 
-std::string plan_label(size_t n, size_t bits, size_t threads, const msm::MsmConfig& cfg) {
-  auto p = msm::plan_windows(n, bits, threads, cfg.window_bits, cfg.accumulation);
+template <class P>
+std::string plan_label(size_t n, size_t threads, const msm::MsmConfig& cfg) {
+  auto p = msm::plan_windows(n, P::Scalar::kBits, sizeof(typename P::Base), threads, cfg.window_bits, cfg.accumulation);
   return "c=" + std::to_string(p.c) + " W=" + std::to_string(p.windows) + " chunks=" + std::to_string(p.chunks) +
          " " + acc_name(p.accumulation);
 }
@@ -71,7 +72,7 @@ void BM_Msm(benchmark::State& st) {
   const auto& in = inputs<P>(size_t(st.range(0)));
   auto& pool = util::ThreadPool::global();
   for (auto _ : st) benchmark::DoNotOptimize(msm::msm<P>(in.bases, in.scalars, pool));
-  st.SetLabel(plan_label(in.bases.size(), P::Scalar::kBits, pool.size(), {}) + " threads=" + std::to_string(pool.size()));
+  st.SetLabel(plan_label<P>(in.bases.size(), pool.size(), {}) + " threads=" + std::to_string(pool.size()));
   st.counters["ns/point"] = benchmark::Counter(double(in.bases.size()), benchmark::Counter::kIsIterationInvariantRate |
                                                                             benchmark::Counter::kInvert);
 }
@@ -82,7 +83,7 @@ void BM_MsmSingleThread(benchmark::State& st) {
   const auto& in = inputs<P>(size_t(st.range(0)));
   static util::ThreadPool one(1);
   for (auto _ : st) benchmark::DoNotOptimize(msm::msm<P>(in.bases, in.scalars, one));
-  st.SetLabel(plan_label(in.bases.size(), P::Scalar::kBits, 1, {}));
+  st.SetLabel(plan_label<P>(in.bases.size(), 1, {}));
 }
 
 // args: log2 n; Groth16-like scalars (70% zero, 20% one, 10% uniform).
@@ -101,7 +102,7 @@ void BM_MsmSweep(benchmark::State& st) {
   cfg.accumulation = msm::Accumulation(st.range(2));
   auto& pool = util::ThreadPool::global();
   for (auto _ : st) benchmark::DoNotOptimize(msm::msm<P>(in.bases, in.scalars, cfg, pool));
-  st.SetLabel(plan_label(in.bases.size(), P::Scalar::kBits, pool.size(), cfg));
+  st.SetLabel(plan_label<P>(in.bases.size(), pool.size(), cfg));
 }
 
 // args: log2 n, batch-affine batch size (c from the planner).
@@ -112,7 +113,7 @@ void BM_MsmBatchSweep(benchmark::State& st) {
   cfg.accumulation = msm::Accumulation::kBatchAffine;
   cfg.batch_size = size_t(st.range(1));
   for (auto _ : st) benchmark::DoNotOptimize(msm::msm<P>(in.bases, in.scalars, cfg));
-  st.SetLabel(plan_label(in.bases.size(), P::Scalar::kBits, util::ThreadPool::global().size(), cfg));
+  st.SetLabel(plan_label<P>(in.bases.size(), util::ThreadPool::global().size(), cfg));
 }
 
 void sweep_args(benchmark::internal::Benchmark* b) {
@@ -144,7 +145,7 @@ MSM_BENCH(BM_MsmBatchSweep, Bls1)->ArgsProduct({{16}, {128, 256, 512, 1024, 2048
 template <class P>
 void register_tuning(const char* curve) {
   for (size_t logn : {10, 12, 14, 16, 18}) {
-    unsigned c0 = msm::plan_windows(size_t(1) << logn, P::Scalar::kBits, 1).c;
+    unsigned c0 = msm::plan_windows(size_t(1) << logn, P::Scalar::kBits, sizeof(typename P::Base), 1).c;
     for (unsigned c = c0 > 2 ? c0 - 2 : 1; c <= std::min(c0 + 2, msm::kMaxWindowBits); ++c)
       for (size_t batch : {size_t(0), size_t(256), size_t(512), size_t(1024)}) {
         msm::MsmConfig cfg;
@@ -164,9 +165,11 @@ void register_tuning(const char* curve) {
 
 void print_plan_table() {
   const size_t threads = util::ThreadPool::global().size();
-  std::printf("MSM planner (255-bit scalars, %zu threads): log2(n) -> plan\n", threads);
+  std::printf("MSM planner (%zu threads): log2(n) -> plan for BN254 G1 | BLS12-381 G1 | BLS12-381 G2\n", threads);
   for (size_t logn = 4; logn <= 24; logn += 2)
-    std::printf("  2^%-2zu  %s\n", logn, plan_label(size_t(1) << logn, 255, threads, {}).c_str());
+    std::printf("  2^%-2zu  %-32s | %-32s | %s\n", logn, plan_label<Bn1>(size_t(1) << logn, threads, {}).c_str(),
+                plan_label<Bls1>(size_t(1) << logn, threads, {}).c_str(),
+                plan_label<Bls2>(size_t(1) << logn, threads, {}).c_str());
   std::fflush(stdout);
 }
 

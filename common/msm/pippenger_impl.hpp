@@ -96,7 +96,8 @@ ec::Jacobian<C> pippenger(std::span<const ec::Affine<C>> bases, std::span<const 
   if (m == 0) return units.to_jacobian();
 
   // 2. Recode.
-  const WindowPlan plan = plan_windows(m, Scalar::kBits, pool.size(), cfg.window_bits, cfg.accumulation);
+  const WindowPlan plan = plan_windows(m, Scalar::kBits, sizeof(typename C::Base), pool.size(), cfg.window_bits,
+                                         cfg.accumulation);
   const unsigned c = plan.c, W = plan.windows, chunks = plan.chunks;
   std::vector<uint32_t> idx(m);
   std::vector<uint16_t> digits(size_t(W) * m);

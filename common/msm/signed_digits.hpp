@@ -85,10 +85,12 @@ struct WindowPlan {
 // with A, R the per-point and per-bucket costs of the accumulation (pippenger.cpp), over c in
 // [1, 16] and chunks in [1, 4 threads]. `window_bits` != 0 forces c, a non-kAuto `accumulation`
 // forces the method. Defined in pippenger.cpp.
-WindowPlan plan_windows(size_t n, size_t scalar_bits, size_t threads, unsigned window_bits = 0,
+// coord_bytes: size of one base-field coordinate (32 BN254 G1, 48 BLS12-381 G1, twice that
+// for G2), for the bucket array's cache footprint.
+WindowPlan plan_windows(size_t n, size_t scalar_bits, size_t coord_bytes, size_t threads, unsigned window_bits = 0,
                         Accumulation accumulation = Accumulation::kAuto);
 
 // The model cost of a plan (exposed for the benchmark's window table).
-double plan_cost(const WindowPlan& plan, size_t n, size_t scalar_bits, size_t threads);
+double plan_cost(const WindowPlan& plan, size_t n, size_t scalar_bits, size_t coord_bytes, size_t threads);
 
 }  // namespace zkmill::msm

@@ -262,7 +262,7 @@ TEST(SignedDigits, SmallScalarsHaveZeroUpperDigits) {
 TEST(WindowPlanner, PlansAreSaneAcrossSizes) {
   unsigned prev_c = 0;
   for (size_t logn = 0; logn <= 24; ++logn) {
-    auto p = msm::plan_windows(size_t(1) << logn, 255, 1);
+    auto p = msm::plan_windows(size_t(1) << logn, 255, 48, 1);
     EXPECT_GE(p.c, 1u);
     EXPECT_LE(p.c, msm::kMaxWindowBits);
     EXPECT_EQ(p.windows, msm::num_windows(255, p.c));
@@ -271,10 +271,10 @@ TEST(WindowPlanner, PlansAreSaneAcrossSizes) {
     prev_c = p.c;
   }
   // More threads than windows: the points get split.
-  auto p = msm::plan_windows(size_t(1) << 20, 255, 64);
+  auto p = msm::plan_windows(size_t(1) << 20, 255, 48, 64);
   EXPECT_GT(size_t(p.windows) * p.chunks, size_t(32));
   // Forced window and method are honoured.
-  auto f = msm::plan_windows(1000, 254, 2, 5, msm::Accumulation::kBatchAffine);
+  auto f = msm::plan_windows(1000, 254, 32, 2, 5, msm::Accumulation::kBatchAffine);
   EXPECT_EQ(f.c, 5u);
   EXPECT_EQ(f.accumulation, msm::Accumulation::kBatchAffine);
 }
