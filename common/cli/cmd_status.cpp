@@ -1,0 +1,113 @@
+// The farm's client commands besides submit: `zkmill status [JOB] [--json]`, `zkmill wait JOB`,
+// `zkmill cancel JOB` and `zkmill result JOB --out DIR`. All read Redis, the source of truth.
+// zkmill-cli-links: zk_coordinator
+#include <cstdio>
+#include <memory>
+
+#include "common/cli/command.hpp"
+#include "coordinator/farm_client.hpp"
+
+namespace zkmill::cli {
+namespace {
+
+struct ClientOptions {
+  std::string config, job, out;
+  bool json = false, quiet = false;
+  uint64_t timeout_s = 0;
+};
+
+farm::FarmClient client_for(const ClientOptions& o, const Context& ctx) {
+  auto cfg = farm::load_command_config(o.config.empty() ? ctx.config_path : o.config,
+                                       ctx.log_level == ctx.config.log.level ? "" : ctx.log_level);
+  return farm::FarmClient(cfg.redis);
+}
+
+std::shared_ptr<ClientOptions> common_options(CLI::App& sub, bool job_required) {
+  auto o = std::make_shared<ClientOptions>();
+  sub.add_option("--config", o->config, "Client config (redis section; docs/config.md)")->check(CLI::ExistingFile);
+  auto* job = sub.add_option("job", o->job, "Job id (from zkmill submit)");
+  if (job_required) job->required();
+  return o;
+}
+
+RunFn setup_status(CLI::App& sub) {
+  auto o = common_options(sub, false);
+  sub.add_flag("--json", o->json, "Machine-readable output");
+  return [o](const Context& ctx) {
+    auto c = client_for(*o, ctx);
+    if (o->job.empty()) {
+      auto jobs = c.list(50);
+      if (o->json) {
+        std::printf("%s\n", jobs.dump(1).c_str());
+      } else {
+        for (const auto& j : jobs)
+          std::printf("%-8s %-10s %llu/%llu verified %s\n", j["job"].get<std::string>().c_str(),
+                      j["state"].get<std::string>().c_str(), (unsigned long long)j["verified"].get<uint64_t>(),
+                      (unsigned long long)j["partitions"].get<uint64_t>(), j["error"].get<std::string>().c_str());
+      }
+      return 0;
+    }
+    auto s = c.status(o->job);
+    if (s.is_null()) {
+      std::fprintf(stderr, "zkmill: error: no job '%s'\n", o->job.c_str());
+      return 1;
+    }
+    if (o->json) {
+      std::printf("%s\n", s.dump(1).c_str());
+      return 0;
+    }
+    std::printf("job %s: %s, %llu/%llu partitions verified, priority %lld%s%s\n", o->job.c_str(),
+                s["state"].get<std::string>().c_str(), (unsigned long long)s["verified"].get<uint64_t>(),
+                (unsigned long long)s["partitions"].get<uint64_t>(), (long long)s["priority"].get<int64_t>(),
+                s["error"].get<std::string>().empty() ? "" : ", error: ", s["error"].get<std::string>().c_str());
+    for (const auto& p : s["partition_states"])
+      std::printf("  partition %-4llu %-13s attempts %llu %s%s\n", (unsigned long long)p["partition"].get<uint64_t>(),
+                  p["state"].get<std::string>().c_str(), (unsigned long long)p["attempts"].get<uint64_t>(),
+                  p["worker"].get<std::string>().c_str(),
+                  p["error"].get<std::string>().empty() ? "" : (" last error: " + p["error"].get<std::string>()).c_str());
+    return 0;
+  };
+}
+
+RunFn setup_wait(CLI::App& sub) {
+  auto o = common_options(sub, true);
+  sub.add_option("--timeout", o->timeout_s, "Give up after this many seconds (exit 2); 0 waits forever");
+  sub.add_flag("--quiet", o->quiet, "No progress lines");
+  return [o](const Context& ctx) { return client_for(*o, ctx).wait(o->job, o->timeout_s, o->quiet); };
+}
+
+RunFn setup_cancel(CLI::App& sub) {
+  auto o = common_options(sub, true);
+  return [o](const Context& ctx) {
+    std::string r = client_for(*o, ctx).cancel(o->job);
+    if (r.empty()) {
+      std::fprintf(stderr, "zkmill: error: no job '%s'\n", o->job.c_str());
+      return 1;
+    }
+    if (r != "cancelled") {
+      std::fprintf(stderr, "zkmill: error: job %s is already %s\n", o->job.c_str(), r.c_str());
+      return 1;
+    }
+    std::printf("%s cancelled\n", o->job.c_str());
+    return 0;
+  };
+}
+
+RunFn setup_result(CLI::App& sub) {
+  auto o = common_options(sub, true);
+  sub.add_option("--out", o->out, "Directory for partition-<i>.proof.json / .public.json and proofs.bin")->required();
+  return [o](const Context& ctx) {
+    client_for(*o, ctx).write_result(o->job, o->out);
+    std::printf("wrote %s\n", o->out.c_str());
+    return 0;
+  };
+}
+
+const RegisterCommand kStatus{"status", "Show farm jobs, or one job's partitions", setup_status};
+const RegisterCommand kWait{"wait", "Wait for a farm job; exit 0 when every proof is verified", setup_wait};
+const RegisterCommand kCancel{"cancel", "Cancel a farm job (queued work stops, in-flight results are discarded)",
+                              setup_cancel};
+const RegisterCommand kResult{"result", "Write a finished job's proofs (snarkjs JSON and proofs.bin)", setup_result};
+
+}  // namespace
+}  // namespace zkmill::cli

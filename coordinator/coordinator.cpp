@@ -1,0 +1,366 @@
+// Coordinator event loop: poll the ROUTER, handle messages, then run the periodic duties
+// (heartbeats and dead-worker detection, lease reaping, retry promotion, job sweeps, dispatch).
+// A Redis outage is survived by dropping the connection and retrying on the next turn: no
+// message is acked until its effect is in Redis, so workers re-send.
+#include "coordinator/coordinator.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <thread>
+#include <zmq_addon.hpp>
+
+namespace zkmill::farm {
+
+namespace {
+constexpr size_t kPeekWindow = 32;
+}
+
+uint64_t Coordinator::now_ms() {
+  return uint64_t(std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::system_clock::now().time_since_epoch())
+                      .count());
+}
+
+Coordinator::Coordinator(FarmConfig cfg)
+    : cfg_(std::move(cfg)), redis_(cfg_.redis), store_(redis_), checker_(store_), ctx_(1), router_(ctx_, zmq::socket_type::router) {
+  router_.set(zmq::sockopt::linger, 0);
+  router_.set(zmq::sockopt::router_mandatory, 1);
+  router_.set(zmq::sockopt::maxmsgsize, int64_t(cfg_.zmq.max_message_kb) * 1024 + 64);
+}
+
+void Coordinator::send(const std::string& to, const ControlMessage& m) {
+  std::string why;
+  if (!ControlMessage::valid(m.type, m.body, &why)) {
+    spdlog::error("coordinator: refusing to send invalid message: {}", why);
+    return;
+  }
+  if (!m.send_to(router_, to)) spdlog::debug("coordinator: could not send {} to {}", m.type, to);
+}
+
+void Coordinator::run(const std::atomic<bool>& stop) {
+  router_.bind(cfg_.coordinator.bind);
+  started_ms_ = now_ms();
+  spdlog::info("coordinator: serving on {} (redis {}), lease {} ms, heartbeat {} ms x {}", cfg_.coordinator.bind,
+               cfg_.redis.unix_socket.empty() ? cfg_.redis.host + ":" + std::to_string(cfg_.redis.port)
+                                              : cfg_.redis.unix_socket,
+               cfg_.coordinator.lease_ms, cfg_.coordinator.heartbeat_ms, cfg_.coordinator.liveness);
+  const size_t max_body = size_t(cfg_.zmq.max_message_kb) * 1024;
+  while (!stop.load()) {
+    zmq::pollitem_t items[] = {{router_.handle(), 0, ZMQ_POLLIN, 0}};
+    zmq::poll(items, 1, std::chrono::milliseconds(50));
+    try {
+      for (int n = 0; n < 1000; ++n) {
+        std::vector<zmq::message_t> frames;
+        if (!zmq::recv_multipart(router_, std::back_inserter(frames), zmq::recv_flags::dontwait)) break;
+        if (frames.empty()) continue;
+        std::string from = frames.front().to_string();
+        frames.erase(frames.begin());
+        std::string why;
+        auto m = ControlMessage::decode(frames, max_body, &why);
+        if (!m) {
+          spdlog::warn("coordinator: dropped a malformed message from '{}': {}", from.substr(0, 64), why);
+          continue;
+        }
+        handle(from, *m);
+      }
+      heartbeat_and_expire();
+      uint64_t now = now_ms();
+      store_.promote_delayed(now);
+      reap();
+      if (now - last_sweep_ms_ >= 500) {
+        sweep_jobs();
+        last_sweep_ms_ = now;
+      }
+      dispatch();
+    } catch (const RedisError& e) {
+      redis_.disconnect();
+      uint64_t now = now_ms();
+      if (now - last_redis_error_log_ms_ > 2000) {
+        spdlog::warn("coordinator: redis unavailable ({}); retrying", e.what());
+        last_redis_error_log_ms_ = now;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+  }
+  spdlog::info("coordinator: stopping");
+}
+
+void Coordinator::handle(const std::string& from, const ControlMessage& m) {
+  if (m.type == "hello") return on_hello(from, m.body);
+  auto it = workers_.find(from);
+  if (it == workers_.end()) {
+    // A worker from before our restart (or one we declared dead): it must introduce itself
+    // again before anything it says is trusted. Its results are re-sent after the hello.
+    send(from, ControlMessage("reconnect", nlohmann::json::object()));
+    return;
+  }
+  WorkerInfo& w = it->second;
+  w.last_seen_ms = now_ms();
+  if (m.type == "worker_heartbeat") {
+    w.tokens.clear();
+    for (const auto& t : m.body["tokens"])
+      if (t.is_number_unsigned()) w.tokens.insert(t.get<uint64_t>());
+    w.current = m.body["current"].get<uint64_t>();
+    w.draining = m.body["draining"].get<bool>();
+    // An assignment the worker never got (lost in a reconnect): free the worker; the lease
+    // reaper fails that attempt because nobody reports holding it.
+    if (w.busy_token && w.current != w.busy_token && !w.tokens.count(w.busy_token) &&
+        w.last_seen_ms - w.assigned_ms > 4ull * cfg_.coordinator.heartbeat_ms)
+      w.busy_token = 0;
+  } else if (m.type == "bye") {
+    spdlog::info("coordinator: worker {} left (drained)", from);
+    workers_.erase(it);
+  } else if (m.type == "synth_done" || m.type == "prove_done" || m.type == "task_failed") {
+    on_result(from, w, m);
+  } else {
+    spdlog::warn("coordinator: unexpected '{}' from worker {}", m.type, from);
+  }
+}
+
+void Coordinator::on_hello(const std::string& from, const nlohmann::json& b) {
+  const std::string role = b["role"].get<std::string>();
+  if (role != "synth" && role != "prove" && role != "both") {
+    spdlog::warn("coordinator: worker {} announced an unknown role '{}'; ignored", from, role.substr(0, 32));
+    return;
+  }
+  if (b["worker"].get<std::string>() != from) {
+    spdlog::warn("coordinator: hello from '{}' names itself '{}'; ignored", from, b["worker"].get<std::string>());
+    return;
+  }
+  WorkerInfo w;
+  w.role = role;
+  for (const auto& c : b["circuits"])
+    if (c.is_string()) w.circuits.insert(c.get<std::string>());
+  w.bundle_endpoint = b["bundle_endpoint"].get<std::string>();
+  for (const auto& t : b["tokens"])
+    if (t.is_number_unsigned()) w.tokens.insert(t.get<uint64_t>());
+  w.current = b["current"].get<uint64_t>();
+  w.busy_token = w.current;  // busy with something from before our restart
+  w.assigned_ms = now_ms();
+  w.draining = b["draining"].get<bool>();
+  w.last_seen_ms = now_ms();
+  bool known = workers_.count(from);
+  spdlog::info("coordinator: worker {} {} (role {}, {} cores, {} MiB, {} circuit(s))", from,
+               known ? "re-registered" : "registered", role, b["cores"].get<uint64_t>(), b["memory_mb"].get<uint64_t>(),
+               w.circuits.size());
+  workers_[from] = std::move(w);
+  send(from, ControlMessage("welcome", {{"heartbeat_ms", cfg_.coordinator.heartbeat_ms},
+                                        {"liveness", cfg_.coordinator.liveness}}));
+}
+
+void Coordinator::on_result(const std::string& from, WorkerInfo& w, const ControlMessage& m) {
+  const auto& b = m.body;
+  PartRef ref{b["job"].get<std::string>(), b["part"].get<uint64_t>()};
+  const uint64_t token = b["token"].get<uint64_t>();
+  if (ref.job.size() < 2 || ref.job[0] != 'j' || ref.job.find_first_not_of("0123456789", 1) != std::string::npos) {
+    spdlog::warn("coordinator: {} from {} names a malformed job '{}'", m.type, from, ref.job.substr(0, 32));
+    return;
+  }
+  const uint64_t now = now_ms();
+  if (m.type == "synth_done") {
+    bool ok = store_.synth_done(ref, token, w.bundle_endpoint, b["bundle_key"].get<std::string>(), now,
+                                cfg_.coordinator.lease_ms);
+    spdlog::debug("coordinator: {} partition {} synthesized by {}{}", ref.job, ref.part, from, ok ? "" : " (stale)");
+    if (!ok) send(from, ControlMessage("release", {{"bundle_key", b["bundle_key"]}}));
+  } else if (m.type == "task_failed") {
+    auto f = store_.fail(ref, token, from, b["error"].get<std::string>(), now, cfg_.coordinator);
+    if (f.outcome == 1)
+      spdlog::warn("coordinator: {} partition {} attempt {} failed on {}: {}; retry in {} ms", ref.job, ref.part,
+                   f.attempts, from, b["error"].get<std::string>(), f.delay_ms);
+    else if (f.outcome == 2)
+      spdlog::error("coordinator: job {} failed: partition {} exhausted {} attempts; last error: {}", ref.job, ref.part,
+                    f.attempts, b["error"].get<std::string>());
+  } else {  // prove_done
+    const JobInfo& ji = job_info(ref.job);
+    std::string why;
+    if (!checker_.verify_one(ji.circuit, b["proof"], b["public"], &why)) {
+      spdlog::error("coordinator: !!! PROOF REJECTED: job {} partition {} from worker {}: {} — counted as a failed attempt",
+                    ref.job, ref.part, from, why);
+      store_.fail(ref, token, from, "proof from " + from + " rejected: " + why, now, cfg_.coordinator);
+    } else {
+      auto d = store_.prove_done(ref, token, b["proof"].dump(), b["public"].dump(), now);
+      if (d.recorded) {
+        spdlog::info("coordinator: {} partition {} verified ({}/{})", ref.job, ref.part, d.verified, d.total);
+        if (auto sw = workers_.find(d.synth_worker); sw != workers_.end() && !d.bundle_key.empty())
+          send(d.synth_worker, ControlMessage("release", {{"bundle_key", d.bundle_key}}));
+        if (d.verified == d.total) finalize(ref.job);
+      } else {
+        spdlog::info("coordinator: {} partition {} result from {} discarded ({})", ref.job, ref.part, from, d.reason);
+      }
+    }
+  }
+  if (w.busy_token == token) w.busy_token = 0;
+  send(from, ControlMessage("ack", {{"token", token}}));
+}
+
+const Coordinator::JobInfo& Coordinator::job_info(const std::string& job) {
+  if (auto it = jobs_.find(job); it != jobs_.end()) return it->second;
+  auto j = store_.job(job);
+  JobInfo ji;
+  if (!j.empty()) {
+    ji.circuit = j["circuit"];
+    ji.curve = j["curve"];
+    ji.seed = std::stoull(j["seed"]);
+  }
+  return jobs_.emplace(job, ji).first->second;
+}
+
+void Coordinator::heartbeat_and_expire() {
+  const uint64_t now = now_ms();
+  if (now - last_heartbeat_ms_ < cfg_.coordinator.heartbeat_ms) return;
+  last_heartbeat_ms_ = now;
+  const uint64_t dead_after = uint64_t(cfg_.coordinator.heartbeat_ms) * cfg_.coordinator.liveness;
+  for (auto it = workers_.begin(); it != workers_.end();) {
+    if (now - it->second.last_seen_ms > dead_after) {
+      spdlog::warn("coordinator: worker {} missed {} heartbeats; declared dead, its leases will be requeued", it->first,
+                   cfg_.coordinator.liveness);
+      it = workers_.erase(it);
+      continue;
+    }
+    send(it->first, ControlMessage("heartbeat", nlohmann::json::object()));
+    ++it;
+  }
+}
+
+void Coordinator::reap() {
+  const uint64_t now = now_ms();
+  auto expired = store_.expired_leases(now, 200);
+  if (expired.empty()) return;
+  // Right after a (re)start, live workers may not have said hello yet: give them one lease period.
+  const bool grace = now - started_ms_ < cfg_.coordinator.lease_ms;
+  for (const auto& member : expired) {
+    auto ref = PartRef::parse(member);
+    if (!ref) continue;
+    auto r = redis_.command({"HMGET", "zk:part:" + ref->job + ":" + std::to_string(ref->part), "worker", "token"});
+    const std::string holder = r.elements.at(0).as_string();
+    const uint64_t token = uint64_t(r.elements.at(1).as_int());
+    auto w = workers_.find(holder);
+    bool held = w != workers_.end() && (w->second.tokens.count(token) || w->second.current == token ||
+                                        w->second.busy_token == token);
+    if (held || grace) {
+      store_.renew_lease(member, now + cfg_.coordinator.lease_ms);
+      continue;
+    }
+    std::string why = w == workers_.end() ? "worker " + holder + " lost (missed heartbeats)"
+                                          : "worker " + holder + " no longer holds the attempt";
+    auto f = store_.fail(*ref, 0, holder, why, now, cfg_.coordinator);
+    if (f.outcome == 0) store_.redis().command({"ZREM", "zk:leases", member});  // nothing leased any more
+    else spdlog::warn("coordinator: {} partition {} requeued: {}", ref->job, ref->part, why);
+  }
+}
+
+void Coordinator::sweep_jobs() {
+  const uint64_t now = now_ms();
+  for (const auto& job : store_.active_jobs()) {
+    auto j = store_.job(job);
+    if (j.empty()) continue;
+    uint64_t deadline = std::stoull(j["deadline_ms"]);
+    if (deadline && now > deadline) {
+      if (store_.finish(job, "failed", "deadline exceeded", now))
+        spdlog::error("coordinator: job {} failed: deadline exceeded", job);
+      continue;
+    }
+    // Covers a crash between the last partition's result and the job's final verification.
+    if (j["state"] == "running" && j["n_verified"] == j["partitions"]) finalize(job);
+  }
+}
+
+void Coordinator::finalize(const std::string& job) {
+  auto j = store_.job(job);
+  uint64_t n = std::stoull(j["partitions"]);
+  auto parts = store_.partitions(job, n);
+  std::vector<nlohmann::json> proofs, pubs;
+  for (auto& p : parts) {
+    if (p["state"] != "verified") return;
+    proofs.push_back(nlohmann::json::parse(p["proof"]));
+    pubs.push_back(nlohmann::json::parse(p["public"]));
+  }
+  std::string why;
+  bool ok = checker_.verify_batch(j["circuit"], proofs, pubs, &why);
+  if (ok) {
+    if (store_.finish(job, "done", "", now_ms())) spdlog::info("coordinator: job {} done: {} proofs batch-verified", job, n);
+  } else {
+    spdlog::error("coordinator: !!! job {} failed final batch verification: {}", job, why);
+    store_.finish(job, "failed", "final batch verification failed: " + why, now_ms());
+  }
+}
+
+void Coordinator::dispatch() {
+  size_t provers = 0, synthesizing = 0;
+  for (auto& [id, w] : workers_) {
+    if (w.can_prove() && !w.draining) ++provers;
+    if (w.busy_token && w.busy_is_synth) ++synthesizing;
+  }
+  // Prove work first: it drains what synthesis already produced.
+  for (auto& [id, w] : workers_)
+    if (!w.busy_token && !w.draining && w.can_prove()) dispatch_prove(id, w);
+  uint64_t ahead = store_.synth_ahead() + synthesizing;
+  const uint64_t limit = uint64_t(cfg_.coordinator.synth_lookahead) * std::max<size_t>(provers, 1);
+  for (auto& [id, w] : workers_) {
+    if (ahead >= limit) break;
+    if (!w.busy_token && !w.draining && w.can_synth() && dispatch_synth(id, w)) ++ahead;
+  }
+}
+
+bool Coordinator::dispatch_prove(const std::string& id, WorkerInfo& w) {
+  auto cands = store_.peek("prove", kPeekWindow);
+  if (cands.empty()) return false;
+  std::vector<std::vector<std::string>> cmds;
+  for (auto& m : cands) {
+    auto ref = PartRef::parse(m);
+    cmds.push_back({"HGET", "zk:part:" + (ref ? ref->job : std::string("?")) + ":" + (ref ? std::to_string(ref->part) : "0"),
+                    "synth_worker"});
+  }
+  auto holders = redis_.pipeline(cmds);
+  // Best: a partition whose bundle this worker holds (no transfer); else the first it serves.
+  int pick = -1;
+  for (size_t i = 0; i < cands.size(); ++i) {
+    auto ref = PartRef::parse(cands[i]);
+    if (!ref || !w.circuits.count(job_info(ref->job).circuit)) continue;
+    if (holders[i].as_string() == id) {
+      pick = int(i);
+      break;
+    }
+    if (pick < 0) pick = int(i);
+  }
+  if (pick < 0) return false;
+  auto c = store_.claim("prove", cands[size_t(pick)], id, now_ms(), cfg_.coordinator.lease_ms);
+  if (!c.ok) return false;
+  send(id, ControlMessage("prove", {{"job", c.ref.job},
+                                    {"part", c.ref.part},
+                                    {"token", c.token},
+                                    {"circuit", c.job["circuit"]},
+                                    {"curve", c.job["curve"]},
+                                    {"bundle_endpoint", c.part["bundle_endpoint"]},
+                                    {"bundle_key", c.part["bundle_key"]}}));
+  w.busy_token = c.token;
+  w.busy_is_synth = false;
+  w.assigned_ms = now_ms();
+  spdlog::debug("coordinator: {} partition {} -> {} (prove, token {})", c.ref.job, c.ref.part, id, c.token);
+  return true;
+}
+
+bool Coordinator::dispatch_synth(const std::string& id, WorkerInfo& w) {
+  for (const auto& m : store_.peek("synth", kPeekWindow)) {
+    auto ref = PartRef::parse(m);
+    if (!ref) continue;
+    const JobInfo& ji = job_info(ref->job);
+    if (!ji.circuit.empty() && !w.circuits.count(ji.circuit)) continue;
+    auto c = store_.claim("synth", m, id, now_ms(), cfg_.coordinator.lease_ms);
+    if (!c.ok) continue;  // stale entry (cancelled or failed job): the claim removed it
+    send(id, ControlMessage("synth", {{"job", c.ref.job},
+                                      {"part", c.ref.part},
+                                      {"token", c.token},
+                                      {"circuit", c.job["circuit"]},
+                                      {"curve", c.job["curve"]},
+                                      {"seed", std::stoull(c.job["seed"])}}));
+    w.busy_token = c.token;
+    w.busy_is_synth = true;
+    w.assigned_ms = now_ms();
+    spdlog::debug("coordinator: {} partition {} -> {} (synth, token {})", c.ref.job, c.ref.part, id, c.token);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace zkmill::farm

@@ -1,0 +1,79 @@
+// The coordinator: a ZeroMQ ROUTER that registers workers, exchanges heartbeats with them
+// (Paranoid-Pirate liveness), assigns synth and prove work from the Redis queues, records
+// results through the store's token-fenced scripts, verifies every proof, and batch-verifies
+// each job before marking it done. It holds no state a restart would lose: the worker table
+// is rebuilt from hellos (unknown senders are told to reconnect) and leases are not reaped
+// until a full lease period after start, so live workers get to report what they hold.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <zmq.hpp>
+
+#include "coordinator/common/control_message.hpp"
+#include "coordinator/common/farm_config.hpp"
+#include "coordinator/common/farm_store.hpp"
+#include "coordinator/proof_checker.hpp"
+
+namespace zkmill::farm {
+
+class Coordinator {
+ public:
+  explicit Coordinator(FarmConfig cfg);
+  // Serves until `stop` becomes true. Throws only for setup problems (bind failure).
+  void run(const std::atomic<bool>& stop);
+
+  static uint64_t now_ms();
+
+ private:
+  struct WorkerInfo {
+    std::string role;  // synth | prove | both
+    std::set<std::string> circuits;
+    std::string bundle_endpoint;
+    std::set<uint64_t> tokens;  // what it reports holding or working on
+    uint64_t current = 0;       // reported task token
+    uint64_t busy_token = 0;    // what we assigned it and have not heard back about
+    bool busy_is_synth = false;
+    uint64_t assigned_ms = 0;
+    uint64_t last_seen_ms = 0;
+    bool draining = false;
+    bool can_synth() const { return role == "synth" || role == "both"; }
+    bool can_prove() const { return role == "prove" || role == "both"; }
+  };
+  struct JobInfo {
+    std::string circuit, curve;
+    uint64_t seed = 0;
+  };
+
+  void handle(const std::string& from, const ControlMessage& m);
+  void on_hello(const std::string& from, const nlohmann::json& b);
+  void on_result(const std::string& from, WorkerInfo& w, const ControlMessage& m);
+  void send(const std::string& to, const ControlMessage& m);
+  void heartbeat_and_expire();
+  void reap();
+  void sweep_jobs();
+  void finalize(const std::string& job);
+  void dispatch();
+  bool dispatch_prove(const std::string& id, WorkerInfo& w);
+  bool dispatch_synth(const std::string& id, WorkerInfo& w);
+  const JobInfo& job_info(const std::string& job);
+
+  FarmConfig cfg_;
+  RedisClient redis_;
+  FarmStore store_;
+  ProofChecker checker_;
+  zmq::context_t ctx_;
+  zmq::socket_t router_;
+  std::map<std::string, WorkerInfo> workers_;
+  std::map<std::string, JobInfo> jobs_;  // immutable job facts, cached
+  uint64_t started_ms_ = 0;
+  uint64_t last_heartbeat_ms_ = 0;
+  uint64_t last_sweep_ms_ = 0;
+  uint64_t last_redis_error_log_ms_ = 0;
+};
+
+}  // namespace zkmill::farm

@@ -1,0 +1,182 @@
+// FarmClient: reads and writes the store the way the coordinator expects (see farm_store.cpp).
+#include "coordinator/farm_client.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <thread>
+
+#include "common/curves/dispatch.hpp"
+#include "common/groth16/snarkjs_json.hpp"
+#include "common/serde/evm.hpp"
+#include "common/serde/zcash.hpp"
+#include "coordinator/common/sha256.hpp"
+#include "coordinator/coordinator.hpp"
+
+namespace zkmill::farm {
+
+namespace {
+
+uint64_t to_u64(const std::string& s) { return s.empty() ? 0 : std::stoull(s); }
+
+// A proof in the curve's usual binary form: BLS12-381 as zcash/bellman compressed points
+// (A 48, B 96, C 48 bytes), BN254 as EVM uncompressed big-endian points (64, 128, 64).
+std::vector<uint8_t> proof_bytes(CurveId curve, const nlohmann::json& proof) {
+  return curves::with_curve(curve, [&]<class E>(E) {
+    auto p = groth16::snarkjs::proof_from_json<E>(proof);
+    std::vector<uint8_t> out;
+    auto put = [&](const auto& a) { out.insert(out.end(), a.begin(), a.end()); };
+    if constexpr (E::kId == CurveId::Bls12_381) {
+      put(serde::encode<serde::zcash::Compressed, typename E::G1Params>(p.a));
+      put(serde::encode<serde::zcash::Compressed, typename E::G2Params>(p.b));
+      put(serde::encode<serde::zcash::Compressed, typename E::G1Params>(p.c));
+    } else {
+      put(serde::encode<serde::evm::Uncompressed, typename E::G1Params>(p.a));
+      put(serde::encode<serde::evm::Uncompressed, typename E::G2Params>(p.b));
+      put(serde::encode<serde::evm::Uncompressed, typename E::G1Params>(p.c));
+    }
+    return out;
+  });
+}
+
+}  // namespace
+
+std::pair<std::string, bool> FarmClient::submit(const SubmitRequest& req) {
+  if (req.partitions == 0 || req.partitions > FarmStore::kMaxPartitions)
+    throw std::invalid_argument("--partitions must be 1.." + std::to_string(FarmStore::kMaxPartitions));
+  if (req.priority < -FarmStore::kMaxPriority || req.priority > FarmStore::kMaxPriority)
+    throw std::invalid_argument("--priority must be within +-" + std::to_string(FarmStore::kMaxPriority));
+  if (req.idempotency_key.size() > 256) throw std::invalid_argument("--idempotency-key must be at most 256 characters");
+  CurveId curve = groth16::peek_key_file_curve(req.key_path);
+  const std::string circuit = Sha256::circuit_id_of_file(req.key_path);
+  curves::with_curve(curve, [&]<class E>(E) {
+    auto pk = groth16::ProvingKey<E>::open(req.key_path);
+    store_.put_circuit(circuit, curve_name(curve), groth16::snarkjs::vk_to_json<E>(pk.vk).dump(),
+                       pk.meta.to_json().dump());
+  });
+  JobSpec spec;
+  spec.circuit = circuit;
+  spec.curve = curve_name(curve);
+  spec.partitions = req.partitions;
+  spec.seed = req.seed;
+  spec.priority = req.priority;
+  spec.idempotency_key = req.idempotency_key;
+  const uint64_t now = Coordinator::now_ms();
+  spec.deadline_ms = req.deadline_s ? now + req.deadline_s * 1000 : 0;
+  return store_.submit(spec, now);
+}
+
+nlohmann::json FarmClient::status(const std::string& job) {
+  auto j = store_.job(job);
+  if (j.empty()) return nullptr;
+  const uint64_t n = to_u64(j["partitions"]);
+  nlohmann::json out = {{"job", job},
+                        {"state", j["state"]},
+                        {"circuit", j["circuit"]},
+                        {"curve", j["curve"]},
+                        {"partitions", n},
+                        {"seed", to_u64(j["seed"])},
+                        {"priority", std::stoll(j["priority"])},
+                        {"idempotency_key", j["idempotency_key"]},
+                        {"verified", to_u64(j["n_verified"])},
+                        {"error", j["error"]},
+                        {"created_ms", to_u64(j["created_ms"])},
+                        {"updated_ms", to_u64(j["updated_ms"])}};
+  nlohmann::json parts = nlohmann::json::array();
+  nlohmann::json counts = nlohmann::json::object();
+  auto ps = store_.partitions(job, n);
+  for (uint64_t i = 0; i < ps.size(); ++i) {
+    auto& p = ps[i];
+    parts.push_back({{"partition", i},
+                     {"state", p["state"]},
+                     {"attempts", to_u64(p["attempts"])},
+                     {"worker", p["worker"]},
+                     {"synth_worker", p["synth_worker"]},
+                     {"recorded", to_u64(p["recorded"])},
+                     {"error", p["error"]}});
+    counts[p["state"]] = counts.value(p["state"], 0) + 1;
+  }
+  out["counts"] = counts;
+  out["partition_states"] = parts;
+  return out;
+}
+
+nlohmann::json FarmClient::list(size_t limit) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& id : store_.list_jobs(limit)) {
+    auto j = store_.job(id);
+    out.push_back({{"job", id},
+                   {"state", j["state"]},
+                   {"partitions", to_u64(j["partitions"])},
+                   {"verified", to_u64(j["n_verified"])},
+                   {"priority", j["priority"]},
+                   {"error", j["error"]}});
+  }
+  return out;
+}
+
+int FarmClient::wait(const std::string& job, uint64_t timeout_s, bool quiet) {
+  auto t0 = std::chrono::steady_clock::now();
+  std::string last;
+  for (;;) {
+    nlohmann::json s;
+    try {
+      s = status(job);
+    } catch (const RedisError& e) {
+      // Redis restarting: keep waiting (the deadline below still applies).
+      redis_.disconnect();
+      if (!quiet) std::fprintf(stderr, "wait: redis unavailable (%s); retrying\n", e.what());
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      s = nlohmann::json::object({{"state", "?"}});
+    }
+    if (s.is_null()) {
+      std::fprintf(stderr, "wait: no job '%s'\n", job.c_str());
+      return 3;
+    }
+    const std::string state = s["state"];
+    if (state != "?") {
+      std::string line = job + " " + state + ": " + s["counts"].dump();
+      if (!quiet && line != last) std::fprintf(stderr, "%s\n", line.c_str());
+      last = line;
+      if (state == "done") return 0;
+      if (state == "failed" || state == "cancelled") {
+        std::fprintf(stderr, "job %s %s%s\n", job.c_str(), state.c_str(),
+                     s["error"].get<std::string>().empty() ? "" : (": " + s["error"].get<std::string>()).c_str());
+        return 1;
+      }
+    }
+    if (timeout_s && std::chrono::steady_clock::now() - t0 > std::chrono::seconds(timeout_s)) {
+      std::fprintf(stderr, "wait: timed out after %llu s\n", (unsigned long long)timeout_s);
+      return 2;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+}
+
+std::string FarmClient::cancel(const std::string& job) { return store_.cancel(job, Coordinator::now_ms()); }
+
+void FarmClient::write_result(const std::string& job, const std::string& dir) {
+  auto j = store_.job(job);
+  if (j.empty()) throw std::runtime_error("no job '" + job + "'");
+  if (j["state"] != "done") throw std::runtime_error("job " + job + " is " + j["state"] + ", not done");
+  auto curve = parse_curve(j["curve"]);
+  if (!curve) throw std::runtime_error("job " + job + " has an unknown curve");
+  std::filesystem::create_directories(dir);
+  const uint64_t n = to_u64(j["partitions"]);
+  auto ps = store_.partitions(job, n);
+  std::ofstream bin(std::filesystem::path(dir) / "proofs.bin", std::ios::binary);
+  for (uint64_t i = 0; i < n; ++i) {
+    auto proof = nlohmann::json::parse(ps[i]["proof"]);
+    auto pub = nlohmann::json::parse(ps[i]["public"]);
+    const auto base = std::filesystem::path(dir) / ("partition-" + std::to_string(i));
+    groth16::snarkjs::write_json_file(base.string() + ".proof.json", proof);
+    groth16::snarkjs::write_json_file(base.string() + ".public.json", pub);
+    auto bytes = proof_bytes(*curve, proof);
+    bin.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+  }
+  if (!bin) throw std::runtime_error(dir + "/proofs.bin: write failed");
+}
+
+}  // namespace zkmill::farm

@@ -1,0 +1,255 @@
+// Worker event loop and the two kinds of task (synthesize -> publish; fetch -> prove).
+#include "worker/worker.hpp"
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <zmq_addon.hpp>
+
+#include "common/curves/dispatch.hpp"
+#include "common/groth16/builtin.hpp"
+#include "common/groth16/prover.hpp"
+#include "common/groth16/snarkjs_json.hpp"
+#include "common/wire/bundle_fetch.hpp"
+#include "coordinator/coordinator.hpp"
+
+namespace zkmill::farm {
+
+namespace {
+
+uint64_t physical_memory_mb() {
+  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && size > 0 ? uint64_t(pages) * uint64_t(size) / (1024 * 1024) : 0;
+}
+
+std::string default_id() {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  return std::string(host) + "-" + std::to_string(getpid());
+}
+
+}  // namespace
+
+Worker::Worker(FarmConfig cfg, WorkerOptions opts)
+    : cfg_(std::move(cfg)),
+      opts_(std::move(opts)),
+      id_(cfg_.worker.id.empty() ? default_id() : cfg_.worker.id),
+      keys_(cfg_.worker.key_dir),
+      ctx_(1),
+      dealer_(ctx_, zmq::socket_type::dealer) {
+  if (opts_.role != "synth" && opts_.role != "prove" && opts_.role != "both")
+    throw std::invalid_argument("--role must be synth, prove or both (got '" + opts_.role + "')");
+  if (!opts_.fault.empty() && opts_.fault != "corrupt-bundle-once" && opts_.fault != "bad-proof-once")
+    throw std::invalid_argument("unknown --inject-fault '" + opts_.fault + "'");
+  corrupt_once_ = opts_.fault == "corrupt-bundle-once";
+  bad_proof_once_ = opts_.fault == "bad-proof-once";
+  if (keys_.size() == 0) spdlog::warn("worker {}: no proving keys in '{}': it will get no work", id_, cfg_.worker.key_dir);
+  if (opts_.role != "prove") {
+    wire::BundleServerOptions so;
+    // The first chunk served (the bundle header travels separately, so not offset 0).
+    so.corrupt_chunk_for_test = [this](const std::string&, uint64_t) { return corrupt_once_.exchange(false); };
+    server_ = std::make_unique<wire::BundleServer>(ctx_, cfg_.worker.bundle_bind, std::move(so));
+  }
+  dealer_.set(zmq::sockopt::routing_id, id_);
+  dealer_.set(zmq::sockopt::linger, 2000);  // lets a final bye/result leave on a graceful exit
+  dealer_.set(zmq::sockopt::maxmsgsize, int64_t(cfg_.zmq.max_message_kb) * 1024 + 64);
+  heartbeat_ms_ = cfg_.coordinator.heartbeat_ms;
+  liveness_ = cfg_.coordinator.liveness;
+}
+
+Worker::~Worker() {
+  if (task_ && task_->thread.joinable()) task_->thread.join();
+}
+
+void Worker::send(const ControlMessage& m) {
+  if (!m.send(dealer_)) spdlog::debug("worker {}: could not send {} (coordinator queue full)", id_, m.type);
+  last_sent_ms_ = Coordinator::now_ms();
+}
+
+ControlMessage Worker::hello() const {
+  nlohmann::json b = heartbeat().body;
+  b["worker"] = id_;
+  b["role"] = opts_.role;
+  b["cores"] = uint64_t(cfg_.worker.cores ? cfg_.worker.cores : std::thread::hardware_concurrency());
+  b["memory_mb"] = cfg_.worker.memory_mb ? cfg_.worker.memory_mb : physical_memory_mb();
+  b["circuits"] = keys_.circuit_ids();
+  b["bundle_endpoint"] = server_ ? server_->endpoint() : std::string();
+  return ControlMessage("hello", std::move(b));
+}
+
+ControlMessage Worker::heartbeat() const {
+  nlohmann::json tokens = nlohmann::json::array();
+  for (const auto& [key, token] : held_) tokens.push_back(token);
+  return ControlMessage("worker_heartbeat",
+                        {{"tokens", tokens}, {"current", task_ ? task_->token : uint64_t(0)}, {"draining", draining_}});
+}
+
+int Worker::run(const std::atomic<bool>& stop) {
+  dealer_.connect(cfg_.coordinator.endpoint);
+  spdlog::info("worker {}: role {}, coordinator {}, bundles {}", id_, opts_.role, cfg_.coordinator.endpoint,
+               server_ ? server_->endpoint() : std::string("-"));
+  send(hello());
+  last_hello_ms_ = last_heard_ms_ = Coordinator::now_ms();
+  const size_t max_body = size_t(cfg_.zmq.max_message_kb) * 1024;
+  for (;;) {
+    if (stop.load() && !draining_) {
+      draining_ = true;
+      spdlog::info("worker {}: draining (finishing the current partition, taking no new one)", id_);
+      send(heartbeat());
+    }
+    if (draining_ && !task_ && unacked_.empty()) {
+      send(ControlMessage("bye", nlohmann::json::object()));
+      spdlog::info("worker {}: drained, exiting", id_);
+      return 0;
+    }
+    zmq::pollitem_t items[] = {{dealer_.handle(), 0, ZMQ_POLLIN, 0}};
+    zmq::poll(items, 1, std::chrono::milliseconds(20));
+    for (int n = 0; n < 100; ++n) {
+      std::vector<zmq::message_t> frames;
+      if (!zmq::recv_multipart(dealer_, std::back_inserter(frames), zmq::recv_flags::dontwait)) break;
+      std::string why;
+      auto m = ControlMessage::decode(frames, max_body, &why);
+      if (!m) {
+        spdlog::warn("worker {}: dropped a malformed message from the coordinator: {}", id_, why);
+        continue;
+      }
+      last_heard_ms_ = Coordinator::now_ms();
+      handle(*m);
+    }
+    collect_task();
+    const uint64_t now = Coordinator::now_ms();
+    if (now - last_sent_ms_ >= heartbeat_ms_) {
+      send(heartbeat());
+      for (const auto& [token, r] : unacked_) send(r);  // until acked (coordinator may have restarted)
+    }
+    // Paranoid Pirate: a silent coordinator is presumed restarted; introduce ourselves again
+    // (ZeroMQ reconnects the TCP connection by itself).
+    if (now - last_heard_ms_ > heartbeat_ms_ * liveness_ && now - last_hello_ms_ > heartbeat_ms_ * liveness_) {
+      spdlog::warn("worker {}: coordinator silent for {} ms; saying hello again", id_, now - last_heard_ms_);
+      send(hello());
+      last_hello_ms_ = now;
+    }
+  }
+}
+
+void Worker::handle(const ControlMessage& m) {
+  if (m.type == "welcome") {
+    heartbeat_ms_ = std::max<uint64_t>(10, m.body["heartbeat_ms"].get<uint64_t>());
+    liveness_ = std::max<uint64_t>(2, m.body["liveness"].get<uint64_t>());
+    for (const auto& [token, r] : unacked_) send(r);
+  } else if (m.type == "reconnect") {
+    send(hello());
+    last_hello_ms_ = Coordinator::now_ms();
+  } else if (m.type == "heartbeat") {
+    // liveness only
+  } else if (m.type == "ack") {
+    unacked_.erase(m.body["token"].get<uint64_t>());
+  } else if (m.type == "release") {
+    const std::string key = m.body["bundle_key"].get<std::string>();
+    if (server_) server_->retract(key);
+    std::erase_if(held_, [&](const auto& h) { return h.first == key; });
+  } else if (m.type == "synth" || m.type == "prove") {
+    if (task_ || draining_) {
+      spdlog::warn("worker {}: got {} while {}; not taken (the coordinator will requeue it)", id_, m.type,
+                   draining_ ? "draining" : "busy");
+      return;
+    }
+    if ((m.type == "synth" && opts_.role == "prove") || (m.type == "prove" && opts_.role == "synth")) {
+      spdlog::warn("worker {}: got {} but serves role {}; not taken", id_, m.type, opts_.role);
+      return;
+    }
+    start_task(m);
+  } else {
+    spdlog::warn("worker {}: unexpected message '{}'", id_, m.type);
+  }
+}
+
+void Worker::start_task(const ControlMessage& m) {
+  task_ = std::make_unique<Task>();
+  task_->token = m.body["token"].get<uint64_t>();
+  Task* t = task_.get();
+  t->thread = std::thread([this, t, m] {
+    const auto& b = m.body;
+    try {
+      t->result = m.type == "synth" ? run_synth(b) : run_prove(b);
+    } catch (const std::exception& e) {
+      t->result = ControlMessage(
+          "task_failed", {{"job", b["job"]}, {"part", b["part"]}, {"token", b["token"]}, {"error", std::string(e.what())}});
+    }
+    t->done.store(true);
+  });
+  send(heartbeat());  // tell the coordinator at once what we are working on
+}
+
+void Worker::collect_task() {
+  if (!task_ || !task_->done.load()) return;
+  task_->thread.join();
+  ControlMessage r = std::move(task_->result);
+  const uint64_t token = task_->token;
+  task_.reset();
+  if (r.type == "task_failed")
+    spdlog::warn("worker {}: {} partition {} failed: {}", id_, r.body["job"].get<std::string>(),
+                 r.body["part"].get<uint64_t>(), r.body["error"].get<std::string>());
+  if (r.type == "synth_done") {
+    held_.emplace_back(r.body["bundle_key"].get<std::string>(), token);
+    while (held_.size() > cfg_.worker.max_held_bundles) {
+      // Bounded memory: the oldest bundle goes; its prove worker's fetch fails and the
+      // partition is re-synthesized.
+      server_->retract(held_.front().first);
+      held_.pop_front();
+    }
+  }
+  unacked_[token] = r;
+  send(r);
+}
+
+ControlMessage Worker::run_synth(const nlohmann::json& b) {
+  const std::string circuit = b["circuit"], job = b["job"];
+  const uint64_t part = b["part"], token = b["token"], seed = b["seed"];
+  const KeyDirectory::Key* key = keys_.find(circuit);
+  if (!key) throw std::runtime_error("worker " + id_ + " has no key for circuit " + circuit);
+  auto t0 = std::chrono::steady_clock::now();
+  auto bundle = curves::with_curve(key->curve, [&]<class E>(E) {
+    auto pk = groth16::ProvingKey<E>::open(key->path);
+    return groth16::synthesize_builtin<E>(pk.meta, seed, part, key->digest);
+  });
+  const std::string bundle_key = job + "/" + std::to_string(part) + "/" + std::to_string(token);
+  const uint64_t bytes = bundle.bytes().size();
+  server_->publish(bundle_key, std::make_shared<const cs::WitnessBundle>(std::move(bundle)));
+  spdlog::info("worker {}: {} partition {} synthesized ({} bytes, {:.1f} ms)", id_, job, part, bytes,
+               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  return ControlMessage("synth_done", {{"job", job}, {"part", part}, {"token", token}, {"bundle_key", bundle_key}});
+}
+
+ControlMessage Worker::run_prove(const nlohmann::json& b) {
+  const std::string circuit = b["circuit"], job = b["job"];
+  const uint64_t part = b["part"], token = b["token"];
+  const KeyDirectory::Key* key = keys_.find(circuit);
+  if (!key) throw std::runtime_error("worker " + id_ + " has no key for circuit " + circuit);
+  auto t0 = std::chrono::steady_clock::now();
+  wire::FetchOptions fo;
+  fo.max_total_bytes = cfg_.worker.max_bundle_mb << 20;
+  fo.timeout = std::chrono::milliseconds(10000);
+  cs::WitnessBundle w = wire::fetch_bundle(ctx_, b["bundle_endpoint"].get<std::string>(),
+                                           b["bundle_key"].get<std::string>(), fo);
+  if (w.header().circuit_id != key->digest || w.header().partition != part || w.curve() != key->curve)
+    throw std::runtime_error("fetched bundle is for another circuit, curve or partition");
+  double fetch_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  nlohmann::json proof_json, pub_json;
+  curves::with_curve(key->curve, [&]<class E>(E) {
+    auto pk = groth16::ProvingKey<E>::open(key->path);
+    auto proof = groth16::prove<E>(pk, w);
+    if (bad_proof_once_.exchange(false)) proof.c = proof.a;  // test hook: well-formed but wrong
+    auto inputs = groth16::public_inputs<E>(w);
+    proof_json = groth16::snarkjs::proof_to_json<E>(proof);
+    pub_json = groth16::snarkjs::public_to_json<typename E::Fr>(inputs);
+  });
+  spdlog::info("worker {}: {} partition {} proved (fetch {:.1f} ms, total {:.1f} ms)", id_, job, part, fetch_ms,
+               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  return ControlMessage("prove_done",
+                        {{"job", job}, {"part", part}, {"token", token}, {"proof", proof_json}, {"public", pub_json}});
+}
+
+}  // namespace zkmill::farm

@@ -1,0 +1,73 @@
+// A farm worker: a DEALER to the coordinator (hello with capabilities, heartbeats both ways,
+// Paranoid-Pirate liveness), one partition at a time on a task thread, and for synthesis a
+// wire::BundleServer holding the synthesized bundles until a prove worker has fetched them.
+// Results are kept until the coordinator acks them and re-sent meanwhile, so they survive a
+// coordinator restart. SIGTERM (stop flag) drains: the current partition finishes and is
+// acked, no new one is taken, then the worker says bye and exits.
+#pragma once
+
+#include <atomic>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <zmq.hpp>
+
+#include "common/wire/bundle_server.hpp"
+#include "coordinator/common/control_message.hpp"
+#include "coordinator/common/farm_config.hpp"
+#include "worker/key_directory.hpp"
+
+namespace zkmill::farm {
+
+struct WorkerOptions {
+  std::string role = "both";  // synth | prove | both
+  // Test hooks (documented as such in `zkmill worker --help`): "corrupt-bundle-once" serves
+  // the first bundle with a flipped byte; "bad-proof-once" sends one proof that does not verify.
+  std::string fault;
+};
+
+class Worker {
+ public:
+  Worker(FarmConfig cfg, WorkerOptions opts);
+  ~Worker();
+  // Runs until drained after `stop`, or forever. Returns the exit code.
+  int run(const std::atomic<bool>& stop);
+
+ private:
+  struct Task {
+    std::thread thread;
+    std::atomic<bool> done{false};
+    uint64_t token = 0;
+    ControlMessage result;  // written by the task thread before `done`
+  };
+
+  ControlMessage hello() const;
+  ControlMessage heartbeat() const;
+  void handle(const ControlMessage& m);
+  void start_task(const ControlMessage& m);
+  ControlMessage run_synth(const nlohmann::json& b);
+  ControlMessage run_prove(const nlohmann::json& b);
+  void collect_task();
+  void send(const ControlMessage& m);
+
+  FarmConfig cfg_;
+  WorkerOptions opts_;
+  std::string id_;
+  KeyDirectory keys_;
+  zmq::context_t ctx_;
+  zmq::socket_t dealer_;
+  std::unique_ptr<wire::BundleServer> server_;
+  std::unique_ptr<Task> task_;
+  std::map<uint64_t, ControlMessage> unacked_;          // token -> result
+  std::deque<std::pair<std::string, uint64_t>> held_;  // bundle key, synth token
+  std::atomic<bool> corrupt_once_{false};
+  std::atomic<bool> bad_proof_once_{false};
+  bool draining_ = false;
+  uint64_t heartbeat_ms_ = 500, liveness_ = 6;
+  uint64_t last_heard_ms_ = 0, last_sent_ms_ = 0, last_hello_ms_ = 0;
+};
+
+}  // namespace zkmill::farm
