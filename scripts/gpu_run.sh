@@ -20,15 +20,15 @@ summary=()
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total --format=csv,noheader 2>&1 | tee "$out/gpu.txt"
 
-if [[ ($what == all || $what == tests) && ${T_TESTS:-75} != 0 ]]; then
-  timeout "${T_TESTS:-75}" "$bin/test_cuda" --gtest_brief=1 >"$out/tests.log" 2>&1
+if [[ ($what == all || $what == tests) && ${T_TESTS:-150} != 0 ]]; then
+  timeout "${T_TESTS:-150}" "$bin/test_cuda" --gtest_brief=1 >"$out/tests.log" 2>&1
   rc=$?
   summary+=("tests: rc=$rc $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/tests.log" | tr '\n' ' ')")
   grep -E 'FAILED|Failure|error' "$out/tests.log" | head -40
 fi
 
-if [[ ($what == all || $what == bench) && ${T_BENCH:-60} != 0 ]]; then
-  timeout "${T_BENCH:-60}" "$bin/zkmill_gpu_bench" "$@" >"$out/bench.log" 2>&1
+if [[ ($what == all || $what == bench) && ${T_BENCH:-300} != 0 ]]; then
+  timeout "${T_BENCH:-300}" "$bin/zkmill_gpu_bench" "$@" >"$out/bench.log" 2>&1
   rc=$?
   summary+=("bench: rc=$rc")
   [[ $rc == 0 ]] || tail -20 "$out/bench.log"
@@ -36,11 +36,11 @@ fi
 
 if [[ $what == all || $what == sanitize ]]; then
   # Small cases only: memcheck slows kernels by one to two orders of magnitude.
-  [[ ${T_MEMCHECK:-50} != 0 ]] && timeout "${T_MEMCHECK:-50}" "$san" --tool memcheck --leak-check full --error-exitcode 3 "$bin/test_cuda" \
-    --gtest_filter='GpuMsm*.Small1k*:GpuMsm*.ExceptionalPoints:GpuMsm*.TrivialSizes*:GpuNtt*.Small1k:GpuNtt*.TinySizes' \
+  [[ ${T_MEMCHECK:-90} != 0 ]] && timeout "${T_MEMCHECK:-90}" "$san" --tool memcheck --leak-check full --error-exitcode 3 "$bin/test_cuda" \
+    --gtest_filter='GpuMsm*.Small1k*:GpuMsm*.ExceptionalPoints:GpuMsm*.TrivialSizes*:GpuNtt*.Small1k:GpuNtt*.TinySizes:GpuGroth16*.ZeroBlinders*' \
     >"$out/memcheck.log" 2>&1
   rc=$?
-  [[ ${T_MEMCHECK:-50} != 0 ]] && summary+=("memcheck: rc=$rc $(grep -E 'ERROR SUMMARY' "$out/memcheck.log" | tail -1)")
+  [[ ${T_MEMCHECK:-90} != 0 ]] && summary+=("memcheck: rc=$rc $(grep -E 'ERROR SUMMARY' "$out/memcheck.log" | tail -1)")
   [[ ${T_RACECHECK:-35} != 0 ]] && timeout "${T_RACECHECK:-35}" "$san" --tool racecheck --error-exitcode 3 "$bin/test_cuda" --gtest_filter='GpuNtt*.Small1k:GpuMsm*.Small1k*' \
     >"$out/racecheck.log" 2>&1
   rc=$?

@@ -16,6 +16,11 @@
 #include "zkmill/build_info.hpp"
 
 namespace zkmill::cli {
+
+// `zkmill bench gpu` lives in cmd_bench_gpu.cpp (it needs the CUDA backend); the returned
+// function yields the exit code when that subcommand was chosen, or -1.
+std::function<int()> attach_bench_gpu(CLI::App& bench);
+
 namespace {
 
 struct BenchProveOptions {
@@ -71,8 +76,10 @@ RunFn setup_bench(CLI::App& sub) {
   prove->add_option("--curves", o->curves, "Curves (bn254, bls12-381)")->delimiter(',')->capture_default_str();
   prove->add_option("--circuit", o->circuit, "chain or merkle")->capture_default_str()->check(CLI::IsMember({"chain", "merkle"}));
   prove->add_option("--repeat", o->repeat, "Proofs per size")->capture_default_str();
-  return [o, prove](const Context&) {
+  auto gpu = attach_bench_gpu(sub);
+  return [o, prove, gpu](const Context&) {
     if (prove->parsed()) return run_bench_prove(*o);
+    if (const int rc = gpu(); rc >= 0) return rc;
     return 1;
   };
 }

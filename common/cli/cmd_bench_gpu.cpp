@@ -1,0 +1,68 @@
+// `zkmill bench gpu`: the GPU benchmark suite (cuda/bench/suite.hpp) as a subcommand of `bench`;
+// cmd_bench.cpp attaches it through attach_bench_gpu(). Builds nothing, prints one table.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#if defined(ZKMILL_HAVE_CUDA)
+#include "cuda/bench/suite.hpp"
+#endif
+
+namespace zkmill::cli {
+
+// Adds `gpu` under `bench`. The returned function runs the suite when `gpu` was chosen on the
+// command line (its exit code), and returns -1 otherwise.
+std::function<int()> attach_bench_gpu(CLI::App& bench) {
+  struct Opts {
+    std::vector<int> msm{20, 22, 24, 26}, ntt{20, 21, 22, 23, 24, 25, 26, 27}, prove{20, 22, 24}, widths{0};
+    int porep_log = 27, check_cpu_log = 20, runs = 3;
+    bool ceilings = true;
+    std::vector<std::string> curves{"bn254", "bls12-381"};
+  };
+  auto o = std::make_shared<Opts>();
+  auto* gpu = bench.add_subcommand("gpu", "GPU MSM / NTT / full-proof / PoRep-partition timings and card ceilings");
+  gpu->add_option("--msm-sizes", o->msm, "G1 MSM sizes, log2 (0: skip)")->delimiter(',')->capture_default_str();
+  gpu->add_option("--ntt-sizes", o->ntt, "NTT sizes, log2 (0: skip)")->delimiter(',')->capture_default_str();
+  gpu->add_option("--prove-sizes", o->prove, "Full GPU proofs, log2 domain, synthetic keys (0: skip)")
+      ->delimiter(',')
+      ->capture_default_str();
+  gpu->add_option("--msm-c", o->widths, "MSM window widths (0: automatic)")->delimiter(',')->capture_default_str();
+  gpu->add_option("--porep-log", o->porep_log, "PoRep-sized BLS12-381 partition, log2 domain (0: skip)")
+      ->capture_default_str();
+  gpu->add_option("--check-cpu-log", o->check_cpu_log, "Compare with the CPU prover at this prove size (0: skip)")
+      ->capture_default_str();
+  gpu->add_option("--runs", o->runs, "Timed runs per MSM (NTT: twice as many)")->capture_default_str();
+  gpu->add_option("--ceilings", o->ceilings, "Measure IMAD rate and copy bandwidths")->capture_default_str();
+  gpu->add_option("--curves", o->curves, "Curves (bn254, bls12-381)")->delimiter(',')->capture_default_str();
+  return [o, gpu]() -> int {
+    if (!gpu->parsed()) return -1;
+#if defined(ZKMILL_HAVE_CUDA)
+    auto nonzero = [](const std::vector<int>& v) {
+      std::vector<int> r;
+      for (int x : v)
+        if (x > 0) r.push_back(x);
+      return r;
+    };
+    cuda::GpuBenchOptions b;
+    b.msm_sizes = nonzero(o->msm);
+    b.ntt_sizes = nonzero(o->ntt);
+    b.prove_sizes = nonzero(o->prove);
+    b.msm_widths = o->widths.empty() ? std::vector<int>{0} : o->widths;
+    b.porep_log = o->porep_log;
+    b.check_cpu_log = o->check_cpu_log;
+    b.runs = o->runs < 1 ? 1 : o->runs;
+    b.ceilings = o->ceilings;
+    b.curves.clear();
+    for (const auto& c : o->curves) b.curves += c + ",";
+    return cuda::run_gpu_bench(b);
+#else
+    (void)o;
+    std::fprintf(stderr, "zkmill bench gpu: this binary was built without the CUDA backend\n");
+    return 1;
+#endif
+  };
+}
+
+}  // namespace zkmill::cli

@@ -1,0 +1,26 @@
+// The GPU benchmark suite behind `zkmill_gpu_bench` and `zkmill bench gpu`: card ceilings, G1 MSM,
+// NTT, full GPU proofs and a PoRep-sized partition, printed as one table. Plain C++ header.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace zkmill::cuda {
+
+struct GpuBenchOptions {
+  std::vector<int> msm_sizes{20, 22, 24, 26};           // log2 n; empty: skip
+  std::vector<int> ntt_sizes{20, 21, 22, 23, 24, 25, 26, 27};
+  std::vector<int> prove_sizes{20, 22, 24};             // log2 domain of synthetic-key proofs
+  std::vector<int> msm_widths{0};                       // window widths (0: automatic)
+  int porep_log = 27;        // PoRep-sized BLS12-381 partition (device-generated key); 0: skip
+  int check_cpu_log = 20;    // also run the CPU prover at this prove size and compare; 0: skip
+  int runs = 3;
+  bool ceilings = true;      // IMAD rate, D2D and pinned H2D bandwidth
+  std::string curves = "bn254,bls12-381";
+};
+
+// Prints progress lines and the final table to stdout; returns 0 when every checked result was
+// right, 1 otherwise (an exception or a GPU error is reported and also gives 1). Never throws.
+int run_gpu_bench(const GpuBenchOptions& options) noexcept;
+
+}  // namespace zkmill::cuda

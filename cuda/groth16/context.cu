@@ -1,0 +1,92 @@
+// The device registry of the GPU prover (one DeviceContext per device index, created on first
+// use) and the non-template entries: key-cache budget, statistics, release.
+#include <map>
+#include <stdexcept>
+#include <string>
+
+#include "cuda/groth16/context.cuh"
+
+namespace zkmill::cuda::g16 {
+namespace {
+
+struct Registry {
+  std::mutex mu;
+  std::map<int, std::shared_ptr<DeviceContext>> contexts;
+};
+
+Registry& registry() {
+  static Registry r;  // contexts still held at exit are freed here (errors after CUDA's teardown ignored)
+  return r;
+}
+
+void check_device(int device) {
+  int count = 0;
+  ZK_CUDA_OK(cudaGetDeviceCount(&count));
+  if (device < 0 || device >= count)
+    throw std::invalid_argument("GPU prover: device index " + std::to_string(device) + " out of range (" +
+                                std::to_string(count) + " devices)");
+}
+
+}  // namespace
+
+ContextLease acquire_context(int device) {
+  check_device(device);
+  Registry& reg = registry();
+  std::shared_ptr<DeviceContext> ctx;
+  {
+    std::lock_guard<std::mutex> g(reg.mu);
+    auto& slot = reg.contexts[device];
+    if (!slot) {
+      auto made = std::make_shared<DeviceContext>(device);
+      size_t free_b = 0, total_b = 0;
+      ZK_CUDA_OK(cudaMemGetInfo(&free_b, &total_b));
+      made->cache.set_budget(total_b / 2);
+      slot = std::move(made);
+    }
+    ctx = slot;
+  }
+  DeviceContext* raw = ctx.get();
+  ContextLease lease{std::move(ctx), raw, std::unique_lock<std::mutex>(raw->mu)};
+  ZK_CUDA_OK(cudaSetDevice(device));  // the current device is per host thread
+  return lease;
+}
+
+}  // namespace zkmill::cuda::g16
+
+namespace zkmill::cuda {
+
+GpuResult set_key_cache_budget(int device, uint64_t bytes) noexcept {
+  return run_guarded([&] {
+    auto lease = g16::acquire_context(device);
+    lease.ctx->cache.set_budget(bytes);
+  });
+}
+
+GpuResult key_cache_stats(int device, KeyCacheStats* out) noexcept {
+  if (out == nullptr) return {GpuErrc::kInvalidArgument, "key_cache_stats: output pointer is null"};
+  return run_guarded([&] {
+    auto lease = g16::acquire_context(device);
+    *out = lease.ctx->cache.stats();
+  });
+}
+
+GpuResult release_gpu_context(int device) noexcept {
+  return run_guarded([&] {
+    g16::Registry& reg = g16::registry();
+    std::shared_ptr<g16::DeviceContext> victim;
+    {
+      std::lock_guard<std::mutex> g(reg.mu);
+      auto it = reg.contexts.find(device);
+      if (it == reg.contexts.end()) return;
+      victim = std::move(it->second);
+      reg.contexts.erase(it);
+    }
+    std::lock_guard<std::mutex> wait_for_proof(victim->mu);
+    ZK_CUDA_OK(cudaSetDevice(device));
+    ZK_CUDA_OK(cudaDeviceSynchronize());
+    victim->cache.clear();
+    victim->drop_scratch();
+  });  // the rest (pinned pool, streams) goes with the last owner of `victim`, after the lock
+}
+
+}  // namespace zkmill::cuda

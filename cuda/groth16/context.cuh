@@ -1,0 +1,246 @@
+// Per-device state of the GPU prover (CUDA-only): pinned staging pool, resident-key cache with
+// an LRU byte budget, per-curve MSM/NTT engines and working buffers, and the device registry.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <type_traits>
+
+#include "cuda/ec/g1.hpp"
+#include "cuda/ff/gpu_memory.cuh"
+#include "cuda/groth16/prover.hpp"
+#include "cuda/msm/pippenger.cuh"
+#include "cuda/ntt/ntt.cuh"
+
+namespace zkmill::cuda::g16 {
+
+// One page-locked host buffer (cudaHostAlloc), owned.
+class PinnedBuffer {
+ public:
+  explicit PinnedBuffer(size_t bytes) : bytes_(bytes) {
+    const cudaError_t e = cudaHostAlloc(&p_, bytes, cudaHostAllocDefault);
+    if (e == cudaErrorMemoryAllocation) {
+      (void)cudaGetLastError();
+      p_ = nullptr;
+      throw DeviceAllocError("pinned staging buffer (host)", bytes, __FILE__, __LINE__);
+    }
+    ZK_CUDA_OK(e);
+  }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  ~PinnedBuffer() {
+    if (p_) (void)cudaFreeHost(p_);
+  }
+  uint8_t* get() const { return static_cast<uint8_t*>(p_); }
+  size_t bytes() const { return bytes_; }
+
+ private:
+  void* p_ = nullptr;  // cudaHostAlloc's out-parameter type; never leaves this class
+  size_t bytes_;
+};
+
+// A bounded ring of pinned staging slots. upload() copies host memory into a free slot on the
+// calling thread, then issues the slot -> device copy on `stream`; the slot is reused once the
+// event recorded after its copy has completed, so the host's memcpy into slot k+1 overlaps the
+// DMA of slot k. Only kSlots x kSlotBytes is ever pinned, whatever the bundle's size.
+class PinnedPool {
+ public:
+  static constexpr int kSlots = 4;
+  static constexpr size_t kSlotBytes = size_t(32) << 20;
+
+  PinnedPool() {
+    for (int i = 0; i < kSlots; ++i) slot_[i] = std::make_unique<PinnedBuffer>(kSlotBytes);
+  }
+
+  // Streams src[0 .. count) through the slots: per chunk, the host copies it into a free slot,
+  // then `issue(pinned_chunk, off, len)` queues on `stream` whatever reads the chunk (a copy to
+  // the device, a conversion kernel); the slot is reused once that work has completed.
+  template <class T, class Issue>
+  void stream_chunks(const T* src, size_t count, cudaStream_t stream, Issue&& issue) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    const size_t per = kSlotBytes / sizeof(T);
+    for (size_t off = 0; off < count; off += per) {
+      const size_t len = count - off < per ? count - off : per;
+      Event& ev = ev_[next_];
+      if (used_[next_]) ZK_CUDA_OK(cudaEventSynchronize(ev.get()));
+      uint8_t* slot = slot_[next_]->get();
+      std::memcpy(slot, reinterpret_cast<const uint8_t*>(src + off), len * sizeof(T));
+      issue(reinterpret_cast<const T*>(slot), off, len);
+      ev.record(stream);
+      used_[next_] = true;
+      next_ = (next_ + 1) % kSlots;
+    }
+  }
+  // dst[0 .. count) <- src[0 .. count), ordered on `stream`.
+  template <class T>
+  void upload(T* dst, const T* src, size_t count, cudaStream_t stream) {
+    stream_chunks(src, count, stream, [&](const T* chunk, size_t off, size_t len) {
+      ZK_CUDA_OK(cudaMemcpyAsync(dst + off, chunk, len * sizeof(T), cudaMemcpyHostToDevice, stream));
+    });
+  }
+
+ private:
+  std::unique_ptr<PinnedBuffer> slot_[kSlots];
+  Event ev_[kSlots];
+  bool used_[kSlots] = {};
+  int next_ = 0;
+};
+
+// The resident G1 sections of one proving key on one device.
+struct KeyEntryBase {
+  virtual ~KeyEntryBase() = default;
+  std::string id;
+  uint64_t bytes = 0;
+};
+
+template <class G>
+struct KeyEntry final : KeyEntryBase {
+  DeviceBuffer<typename G::Affine> a, b1, l, h;
+  size_t n_vars = 0, n_aux = 0, n_h = 0;
+};
+
+// Device-resident views the prover core reads (from a KeyEntry, or synthetic in benchmarks).
+template <class G>
+struct DeviceKeyView {
+  const typename G::Affine* a = nullptr;   // n_vars points
+  const typename G::Affine* b1 = nullptr;  // n_vars points
+  const typename G::Affine* l = nullptr;   // n_aux points
+  const typename G::Affine* h = nullptr;   // n_h >= domain - 1 points
+  size_t n_vars = 0, n_aux = 0, n_h = 0;
+};
+
+template <class G>
+DeviceKeyView<G> view_of(const KeyEntry<G>& e) {
+  return {e.a.get(), e.b1.get(), e.l.get(), e.h.get(), e.n_vars, e.n_aux, e.n_h};
+}
+
+// LRU list of resident keys under a byte budget. Not thread-safe: the owning context's mutex
+// serialises every use.
+class KeyCache {
+ public:
+  KeyCacheStats stats() const {
+    KeyCacheStats s = stats_;
+    s.resident_bytes = resident_;
+    s.budget_bytes = budget_;
+    s.entries = entries_.size();
+    return s;
+  }
+  uint64_t budget() const { return budget_; }
+  void set_budget(uint64_t bytes) {
+    budget_ = bytes;
+    evict_until_fits(0, nullptr);
+  }
+
+  // The entry for `id` moved to the front, or nullptr.
+  KeyEntryBase* find(const std::string& id) {
+    for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+      if ((*it)->id == id) {
+        entries_.splice(entries_.begin(), entries_, it);
+        ++stats_.hits;
+        return entries_.front().get();
+      }
+    }
+    return nullptr;
+  }
+
+  // Drops least-recently-used entries (never `keep`) until `incoming` more bytes fit.
+  void evict_until_fits(uint64_t incoming, const KeyEntryBase* keep) {
+    for (auto it = entries_.end(); it != entries_.begin() && resident_ + incoming > budget_;) {
+      --it;
+      if (it->get() == keep) continue;
+      resident_ -= (*it)->bytes;
+      it = entries_.erase(it);
+      ++stats_.evictions;
+    }
+  }
+  void evict_all_but(const KeyEntryBase* keep) {
+    const uint64_t saved = budget_;
+    budget_ = 0;
+    evict_until_fits(0, keep);
+    budget_ = saved;
+  }
+
+  KeyEntryBase* insert(std::unique_ptr<KeyEntryBase> e) {
+    resident_ += e->bytes;
+    ++stats_.uploads;
+    entries_.push_front(std::move(e));
+    return entries_.front().get();
+  }
+  void clear() {
+    entries_.clear();
+    resident_ = 0;
+  }
+
+ private:
+  std::list<std::unique_ptr<KeyEntryBase>> entries_;
+  uint64_t budget_ = 0, resident_ = 0;
+  KeyCacheStats stats_;
+};
+
+// Engines and per-proof device buffers of one curve on one device (kept across proofs; they
+// only grow).
+template <class G>
+struct CurveState {
+  using F = typename G::Fr;
+  explicit CurveState(cudaStream_t s) : msm(s), ntt(s) {}
+  pippenger::Engine<G> msm;
+  ntt::Engine<typename G::HostFr> ntt;
+  DeviceBuffer<F> a, b, c, t, z;
+  DeviceBuffer<unsigned long long> bad_row;
+};
+
+class DeviceContext {
+ public:
+  explicit DeviceContext(int dev) : device(select(dev)) {}
+  std::mutex mu;  // one proof at a time per device
+  const int device;  // initialised first: the streams, events and pinned pool belong to it
+  Stream compute, copy;
+  PinnedPool pinned;
+  KeyCache cache;
+  std::unique_ptr<CurveState<curve::Bn254G1>> bn254;
+  std::unique_ptr<CurveState<curve::Bls12381G1>> bls12_381;
+
+  template <class G>
+  CurveState<G>& state() {
+    auto& p = slot<G>();
+    if (!p) p = std::make_unique<CurveState<G>>(compute.get());
+    return *p;
+  }
+  // Drops the per-proof buffers and MSM/NTT scratch (after an out-of-memory, to start clean).
+  void drop_scratch() {
+    bn254.reset();
+    bls12_381.reset();
+  }
+
+ private:
+  static int select(int dev) {
+    ZK_CUDA_OK(cudaSetDevice(dev));
+    return dev;
+  }
+  template <class G>
+  auto& slot() {
+    if constexpr (std::is_same_v<G, curve::Bn254G1>)
+      return bn254;
+    else
+      return bls12_381;
+  }
+};
+
+// The context of `device`, created on first use (cudaSetDevice is called either way), locked.
+// The lease shares ownership, so release_gpu_context on another thread never frees a context
+// in use (it is freed when the last lease ends).
+struct ContextLease {
+  std::shared_ptr<DeviceContext> hold;  // declared first: the lock is released before it
+  DeviceContext* ctx;
+  std::unique_lock<std::mutex> lock;
+};
+ContextLease acquire_context(int device);  // throws CudaError / std::invalid_argument
+
+}  // namespace zkmill::cuda::g16

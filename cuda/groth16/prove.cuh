@@ -1,0 +1,347 @@
+// The GPU Groth16 prover's body (CUDA-only), templated on the curve E; prover_<curve>.cu
+// instantiate it. Pipeline of one proof on a device context:
+//   host thread                         copy stream              compute stream
+//   G2 MSM started on the CPU pool (std::async), first of all
+//   key: cache hit, or chunks -> image -> affine (pinned pool)
+//   z = (inputs, aux) through the pool   H2D z                  waits z
+//   uploader thread: a, b, c via pool    H2D a, b, c            MSM A, B_G1, L (main thread)
+//   join uploader                                               waits a, b, c; row check;
+//                                                               a,b,c: iNTT -> coset NTT;
+//                                                               a <- (a b - c) (g^n - 1)^-1;
+//                                                               t <- icoset iNTT(a) = h
+//                                                               MSM H over t[0 .. n-2]
+//   join G2; combine A, B, C on the host exactly as groth16::prove_with_randomness.
+// The a, b, c uploads (host memcpy into pinned slots + DMA) thus overlap the first three G1
+// MSMs, and the whole GPU side overlaps the CPU's G2 MSM.
+#pragma once
+
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <cstdint>
+#include <future>
+#include <span>
+#include <stdexcept>
+#include <string>
+
+#include "common/msm/pippenger.hpp"
+#include "common/util/thread_pool.hpp"
+#include "cuda/groth16/context.cuh"
+
+namespace zkmill::cuda::g16 {
+
+inline double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// bad[0] = min(bad[0], i) for every row i < rows with a_i b_i != c_i.
+template <class F>
+__global__ void check_rows_kernel(const F* a, const F* b, const F* c, uint64_t rows, unsigned long long* bad) {
+  const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= rows) return;
+  if (!(a[i] * b[i] == c[i])) atomicMin(bad, static_cast<unsigned long long>(i));
+}
+
+// a_i <- (a_i b_i - c_i) zinv on the coset.
+template <class F>
+__global__ void quotient_kernel(F* a, const F* b, const F* c, uint64_t n, F zinv) {
+  const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  a[i] = (a[i] * b[i] - c[i]) * zinv;
+}
+
+inline unsigned blocks_of(uint64_t n, unsigned threads) { return unsigned((n + threads - 1) / threads); }
+
+template <class E>
+struct G1Parts {
+  typename E::G1 a, b1, l, h;
+};
+
+// The four G1 MSMs of a proof, with H computed on the device from the bundle's a, b, c; the
+// key's G1 sections are read from `key` (device-resident). log_n: the key's domain.
+template <class E>
+G1Parts<E> gpu_g1_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>>& key, const cs::WitnessBundle& w,
+                        uint32_t log_n, GpuProveTimings& t) {
+  using G = curve::G1Device<E>;
+  using F = typename G::Fr;
+  using HostFr = typename E::Fr;
+  const uint64_t n = uint64_t(1) << log_n;
+  const uint64_t rows = w.n_rows(), n_in = w.n_inputs(), n_aux = w.n_aux();
+  if (key.n_vars != n_in + n_aux || key.n_aux != n_aux || key.n_h + 1 < n || rows > n)
+    throw std::invalid_argument("GPU prover: device key shape does not match the witness bundle");
+  CurveState<G>& st = ctx.state<G>();
+  st.a.reserve(n, "prover a");
+  st.b.reserve(n, "prover b");
+  st.c.reserve(n, "prover c");
+  st.t.reserve(n, "prover h");
+  st.z.reserve(n_in + n_aux, "prover scalars");
+  st.bad_row.reserve(1, "prover row check");
+  const cudaStream_t cs = ctx.compute.get(), cp = ctx.copy.get();
+  // Device F and host Fr have the same bytes (G1Device static_asserts it).
+  auto dev = [](F* p) { return reinterpret_cast<HostFr*>(p); };
+
+  auto t0 = std::chrono::steady_clock::now();
+  Event z_ready, abc_ready, h0, h1;
+  ctx.pinned.upload(dev(st.z.get()), w.inputs<HostFr>().data(), n_in, cp);
+  ctx.pinned.upload(dev(st.z.get()) + n_in, w.aux<HostFr>().data(), n_aux, cp);
+  z_ready.record(cp);
+  ZK_CUDA_OK(cudaStreamWaitEvent(cs, z_ready.get(), 0));
+  double upload_ms = ms_since(t0);
+
+  // a, b, c on a second host thread, behind the MSMs below.
+  const int device = ctx.device;
+  auto uploader = std::async(std::launch::async, [&, device] {
+    const auto u0 = std::chrono::steady_clock::now();
+    ZK_CUDA_OK(cudaSetDevice(device));
+    const std::span<const HostFr> src[3] = {w.a<HostFr>(), w.b<HostFr>(), w.c<HostFr>()};
+    F* dst[3] = {st.a.get(), st.b.get(), st.c.get()};
+    for (int k = 0; k < 3; ++k) {
+      if (rows < n) ZK_CUDA_OK(cudaMemsetAsync(dst[k] + rows, 0, (n - rows) * sizeof(F), cp));
+      ctx.pinned.upload(dev(dst[k]), src[k].data(), rows, cp);
+    }
+    abc_ready.record(cp);
+    return ms_since(u0);
+  });
+
+  G1Parts<E> out;
+  auto m0 = std::chrono::steady_clock::now();
+  out.a = st.msm.run(key.a, st.z.get(), n_in + n_aux);
+  t.msm_a_ms = ms_since(m0);
+  m0 = std::chrono::steady_clock::now();
+  out.b1 = st.msm.run(key.b1, st.z.get(), n_in + n_aux);
+  t.msm_b_g1_ms = ms_since(m0);
+  m0 = std::chrono::steady_clock::now();
+  out.l = st.msm.run(key.l, st.z.get() + n_in, n_aux);
+  t.msm_l_ms = ms_since(m0);
+  upload_ms += uploader.get();
+  t.upload_ms = upload_ms;
+
+  // H on the device.
+  ZK_CUDA_OK(cudaStreamWaitEvent(cs, abc_ready.get(), 0));
+  h0.record(cs);
+  ZK_CUDA_OK(cudaMemsetAsync(st.bad_row.get(), 0xff, sizeof(unsigned long long), cs));
+  if (rows > 0) {
+    check_rows_kernel<F><<<blocks_of(rows, 256), 256, 0, cs>>>(st.a.get(), st.b.get(), st.c.get(), rows,
+                                                               st.bad_row.get());
+    ZK_CUDA_OK_LAUNCH();
+  }
+  if (n == 1) {
+    ZK_CUDA_OK(cudaMemsetAsync(st.t.get(), 0, sizeof(F), cs));  // h has no coefficients
+  } else {
+    for (F* v : {st.a.get(), st.b.get(), st.c.get()}) {
+      st.ntt.run(v, st.t.get(), int(log_n), NttDirection::kInverse);
+      st.ntt.run(st.t.get(), v, int(log_n), NttDirection::kCosetForward);
+    }
+    // Z(g w^i) = g^n - 1 on the whole coset.
+    HostFr gn = HostFr::generator();
+    for (uint32_t i = 0; i < log_n; ++i) gn = gn.square();
+    const F zinv = F::from_host((gn - HostFr::one()).inverse());
+    quotient_kernel<F><<<blocks_of(n, 256), 256, 0, cs>>>(st.a.get(), st.b.get(), st.c.get(), n, zinv);
+    ZK_CUDA_OK_LAUNCH();
+    st.ntt.run(st.a.get(), st.t.get(), int(log_n), NttDirection::kCosetInverse);
+  }
+  h1.record(cs);
+  unsigned long long bad = 0;
+  ZK_CUDA_OK(cudaMemcpyAsync(&bad, st.bad_row.get(), sizeof bad, cudaMemcpyDeviceToHost, cs));
+  ZK_CUDA_OK(cudaStreamSynchronize(cs));
+  t.h_ms = h1.since(h0);
+  if (bad != ULLONG_MAX)
+    throw std::invalid_argument("unsatisfied witness: constraint row " + std::to_string(bad) + " has a*b != c");
+
+  m0 = std::chrono::steady_clock::now();
+  out.h = st.msm.run(key.h, st.t.get(), n - 1);
+  t.msm_h_ms = ms_since(m0);
+  return out;
+}
+
+// FNV-1a over bytes.
+struct Fnv64 {
+  uint64_t h = 1469598103934665603ull;
+  void add(const uint8_t* p, size_t n) {
+    for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
+  }
+  template <class T>
+  void add_obj(const T& v) {
+    add(reinterpret_cast<const uint8_t*>(&v), sizeof v);
+  }
+  void add_str(const std::string& s) { add(reinterpret_cast<const uint8_t*>(s.data()), s.size()); }
+};
+
+// Cache identity of a key when the caller gives none: curve, metadata, section sizes, the
+// verifying key and 4096 sampled points of every G1 section (coordinates only: padding bytes
+// of in-memory points are unspecified).
+template <class E>
+std::string key_fingerprint(const groth16::ProvingKey<E>& pk) {
+  Fnv64 f;
+  f.add_str(E::kName);
+  f.add_str(pk.meta.to_json().dump());
+  auto point = [&](const typename E::G1Affine& p) {
+    f.add_obj(p.x);
+    f.add_obj(p.y);
+    f.add_obj(p.infinity);
+  };
+  point(pk.vk.alpha_g1);
+  point(pk.vk.beta_g1);
+  point(pk.vk.delta_g1);
+  const std::span<const typename E::G1Affine> sections[] = {pk.a, pk.b_g1, pk.l, pk.h};
+  for (const auto& sec : sections) {
+    f.add_obj(uint64_t(sec.size()));
+    const size_t samples = sec.size() < 4096 ? sec.size() : 4096;
+    for (size_t k = 0; k < samples; ++k) point(sec[sec.size() * k / samples]);
+  }
+  f.add_obj(uint64_t(pk.b_g2.size()));
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "fp:%016llx", static_cast<unsigned long long>(f.h));
+  return buf;
+}
+
+// One G1 section, CPU layout, into resident compact affine points: pinned chunks are copied to
+// a device staging image and converted there (ordered on the copy stream, so one staging
+// buffer serves every chunk).
+template <class G>
+void upload_section(DeviceContext& ctx, std::span<const typename G::HostAffine> src, DeviceBuffer<typename G::Affine>& dst,
+                    DeviceBuffer<typename G::HostImage>& staging, const char* what) {
+  using Img = typename G::HostImage;
+  dst.reserve(src.size(), what);
+  if (src.empty()) return;
+  const cudaStream_t cp = ctx.copy.get();
+  ctx.pinned.stream_chunks(reinterpret_cast<const Img*>(src.data()), src.size(), cp,
+                           [&](const Img* chunk, size_t off, size_t len) {
+                             ZK_CUDA_OK(cudaMemcpyAsync(staging.get(), chunk, len * sizeof(Img),
+                                                        cudaMemcpyHostToDevice, cp));
+                             pippenger::image_to_affine_kernel<G>
+                                 <<<pippenger::blocks_for(len, pippenger::kThreads), pippenger::kThreads, 0, cp>>>(
+                                     staging.get(), dst.get() + off, uint32_t(len));
+                             ZK_CUDA_OK_LAUNCH();
+                           });
+}
+
+template <class E>
+std::unique_ptr<KeyEntry<curve::G1Device<E>>> upload_key(DeviceContext& ctx, const groth16::ProvingKey<E>& pk,
+                                                         const std::string& id, uint64_t bytes) {
+  using G = curve::G1Device<E>;
+  auto e = std::make_unique<KeyEntry<G>>();
+  e->id = id;
+  e->bytes = bytes;
+  e->n_vars = pk.a.size();
+  e->n_aux = pk.l.size();
+  e->n_h = pk.h.size();
+  DeviceBuffer<typename G::HostImage> staging(PinnedPool::kSlotBytes / sizeof(typename G::HostImage), "key staging");
+  upload_section<G>(ctx, pk.a, e->a, staging, "resident key A");
+  upload_section<G>(ctx, pk.b_g1, e->b1, staging, "resident key B_G1");
+  upload_section<G>(ctx, pk.l, e->l, staging, "resident key L");
+  upload_section<G>(ctx, pk.h, e->h, staging, "resident key H");
+  ctx.copy.sync();
+  return e;
+}
+
+template <class E>
+GpuResult prove_impl(const groth16::ProvingKey<E>& pk, const cs::WitnessBundle& w, const typename E::Fr& r,
+                     const typename E::Fr& s, groth16::Proof<E>* out, GpuProveTimings* timings,
+                     const GpuProveOptions& o) noexcept {
+  using G = curve::G1Device<E>;
+  using Fr = typename E::Fr;
+  using G1 = typename E::G1;
+  using G2 = typename E::G2;
+  if (out == nullptr) return {GpuErrc::kInvalidArgument, "GPU prover: output pointer is null"};
+  GpuResult refused;
+  GpuResult res = run_guarded([&] {
+    const auto t_all = std::chrono::steady_clock::now();
+    if (w.empty()) throw std::invalid_argument("GPU prover: empty witness bundle");
+    if (w.curve() != E::kId)
+      throw std::invalid_argument(std::string("GPU prover: witness bundle is for curve ") + curve_name(w.curve()) +
+                                  ", key is for " + E::kName);
+    if (w.n_inputs() != pk.meta.n_inputs || w.n_aux() != pk.meta.n_aux)
+      throw std::invalid_argument("GPU prover: witness bundle shape (" + std::to_string(w.n_inputs()) + " inputs, " +
+                                  std::to_string(w.n_aux()) + " aux) does not match the proving key (" +
+                                  std::to_string(pk.meta.n_inputs) + ", " + std::to_string(pk.meta.n_aux) + ")");
+    const uint64_t n = uint64_t(1) << pk.meta.domain_log2;
+    if (w.n_rows() > n || pk.h.size() != n)
+      throw std::invalid_argument("GPU prover: witness bundle has more rows than the key's domain");
+    const uint64_t nvars = pk.meta.n_inputs + pk.meta.n_aux;
+    if (pk.a.size() != nvars || pk.b_g1.size() != nvars || pk.b_g2.size() != nvars || pk.l.size() != pk.meta.n_aux)
+      throw std::invalid_argument("GPU prover: proving key sections do not match its metadata");
+    if (pk.meta.domain_log2 > uint32_t(ntt::Engine<Fr>::max_log_n()))
+      throw std::invalid_argument("GPU prover: domain 2^" + std::to_string(pk.meta.domain_log2) + " too large");
+    GpuProveTimings t;
+    const auto inputs = w.inputs<Fr>();
+    const auto aux = w.aux<Fr>();
+    // B_G2 on the CPU pool, concurrently with the GPU work. std::async's future waits in its
+    // destructor (declared before the lease, so it outlives it), so an exception on this thread
+    // never leaves the task with dangling references.
+    std::future<std::pair<G2, double>> g2;
+    auto start_g2 = [&] {
+      g2 = std::async(std::launch::async, [&]() -> std::pair<G2, double> {
+        const auto g0 = std::chrono::steady_clock::now();
+        if (o.skip_g2) return {G2::identity(), 0.0};
+        using G2P = typename E::G2Params;
+        auto& pool = util::ThreadPool::global();
+        G2 b2 = msm::msm<G2P>(pk.b_g2.first(inputs.size()), inputs, pool);
+        b2 += msm::msm<G2P>(pk.b_g2.subspan(inputs.size()), aux, pool);
+        return {b2, ms_since(g0)};
+      });
+    };
+
+    ContextLease lease = acquire_context(o.device);
+    DeviceContext& ctx = *lease.ctx;
+    const std::string id = std::string(E::kName) + "|" + (o.key_id.empty() ? key_fingerprint(pk) : o.key_id);
+    const uint64_t bytes = (2 * nvars + pk.meta.n_aux + n) * sizeof(typename G::Affine);
+    KeyEntryBase* found = ctx.cache.find(id);
+    if (found != nullptr && found->bytes != bytes)
+      throw std::invalid_argument("GPU prover: key id '" + id + "' is resident with a different shape");
+    if (found == nullptr) {
+      if (bytes > ctx.cache.budget()) {
+        refused = {GpuErrc::kOutOfMemory, "GPU prover: proving key needs " + std::to_string(bytes >> 20) +
+                                              " MiB resident on device " + std::to_string(o.device) +
+                                              ", over the key-cache budget of " +
+                                              std::to_string(ctx.cache.budget() >> 20) + " MiB"};
+        return;
+      }
+      start_g2();  // before the key upload: the CPU's G2 MSM overlaps it
+      const auto k0 = std::chrono::steady_clock::now();
+      ctx.cache.evict_until_fits(bytes, nullptr);
+      std::unique_ptr<KeyEntry<G>> entry;
+      try {
+        entry = upload_key<E>(ctx, pk, id, bytes);
+      } catch (const DeviceAllocError&) {  // make room from everything else, then once more
+        ctx.cache.evict_all_but(nullptr);
+        ctx.drop_scratch();
+        entry = upload_key<E>(ctx, pk, id, bytes);
+      }
+      found = ctx.cache.insert(std::move(entry));
+      t.key_upload_ms = ms_since(k0);
+    } else {
+      t.key_cache_hit = true;
+    }
+    if (!g2.valid()) start_g2();
+    const auto& key = static_cast<const KeyEntry<G>&>(*found);  // ids start with the curve name
+
+    G1Parts<E> p;
+    try {
+      p = gpu_g1_parts<E>(ctx, view_of(key), w, pk.meta.domain_log2, t);
+    } catch (const DeviceAllocError&) {
+      ctx.drop_scratch();  // the next proof starts from clean buffers
+      throw;
+    }
+    const auto w0 = std::chrono::steady_clock::now();
+    const auto [b2, g2_ms] = g2.get();
+    t.g2_wait_ms = ms_since(w0);
+    t.g2_cpu_ms = g2_ms;
+
+    const auto c0 = std::chrono::steady_clock::now();
+    const auto& vk = pk.vk;
+    G1 delta1 = G1::from_affine(vk.delta_g1);
+    G1 pa = p.a.add_mixed(vk.alpha_g1) + delta1 * r;
+    G1 pb1 = p.b1.add_mixed(vk.beta_g1) + delta1 * s;
+    G2 pb2 = b2.add_mixed(vk.beta_g2) + G2::from_affine(vk.delta_g2) * s;
+    G1 pc = p.l + p.h + pa * s + pb1 * r - delta1 * (r * s);
+    *out = {pa.to_affine(), pb2.to_affine(), pc.to_affine()};
+    t.combine_ms = ms_since(c0);
+    t.total_ms = ms_since(t_all);
+    if (timings) *timings = t;
+  });
+  if (res.ok() && !refused.ok()) return refused;
+  return res;
+}
+
+}  // namespace zkmill::cuda::g16

@@ -1,0 +1,74 @@
+// Public entry points of the GPU Groth16 prover (BN254, BLS12-381): same inputs and same proof,
+// bit for bit, as groth16::prove_with_randomness; plain C++ so callers built without nvcc link it.
+//
+// Per device index (cudaSetDevice) the backend keeps one context: two streams, a bounded pool
+// of pinned staging buffers, the MSM / NTT engines with their scratch, and a KeyCache holding
+// the G1 sections (A, B_G1, L, H) of recently used proving keys resident on that device, under
+// a byte budget with LRU eviction. A proof then uploads only the bundle's a, b, c and scalars.
+// H is computed on the device (iNTT, coset NTT, (a b - c) / Z(g), inverse coset NTT) and its
+// n - 1 coefficients feed the H MSM without leaving the device; the G2 MSM (B_G2) runs on the
+// CPU thread pool while the GPU works. Nothing throws across this API: every failure, device
+// out-of-memory included, is a GpuResult (the caller can fall back to the CPU prover).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/cs/witness_bundle.hpp"
+#include "common/curves/bls12_381.hpp"
+#include "common/curves/bn254.hpp"
+#include "common/groth16/proof.hpp"
+#include "common/groth16/proving_key.hpp"
+#include "cuda/ff/gpu_result.hpp"
+
+namespace zkmill::cuda {
+
+// Wall-clock milliseconds of one GPU proof's phases (host clock; GPU phases end on a sync).
+struct GpuProveTimings {
+  double key_upload_ms = 0;  // 0 on a key-cache hit
+  double upload_ms = 0;      // scalars + a, b, c through the pinned pool (overlaps the first NTTs)
+  double h_ms = 0;           // H on the device: from a's first NTT to h ready (CUDA events)
+  double msm_a_ms = 0, msm_b_g1_ms = 0, msm_l_ms = 0, msm_h_ms = 0;  // G1 MSMs on the GPU
+  double g2_cpu_ms = 0;   // the B_G2 MSM on the CPU pool, run concurrently with everything above
+  double g2_wait_ms = 0;  // how long the GPU side waited for it afterwards (0 = fully hidden)
+  double combine_ms = 0;  // final A/B/C combination on the host
+  double total_ms = 0;
+  bool key_cache_hit = false;
+};
+
+struct GpuProveOptions {
+  int device = 0;  // CUDA device index
+  // Identity of the key in the device key cache. Empty: a fingerprint of the key is computed
+  // (curve, metadata, section sizes, vk, and 64-bit hashes of 4096 points sampled from every
+  // G1 section); callers holding a key file should pass e.g. "path:size:mtime".
+  std::string key_id;
+  bool skip_g2 = false;  // benchmarks only: B_G2 is taken as the identity (the proof is invalid)
+};
+
+struct KeyCacheStats {
+  uint64_t uploads = 0;    // keys uploaded (cache misses)
+  uint64_t hits = 0;       // proofs that found their key resident
+  uint64_t evictions = 0;  // keys dropped to stay within the budget
+  uint64_t resident_bytes = 0;
+  uint64_t budget_bytes = 0;
+  uint64_t entries = 0;
+};
+
+// out is written only on success. r, s are the blinders (prove_with_randomness's r, s).
+GpuResult prove_gpu_bn254(const groth16::ProvingKey<curves::Bn254>& pk, const cs::WitnessBundle& w,
+                          const curves::Bn254::Fr& r, const curves::Bn254::Fr& s, groth16::Proof<curves::Bn254>* out,
+                          GpuProveTimings* timings = nullptr, const GpuProveOptions& options = {}) noexcept;
+GpuResult prove_gpu_bls12_381(const groth16::ProvingKey<curves::Bls12381>& pk, const cs::WitnessBundle& w,
+                              const curves::Bls12381::Fr& r, const curves::Bls12381::Fr& s,
+                              groth16::Proof<curves::Bls12381>* out, GpuProveTimings* timings = nullptr,
+                              const GpuProveOptions& options = {}) noexcept;
+
+// The key-cache budget of a device in bytes (default: half of the device's memory; the rest is
+// left to the per-proof buffers and MSM scratch). Shrinking evicts at once.
+GpuResult set_key_cache_budget(int device, uint64_t bytes) noexcept;
+GpuResult key_cache_stats(int device, KeyCacheStats* out) noexcept;
+// Frees everything the backend holds on `device` (resident keys, pinned buffers, scratch,
+// streams); the next proof there starts cold. Call before process exit for leak checkers.
+GpuResult release_gpu_context(int device) noexcept;
+
+}  // namespace zkmill::cuda

@@ -1,0 +1,184 @@
+// GPU Groth16 prover (cuda/groth16/prover.hpp) against the CPU prover: bit-identical proofs for
+// fixed r, s on both curves and both built-in circuits at several sizes, verification, the
+// resident-key cache (reuse counter, budget refusal), and wrong/unsatisfied bundles as errors.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+#include "common/curves/bls12_381.hpp"
+#include "common/curves/bn254.hpp"
+#include "common/groth16/builtin.hpp"
+#include "common/groth16/prover.hpp"
+#include "common/groth16/verifier.hpp"
+#include "cuda/groth16/prover.hpp"
+#include "tests/support/gpu.hpp"
+
+namespace {
+
+using namespace zkmill;
+
+struct Bn {
+  using E = curves::Bn254;
+  static cuda::GpuResult prove(const groth16::ProvingKey<E>& pk, const cs::WitnessBundle& w, const E::Fr& r,
+                               const E::Fr& s, groth16::Proof<E>* out, cuda::GpuProveTimings* t = nullptr,
+                               const cuda::GpuProveOptions& o = {}) {
+    return cuda::prove_gpu_bn254(pk, w, r, s, out, t, o);
+  }
+};
+struct Bls {
+  using E = curves::Bls12381;
+  static cuda::GpuResult prove(const groth16::ProvingKey<E>& pk, const cs::WitnessBundle& w, const E::Fr& r,
+                               const E::Fr& s, groth16::Proof<E>* out, cuda::GpuProveTimings* t = nullptr,
+                               const cuda::GpuProveOptions& o = {}) {
+    return cuda::prove_gpu_bls12_381(pk, w, r, s, out, t, o);
+  }
+};
+
+// Frees the device contexts before exit (compute-sanitizer's leak check runs at exit).
+class ReleaseContexts : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    if (zkmill::testing::gpu_available()) (void)cuda::release_gpu_context(0);
+  }
+};
+[[maybe_unused]] const auto* const kEnv = ::testing::AddGlobalTestEnvironment(std::make_unique<ReleaseContexts>().release());
+
+template <class T>
+class GpuGroth16 : public ::testing::Test {
+ protected:
+  using E = typename T::E;
+  using Fr = typename E::Fr;
+  std::mt19937_64 rng{2024};
+  groth16::ProvingKey<E> key(const std::string& circuit, uint64_t size) {
+    return groth16::setup_builtin<E>(circuit, size, groth16::ToxicWaste<Fr>::random(rng));
+  }
+  groth16::Proof<E> gpu(const groth16::ProvingKey<E>& pk, const cs::WitnessBundle& w, const Fr& r, const Fr& s,
+                        cuda::GpuProveTimings* t = nullptr) {
+    groth16::Proof<E> p{};
+    const cuda::GpuResult res = T::prove(pk, w, r, s, &p, t);
+    EXPECT_TRUE(res.ok()) << cuda::to_string(res.code) << ": " << res.message;
+    return p;
+  }
+};
+
+using Curves = ::testing::Types<Bn, Bls>;
+TYPED_TEST_SUITE(GpuGroth16, Curves);
+
+TYPED_TEST(GpuGroth16, SameProofAsCpuAndVerifies) {
+  ZKMILL_REQUIRE_GPU();
+  using E = typename TestFixture::E;
+  using Fr = typename TestFixture::Fr;
+  for (const char* circuit : {"chain", "merkle"}) {
+    for (uint64_t size : {uint64_t(3), uint64_t(100), uint64_t(1500), uint64_t(9000)}) {
+      auto pk = this->key(circuit, size);
+      groth16::PreparedVerifyingKey<E> pvk(pk.vk);
+      for (uint64_t part : {0, 5}) {
+        auto w = groth16::synthesize_builtin<E>(pk.meta, 9, part);
+        const Fr r = Fr::random(this->rng), s = Fr::random(this->rng);
+        const auto cpu = groth16::prove_with_randomness<E>(pk, w, r, s);
+        const auto gpu = this->gpu(pk, w, r, s);
+        EXPECT_TRUE(gpu == cpu) << circuit << " size " << size << " partition " << part << " (domain 2^"
+                                << pk.meta.domain_log2 << ")";
+        EXPECT_TRUE(pvk.verify(gpu, groth16::public_inputs<E>(w))) << circuit << " size " << size;
+      }
+    }
+  }
+}
+
+TYPED_TEST(GpuGroth16, ZeroBlindersMatchToo) {
+  ZKMILL_REQUIRE_GPU();
+  using E = typename TestFixture::E;
+  using Fr = typename TestFixture::Fr;
+  auto pk = this->key("chain", 200);
+  auto w = groth16::synthesize_builtin<E>(pk.meta, 1, 0);
+  EXPECT_TRUE(this->gpu(pk, w, Fr::zero(), Fr::zero()) == groth16::prove_with_randomness<E>(pk, w, Fr::zero(), Fr::zero()));
+}
+
+TYPED_TEST(GpuGroth16, KeyStaysResidentAcrossProofs) {
+  ZKMILL_REQUIRE_GPU();
+  using E = typename TestFixture::E;
+  using Fr = typename TestFixture::Fr;
+  auto pk = this->key("merkle", 700);
+  cuda::KeyCacheStats before{}, after1{}, after2{};
+  ASSERT_TRUE(cuda::key_cache_stats(0, &before).ok());
+  cuda::GpuProveTimings t1, t2;
+  auto w1 = groth16::synthesize_builtin<E>(pk.meta, 4, 0);
+  auto w2 = groth16::synthesize_builtin<E>(pk.meta, 4, 1);
+  const Fr r = Fr::random(this->rng), s = Fr::random(this->rng);
+  const auto p1 = this->gpu(pk, w1, r, s, &t1);
+  ASSERT_TRUE(cuda::key_cache_stats(0, &after1).ok());
+  const auto p2 = this->gpu(pk, w2, r, s, &t2);
+  ASSERT_TRUE(cuda::key_cache_stats(0, &after2).ok());
+  EXPECT_FALSE(t1.key_cache_hit);
+  EXPECT_TRUE(t2.key_cache_hit);
+  EXPECT_EQ(after1.uploads, before.uploads + 1);
+  EXPECT_EQ(after2.uploads, after1.uploads) << "second proof re-uploaded the key";
+  EXPECT_EQ(after2.hits, after1.hits + 1);
+  EXPECT_GT(after2.resident_bytes, 0u);
+  EXPECT_TRUE(p1 == groth16::prove_with_randomness<E>(pk, w1, r, s));
+  EXPECT_TRUE(p2 == groth16::prove_with_randomness<E>(pk, w2, r, s));
+  // A different key (other toxic waste, same shape) must not alias the resident one.
+  auto pk_other = this->key("merkle", 700);
+  const auto p3 = this->gpu(pk_other, w1, r, s);
+  EXPECT_TRUE(p3 == groth16::prove_with_randomness<E>(pk_other, w1, r, s));
+}
+
+TYPED_TEST(GpuGroth16, KeyOverBudgetIsRefusedClearly) {
+  ZKMILL_REQUIRE_GPU();
+  using E = typename TestFixture::E;
+  using Fr = typename TestFixture::Fr;
+  auto pk = this->key("chain", 300);
+  auto w = groth16::synthesize_builtin<E>(pk.meta, 2, 0);
+  cuda::KeyCacheStats st{};
+  ASSERT_TRUE(cuda::key_cache_stats(0, &st).ok());
+  ASSERT_TRUE(cuda::set_key_cache_budget(0, 4096).ok());
+  groth16::Proof<E> p{};
+  cuda::GpuProveOptions o;
+  o.key_id = "over-budget-test";
+  const auto res = TypeParam::prove(pk, w, Fr::one(), Fr::one(), &p, nullptr, o);
+  ASSERT_TRUE(cuda::set_key_cache_budget(0, st.budget_bytes).ok());
+  EXPECT_EQ(res.code, cuda::GpuErrc::kOutOfMemory);
+  EXPECT_NE(res.message.find("budget"), std::string::npos) << res.message;
+}
+
+TYPED_TEST(GpuGroth16, WrongBundlesAreErrorsNotProofs) {
+  ZKMILL_REQUIRE_GPU();
+  using E = typename TestFixture::E;
+  using Fr = typename TestFixture::Fr;
+  auto pk = this->key("chain", 100);
+  groth16::Proof<E> p{};
+  // Shape: a bundle of another size.
+  auto pk_big = this->key("chain", 300);
+  auto w_big = groth16::synthesize_builtin<E>(pk_big.meta, 1, 0);
+  auto res = TypeParam::prove(pk, w_big, Fr::one(), Fr::one(), &p);
+  EXPECT_EQ(res.code, cuda::GpuErrc::kInvalidArgument) << res.message;
+  // Curve: the other curve's bundle for the same circuit.
+  using Other = std::conditional_t<std::is_same_v<E, curves::Bn254>, curves::Bls12381, curves::Bn254>;
+  std::mt19937_64 rng(5);
+  auto pk_other = groth16::setup_builtin<Other>("chain", 100, groth16::ToxicWaste<typename Other::Fr>::random(rng));
+  auto w_other = groth16::synthesize_builtin<Other>(pk_other.meta, 1, 0);
+  res = TypeParam::prove(pk, w_other, Fr::one(), Fr::one(), &p);
+  EXPECT_EQ(res.code, cuda::GpuErrc::kInvalidArgument) << res.message;
+  EXPECT_NE(res.message.find("curve"), std::string::npos) << res.message;
+  // Unsatisfied: row 7 broken.
+  auto w = groth16::synthesize_builtin<E>(pk.meta, 3, 0);
+  auto broken = cs::WitnessBundle::parse(w.serialize());
+  broken.template section_mut<Fr>(cs::Section::C)[7] += Fr::one();
+  broken.seal();
+  res = TypeParam::prove(pk, broken, Fr::one(), Fr::one(), &p);
+  EXPECT_EQ(res.code, cuda::GpuErrc::kInvalidArgument) << res.message;
+  EXPECT_NE(res.message.find("row 7"), std::string::npos) << res.message;
+  // Null output, bad device index.
+  res = TypeParam::prove(pk, w, Fr::one(), Fr::one(), nullptr);
+  EXPECT_EQ(res.code, cuda::GpuErrc::kInvalidArgument);
+  cuda::GpuProveOptions o;
+  o.device = 99;
+  res = TypeParam::prove(pk, w, Fr::one(), Fr::one(), &p, nullptr, o);
+  EXPECT_EQ(res.code, cuda::GpuErrc::kInvalidArgument) << res.message;
+  // And the context still works afterwards.
+  const Fr r = Fr::random(this->rng), s = Fr::random(this->rng);
+  EXPECT_TRUE(this->gpu(pk, w, r, s) == groth16::prove_with_randomness<E>(pk, w, r, s));
+}
+
+}  // namespace
