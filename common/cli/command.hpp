@@ -23,6 +23,9 @@
 // the binary links zk_util, CLI11, nlohmann_json, spdlog, yaml-cpp (and zk_cuda when built)
 // plus exactly what command files list there.
 //
+// All command files link into one executable: keep every helper, and any extern "C" signal
+// handler, inside the anonymous namespace or `static`, or two commands' `on_signal`s collide.
+//
 // The RunFn runs after parsing, once the config file is loaded, logging is set up and the
 // global ThreadPool is sized; it returns the process exit code and may throw (the message is
 // printed as "zkmill: error: ...", exit code 1).
