@@ -22,7 +22,7 @@ uint64_t Coordinator::now_ms() {
 }
 
 Coordinator::Coordinator(FarmConfig cfg)
-    : cfg_(std::move(cfg)), redis_(cfg_.redis), store_(redis_), checker_(store_), ctx_(1), router_(ctx_, zmq::socket_type::router) {
+    : cfg_(std::move(cfg)), redis_(cfg_.redis), wake_(cfg_.redis), store_(redis_), checker_(store_), ctx_(1), router_(ctx_, zmq::socket_type::router) {
   router_.set(zmq::sockopt::linger, 0);
   router_.set(zmq::sockopt::router_mandatory, 1);
   router_.set(zmq::sockopt::maxmsgsize, int64_t(cfg_.zmq.max_message_kb) * 1024 + 64);
@@ -46,8 +46,22 @@ void Coordinator::run(const std::atomic<bool>& stop) {
                cfg_.coordinator.lease_ms, cfg_.coordinator.heartbeat_ms, cfg_.coordinator.liveness);
   const size_t max_body = size_t(cfg_.zmq.max_message_kb) * 1024;
   while (!stop.load()) {
-    zmq::pollitem_t items[] = {{router_.handle(), 0, ZMQ_POLLIN, 0}};
-    zmq::poll(items, 1, std::chrono::milliseconds(50));
+    if (wake_.fd() < 0) {
+      try {
+        wake_.subscribe("zk:wake");
+      } catch (const RedisError&) {
+        wake_.disconnect();  // retried next turn; the main connection reports the outage
+      }
+    }
+    zmq::pollitem_t items[] = {{router_.handle(), 0, ZMQ_POLLIN, 0}, {nullptr, wake_.fd(), ZMQ_POLLIN, 0}};
+    zmq::poll(items, wake_.fd() >= 0 ? 2 : 1, std::chrono::milliseconds(50));
+    if (wake_.fd() >= 0 && (items[1].revents & ZMQ_POLLIN)) {
+      try {
+        wake_.drain_pubsub();
+      } catch (const RedisError&) {
+        wake_.disconnect();
+      }
+    }
     try {
       for (int n = 0; n < 1000; ++n) {
         std::vector<zmq::message_t> frames;
@@ -162,6 +176,7 @@ void Coordinator::on_result(const std::string& from, WorkerInfo& w, const Contro
                                 cfg_.coordinator.lease_ms);
     spdlog::debug("coordinator: {} partition {} synthesized by {}{}", ref.job, ref.part, from, ok ? "" : " (stale)");
     if (!ok) send(from, ControlMessage("release", {{"bundle_key", b["bundle_key"]}}));
+    else store_.record_timings(ref, b, {"synth_ms"});
   } else if (m.type == "task_failed") {
     auto f = store_.fail(ref, token, from, b["error"].get<std::string>(), now, cfg_.coordinator);
     if (f.outcome == 1)
@@ -180,6 +195,7 @@ void Coordinator::on_result(const std::string& from, WorkerInfo& w, const Contro
     } else {
       auto d = store_.prove_done(ref, token, b["proof"].dump(), b["public"].dump(), now);
       if (d.recorded) {
+        store_.record_timings(ref, b, {"fetch_ms", "prove_ms"});
         spdlog::info("coordinator: {} partition {} verified ({}/{})", ref.job, ref.part, d.verified, d.total);
         if (auto sw = workers_.find(d.synth_worker); sw != workers_.end() && !d.bundle_key.empty())
           send(d.synth_worker, ControlMessage("release", {{"bundle_key", d.bundle_key}}));

@@ -64,6 +64,10 @@ class Coordinator {
 
   FarmConfig cfg_;
   RedisClient redis_;
+  // Subscribed to zk:wake (published by submit) and polled next to the ROUTER, so a new job
+  // is dispatched at once rather than after the idle poll timeout. Best effort: while it is
+  // down the loop still runs every 50 ms.
+  RedisClient wake_;
   FarmStore store_;
   ProofChecker checker_;
   zmq::context_t ctx_;

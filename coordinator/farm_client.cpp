@@ -96,6 +96,9 @@ nlohmann::json FarmClient::status(const std::string& job) {
                      {"synth_worker", p["synth_worker"]},
                      {"recorded", to_u64(p["recorded"])},
                      {"error", p["error"]}});
+    // Worker-reported timings (ms), when the worker sent them.
+    for (const char* f : {"synth_ms", "fetch_ms", "prove_ms"})
+      if (!p[f].empty()) parts.back()[f] = std::stod(p[f]);
     counts[p["state"]] = counts.value(p["state"], 0) + 1;
   }
   out["counts"] = counts;

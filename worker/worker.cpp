@@ -2,6 +2,7 @@
 #include "worker/worker.hpp"
 
 #include <spdlog/spdlog.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -57,10 +58,13 @@ Worker::Worker(FarmConfig cfg, WorkerOptions opts)
   dealer_.set(zmq::sockopt::maxmsgsize, int64_t(cfg_.zmq.max_message_kb) * 1024 + 64);
   heartbeat_ms_ = cfg_.coordinator.heartbeat_ms;
   liveness_ = cfg_.coordinator.liveness;
+  wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (wake_fd_ < 0) throw std::runtime_error("worker: cannot create an eventfd");
 }
 
 Worker::~Worker() {
   if (task_ && task_->thread.joinable()) task_->thread.join();
+  close(wake_fd_);
 }
 
 void Worker::send(const ControlMessage& m) {
@@ -99,13 +103,20 @@ int Worker::run(const std::atomic<bool>& stop) {
       spdlog::info("worker {}: draining (finishing the current partition, taking no new one)", id_);
       send(heartbeat());
     }
-    if (draining_ && !task_ && unacked_.empty()) {
+    // A draining worker whose coordinator has gone silent would wait for acks forever; its
+    // unacked results are not lost (the leases expire and the partitions are redone).
+    const bool coordinator_gone = Coordinator::now_ms() - last_heard_ms_ > heartbeat_ms_ * liveness_;
+    if (draining_ && !task_ && (unacked_.empty() || coordinator_gone)) {
       send(ControlMessage("bye", nlohmann::json::object()));
       spdlog::info("worker {}: drained, exiting", id_);
       return 0;
     }
-    zmq::pollitem_t items[] = {{dealer_.handle(), 0, ZMQ_POLLIN, 0}};
-    zmq::poll(items, 1, std::chrono::milliseconds(20));
+    zmq::pollitem_t items[] = {{dealer_.handle(), 0, ZMQ_POLLIN, 0}, {nullptr, wake_fd_, ZMQ_POLLIN, 0}};
+    zmq::poll(items, 2, std::chrono::milliseconds(20));
+    if (items[1].revents & ZMQ_POLLIN) {
+      uint64_t n = 0;
+      if (read(wake_fd_, &n, sizeof n) < 0) n = 0;  // EAGAIN: already drained
+    }
     for (int n = 0; n < 100; ++n) {
       std::vector<zmq::message_t> frames;
       if (!zmq::recv_multipart(dealer_, std::back_inserter(frames), zmq::recv_flags::dontwait)) break;
@@ -179,6 +190,10 @@ void Worker::start_task(const ControlMessage& m) {
           "task_failed", {{"job", b["job"]}, {"part", b["part"]}, {"token", b["token"]}, {"error", std::string(e.what())}});
     }
     t->done.store(true);
+    const uint64_t one = 1;
+    if (write(wake_fd_, &one, sizeof one) < 0) {
+      // Counter full (cannot happen with one task): the poll timeout picks the result up.
+    }
   });
   send(heartbeat());  // tell the coordinator at once what we are working on
 }
@@ -218,9 +233,14 @@ ControlMessage Worker::run_synth(const nlohmann::json& b) {
   const std::string bundle_key = job + "/" + std::to_string(part) + "/" + std::to_string(token);
   const uint64_t bytes = bundle.bytes().size();
   server_->publish(bundle_key, std::make_shared<const cs::WitnessBundle>(std::move(bundle)));
-  spdlog::info("worker {}: {} partition {} synthesized ({} bytes, {:.1f} ms)", id_, job, part, bytes,
-               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  return ControlMessage("synth_done", {{"job", job}, {"part", part}, {"token", token}, {"bundle_key", bundle_key}});
+  const double synth_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  spdlog::info("worker {}: {} partition {} synthesized ({} bytes, {:.1f} ms)", id_, job, part, bytes, synth_ms);
+  // synth_ms is optional telemetry (not in the schema), recorded for `zkmill status --json`.
+  return ControlMessage("synth_done", {{"job", job},
+                                       {"part", part},
+                                       {"token", token},
+                                       {"bundle_key", bundle_key},
+                                       {"synth_ms", synth_ms}});
 }
 
 ControlMessage Worker::run_prove(const nlohmann::json& b) {
@@ -246,10 +266,15 @@ ControlMessage Worker::run_prove(const nlohmann::json& b) {
     proof_json = groth16::snarkjs::proof_to_json<E>(proof);
     pub_json = groth16::snarkjs::public_to_json<typename E::Fr>(inputs);
   });
-  spdlog::info("worker {}: {} partition {} proved (fetch {:.1f} ms, total {:.1f} ms)", id_, job, part, fetch_ms,
-               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  return ControlMessage("prove_done",
-                        {{"job", job}, {"part", part}, {"token", token}, {"proof", proof_json}, {"public", pub_json}});
+  const double total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  spdlog::info("worker {}: {} partition {} proved (fetch {:.1f} ms, total {:.1f} ms)", id_, job, part, fetch_ms, total_ms);
+  return ControlMessage("prove_done", {{"job", job},
+                                       {"part", part},
+                                       {"token", token},
+                                       {"proof", proof_json},
+                                       {"public", pub_json},
+                                       {"fetch_ms", fetch_ms},
+                                       {"prove_ms", total_ms - fetch_ms}});
 }
 
 }  // namespace zkmill::farm

@@ -46,6 +46,7 @@ for i = 0, n - 1 do
   redis.call('ZADD', 'zk:q:synth', -prio, pfx .. ':' .. string.format('%08d', i))
 end
 redis.call('ZADD', 'zk:jobs', now, id)
+redis.call('PUBLISH', 'zk:wake', id)  -- the coordinator dispatches at once, not on its next idle turn
 redis.call('SADD', 'zk:active', id)
 if idem ~= '' then redis.call('SET', 'zk:idem:' .. idem, id) end
 return {id, 1}
@@ -316,6 +317,17 @@ void FarmStore::renew_lease(const std::string& member, uint64_t until_ms) {
 
 bool FarmStore::finish(const std::string& job, const std::string& state, const std::string& error, uint64_t now_ms) {
   return r_.eval(kFinish, {}, {job, state, error, num(now_ms)}).as_int() == 1;
+}
+
+void FarmStore::record_timings(const PartRef& ref, const nlohmann::json& body, std::initializer_list<const char*> fields) {
+  std::vector<std::string> cmd{"HSET", "zk:part:" + ref.job + ":" + num(ref.part)};
+  for (const char* f : fields) {
+    if (!body.contains(f) || !body[f].is_number()) continue;
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3f", body[f].get<double>());
+    cmd.insert(cmd.end(), {f, buf});
+  }
+  if (cmd.size() > 2) r_.command(cmd);
 }
 
 uint64_t FarmStore::synth_ahead() { return uint64_t(r_.command({"ZCARD", "zk:q:prove"}).as_int()); }

@@ -11,7 +11,9 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -98,6 +100,9 @@ class FarmStore {
   void renew_lease(const std::string& member, uint64_t until_ms);
   // Final state of a job: "done" (partitions marked done) or "failed" with `error`.
   bool finish(const std::string& job, const std::string& state, const std::string& error, uint64_t now_ms);
+  // Copies the numeric `fields` of a worker's result (optional telemetry such as synth_ms)
+  // into the partition hash; absent or non-numeric fields are skipped.
+  void record_timings(const PartRef& ref, const nlohmann::json& body, std::initializer_list<const char*> fields);
   // How many partitions are synthesizing or synthesized (the look-ahead in use).
   uint64_t synth_ahead();
 

@@ -89,6 +89,27 @@ void RedisClient::ensure_connected() {
   }
 }
 
+void RedisClient::subscribe(const std::string& channel) { command({"SUBSCRIBE", channel}); }
+
+int RedisClient::fd() const { return ctx_ ? ctx_->fd : -1; }
+
+size_t RedisClient::drain_pubsub() {
+  if (!ctx_) return 0;
+  if (redisBufferRead(ctx_.get()) != REDIS_OK) {
+    std::string err = ctx_->errstr;
+    ctx_.reset();
+    throw RedisError("redis: connection lost: " + err);
+  }
+  size_t n = 0;
+  void* raw = nullptr;
+  while (redisGetReplyFromReader(ctx_.get(), &raw) == REDIS_OK && raw) {
+    freeReplyObject(raw);
+    raw = nullptr;
+    ++n;
+  }
+  return n;
+}
+
 void RedisClient::append(const std::vector<std::string>& argv) {
   std::vector<const char*> args;
   std::vector<size_t> lens;

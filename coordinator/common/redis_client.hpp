@@ -60,6 +60,16 @@ class RedisClient {
 
   void ensure_connected();
   void disconnect();
+
+  // Pub/sub, used to wake the coordinator when a job is submitted: after subscribe() this
+  // connection only receives messages.
+  void subscribe(const std::string& channel);
+  // The socket to poll; -1 when not connected.
+  int fd() const;
+  // Call once the socket polled readable: consumes what arrived with a single read (so it
+  // never blocks) and returns the number of messages. Throws RedisError when the connection
+  // is lost.
+  size_t drain_pubsub();
   const RedisConfig& config() const { return cfg_; }
 
  private:

@@ -214,3 +214,33 @@ TEST_F(FarmTest, CorruptBundleAndBadProofAreFailedAttemptsAndTheFarmRecovers) {
 
 }  // namespace
 }  // namespace zkmill::test
+
+namespace zkmill::test {
+namespace {
+
+// `zkmill demo` runs the farm embedded: Redis, coordinator and workers are started and
+// stopped by the command itself, which leaves no redis-server behind.
+TEST(EmbeddedFarmDemo, RunsAJobThroughTheFarmAndCleansUp) {
+  auto r = run_zkmill({"demo", "--size", "300", "--partitions", "3", "--curve", "bn254", "--synth", "2", "--prove", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "embedded farm with 2 synth + 1 prove")) << r.out;
+  EXPECT_TRUE(contains(r.out, "transfer ms")) << r.out;
+  EXPECT_TRUE(contains(r.out, "batch verification of 3 proofs")) << r.out;
+  EXPECT_TRUE(contains(r.out, "-> verified")) << r.out;
+  const std::string pid_line = r.out.substr(r.out.find("redis-server (pid ") + 18);
+  const pid_t redis = pid_t(std::stol(pid_line));
+  EXPECT_NE(kill(redis, 0), 0) << "redis-server " << redis << " outlived the demo";
+  auto nf = run_zkmill({"demo", "--size", "300", "--partitions", "2", "--curve", "bn254", "--no-farm"});
+  ASSERT_EQ(nf.exit_code, 0) << nf.err;
+  EXPECT_TRUE(contains(nf.out, "-> verified")) << nf.out;
+}
+
+TEST(EmbeddedFarmDemo, MissingRedisServerIsExplained) {
+  auto r = run_program("env", {"PATH=/nonexistent", zkmill_binary(), "demo", "--size", "300", "--curve", "bn254"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_TRUE(contains(r.err, "redis-server was not found")) << r.err;
+  EXPECT_TRUE(contains(r.err, "--no-farm")) << r.err;
+}
+
+}  // namespace
+}  // namespace zkmill::test
