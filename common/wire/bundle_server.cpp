@@ -271,10 +271,13 @@ class BundleServer::Impl {
         ++it;
         continue;
       }
-      send_error(it->first.first, it->first.second, ErrorCode::Timeout,
-                 "no credit from the fetcher for " + std::to_string(opts_.idle_timeout.count()) + " ms; transfer dropped at offset " +
-                     std::to_string(it->second.next_offset));
+      // Drop the transfer (and count it) before telling the fetcher, so anyone who has seen
+      // the error also sees the server's state after it.
+      auto peer = it->first;
+      std::string msg = "no credit from the fetcher for " + std::to_string(opts_.idle_timeout.count()) +
+                        " ms; transfer dropped at offset " + std::to_string(it->second.next_offset);
       it = finish(it, &Stats::transfers_timed_out);
+      send_error(peer.first, peer.second, ErrorCode::Timeout, msg);
     }
   }
 
