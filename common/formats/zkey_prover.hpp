@@ -1,0 +1,264 @@
+// The Groth16 prover for snarkjs keys, in two steps the farm can run on different machines:
+//   synthesize_zkey: witness (.wtns values) + the key's coefficient section -> a cs::WitnessBundle
+//     holding the inputs, the aux values and a, b, c = a o b over the domain (rapidsnark's
+//     method: the zkey stores only A and B, and c is their pointwise product);
+//   prove_zkey: bundle + key -> proof, with zkmill's EvaluationDomain and msm::msm.
+//
+// snarkjs's H convention (groth16_prove.js): the key's H points are tau-powers arranged for
+// the evaluations of a(x) b(x) - c(x) on the coset zeta <w>, zeta a primitive 2n-th root of
+// unity with zeta^2 = w, i.e. the odd powers of zeta. So h_i = a'_i b'_i - c'_i where x' is
+// x interpolated over <w> (inverse NTT), scaled by zeta^j, and evaluated (NTT) at w^i; the
+// division by Z (constant -2 on that coset) is folded into the H points by setup.
+//
+// Roots: snarkjs (ffjavascript) takes w_max = nqr^t with nqr the smallest quadratic
+// non-residue, while zkmill takes generator^t. For BN254 both are 5; for BLS12-381 they
+// differ (nqr 5, generator 7). So SnarkjsQuotient finds k with w_snarkjs = w_zkmill^k (k odd,
+// a discrete log in a 2-group: one bit per step) and evaluates in zkmill's domain at the
+// permuted index k i mod n; k = 1 skips the permutation.
+//
+// Proof (snarkjs): A = alpha1 + sum_i w_i A_i + r delta1; B = beta2 + sum_i w_i B2_i + s delta2;
+// C = sum_{i > nPublic} w_i C_i + sum_i h_i H_i + s A + r (beta1 + sum_i w_i B1_i + s delta1)
+//     - r s delta1.
+#pragma once
+
+#include <chrono>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "common/cs/witness_bundle.hpp"
+#include "common/formats/zkey.hpp"
+#include "common/groth16/proof.hpp"
+#include "common/groth16/prover.hpp"
+#include "common/msm/pippenger.hpp"
+#include "common/poly/evaluation_domain.hpp"
+
+namespace zkmill::formats {
+
+// ffjavascript's primitive 2^log_n-th root of unity: nqr^t squared down (wasm_field1.js).
+template <class F>
+F snarkjs_root_of_unity(size_t log_n) {
+  F nqr = F::from_u64(2);
+  while (nqr.legendre() != -1) nqr += F::one();
+  F w = nqr.pow(F::C::t_odd);
+  for (size_t i = log_n; i < F::kTwoAdicity; ++i) w = w.square();
+  return w;
+}
+
+// The k with target = base^k, for base of order 2^log_n and target in <base>: bit b of k is
+// read from (target base^-k)^(2^(log_n - 1 - b)) = +-1.
+template <class F>
+uint64_t discrete_log_2group(const F& base, const F& target, size_t log_n) {
+  uint64_t k = 0;
+  const F base_inv = base.inverse();
+  for (size_t b = 0; b < log_n; ++b) {
+    F y = target * base_inv.pow(k);
+    for (size_t i = 0; i + 1 + b < log_n; ++i) y = y.square();
+    if (!y.is_one()) k |= uint64_t(1) << b;
+  }
+  if (base.pow(k) != target) throw std::logic_error("discrete_log_2group: target is not a power of base");
+  return k;
+}
+
+// h on snarkjs's odd coset, from a, b, c over snarkjs's domain (see the header comment).
+template <class F>
+class SnarkjsQuotient {
+ public:
+  explicit SnarkjsQuotient(size_t log_n)
+      : domain_(poly::EvaluationDomain<F>::from_log_size(log_n)), n_(size_t(1) << log_n) {
+    const F w_theirs = snarkjs_root_of_unity<F>(log_n);
+    k_ = discrete_log_2group(domain_.omega(), w_theirs, log_n);
+    // zeta^j / n in bit-reversed position: scales the coefficients straight out of the
+    // natural->bit-reversed inverse transform, so no bit-reversal pass is needed.
+    const F zeta = snarkjs_root_of_unity<F>(log_n + 1);
+    scale_.resize(n_);
+    F p = domain_.size_inv();
+    for (size_t j = 0; j < n_; ++j, p *= zeta) scale_[j] = p;
+    poly::EvaluationDomain<F>::bit_reverse_permute(std::span<F>(scale_));
+  }
+  uint64_t root_exponent() const { return k_; }
+
+  // In place: a, b, c (n each, natural order over snarkjs's domain) are consumed; on return
+  // a holds h_i, the scalars for the H points, in the key's order.
+  void compute(std::span<F> a, std::span<F> b, std::span<F> c, util::ThreadPool& pool) const {
+    std::vector<F> scratch(k_ == 1 ? 0 : n_);
+    for (std::span<F> x : {a, b, c}) {
+      if (k_ != 1) permute(x, scratch, /*into_ours=*/true);
+      domain_.fft_natural_to_bitrev(x, poly::FftDir::kInverse, F::one(), 0, pool);
+      pool.parallel_for(n_, [&](size_t lo, size_t hi) {
+        for (size_t i = lo; i < hi; ++i) x[i] *= scale_[i];
+      });
+      domain_.fft_bitrev_to_natural(x, poly::FftDir::kForward, F::one(), 0, pool);
+    }
+    pool.parallel_for(n_, [&](size_t lo, size_t hi) {
+      for (size_t i = lo; i < hi; ++i) a[i] = a[i] * b[i] - c[i];
+    });
+    if (k_ != 1) permute(a, scratch, /*into_ours=*/false);
+  }
+
+ private:
+  // Index i of snarkjs's domain is index k i mod n of ours (w_theirs^i = w_ours^(k i)).
+  void permute(std::span<F> x, std::vector<F>& scratch, bool into_ours) const {
+    const size_t mask = n_ - 1;
+    for (size_t i = 0; i < n_; ++i) {
+      size_t j = size_t((k_ * i) & mask);
+      if (into_ours)
+        scratch[j] = x[i];
+      else
+        scratch[i] = x[j];
+    }
+    std::copy(scratch.begin(), scratch.end(), x.begin());
+  }
+
+  poly::EvaluationDomain<F> domain_;
+  size_t n_;
+  uint64_t k_ = 1;
+  std::vector<F> scale_;
+};
+
+// Step 1: the bundle for `witness` (all nVars values, ONE first, as in the .wtns).
+template <class E>
+cs::WitnessBundle synthesize_zkey(const ZkeyProvingKey<E>& pk, std::span<const typename E::Fr> witness,
+                                  util::ThreadPool& pool = util::ThreadPool::global()) {
+  using Fr = typename E::Fr;
+  if (witness.size() != pk.n_vars())
+    throw groth16::ProveError("witness has " + std::to_string(witness.size()) + " values, the key " + pk.file.name() +
+                              " expects nVars = " + std::to_string(pk.n_vars()));
+  if (!witness[0].is_one()) throw groth16::ProveError("witness value 0 (the ONE wire) is not 1");
+  cs::BundleHeader h;
+  h.curve = E::kId;
+  h.n_inputs = uint64_t(pk.n_public()) + 1;
+  h.n_aux = uint64_t(pk.n_vars()) - h.n_inputs;
+  h.n_rows = pk.domain_size();
+  h.domain_size = pk.domain_size();
+  auto bundle = cs::WitnessBundle::allocate(h);
+  auto inputs = bundle.section_mut<Fr>(cs::Section::Inputs);
+  auto aux = bundle.section_mut<Fr>(cs::Section::Aux);
+  std::copy(witness.begin(), witness.begin() + ptrdiff_t(inputs.size()), inputs.begin());
+  std::copy(witness.begin() + ptrdiff_t(inputs.size()), witness.end(), aux.begin());
+  std::span<Fr> ab[2] = {bundle.section_mut<Fr>(cs::Section::A), bundle.section_mut<Fr>(cs::Section::B)};
+  auto c = bundle.section_mut<Fr>(cs::Section::C);
+  // The stored word c R^2, taken as a Montgomery representative, is the element c R; its
+  // product with w is (c w) R. Accumulating that and multiplying each row by R^-1 once
+  // (the element whose representative is 1) costs n products instead of one per entry.
+  const auto entries = pk.file.coefs();
+  const size_t sz = pk.file.coef_size();
+  const uint32_t n_coefs = pk.file.n_coefs();
+  pool.run_tasks(2, [&](size_t m) {
+    std::span<Fr> out = ab[m];
+    std::fill(out.begin(), out.end(), Fr::zero());
+    for (uint32_t i = 0; i < n_coefs; ++i) {
+      const uint8_t* e = entries.data() + size_t(i) * sz;
+      if (load_u32_le(e) != m) continue;
+      ff::Limbs<Fr::N> word{};
+      for (size_t b = 0; b < Fr::kBytes; ++b) word[b / 8] |= uint64_t(e[12 + b]) << (8 * (b % 8));
+      out[load_u32_le(e + 4)] += Fr::from_raw_mont(word) * witness[load_u32_le(e + 8)];
+    }
+  });
+  ff::Limbs<Fr::N> one_limb{};
+  one_limb[0] = 1;
+  const Fr r_inv = Fr::from_raw_mont(one_limb);
+  pool.parallel_for(c.size(), [&](size_t lo, size_t hi) {
+    for (size_t i = lo; i < hi; ++i) {
+      ab[0][i] *= r_inv;
+      ab[1][i] *= r_inv;
+      c[i] = ab[0][i] * ab[1][i];
+    }
+  });
+  // Every variable is taken as used: the zkey prover runs dense MSMs, and the native
+  // prover's density maps must merely be consistent.
+  for (auto d : {cs::DensityMap::AuxInA, cs::DensityMap::AuxInB, cs::DensityMap::InputInB}) {
+    auto words = bundle.density_mut(d);
+    uint64_t bits = d == cs::DensityMap::InputInB ? h.n_inputs : h.n_aux;
+    for (size_t i = 0; i < words.size(); ++i) {
+      uint64_t left = bits - 64 * i;
+      words[i] = left >= 64 ? ~uint64_t(0) : (uint64_t(1) << left) - 1;
+    }
+  }
+  bundle.seal();
+  return bundle;
+}
+
+struct ZkeyProveTimings {
+  double h_ms = 0, msm_a_ms = 0, msm_b1_ms = 0, msm_b2_ms = 0, msm_c_ms = 0, msm_h_ms = 0, total_ms = 0;
+};
+
+// Step 2, with explicit blinders (tests compare provers bit for bit).
+template <class E>
+groth16::Proof<E> prove_zkey_with_randomness(const ZkeyProvingKey<E>& pk, const cs::WitnessBundle& w,
+                                             const typename E::Fr& r, const typename E::Fr& s,
+                                             util::ThreadPool& pool = util::ThreadPool::global(),
+                                             ZkeyProveTimings* timings = nullptr) {
+  using Fr = typename E::Fr;
+  using G1 = typename E::G1;
+  using G2 = typename E::G2;
+  using G1P = typename E::G1Params;
+  using G2P = typename E::G2Params;
+  using groth16::detail::ms_since;
+  auto t_all = std::chrono::steady_clock::now();
+  if (w.curve() != E::kId || w.n_inputs() != uint64_t(pk.n_public()) + 1 ||
+      w.n_inputs() + w.n_aux() != pk.n_vars() || w.n_rows() != pk.domain_size())
+    throw groth16::ProveError("witness bundle does not have the shape of the key " + pk.file.name());
+  ZkeyProveTimings t;
+  auto t0 = std::chrono::steady_clock::now();
+  std::vector<Fr> a(w.a<Fr>().begin(), w.a<Fr>().end()), b(w.b<Fr>().begin(), w.b<Fr>().end()),
+      c(w.c<Fr>().begin(), w.c<Fr>().end());
+  SnarkjsQuotient<Fr>(pk.file.log_domain_size()).compute(a, b, c, pool);
+  b = {};
+  c = {};
+  t.h_ms = ms_since(t0);
+
+  auto inputs = w.inputs<Fr>();
+  auto aux = w.aux<Fr>();
+  using G1Span = std::span<const typename E::G1Affine>;
+  using G2Span = std::span<const typename E::G2Affine>;
+  t0 = std::chrono::steady_clock::now();
+  G1 pa = groth16::detail::msm_z<G1P, Fr>(G1Span(pk.a), inputs, aux, pool);
+  t.msm_a_ms = ms_since(t0);
+  t0 = std::chrono::steady_clock::now();
+  G1 pb1 = groth16::detail::msm_z<G1P, Fr>(G1Span(pk.b1), inputs, aux, pool);
+  t.msm_b1_ms = ms_since(t0);
+  t0 = std::chrono::steady_clock::now();
+  G2 pb = groth16::detail::msm_z<G2P, Fr>(G2Span(pk.b2), inputs, aux, pool);
+  t.msm_b2_ms = ms_since(t0);
+  t0 = std::chrono::steady_clock::now();
+  G1 pc = msm::msm<G1P>(G1Span(pk.c), aux, pool);
+  t.msm_c_ms = ms_since(t0);
+  t0 = std::chrono::steady_clock::now();
+  G1 ph = msm::msm<G1P>(G1Span(pk.h), std::span<const Fr>(a), pool);
+  t.msm_h_ms = ms_since(t0);
+
+  const auto& vk = pk.vk;
+  const G1 delta1 = G1::from_affine(vk.delta_g1);
+  pa = pa.add_mixed(vk.alpha_g1) + delta1 * r;
+  pb = pb.add_mixed(vk.beta_g2) + G2::from_affine(vk.delta_g2) * s;
+  pb1 = pb1.add_mixed(vk.beta_g1) + delta1 * s;
+  pc = pc + ph + pa * s + pb1 * r - delta1 * (r * s);
+  t.total_ms = ms_since(t_all);
+  if (timings) *timings = t;
+  return {pa.to_affine(), pb.to_affine(), pc.to_affine()};
+}
+
+// Step 2 with fresh blinders from the OS entropy source (as groth16::prove does).
+template <class E>
+groth16::Proof<E> prove_zkey(const ZkeyProvingKey<E>& pk, const cs::WitnessBundle& w,
+                             util::ThreadPool& pool = util::ThreadPool::global(), ZkeyProveTimings* timings = nullptr) {
+  using Fr = typename E::Fr;
+  std::random_device rd;
+  struct OsRng {
+    std::random_device& d;
+    uint64_t operator()() { return (uint64_t(d()) << 32) | d(); }
+  } os{rd};
+  Fr r = Fr::random(os), s = Fr::random(os);
+  return prove_zkey_with_randomness<E>(pk, w, r, s, pool, timings);
+}
+
+// The public signals (snarkjs public.json): witness values 1 ..= nPublic.
+template <class E>
+std::vector<typename E::Fr> zkey_public_signals(const cs::WitnessBundle& w) {
+  auto in = w.inputs<typename E::Fr>();
+  return {in.begin() + 1, in.end()};
+}
+
+}  // namespace zkmill::formats

@@ -1,0 +1,60 @@
+// libFuzzer harnesses for the snarkjs/circom readers, one binary per reader: CMake compiles
+// this file three times with ZKMILL_FUZZ_READER set to 1 (.zkey), 2 (.wtns) or 3 (.r1cs).
+// Each harness parses the input as a file of its kind and then decodes everything a prover
+// would touch (every point, witness value, constraint and label). A FormatError is the
+// expected outcome for bad input; any other exception, crash, leak, out-of-bounds access or
+// undefined behaviour (ASan/UBSan are on) is a finding.
+//
+// Run: fuzz_zkey -max_total_time=30 <corpus dir>  (the build seeds corpus_<kind>/ from the
+// committed fixtures, tests/interop/fixtures).
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "common/curves/dispatch.hpp"
+#include "common/formats/circom_files.hpp"
+#include "common/formats/zkey.hpp"
+
+#ifndef ZKMILL_FUZZ_READER
+#error "define ZKMILL_FUZZ_READER: 1 = zkey, 2 = wtns, 3 = r1cs"
+#endif
+
+namespace {
+
+using zkmill::formats::FormatError;
+
+[[maybe_unused]] void fuzz_zkey(std::span<const uint8_t> bytes) {
+  // One thread: a finding must reproduce from the input alone, independent of scheduling.
+  static zkmill::util::ThreadPool pool(1);
+  auto z = zkmill::formats::ZkeyFile::parse(bytes, "fuzz.zkey");
+  zkmill::curves::with_curve(z.curve(), [&]<class E>(E) { (void)zkmill::formats::load_zkey<E>(z, pool); });
+}
+
+[[maybe_unused]] void fuzz_wtns(std::span<const uint8_t> bytes) {
+  auto w = zkmill::formats::WtnsFile::parse(bytes, "fuzz.wtns");
+  zkmill::curves::with_curve(w.curve(), [&]<class E>(E) { (void)w.values<typename E::Fr>(); });
+}
+
+[[maybe_unused]] void fuzz_r1cs(std::span<const uint8_t> bytes) {
+  auto r = zkmill::formats::R1csFile::parse(bytes, "fuzz.r1cs");
+  zkmill::curves::with_curve(r.header().curve, [&]<class E>(E) { (void)r.constraints<typename E::Fr>(); });
+  (void)r.wire_to_label();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::span<const uint8_t> bytes(data, size);
+  try {
+#if ZKMILL_FUZZ_READER == 1
+    fuzz_zkey(bytes);
+#elif ZKMILL_FUZZ_READER == 2
+    fuzz_wtns(bytes);
+#else
+    fuzz_r1cs(bytes);
+#endif
+  } catch (const FormatError&) {
+    // The reader refused the input with a named error: the correct outcome.
+  }
+  return 0;
+}
