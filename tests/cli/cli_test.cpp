@@ -1,85 +1,30 @@
 // End-to-end tests of the real build/bin/zkmill binary: help, `info` in both output forms, and
 // that usage and config mistakes fail with "zkmill: error: ..." naming the culprit.
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "tests/support/process.hpp"
 #include "zkmill/build_info.hpp"
-
-extern char** environ;
 
 namespace {
 
+using zkmill::test::contains;
+using zkmill::test::Result;
+using zkmill::test::run_zkmill;
+using zkmill::test::scratch_dir;
+using zkmill::test::slurp;
 namespace fs = std::filesystem;
-
-struct Result {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-// A per-test scratch directory, so tests can run in parallel (ctest -j).
-fs::path scratch_dir() {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  fs::path dir =
-      fs::path(::testing::TempDir()) / ("zkmill_cli_" + std::string(info->name()) + "_" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::string slurp(const fs::path& p) {
-  std::stringstream s;
-  s << std::ifstream(p).rdbuf();
-  return s.str();
-}
-
-// Runs build/bin/zkmill with `args` (no shell involved), stdout and stderr captured separately.
-Result run_zkmill(const std::vector<std::string>& args) {
-  const fs::path dir = scratch_dir();
-  const std::string out_path = (dir / "stdout").string(), err_path = (dir / "stderr").string();
-  const std::string bin = std::string(ZKMILL_BINARY_DIR) + "/bin/zkmill";
-  std::vector<char*> argv;
-  argv.push_back(const_cast<char*>(bin.c_str()));
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = 0;
-  Result r;
-  const int rc = posix_spawn(&pid, bin.c_str(), &fa, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) {
-    ADD_FAILURE() << "cannot start " << bin << ": " << std::strerror(rc);
-    return r;
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = slurp(out_path);
-  r.err = slurp(err_path);
-  return r;
-}
 
 fs::path write_file(const std::string& name, const std::string& text) {
   const fs::path p = scratch_dir() / name;
   std::ofstream(p) << text;
   return p;
 }
-
-bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
 
 }  // namespace
 
