@@ -11,7 +11,7 @@
 #include "common/cli/command.hpp"
 #include "common/curves/dispatch.hpp"
 #include "common/formats/circom_files.hpp"
-#include "common/formats/snarkjs_io.hpp"
+#include "common/groth16/snarkjs_verify.hpp"
 #include "common/formats/zkey_prover.hpp"
 
 namespace zkmill::cli {
@@ -112,7 +112,7 @@ RunFn setup_groth16(CLI::App& sub) {
   return [o](const Context&) {
     if (o->prove->parsed()) return run_zkey_prove(*o);
     if (o->check->parsed()) return run_check(*o);
-    return formats::verify_snarkjs_files(o->vk, o->pub, o->proof);
+    return groth16::snarkjs::verify_snarkjs_files(o->vk, o->pub, o->proof);
   };
 }
 

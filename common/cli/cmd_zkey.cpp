@@ -6,7 +6,7 @@
 
 #include "common/cli/command.hpp"
 #include "common/curves/dispatch.hpp"
-#include "common/formats/snarkjs_io.hpp"
+#include "common/groth16/snarkjs_json.hpp"
 #include "common/formats/zkey.hpp"
 
 namespace zkmill::cli {
@@ -22,7 +22,7 @@ int run_export_vk(const ZkeyOptions& o) {
     return curves::with_curve(f.curve(), [&]<class E>(E) {
       // Only the header and IC: the bulk sections are never decoded for an export.
       auto vk = formats::load_zkey_vk<E>(f);
-      groth16::snarkjs::write_json_file(o.out, formats::vk_to_snarkjs_json<E>(vk));
+      groth16::snarkjs::write_json_file(o.out, groth16::snarkjs::vk_to_json<E>(vk));
       return 0;
     });
   } catch (const std::exception& e) {

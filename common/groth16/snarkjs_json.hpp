@@ -3,7 +3,8 @@
 //   vk:    {protocol, curve ("bn128"|"bls12381"), nPublic, vk_alpha_1, vk_beta_2, vk_gamma_2,
 //           vk_delta_2, IC: [G1...]}  (G1 = ["x","y","1"], G2 = [["x0","x1"],["y0","y1"],["1","0"]])
 //   proof: {pi_a, pi_b, pi_c, protocol, curve};  public: ["decimal", ...]
-// vk_alphabeta_12 (e(alpha, beta), unused by snarkjs's verifier) is not written yet.
+// vk_alphabeta_12 = e(alpha, beta) is written too, coefficients in snarkjs's tower order (our
+// GT values equal snarkjs's: see tests/common/pairing and the zkey export test).
 #pragma once
 
 #include <fstream>
@@ -13,6 +14,7 @@
 
 #include "common/groth16/proof.hpp"
 #include "common/groth16/proving_key.hpp"
+#include "common/pairing/engine.hpp"
 #include "common/serde/snarkjs_json.hpp"
 
 namespace zkmill::groth16::snarkjs {
@@ -50,6 +52,21 @@ inline CurveId curve_of(const json& j, const std::string& path) {
   return *c;
 }
 
+// An Fp12 value as snarkjs prints it: [[c0.c0, c0.c1, c0.c2], [c1.c0, c1.c1, c1.c2]], each Fp2
+// as [c0, c1] decimal strings.
+template <class E>
+json gt_to_json(const typename pairing::Engine<E>::GT& gt) {
+  std::vector<std::string> coeffs;
+  gt.for_each_coefficient([&](const auto& x) { coeffs.push_back(x.to_dec()); });
+  json out = json::array();
+  for (size_t half = 0; half < 2; ++half) {
+    json f6 = json::array();
+    for (size_t q = 0; q < 3; ++q) f6.push_back({coeffs[half * 6 + q * 2], coeffs[half * 6 + q * 2 + 1]});
+    out.push_back(f6);
+  }
+  return out;
+}
+
 template <class E>
 json vk_to_json(const VerifyingKey<E>& vk) {
   using serde::snarkjs::point_to_json;
@@ -62,7 +79,8 @@ json vk_to_json(const VerifyingKey<E>& vk) {
           {"vk_beta_2", point_to_json(vk.beta_g2)},
           {"vk_gamma_2", point_to_json(vk.gamma_g2)},
           {"vk_delta_2", point_to_json(vk.delta_g2)},
-          {"IC", ic}};
+          {"IC", ic},
+          {"vk_alphabeta_12", gt_to_json<E>(pairing::Engine<E>::pairing(vk.alpha_g1, vk.beta_g2))}};
 }
 
 template <class E>

@@ -11,7 +11,7 @@
 
 #include "common/curves/dispatch.hpp"
 #include "common/formats/circom_files.hpp"
-#include "common/formats/snarkjs_io.hpp"
+#include "common/groth16/snarkjs_verify.hpp"
 #include "common/formats/zkey_prover.hpp"
 
 namespace zkmill::formats {
@@ -90,7 +90,7 @@ TEST_P(Fixture, ProvesAndVerifiesInProcess) {
     groth16::PreparedVerifyingKey<E> theirs(groth16::snarkjs::vk_from_json<E>(vk_json));
     EXPECT_TRUE(theirs.verify(proof, pub));
     // Exported vk equals snarkjs's, field for field, vk_alphabeta_12 included.
-    auto ours = vk_to_snarkjs_json<E>(pk.vk);
+    auto ours = groth16::snarkjs::vk_to_json<E>(pk.vk);
     for (const auto& [k, v] : vk_json.items()) EXPECT_EQ(ours[k], v) << k;
     // A wrong witness value still gives a "proof" (snarkjs's c = a o b) that must not verify.
     auto bad = w.values<Fr>();
