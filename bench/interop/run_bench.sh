@@ -3,7 +3,9 @@
 # (the fixtures' hash chain with 15000 rounds = 60000 constraints, domain 2^16), both curves.
 # The circuit, ptau and keys are generated here into a work dir (default /tmp/zkmill-bench),
 # never committed; reruns reuse them. Timing: hyperfine if installed, else /usr/bin/time.
-# Usage: [RUNS=3] [WARMUP=1] bench/interop/run_bench.sh [zkmill_binary] [work_dir]
+# Usage: [RUNS=3] [WARMUP=1] [SETUP_ONLY=1] bench/interop/run_bench.sh [zkmill_binary] [work_dir]
+# SETUP_ONLY=1 prepares every input (the slow JS part) and times nothing, so the timed runs can
+# be taken later on a quiet machine.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -24,23 +26,29 @@ for curve in bn128 bls12381; do
   mkdir -p "$d"
   if [[ ! -f "$d/final.ptau" ]]; then
     echo "== $curve: powers of tau 2^$power (one-time, slow in JS)"
-    "${snarkjs[@]}" powersoftau new "$curve" "$power" "$d/pot0.ptau" >/dev/null
-    # A contribution is required: a fresh ptau has tau = 1, so Z(tau) = 0 and every H point
-    # (and most C points) is the identity, which makes both provers' MSMs trivially cheap.
-    "${snarkjs[@]}" powersoftau contribute "$d/pot0.ptau" "$d/pot1.ptau" --name=bench -e="zkmill bench $curve" >/dev/null
-    "${snarkjs[@]}" powersoftau prepare phase2 "$d/pot1.ptau" "$d/final.ptau" >/dev/null
+    if [[ ! -f "$d/pot1.ptau" ]]; then
+      "${snarkjs[@]}" powersoftau new "$curve" "$power" "$d/pot0.ptau" >/dev/null
+      # A contribution is required: a fresh ptau has tau = 1, so Z(tau) = 0 and every H point
+      # (and most C points) is the identity, which makes both provers' MSMs trivially cheap.
+      "${snarkjs[@]}" powersoftau contribute "$d/pot0.ptau" "$d/pot1.ptau.tmp" --name=bench -e="zkmill bench $curve" >/dev/null
+      mv "$d/pot1.ptau.tmp" "$d/pot1.ptau"
+    fi
+    "${snarkjs[@]}" powersoftau prepare phase2 "$d/pot1.ptau" "$d/final.ptau.tmp" >/dev/null
+    mv "$d/final.ptau.tmp" "$d/final.ptau"
     rm -f "$d/pot0.ptau" "$d/pot1.ptau"
   fi
   if [[ ! -f "$d/bigchain.zkey" ]]; then
     echo "== $curve: circuit, key, witness"
     "${circom[@]}" "$work/bigchain.circom" --r1cs --wasm --prime "$curve" -o "$d" >/dev/null
     "${snarkjs[@]}" groth16 setup "$d/bigchain.r1cs" "$d/final.ptau" "$d/bigchain_0.zkey" >/dev/null
-    "${snarkjs[@]}" zkey contribute "$d/bigchain_0.zkey" "$d/bigchain.zkey" --name=bench -e="zkmill bench key" >/dev/null
+    "${snarkjs[@]}" zkey contribute "$d/bigchain_0.zkey" "$d/bigchain.zkey.tmp" --name=bench -e="zkmill bench key" >/dev/null
+    mv "$d/bigchain.zkey.tmp" "$d/bigchain.zkey"
     rm -f "$d/bigchain_0.zkey"
     "${snarkjs[@]}" zkey export verificationkey "$d/bigchain.zkey" "$d/vk.json" >/dev/null
     "${snarkjs[@]}" wtns calculate "$d/bigchain_js/bigchain.wasm" "$work/bigchain.input.json" "$d/bigchain.wtns" >/dev/null
   fi
   "${snarkjs[@]}" r1cs info "$d/bigchain.r1cs" | grep -E "Constraints|Wires" || true
+  [[ -n "${SETUP_ONLY:-}" ]] && continue
   echo "== $curve: prove"
   zk=("$zkmill" groth16 prove "$d/bigchain.zkey" "$d/bigchain.wtns" "$d/zk_proof.json" "$d/zk_public.json")
   sj=("${snarkjs[@]}" groth16 prove "$d/bigchain.zkey" "$d/bigchain.wtns" "$d/sj_proof.json" "$d/sj_public.json")
