@@ -54,7 +54,11 @@ void Coordinator::run(const std::atomic<bool>& stop) {
       }
     }
     zmq::pollitem_t items[] = {{router_.handle(), 0, ZMQ_POLLIN, 0}, {nullptr, wake_.fd(), ZMQ_POLLIN, 0}};
-    zmq::poll(items, wake_.fd() >= 0 ? 2 : 1, std::chrono::milliseconds(50));
+    try {
+      zmq::poll(items, wake_.fd() >= 0 ? 2 : 1, std::chrono::milliseconds(50));
+    } catch (const zmq::error_t& e) {
+      if (e.num() != EINTR) throw;  // SIGTERM interrupted the wait: the loop condition stops us
+    }
     if (wake_.fd() >= 0 && (items[1].revents & ZMQ_POLLIN)) {
       try {
         wake_.drain_pubsub();

@@ -112,7 +112,11 @@ int Worker::run(const std::atomic<bool>& stop) {
       return 0;
     }
     zmq::pollitem_t items[] = {{dealer_.handle(), 0, ZMQ_POLLIN, 0}, {nullptr, wake_fd_, ZMQ_POLLIN, 0}};
-    zmq::poll(items, 2, std::chrono::milliseconds(20));
+    try {
+      zmq::poll(items, 2, std::chrono::milliseconds(20));
+    } catch (const zmq::error_t& e) {
+      if (e.num() != EINTR) throw;  // SIGTERM (drain) interrupted the wait: the loop handles it
+    }
     if (items[1].revents & ZMQ_POLLIN) {
       uint64_t n = 0;
       if (read(wake_fd_, &n, sizeof n) < 0) n = 0;  // EAGAIN: already drained
