@@ -239,12 +239,14 @@ ControlMessage Worker::run_synth(const nlohmann::json& b) {
   server_->publish(bundle_key, std::make_shared<const cs::WitnessBundle>(std::move(bundle)));
   const double synth_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   spdlog::info("worker {}: {} partition {} synthesized ({} bytes, {:.1f} ms)", id_, job, part, bytes, synth_ms);
-  // synth_ms is optional telemetry (not in the schema), recorded for `zkmill status --json`.
+  // synth_ms and bundle_bytes are optional telemetry (not in the schema), for `zkmill status --json`
+  // and the coordinator's metrics.
   return ControlMessage("synth_done", {{"job", job},
                                        {"part", part},
                                        {"token", token},
                                        {"bundle_key", bundle_key},
-                                       {"synth_ms", synth_ms}});
+                                       {"synth_ms", synth_ms},
+                                       {"bundle_bytes", bytes}});
 }
 
 ControlMessage Worker::run_prove(const nlohmann::json& b) {
@@ -261,6 +263,7 @@ ControlMessage Worker::run_prove(const nlohmann::json& b) {
   if (w.header().circuit_id != key->digest || w.header().partition != part || w.curve() != key->curve)
     throw std::runtime_error("fetched bundle is for another circuit, curve or partition");
   double fetch_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const uint64_t fetched_bytes = w.bytes().size();  // telemetry for the coordinator's data-plane counter
   nlohmann::json proof_json, pub_json;
   curves::with_curve(key->curve, [&]<class E>(E) {
     auto pk = groth16::ProvingKey<E>::open(key->path);
@@ -278,7 +281,8 @@ ControlMessage Worker::run_prove(const nlohmann::json& b) {
                                        {"proof", proof_json},
                                        {"public", pub_json},
                                        {"fetch_ms", fetch_ms},
-                                       {"prove_ms", total_ms - fetch_ms}});
+                                       {"prove_ms", total_ms - fetch_ms},
+                                       {"bundle_bytes", fetched_bytes}});
 }
 
 }  // namespace zkmill::farm
