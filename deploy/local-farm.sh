@@ -134,6 +134,11 @@ YAML
   echo "$mport" > "$dir/metrics.port"
   "$bin" coordinator --config "$dir/farm.yaml" > "$dir/coordinator.log" 2>&1 &
   echo $! > "$dir/coordinator.pid"
+  # Up means bound (control endpoint and metrics): it logs "serving on" after both.
+  serving() { grep -q "coordinator: serving on" "$dir/coordinator.log" || ! alive "$dir/coordinator.pid"; }
+  if ! { wait_for 30 serving && alive "$dir/coordinator.pid"; }; then
+    echo "local-farm.sh: the coordinator did not start (see $dir/coordinator.log)" >&2; exit 1
+  fi
   local i role names=()
   for role in synth prove; do
     local n=$synth; [[ $role == prove ]] && n=$prove

@@ -175,14 +175,15 @@ TEST_F(FarmOpsTest, MetricsAddressInUseIsAClearError) {
   std::ofstream(cfg) << "redis:\n  port: " << slurp(farm_.farm_dir() / "redis.port")
                      << "coordinator:\n  endpoint: ipc://" << (farm_.farm_dir() / "second.sock").string()
                      << "\n  metrics_listen: 127.0.0.1:" << farm_.metrics_port() << "\n";
-  auto second = run_zkmill({"coordinator", "--config", cfg.string()});
+  // Bounded: were the address not refused, this coordinator would serve until killed.
+  auto second = run_program("timeout", {"20", zkmill_binary(), "coordinator", "--config", cfg.string()});
   EXPECT_EQ(second.exit_code, 1);
   EXPECT_TRUE(contains(
       second.err, "coordinator.metrics_listen: cannot listen on 127.0.0.1:" + std::to_string(farm_.metrics_port())))
       << second.err;
   // A malformed address is a config error naming the key.
   std::ofstream(cfg) << "coordinator:\n  metrics_listen: 9464\n";
-  auto bad = run_zkmill({"coordinator", "--config", cfg.string()});
+  auto bad = run_program("timeout", {"20", zkmill_binary(), "coordinator", "--config", cfg.string()});
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_TRUE(contains(bad.err, "coordinator.metrics_listen")) << bad.err;
 }
