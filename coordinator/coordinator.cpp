@@ -39,6 +39,7 @@ void Coordinator::send(const std::string& to, const ControlMessage& m) {
 
 void Coordinator::run(const std::atomic<bool>& stop) {
   router_.bind(cfg_.coordinator.bind);
+  if (!cfg_.coordinator.metrics_listen.empty()) metrics_.serve(cfg_.coordinator.metrics_listen, cfg_.redis);
   started_ms_ = now_ms();
   spdlog::info("coordinator: serving on {} (redis {}), lease {} ms, heartbeat {} ms x {}", cfg_.coordinator.bind,
                cfg_.redis.unix_socket.empty() ? cfg_.redis.host + ":" + std::to_string(cfg_.redis.port)
@@ -54,7 +55,11 @@ void Coordinator::run(const std::atomic<bool>& stop) {
       }
     }
     zmq::pollitem_t items[] = {{router_.handle(), 0, ZMQ_POLLIN, 0}, {nullptr, wake_.fd(), ZMQ_POLLIN, 0}};
-    zmq::poll(items, wake_.fd() >= 0 ? 2 : 1, std::chrono::milliseconds(50));
+    try {
+      zmq::poll(items, wake_.fd() >= 0 ? 2 : 1, std::chrono::milliseconds(50));
+    } catch (const zmq::error_t& e) {
+      if (e.num() != EINTR) throw;  // SIGTERM interrupted the wait: the loop condition stops us
+    }
     if (wake_.fd() >= 0 && (items[1].revents & ZMQ_POLLIN)) {
       try {
         wake_.drain_pubsub();
@@ -73,11 +78,13 @@ void Coordinator::run(const std::atomic<bool>& stop) {
         auto m = ControlMessage::decode(frames, max_body, &why);
         if (!m) {
           spdlog::warn("coordinator: dropped a malformed message from '{}': {}", from.substr(0, 64), why);
+          metrics_.message_dropped();
           continue;
         }
         handle(from, *m);
       }
       heartbeat_and_expire();
+      publish_status();
       uint64_t now = now_ms();
       store_.promote_delayed(now);
       reap();
@@ -177,8 +184,11 @@ void Coordinator::on_result(const std::string& from, WorkerInfo& w, const Contro
     spdlog::debug("coordinator: {} partition {} synthesized by {}{}", ref.job, ref.part, from, ok ? "" : " (stale)");
     if (!ok) send(from, ControlMessage("release", {{"bundle_key", b["bundle_key"]}}));
     else store_.record_timings(ref, b, {"synth_ms"});
+    if (ok) metrics_.synthesized(b);
+    else metrics_.discarded();
   } else if (m.type == "task_failed") {
     auto f = store_.fail(ref, token, from, b["error"].get<std::string>(), now, cfg_.coordinator);
+    count_failure("task_failed", ref, f);
     if (f.outcome == 1)
       spdlog::warn("coordinator: {} partition {} attempt {} failed on {}: {}; retry in {} ms", ref.job, ref.part,
                    f.attempts, from, b["error"].get<std::string>(), f.delay_ms);
@@ -188,20 +198,27 @@ void Coordinator::on_result(const std::string& from, WorkerInfo& w, const Contro
   } else {  // prove_done
     const JobInfo& ji = job_info(ref.job);
     std::string why;
-    if (!checker_.verify_one(ji.circuit, b["proof"], b["public"], &why)) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const bool good = checker_.verify_one(ji.circuit, b["proof"], b["public"], &why);
+    const double verify_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!good) {
       spdlog::error("coordinator: !!! PROOF REJECTED: job {} partition {} from worker {}: {} — counted as a failed attempt",
                     ref.job, ref.part, from, why);
-      store_.fail(ref, token, from, "proof from " + from + " rejected: " + why, now, cfg_.coordinator);
+      metrics_.rejected(verify_s);
+      count_failure("proof_rejected", ref,
+                    store_.fail(ref, token, from, "proof from " + from + " rejected: " + why, now, cfg_.coordinator));
     } else {
       auto d = store_.prove_done(ref, token, b["proof"].dump(), b["public"].dump(), now);
       if (d.recorded) {
         store_.record_timings(ref, b, {"fetch_ms", "prove_ms"});
+        metrics_.verified(b, verify_s, since_submit_s(ref.job));
         spdlog::info("coordinator: {} partition {} verified ({}/{})", ref.job, ref.part, d.verified, d.total);
         if (auto sw = workers_.find(d.synth_worker); sw != workers_.end() && !d.bundle_key.empty())
           send(d.synth_worker, ControlMessage("release", {{"bundle_key", d.bundle_key}}));
         if (d.verified == d.total) finalize(ref.job);
       } else {
         spdlog::info("coordinator: {} partition {} result from {} discarded ({})", ref.job, ref.part, from, d.reason);
+        metrics_.discarded();
       }
     }
   }
@@ -217,6 +234,7 @@ const Coordinator::JobInfo& Coordinator::job_info(const std::string& job) {
     ji.circuit = j["circuit"];
     ji.curve = j["curve"];
     ji.seed = std::stoull(j["seed"]);
+    ji.created_ms = j["created_ms"].empty() ? 0 : std::stoull(j["created_ms"]);
   }
   return jobs_.emplace(job, ji).first->second;
 }
@@ -231,6 +249,7 @@ void Coordinator::heartbeat_and_expire() {
       spdlog::warn("coordinator: worker {} missed {} heartbeats; declared dead, its leases will be requeued", it->first,
                    cfg_.coordinator.liveness);
       it = workers_.erase(it);
+      metrics_.worker_lost();
       continue;
     }
     send(it->first, ControlMessage("heartbeat", nlohmann::json::object()));
@@ -260,6 +279,7 @@ void Coordinator::reap() {
     std::string why = w == workers_.end() ? "worker " + holder + " lost (missed heartbeats)"
                                           : "worker " + holder + " no longer holds the attempt";
     auto f = store_.fail(*ref, 0, holder, why, now, cfg_.coordinator);
+    count_failure("lease_expired", *ref, f);
     if (f.outcome == 0) store_.redis().command({"ZREM", "zk:leases", member});  // nothing leased any more
     else spdlog::warn("coordinator: {} partition {} requeued: {}", ref->job, ref->part, why);
   }
@@ -272,8 +292,10 @@ void Coordinator::sweep_jobs() {
     if (j.empty()) continue;
     uint64_t deadline = std::stoull(j["deadline_ms"]);
     if (deadline && now > deadline) {
-      if (store_.finish(job, "failed", "deadline exceeded", now))
+      if (store_.finish(job, "failed", "deadline exceeded", now)) {
         spdlog::error("coordinator: job {} failed: deadline exceeded", job);
+        metrics_.job_finished("failed", since_submit_s(job));
+      }
       continue;
     }
     // Covers a crash between the last partition's result and the job's final verification.
@@ -292,12 +314,18 @@ void Coordinator::finalize(const std::string& job) {
     pubs.push_back(nlohmann::json::parse(p["public"]));
   }
   std::string why;
+  const auto t0 = std::chrono::steady_clock::now();
   bool ok = checker_.verify_batch(j["circuit"], proofs, pubs, &why);
+  metrics_.batch_verified(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   if (ok) {
-    if (store_.finish(job, "done", "", now_ms())) spdlog::info("coordinator: job {} done: {} proofs batch-verified", job, n);
+    if (store_.finish(job, "done", "", now_ms())) {
+      spdlog::info("coordinator: job {} done: {} proofs batch-verified", job, n);
+      metrics_.job_finished("done", since_submit_s(job));
+    }
   } else {
     spdlog::error("coordinator: !!! job {} failed final batch verification: {}", job, why);
-    store_.finish(job, "failed", "final batch verification failed: " + why, now_ms());
+    if (store_.finish(job, "failed", "final batch verification failed: " + why, now_ms()))
+      metrics_.job_finished("failed", since_submit_s(job));
   }
 }
 

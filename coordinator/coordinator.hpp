@@ -17,6 +17,7 @@
 #include "coordinator/common/control_message.hpp"
 #include "coordinator/common/farm_config.hpp"
 #include "coordinator/common/farm_store.hpp"
+#include "coordinator/farm_metrics.hpp"
 #include "coordinator/proof_checker.hpp"
 
 namespace zkmill::farm {
@@ -47,6 +48,7 @@ class Coordinator {
   struct JobInfo {
     std::string circuit, curve;
     uint64_t seed = 0;
+    uint64_t created_ms = 0;
   };
 
   void handle(const std::string& from, const ControlMessage& m);
@@ -61,6 +63,10 @@ class Coordinator {
   bool dispatch_prove(const std::string& id, WorkerInfo& w);
   bool dispatch_synth(const std::string& id, WorkerInfo& w);
   const JobInfo& job_info(const std::string& job);
+  // Metrics and the `zk:coordinator` status key (FarmOverview): workers by role and state.
+  void publish_status();
+  double since_submit_s(const std::string& job);
+  void count_failure(const std::string& reason, const PartRef& ref, const FarmStore::Failed& f);
 
   FarmConfig cfg_;
   RedisClient redis_;
@@ -78,6 +84,8 @@ class Coordinator {
   uint64_t last_heartbeat_ms_ = 0;
   uint64_t last_sweep_ms_ = 0;
   uint64_t last_redis_error_log_ms_ = 0;
+  uint64_t last_status_ms_ = 0;
+  FarmMetrics metrics_;
 };
 
 }  // namespace zkmill::farm

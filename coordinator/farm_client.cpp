@@ -12,6 +12,7 @@
 #include "common/groth16/snarkjs_json.hpp"
 #include "common/serde/evm.hpp"
 #include "common/serde/zcash.hpp"
+#include "coordinator/common/farm_overview.hpp"
 #include "coordinator/common/sha256.hpp"
 #include "coordinator/coordinator.hpp"
 
@@ -114,9 +115,15 @@ nlohmann::json FarmClient::list(size_t limit) {
                    {"state", j["state"]},
                    {"partitions", to_u64(j["partitions"])},
                    {"verified", to_u64(j["n_verified"])},
-                   {"priority", j["priority"]},
+                   {"priority", j["priority"].empty() ? 0 : std::stoll(j["priority"])},
                    {"error", j["error"]}});
   }
+  return out;
+}
+
+nlohmann::json FarmClient::overview(size_t recent) {
+  nlohmann::json out = FarmOverview::to_json(FarmOverview(redis_).take());
+  out["recent_jobs"] = recent ? list(recent) : nlohmann::json::array();
   return out;
 }
 

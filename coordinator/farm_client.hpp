@@ -30,6 +30,9 @@ class FarmClient {
   nlohmann::json status(const std::string& job);
   // The most recent jobs (summaries).
   nlohmann::json list(size_t limit);
+  // The farm as a whole (FarmOverview: jobs and partitions by state, queues, the coordinator's
+  // worker table) plus the `recent` most recent jobs under "recent_jobs". Schema: docs/farm.md.
+  nlohmann::json overview(size_t recent);
   // Polls until the job is final or `timeout_s` passes (0: forever); prints progress lines
   // to stderr. Returns 0 when done (every proof verified), 1 failed/cancelled, 2 timeout, 3 unknown.
   int wait(const std::string& job, uint64_t timeout_s, bool quiet);

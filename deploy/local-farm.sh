@@ -1,25 +1,46 @@
 #!/usr/bin/env bash
 # local-farm.sh: a whole zkmill farm on this machine, for development and tests:
-# a private redis-server (AOF on, fsync always) on a free loopback port, the coordinator,
-# N synth and M prove workers. `start` returns once every worker has registered and writes
-# DIR/client.yaml for `zkmill submit|status|wait|cancel|result --config DIR/client.yaml`.
-#   local-farm.sh start --dir DIR --keys KEYDIR --synth N --prove M [--bin ZKMILL]
-#   local-farm.sh stop  --dir DIR       (SIGTERM: workers drain, then coordinator, then redis)
+# a private redis-server (AOF on, fsync always) on a free loopback port, the coordinator
+# (Prometheus /metrics on another free loopback port), N synth and M prove workers. `start`
+# returns once every worker has registered and writes DIR/client.yaml for
+# `zkmill submit|status|wait|cancel|result --config DIR/client.yaml`.
+#   local-farm.sh start  --dir DIR --keys KEYDIR --synth N --prove M [--bin ZKMILL]
+#   local-farm.sh scale  --dir DIR [--synth N] [--prove M] [--drain-timeout S]
+#       start workers, or drain the highest-numbered ones (SIGTERM: each finishes its current
+#       partition, then exits), until N synth and M prove workers run; returns once new
+#       workers have registered and drained ones have exited (SIGKILL after S seconds, 900)
+#   local-farm.sh status --dir DIR   processes, metrics URL and `zkmill status`; exit 1 if
+#                                    redis or the coordinator is down
+#   local-farm.sh stop   --dir DIR   (SIGTERM: workers drain, then coordinator, then redis)
+# Files in DIR: redis.{pid,port,log}, coordinator.{pid,log}, metrics.port, farm.yaml,
+# client.yaml, zkmill.bin and keys.dir (what scale reuses), <role>-<i>.{pid,yaml,log}, and
+# <role>-<i>.draining while a worker drains.
 set -euo pipefail
 
+usage="usage: local-farm.sh start --dir DIR --keys KEYDIR --synth N --prove M [--bin ZKMILL]
+       local-farm.sh scale --dir DIR [--synth N] [--prove M] [--drain-timeout SECONDS]
+       local-farm.sh status --dir DIR
+       local-farm.sh stop --dir DIR"
+
 cmd=${1:-}; shift || true
-dir="" keys="" synth=1 prove=1 bin="${ZKMILL_BIN:-zkmill}"
+dir="" keys="" synth="" prove="" bin="" drain_timeout=900
 while [[ $# -gt 0 ]]; do
+  [[ $# -ge 2 ]] || { echo "local-farm.sh: '$1' needs a value" >&2; exit 2; }
   case "$1" in
-    --dir) dir=$2; shift 2 ;;
-    --keys) keys=$2; shift 2 ;;
-    --synth) synth=$2; shift 2 ;;
-    --prove) prove=$2; shift 2 ;;
-    --bin) bin=$2; shift 2 ;;
+    --dir) dir=$2 ;;
+    --keys) keys=$2 ;;
+    --synth) synth=$2 ;;
+    --prove) prove=$2 ;;
+    --bin) bin=$2 ;;
+    --drain-timeout) drain_timeout=$2 ;;
     *) echo "local-farm.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
+  shift 2
 done
-[[ -n "$dir" ]] || { echo "local-farm.sh: --dir is required" >&2; exit 2; }
+[[ -n "$dir" ]] || { echo "local-farm.sh: --dir is required" >&2; echo "$usage" >&2; exit 2; }
+for n in "$synth" "$prove" "$drain_timeout"; do
+  [[ -z "$n" || "$n" =~ ^[0-9]+$ ]] || { echo "local-farm.sh: '$n' is not a non-negative integer" >&2; exit 2; }
+done
 
 free_port() {
   # Ask the kernel for an ephemeral port; the tiny race until our server binds it is fine
@@ -35,12 +56,56 @@ wait_for() {  # wait_for SECONDS COMMAND...
   done
 }
 
+alive() { [[ -f "$1" ]] && kill -0 "$(cat "$1")" 2>/dev/null; }  # alive PIDFILE
+
+# The coordinator logs "worker NAME registered (role ..." (or re-registered) on each hello.
+registered() { grep -qE "worker $1 (re-)?registered \(role" "$dir/coordinator.log" 2>/dev/null; }
+
+start_worker() {  # start_worker NAME ROLE
+  local name=$1 role=$2
+  { cat "$dir/farm.yaml"; printf 'worker:\n  id: %s\n  key_dir: %s\n' "$name" "$(cat "$dir/keys.dir")"; } > "$dir/$name.yaml"
+  "$(cat "$dir/zkmill.bin")" worker --config "$dir/$name.yaml" --role "$role" >> "$dir/$name.log" 2>&1 &
+  echo $! > "$dir/$name.pid"
+  rm -f "$dir/$name.draining"
+}
+
+wait_registered() {  # wait_registered NAME...
+  local name
+  for name in "$@"; do
+    wait_for 30 registered "$name" || { echo "local-farm.sh: worker $name did not register (see $dir/$name.log)" >&2; exit 1; }
+  done
+}
+
+# Workers of ROLE that run and are not draining, lowest number first.
+live_workers() {  # live_workers ROLE
+  local f
+  for f in "$dir/$1"-*.pid; do
+    [[ -e "$f" ]] || continue
+    local name; name=$(basename "$f" .pid)
+    alive "$f" && [[ ! -e "$dir/$name.draining" ]] && echo "$name"
+  done | sort -t- -k2,2n
+}
+
+next_index() {  # next_index ROLE: one past the highest number in use (running or draining)
+  local f max=0 i
+  for f in "$dir/$1"-*.pid; do
+    [[ -e "$f" ]] || continue
+    i=$(basename "$f" .pid); i=${i##*-}
+    (( i > max )) && max=$i
+  done
+  echo $((max + 1))
+}
+
 start() {
   [[ -n "$keys" && -d "$keys" ]] || { echo "local-farm.sh: --keys must name a directory of proving keys" >&2; exit 2; }
+  synth=${synth:-1} prove=${prove:-1} bin=${bin:-${ZKMILL_BIN:-zkmill}}
   mkdir -p "$dir/redis"
   dir=$(cd "$dir" && pwd); keys=$(cd "$keys" && pwd)
-  local rport cport
-  rport=$(free_port); cport=$(free_port)
+  [[ "$bin" == */* ]] && bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+  echo "$keys" > "$dir/keys.dir"
+  echo "$bin" > "$dir/zkmill.bin"
+  local rport cport mport
+  rport=$(free_port); cport=$(free_port); mport=$(free_port)
   redis-server --port "$rport" --bind 127.0.0.1 --dir "$dir/redis" --appendonly yes --appendfsync always \
     --save "" --daemonize no --logfile "$dir/redis.log" &
   echo $! > "$dir/redis.pid"
@@ -64,24 +129,83 @@ coordinator:
   lease_ms: 2000
   backoff_ms: 100
   backoff_max_ms: 2000
+  metrics_listen: 127.0.0.1:$mport
 YAML
+  echo "$mport" > "$dir/metrics.port"
   "$bin" coordinator --config "$dir/farm.yaml" > "$dir/coordinator.log" 2>&1 &
   echo $! > "$dir/coordinator.pid"
-  local i
+  # Up means bound (control endpoint and metrics): it logs "serving on" after both.
+  serving() { grep -q "coordinator: serving on" "$dir/coordinator.log" || ! alive "$dir/coordinator.pid"; }
+  if ! { wait_for 30 serving && alive "$dir/coordinator.pid"; }; then
+    echo "local-farm.sh: the coordinator did not start (see $dir/coordinator.log)" >&2; exit 1
+  fi
+  local i role names=()
   for role in synth prove; do
     local n=$synth; [[ $role == prove ]] && n=$prove
     for ((i = 1; i <= n; i++)); do
-      local name="$role-$i"
-      { cat "$dir/farm.yaml"; printf 'worker:\n  id: %s\n  key_dir: %s\n' "$name" "$keys"; } > "$dir/$name.yaml"
-      "$bin" worker --config "$dir/$name.yaml" --role "$role" > "$dir/$name.log" 2>&1 &
-      echo $! > "$dir/$name.pid"
+      start_worker "$role-$i" "$role"
+      names+=("$role-$i")
     done
   done
-  local want=$((synth + prove))
-  registered() { [[ $(grep -c "registered (role" "$dir/coordinator.log" 2>/dev/null) -ge $want ]]; }
-  wait_for 30 registered || { echo "local-farm.sh: workers did not register (see $dir/*.log)" >&2; exit 1; }
+  wait_registered "${names[@]}"
   echo "farm up: redis 127.0.0.1:$rport, coordinator tcp://127.0.0.1:$cport, $synth synth + $prove prove workers"
+  echo "metrics: http://127.0.0.1:$mport/metrics"
   echo "client config: $dir/client.yaml"
+}
+
+scale() {
+  [[ -f "$dir/farm.yaml" && -f "$dir/zkmill.bin" ]] || { echo "local-farm.sh: no farm started in $dir" >&2; exit 1; }
+  alive "$dir/coordinator.pid" || { echo "local-farm.sh: the coordinator of $dir is not running" >&2; exit 1; }
+  dir=$(cd "$dir" && pwd)
+  local role target name started=() draining=()
+  for role in synth prove; do
+    target=$synth; [[ $role == prove ]] && target=$prove
+    [[ -n "$target" ]] || continue
+    mapfile -t live < <(live_workers "$role")
+    local have=${#live[@]} i
+    for ((i = have; i < target; i++)); do
+      name="$role-$(next_index "$role")"
+      start_worker "$name" "$role"
+      started+=("$name")
+    done
+    # Drain the newest first: SIGTERM lets the worker finish and report its current partition.
+    for ((i = have - 1; i >= target; i--)); do
+      name=${live[$i]}
+      touch "$dir/$name.draining"
+      kill -TERM "$(cat "$dir/$name.pid")" 2>/dev/null || true
+      draining+=("$name")
+    done
+  done
+  [[ ${#started[@]} -eq 0 ]] || wait_registered "${started[@]}"
+  for name in "${draining[@]}"; do
+    if ! wait_for "$drain_timeout" bash -c "! kill -0 $(cat "$dir/$name.pid")"; then
+      echo "local-farm.sh: $name did not drain within ${drain_timeout}s; killed (its partition is redone)" >&2
+      kill -KILL "$(cat "$dir/$name.pid")" 2>/dev/null || true
+    fi
+    rm -f "$dir/$name.pid" "$dir/$name.draining"
+  done
+  echo "scaled: $(live_workers synth | wc -l) synth + $(live_workers prove | wc -l) prove workers" \
+    "(started: ${started[*]:-none}; drained: ${draining[*]:-none})"
+}
+
+status() {
+  [[ -f "$dir/redis.port" ]] || { echo "local-farm.sh: no farm started in $dir" >&2; exit 1; }
+  local ok=0 f name state
+  if alive "$dir/redis.pid"; then echo "redis        running  pid $(cat "$dir/redis.pid")  127.0.0.1:$(cat "$dir/redis.port")"
+  else echo "redis        DOWN"; ok=1; fi
+  if alive "$dir/coordinator.pid"; then
+    echo "coordinator  running  pid $(cat "$dir/coordinator.pid")  metrics http://127.0.0.1:$(cat "$dir/metrics.port")/metrics"
+  else echo "coordinator  DOWN"; ok=1; fi
+  for f in "$dir"/synth-*.pid "$dir"/prove-*.pid; do
+    [[ -e "$f" ]] || continue
+    name=$(basename "$f" .pid)
+    state=running
+    [[ -e "$dir/$name.draining" ]] && state=draining
+    alive "$f" || state=exited
+    printf '%-12s %-8s pid %s\n' "$name" "$state" "$(cat "$f")"
+  done
+  if [[ $ok -eq 0 && -f "$dir/zkmill.bin" ]]; then "$(cat "$dir/zkmill.bin")" status --config "$dir/client.yaml" --limit 10 || ok=1; fi
+  return $ok
 }
 
 stop_pid() {  # stop_pid FILE SECONDS: SIGTERM, wait, then SIGKILL
@@ -97,6 +221,7 @@ stop_pid() {  # stop_pid FILE SECONDS: SIGTERM, wait, then SIGKILL
 stop() {
   local f
   for f in "$dir"/synth-*.pid "$dir"/prove-*.pid; do [[ -e "$f" ]] && stop_pid "$f" 30; done
+  rm -f "$dir"/*.draining
   stop_pid "$dir/coordinator.pid" 10
   if [[ -f "$dir/redis.port" ]]; then redis-cli -p "$(cat "$dir/redis.port")" shutdown >/dev/null 2>&1 || true; fi
   stop_pid "$dir/redis.pid" 10
@@ -105,6 +230,8 @@ stop() {
 
 case "$cmd" in
   start) start ;;
+  scale) scale ;;
+  status) status ;;
   stop) stop ;;
-  *) echo "usage: local-farm.sh start --dir DIR --keys KEYDIR --synth N --prove M [--bin ZKMILL] | stop --dir DIR" >&2; exit 2 ;;
+  *) echo "$usage" >&2; exit 2 ;;
 esac

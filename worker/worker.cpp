@@ -112,7 +112,11 @@ int Worker::run(const std::atomic<bool>& stop) {
       return 0;
     }
     zmq::pollitem_t items[] = {{dealer_.handle(), 0, ZMQ_POLLIN, 0}, {nullptr, wake_fd_, ZMQ_POLLIN, 0}};
-    zmq::poll(items, 2, std::chrono::milliseconds(20));
+    try {
+      zmq::poll(items, 2, std::chrono::milliseconds(20));
+    } catch (const zmq::error_t& e) {
+      if (e.num() != EINTR) throw;  // SIGTERM (drain) interrupted the wait: the loop handles it
+    }
     if (items[1].revents & ZMQ_POLLIN) {
       uint64_t n = 0;
       if (read(wake_fd_, &n, sizeof n) < 0) n = 0;  // EAGAIN: already drained
@@ -235,12 +239,14 @@ ControlMessage Worker::run_synth(const nlohmann::json& b) {
   server_->publish(bundle_key, std::make_shared<const cs::WitnessBundle>(std::move(bundle)));
   const double synth_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   spdlog::info("worker {}: {} partition {} synthesized ({} bytes, {:.1f} ms)", id_, job, part, bytes, synth_ms);
-  // synth_ms is optional telemetry (not in the schema), recorded for `zkmill status --json`.
+  // synth_ms and bundle_bytes are optional telemetry (not in the schema), for `zkmill status --json`
+  // and the coordinator's metrics.
   return ControlMessage("synth_done", {{"job", job},
                                        {"part", part},
                                        {"token", token},
                                        {"bundle_key", bundle_key},
-                                       {"synth_ms", synth_ms}});
+                                       {"synth_ms", synth_ms},
+                                       {"bundle_bytes", bytes}});
 }
 
 ControlMessage Worker::run_prove(const nlohmann::json& b) {
@@ -257,6 +263,7 @@ ControlMessage Worker::run_prove(const nlohmann::json& b) {
   if (w.header().circuit_id != key->digest || w.header().partition != part || w.curve() != key->curve)
     throw std::runtime_error("fetched bundle is for another circuit, curve or partition");
   double fetch_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const uint64_t fetched_bytes = w.bytes().size();  // telemetry for the coordinator's data-plane counter
   nlohmann::json proof_json, pub_json;
   curves::with_curve(key->curve, [&]<class E>(E) {
     auto pk = groth16::ProvingKey<E>::open(key->path);
@@ -274,7 +281,8 @@ ControlMessage Worker::run_prove(const nlohmann::json& b) {
                                        {"proof", proof_json},
                                        {"public", pub_json},
                                        {"fetch_ms", fetch_ms},
-                                       {"prove_ms", total_ms - fetch_ms}});
+                                       {"prove_ms", total_ms - fetch_ms},
+                                       {"bundle_bytes", fetched_bytes}});
 }
 
 }  // namespace zkmill::farm

@@ -14,6 +14,7 @@ struct ClientOptions {
   std::string config, job, out;
   bool json = false, quiet = false;
   uint64_t timeout_s = 0;
+  size_t limit = 50;
 };
 
 farm::FarmClient client_for(const ClientOptions& o, const Context& ctx) {
@@ -30,17 +31,50 @@ std::shared_ptr<ClientOptions> common_options(CLI::App& sub, bool job_required) 
   return o;
 }
 
+// The farm-wide header of `zkmill status` (no job): one line each for jobs, partitions,
+// queues and workers, from the same object --json prints.
+void print_farm_summary(const nlohmann::json& f) {
+  auto line = [](const char* what, const nlohmann::json& counts) {
+    std::string s;
+    for (const auto& [k, v] : counts.items()) s += " " + k + " " + std::to_string(v.get<uint64_t>()) + ",";
+    if (!s.empty()) s.pop_back();
+    std::printf("%-11s%s\n", what, s.c_str());
+  };
+  line("jobs:", f["jobs"]);
+  line("partitions:", f["partitions"]);
+  line("queues:", f["queues"]);
+  const auto& co = f["coordinator"];
+  if (co.is_null()) {
+    std::printf("%-11s no coordinator has reported in the last few seconds\n", "workers:");
+    return;
+  }
+  nlohmann::json total = nlohmann::json::object();
+  uint64_t draining = 0;
+  for (const auto& [role, states] : co["workers"].items()) {
+    uint64_t n = 0;
+    for (const auto& [state, k] : states.items()) n += k.get<uint64_t>();
+    total[role] = n;
+    draining += states.value("draining", uint64_t(0));
+  }
+  total["(draining)"] = draining;
+  line("workers:", total);
+}
+
 RunFn setup_status(CLI::App& sub) {
   auto o = common_options(sub, false);
-  sub.add_flag("--json", o->json, "Machine-readable output");
+  sub.add_flag("--json", o->json, "Machine-readable output (schema: docs/farm.md, \"Status JSON\")");
+  sub.add_option("--limit", o->limit, "Without a job: how many recent jobs to list")
+      ->check(CLI::Range(size_t(0), size_t(100000)))
+      ->capture_default_str();
   return [o](const Context& ctx) {
     auto c = client_for(*o, ctx);
     if (o->job.empty()) {
-      auto jobs = c.list(50);
+      auto farm = c.overview(o->limit);
       if (o->json) {
-        std::printf("%s\n", jobs.dump(1).c_str());
+        std::printf("%s\n", farm.dump(1).c_str());
       } else {
-        for (const auto& j : jobs)
+        print_farm_summary(farm);
+        for (const auto& j : farm["recent_jobs"])
           std::printf("%-8s %-10s %llu/%llu verified %s\n", j["job"].get<std::string>().c_str(),
                       j["state"].get<std::string>().c_str(), (unsigned long long)j["verified"].get<uint64_t>(),
                       (unsigned long long)j["partitions"].get<uint64_t>(), j["error"].get<std::string>().c_str());

@@ -77,6 +77,22 @@ void check_endpoint(FarmSection& s, const std::string& name, const std::string& 
     s.fail("key '" + s.key(name) + "' must be a ZeroMQ endpoint (tcp://HOST:PORT or ipc://PATH), got '" + v + "'");
 }
 
+// HOST:PORT (an IPv6 host in brackets, [::1]:9464), the form the metrics HTTP server binds.
+// Empty means off. A bare port would listen on every interface: say 0.0.0.0:PORT if meant.
+void check_listen_address(FarmSection& s, const std::string& name, const std::string& v) {
+  if (v.empty()) return;
+  const size_t colon = v.rfind(':');
+  const std::string host = colon == std::string::npos ? "" : v.substr(0, colon);
+  const std::string port = colon == std::string::npos ? v : v.substr(colon + 1);
+  unsigned p = 0;
+  auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), p);
+  const bool bracketed = host.size() > 2 && host.front() == '[' && host.back() == ']';
+  const bool host_ok = !host.empty() && (bracketed || host.find_first_of(":[]") == std::string::npos);
+  if (!host_ok || port.empty() || ec != std::errc() || end != port.data() + port.size() || p < 1 || p > 65535)
+    s.fail("key '" + s.key(name) + "' must be HOST:PORT with a port in [1, 65535] (e.g. 127.0.0.1:9464), got '" + v +
+           "'");
+}
+
 void parse_redis(FarmSection s, RedisConfig& r) {
   s.str("host", r.host);
   s.num<uint32_t>("port", r.port, 1, 65535);
@@ -102,6 +118,8 @@ void parse_coordinator(FarmSection s, CoordinatorConfig& c) {
   s.num<uint32_t>("backoff_ms", c.backoff_ms, 0, 3600000);
   s.num<uint32_t>("backoff_max_ms", c.backoff_max_ms, 0, 3600000);
   s.num<uint32_t>("synth_lookahead", c.synth_lookahead, 1, 1000);
+  s.str("metrics_listen", c.metrics_listen);
+  check_listen_address(s, "metrics_listen", c.metrics_listen);
   // A lease shorter than the dead-peer window would requeue work of workers that are alive.
   if (uint64_t(c.lease_ms) < uint64_t(c.heartbeat_ms) * 2)
     s.fail("key '" + s.key("lease_ms") + "' must be at least twice coordinator.heartbeat_ms");

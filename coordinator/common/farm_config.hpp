@@ -34,6 +34,7 @@ struct CoordinatorConfig {
   uint32_t backoff_ms = 200;        // retry delay: backoff_ms * 2^(attempt-1) ...
   uint32_t backoff_max_ms = 10000;  // ... capped here
   uint32_t synth_lookahead = 2;     // synthesized-but-unproved partitions allowed per prove worker
+  std::string metrics_listen;       // HOST:PORT for Prometheus /metrics; empty: no metrics endpoint
 };
 
 // worker: one worker process.

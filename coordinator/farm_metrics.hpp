@@ -1,0 +1,83 @@
+// The coordinator's Prometheus metrics. Counters and histograms are updated by the coordinator
+// as results arrive (cheap atomic updates; they count from zero at each coordinator start, as
+// Prometheus counters may); the worker gauges are set from the coordinator's worker table;
+// the Redis-derived gauges come from FarmStateCollector when scraped. Served over HTTP
+// (prometheus-cpp's pull exposer) at http://<coordinator.metrics_listen>/metrics, only when
+// that key is set. Metric names and meanings: docs/farm.md, "Metrics".
+#pragma once
+
+#include <prometheus/counter.h>
+#include <prometheus/exposer.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "coordinator/common/farm_config.hpp"
+#include "coordinator/farm_state_collector.hpp"
+
+namespace zkmill::farm {
+
+class FarmMetrics {
+ public:
+  FarmMetrics();
+  ~FarmMetrics();
+  FarmMetrics(const FarmMetrics&) = delete;
+  FarmMetrics& operator=(const FarmMetrics&) = delete;
+
+  // Starts the HTTP endpoint on `listen` (HOST:PORT). Throws std::runtime_error naming the
+  // address when it cannot listen there (in use, no such address).
+  void serve(const std::string& listen, const RedisConfig& redis);
+  bool serving() const { return exposer_ != nullptr; }
+
+  // A synth_done was recorded; `result` is the worker's message body (optional telemetry
+  // synth_ms, bundle_bytes is read when present).
+  void synthesized(const nlohmann::json& result);
+  // A proof passed verification (`verify_s`) and was recorded; `since_submit_s` is the
+  // partition's latency from job submission. `result` may carry fetch_ms, prove_ms, bundle_bytes.
+  void verified(const nlohmann::json& result, double verify_s, double since_submit_s);
+  // A proof did not verify.
+  void rejected(double verify_s);
+  // A failed attempt (`reason`: task_failed, proof_rejected, lease_expired:
+  // the holder died or no longer holds the attempt) and what the store
+  // did with it (FarmStore::Failed::outcome: 0 stale, 1 requeued = a retry, 2 the job failed;
+  // the coordinator reports that job through job_finished).
+  void attempt_failed(const std::string& reason, int outcome);
+  void discarded();
+  void job_finished(const std::string& state, double since_submit_s);
+  void batch_verified(double seconds);
+  void worker_lost();
+  void message_dropped();
+  // {role: {state: count}} as the coordinator publishes it (roles synth, prove, both; states
+  // idle, busy, draining).
+  void set_workers(const nlohmann::json& by_role_state);
+
+ private:
+  void observe_ms(const nlohmann::json& result, const char* field, prometheus::Histogram& h);
+
+  std::shared_ptr<prometheus::Registry> registry_;
+  prometheus::Counter* verified_;
+  prometheus::Counter* rejected_;
+  prometheus::Counter* synthesized_;
+  prometheus::Counter* retries_;
+  prometheus::Counter* discarded_;
+  prometheus::Counter* workers_lost_;
+  prometheus::Counter* dropped_;
+  prometheus::Counter* bytes_synthesized_;
+  prometheus::Counter* bytes_fetched_;
+  prometheus::Family<prometheus::Counter>* failed_;
+  prometheus::Family<prometheus::Counter>* jobs_finished_;
+  prometheus::Family<prometheus::Gauge>* workers_;
+  prometheus::Family<prometheus::Histogram>* phase_;
+  prometheus::Family<prometheus::Histogram>* job_duration_;
+  prometheus::Histogram* partition_latency_;
+  std::shared_ptr<FarmStateCollector> state_;
+  std::unique_ptr<prometheus::Exposer> exposer_;  // last: stops serving before the rest goes
+};
+
+}  // namespace zkmill::farm

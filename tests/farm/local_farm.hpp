@@ -1,0 +1,117 @@
+// Test support for farm tests: one farm started by deploy/local-farm.sh in a scratch directory
+// (real redis-server, coordinator and worker processes on loopback), driven through the
+// script and the zkmill CLI; stopped by the destructor. Every wait is bounded.
+#pragma once
+
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "tests/support/process.hpp"
+
+namespace zkmill::test {
+
+class LocalFarm {
+ public:
+  // Writes a small BN254 chain key (400 constraints) into DIR/keys.
+  explicit LocalFarm(fs::path dir) : dir_(std::move(dir)) {
+    fs::create_directories(dir_ / "keys");
+    key_ = (dir_ / "keys" / "chain.key").string();
+    auto r =
+        run_zkmill({"setup", "--circuit", "chain", "--size", "400", "--curve", "bn254", "--seed", "7", "--out", key_});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+  }
+  ~LocalFarm() {
+    for (pid_t p : extra_) {
+      kill(p, SIGKILL);
+      waitpid(p, nullptr, 0);
+    }
+    script({"stop"});
+  }
+  LocalFarm(const LocalFarm&) = delete;
+  LocalFarm& operator=(const LocalFarm&) = delete;
+
+  static std::string script_path() { return std::string(ZKMILL_SOURCE_DIR) + "/deploy/local-farm.sh"; }
+  // Runs `local-farm.sh CMD --dir DIR ARGS...`.
+  Result script(const std::vector<std::string>& args) const {
+    std::vector<std::string> a{script_path(), args.at(0), "--dir", farm_dir().string()};
+    a.insert(a.end(), args.begin() + 1, args.end());
+    return run_program("bash", a);
+  }
+  Result start(int synth, int prove) const {
+    return script({"start", "--keys", (dir_ / "keys").string(), "--synth", std::to_string(synth), "--prove",
+                   std::to_string(prove), "--bin", zkmill_binary()});
+  }
+  Result scale(int synth, int prove) const {
+    return script({"scale", "--synth", std::to_string(synth), "--prove", std::to_string(prove)});
+  }
+
+  fs::path farm_dir() const { return dir_ / "farm"; }
+  const std::string& key() const { return key_; }
+  std::string client() const { return (farm_dir() / "client.yaml").string(); }
+  std::string log(const std::string& name) const { return slurp(farm_dir() / (name + ".log")); }
+  int metrics_port() const { return std::stoi(slurp(farm_dir() / "metrics.port")); }
+
+  // A worker outside the script's bookkeeping (with a --inject-fault), killed at the end.
+  void spawn_worker(const std::string& name, const std::string& role, const std::string& fault) {
+    std::ofstream(farm_dir() / (name + ".yaml")) << slurp(farm_dir() / "farm.yaml") << "worker:\n  id: " << name
+                                                 << "\n  key_dir: " << (dir_ / "keys").string() << "\n";
+    std::vector<std::string> args{zkmill_binary(), "worker", "--config", (farm_dir() / (name + ".yaml")).string(),
+                                  "--role",        role};
+    if (!fault.empty()) args.insert(args.end(), {"--inject-fault", fault});
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    const std::string log_path = (farm_dir() / (name + ".log")).string();
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    pid_t pid = 0;
+    EXPECT_EQ(posix_spawn(&pid, args[0].c_str(), &fa, nullptr, argv.data(), environ), 0);
+    posix_spawn_file_actions_destroy(&fa);
+    extra_.push_back(pid);
+  }
+
+  std::string submit(uint64_t partitions) const {
+    auto r = run_zkmill(
+        {"submit", "--config", client(), "--key", key_, "--partitions", std::to_string(partitions), "--seed", "11"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::string id = r.out;
+    while (!id.empty() && id.back() == '\n') id.pop_back();
+    return id;
+  }
+  // `zkmill status [JOB] --json`; null when the command fails.
+  nlohmann::json status(const std::string& job = "") const {
+    std::vector<std::string> args{"status", "--config", client(), "--json"};
+    if (!job.empty()) args.push_back(job);
+    auto r = run_zkmill(args);
+    if (r.exit_code != 0) return nullptr;
+    return nlohmann::json::parse(r.out);
+  }
+  int wait(const std::string& job) const {
+    auto r = run_zkmill({"wait", "--config", client(), job, "--timeout", "120", "--quiet"});
+    EXPECT_EQ(r.exit_code, 0) << r.err << "\n" << log("coordinator");
+    return r.exit_code;
+  }
+  // Polls (bounded, ~15 s) until `pred` holds; false if it never did.
+  template <class Pred>
+  static bool eventually(Pred pred) {
+    for (int i = 0; i < 300; ++i) {
+      if (pred()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+  }
+
+ private:
+  fs::path dir_;
+  std::string key_;
+  std::vector<pid_t> extra_;
+};
+
+}  // namespace zkmill::test
