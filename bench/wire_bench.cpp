@@ -13,6 +13,7 @@
 //   --chunk_mib=N       server chunk size, 1..64 (default 16)
 //   --windows=a,b,...   credit windows to run (default 1,4,16)
 //   --threads=a,b,...   fetch worker threads to run (default 1,2,4,8; 0 = FetchOptions' auto)
+//   --huge_pages=0|1    FetchOptions::huge_pages for the fetch and receiver-only runs (default 0)
 // e.g. build/bin/bench_wire --bundle_mib=2048 --windows=8 --threads=1,4,8
 #include <benchmark/benchmark.h>
 
@@ -59,6 +60,7 @@ uint64_t g_bundle_request = uint64_t(1) << 30;
 size_t g_chunk = size_t(16) << 20;
 std::vector<int64_t> g_windows = {1, 4, 16};
 std::vector<int64_t> g_threads = {1, 2, 4, 8};
+bool g_huge_pages = false;
 
 // The local bundle for the no-network benchmarks (built on first use, in this process).
 const cs::WitnessBundle& local_bundle() {
@@ -71,6 +73,7 @@ void BM_FetchBundle(benchmark::State& state) {
   wire::FetchOptions o;
   o.window = uint32_t(state.range(0));
   o.threads = uint32_t(state.range(1));
+  o.huge_pages = g_huge_pages;
   double extra_max = 0;
   for (auto _ : state) {
     reset_peak_rss();
@@ -94,7 +97,7 @@ void BM_ReceiverOnly(benchmark::State& state) {
   for (size_t off = cs::WitnessBundle::kHeaderSize; off < bytes.size(); off += g_chunk)
     sums.push_back(cs::checksum64(bytes.subspan(off, std::min(g_chunk, bytes.size() - off))));
   for (auto _ : state) {
-    cs::BundleReceiver rx(bytes.first(cs::WitnessBundle::kHeaderSize));
+    cs::BundleReceiver rx(bytes.first(cs::WitnessBundle::kHeaderSize), UINT64_MAX, g_huge_pages);
     {
       wire::ChunkPipeline pipeline(rx, size_t(state.range(0)));
       size_t k = 0;
@@ -113,7 +116,7 @@ void BM_ReceiverOnly(benchmark::State& state) {
 }
 
 // Per-byte stages of reception, one thread each, so the time per GiB can be accounted for.
-enum Stage : int64_t { kChecksum, kCopyFresh, kCopyWarm, kCheckElements, kPlaceFresh };
+enum Stage : int64_t { kChecksum, kCopyFresh, kCopyFreshHuge, kCopyWarm, kCheckElements, kPlaceFresh };
 void BM_Stage(benchmark::State& state) {
   const cs::WitnessBundle& b = local_bundle();
   auto bytes = b.bytes();
@@ -124,6 +127,12 @@ void BM_Stage(benchmark::State& state) {
         break;
       case kCopyFresh: {  // first touch: the kernel faults in and clears every 4 KiB page
         auto dst = std::make_unique_for_overwrite<uint8_t[]>(bytes.size());
+        std::memcpy(dst.get(), bytes.data(), bytes.size());
+        benchmark::DoNotOptimize(dst.get());
+        break;
+      }
+      case kCopyFreshHuge: {  // the same into a buffer advised MADV_HUGEPAGE
+        auto dst = cs::WitnessBundle::allocate_buffer(bytes.size(), true);
         std::memcpy(dst.get(), bytes.data(), bytes.size());
         benchmark::DoNotOptimize(dst.get());
         break;
@@ -149,7 +158,8 @@ void BM_Stage(benchmark::State& state) {
     }
   }
   state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(bytes.size()));
-  static const char* names[] = {"checksum64", "memcpy_to_fresh_pages", "memcpy_to_touched_pages", "element_checks", "place_fresh_1_thread"};
+  static const char* names[] = {"checksum64",       "memcpy_to_fresh_pages", "memcpy_to_fresh_huge_pages", "memcpy_to_touched_pages",
+                                "element_checks", "place_fresh_1_thread"};
   state.SetLabel(names[state.range(0)]);
 }
 
@@ -159,7 +169,7 @@ void register_benchmarks() {
       benchmark::RegisterBenchmark("BM_FetchBundle", BM_FetchBundle)->Args({w, t})->ArgNames({"window", "threads"})->Iterations(4)->UseRealTime()->Unit(benchmark::kMillisecond);
   for (int64_t t : g_threads)
     benchmark::RegisterBenchmark("BM_ReceiverOnly", BM_ReceiverOnly)->Arg(t)->ArgName("threads")->Iterations(3)->UseRealTime()->Unit(benchmark::kMillisecond);
-  for (int64_t s : {kChecksum, kCopyFresh, kCopyWarm, kCheckElements, kPlaceFresh})
+  for (int64_t s : {kChecksum, kCopyFresh, kCopyFreshHuge, kCopyWarm, kCheckElements, kPlaceFresh})
     benchmark::RegisterBenchmark("BM_Stage", BM_Stage)->Arg(s)->ArgName("stage")->Iterations(3)->Unit(benchmark::kMillisecond);
 }
 
@@ -194,6 +204,8 @@ bool parse_flags(int& argc, char** argv) {
         g_windows = parse_list(v);
       } else if (auto v = value("--threads=")) {
         g_threads = parse_list(v);
+      } else if (auto v = value("--huge_pages=")) {
+        g_huge_pages = std::stoi(v) != 0;
       } else {
         argv[out++] = argv[i];
       }

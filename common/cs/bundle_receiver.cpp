@@ -11,7 +11,7 @@ namespace {
 constexpr uint64_t kElem = WitnessBundle::kElementSize;
 }
 
-BundleReceiver::BundleReceiver(std::span<const uint8_t> first_bytes, uint64_t max_total_size) {
+BundleReceiver::BundleReceiver(std::span<const uint8_t> first_bytes, uint64_t max_total_size, bool huge_pages) {
   BundleHeader h = WitnessBundle::parse_header(first_bytes);
   bundle_.header_ = h;
   bundle_.layout_ = BundleLayout::of(h);
@@ -21,7 +21,7 @@ BundleReceiver::BundleReceiver(std::span<const uint8_t> first_bytes, uint64_t ma
   // Uninitialised on purpose: every byte is about to be written, and the pages are first
   // touched by the threads that place() into them, so the kernel's page clearing is spread
   // over those threads instead of being paid up front by one.
-  bundle_.buf_ = std::make_unique_for_overwrite<uint8_t[]>(bundle_.layout_.total_size);
+  bundle_.buf_ = WitnessBundle::allocate_buffer(bundle_.layout_.total_size, huge_pages);
   write(first_bytes);
 }
 

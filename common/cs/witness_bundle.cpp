@@ -1,7 +1,10 @@
 // Witness bundle encoding, validation and streaming reception (layout in witness_bundle.hpp).
 #include "common/cs/witness_bundle.hpp"
 
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 namespace zkmill::cs {
@@ -175,13 +178,26 @@ WitnessBundle WitnessBundle::allocate(const BundleHeader& header) {
   WitnessBundle b;
   b.header_ = h;
   b.layout_ = BundleLayout::of(h);
-  // make_unique_for_overwrite: the builder writes every byte, so zero-filling gigabytes
+  // Uninitialised: the builder writes every byte, so zero-filling gigabytes
   // first would only cost time and commit pages early.
-  b.buf_ = std::make_unique_for_overwrite<uint8_t[]>(b.layout_.total_size);
+  b.buf_ = allocate_buffer(b.layout_.total_size);
   encode_header(h, b.buf_.get());
   // Bitmaps are filled word by word by the builder; start them clean so padding is zero.
   std::memset(b.buf_.get() + b.layout_.density_offset[0], 0, b.layout_.checksum_offset - b.layout_.density_offset[0]);
   return b;
+}
+
+void WitnessBundle::FreeBuffer::operator()(uint8_t* p) const { std::free(p); }
+
+WitnessBundle::Buffer WitnessBundle::allocate_buffer(uint64_t size, bool huge_pages) {
+  constexpr uint64_t kHuge = uint64_t(2) << 20;
+  const uint64_t align = huge_pages && size >= kHuge ? kHuge : 64;
+  const uint64_t rounded = (size + align - 1) / align * align;  // aligned_alloc wants a multiple
+  void* p = std::aligned_alloc(size_t(align), size_t(rounded));
+  if (!p) throw std::bad_alloc();
+  // Advice only: a kernel without THP (or with it off) ignores it, and the bytes are the same.
+  if (align == kHuge) madvise(p, size_t(rounded), MADV_HUGEPAGE);
+  return Buffer(static_cast<uint8_t*>(p));
 }
 
 WitnessBundle WitnessBundle::clone() const {
@@ -189,7 +205,7 @@ WitnessBundle WitnessBundle::clone() const {
   b.header_ = header_;
   b.layout_ = layout_;
   if (buf_) {
-    b.buf_ = std::make_unique_for_overwrite<uint8_t[]>(layout_.total_size);
+    b.buf_ = allocate_buffer(layout_.total_size);
     std::memcpy(b.buf_.get(), buf_.get(), layout_.total_size);
   }
   return b;
@@ -262,7 +278,7 @@ WitnessBundle WitnessBundle::parse(std::span<const uint8_t> bytes) {
   WitnessBundle b;
   b.header_ = h;
   b.layout_ = l;
-  b.buf_ = std::make_unique_for_overwrite<uint8_t[]>(l.total_size);
+  b.buf_ = allocate_buffer(l.total_size);
   std::memcpy(b.buf_.get(), bytes.data(), l.total_size);
   b.validate(true);
   return b;

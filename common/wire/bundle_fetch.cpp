@@ -157,7 +157,7 @@ cs::WitnessBundle fetch_bundle(zmq::context_t& ctx, const std::string& endpoint,
                                                    std::to_string(opts.max_total_bytes));
     std::optional<cs::BundleReceiver> rx;
     try {
-      rx.emplace(h.bundle_header, opts.max_total_bytes);
+      rx.emplace(h.bundle_header, opts.max_total_bytes, opts.huge_pages);
     } catch (const cs::BundleError& e) {
       throw TransferError(ErrorCode::Bundle, e.what());
     }

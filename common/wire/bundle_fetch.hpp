@@ -44,6 +44,10 @@ struct FetchOptions {
   // Chunk workers (copy + chunk checksum + element checks), 0 = one per hardware thread up
   // to kMaxFetchThreads; one hashing thread comes on top. Workers beyond window + 1 idle.
   uint32_t threads = 0;
+  // madvise(MADV_HUGEPAGE) the bundle's buffer: page faults once per 2 MiB instead of per
+  // 4 KiB, if the kernel's THP setting is "madvise" or "always" and free huge pages exist;
+  // on a fragmented host the kernel compacts memory on each fault and it is far slower.
+  bool huge_pages = false;
   std::chrono::milliseconds timeout{30000};  // longest wait for any one message from the server
   uint64_t max_total_bytes = UINT64_MAX;   // admission limit, checked before allocating
   std::optional<CurveClientKeys> curve;    // set: CURVE-encrypted, authenticated to the server

@@ -106,10 +106,14 @@ TEST(BundleTransfer, RoundTripsBundlesOfSeveralSizes) {
       EXPECT_EQ(got.header().partition, bundles[i]->header().partition);
     }
   }
+  // Into a buffer advised for transparent huge pages (the 3 MiB bundle spans a 2 MiB page).
+  FetchOptions huge = quick();
+  huge.huge_pages = true;
+  EXPECT_TRUE(same_bytes(fetch_bundle(ctx, server.endpoint(), key_of("b", 3), huge), *bundles[3]));
   EXPECT_TRUE(eventually([&] { return server.active_transfers() == 0; }));
   auto st = server.stats();
-  EXPECT_EQ(st.transfers_started, 12u);
-  EXPECT_EQ(st.transfers_completed, 12u);
+  EXPECT_EQ(st.transfers_started, 13u);
+  EXPECT_EQ(st.transfers_completed, 13u);
 }
 
 TEST(BundleTransfer, UnknownAndRetractedKeysAreClearErrors) {
