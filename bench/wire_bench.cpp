@@ -99,7 +99,9 @@ void BM_ReceiverOnly(benchmark::State& state) {
   for (auto _ : state) {
     cs::BundleReceiver rx(bytes.first(cs::WitnessBundle::kHeaderSize), UINT64_MAX, g_huge_pages);
     {
-      wire::ChunkPipeline pipeline(rx, size_t(state.range(0)));
+      wire::FetchOptions o;
+      o.threads = uint32_t(state.range(0));
+      wire::ChunkPipeline pipeline(rx, wire::fetch_threads(o));
       size_t k = 0;
       for (size_t off = cs::WitnessBundle::kHeaderSize; off < bytes.size(); off += g_chunk, ++k) {
         auto piece = bytes.subspan(off, std::min(g_chunk, bytes.size() - off));

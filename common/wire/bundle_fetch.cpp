@@ -107,12 +107,12 @@ struct Session {
   Message next_message(std::vector<zmq::message_t>& frames) { return *next(frames); }
 };
 
+}  // namespace
+
 uint32_t fetch_threads(const FetchOptions& o) {
   if (o.threads) return o.threads;
   return std::clamp<uint32_t>(std::thread::hardware_concurrency(), 1, kMaxFetchThreads);
 }
-
-}  // namespace
 
 cs::WitnessBundle fetch_bundle(zmq::context_t& ctx, const std::string& endpoint, const std::string& bundle_key,
                                const FetchOptions& opts) {

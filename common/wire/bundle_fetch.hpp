@@ -53,6 +53,9 @@ struct FetchOptions {
   std::optional<CurveClientKeys> curve;    // set: CURVE-encrypted, authenticated to the server
 };
 
+// The chunk workers a fetch with these options runs (threads, or the automatic choice for 0).
+uint32_t fetch_threads(const FetchOptions& opts);
+
 // Fetches `bundle_key` from the BundleServer at `endpoint`. Throws TransferError: UnknownKey,
 // Busy, Timeout (server gone or stalled: says how far the transfer got), TooLarge, Checksum,
 // Malformed, Bundle (validation), Auth (CURVE handshake refused).
