@@ -1,5 +1,5 @@
 // The witness bundle: synthesis's hand-off to the prover and, byte for byte, its wire format.
-// One owned, 16-byte-aligned buffer holds the exact serialized image, so sending is
+// One owned, 64-byte-aligned buffer holds the exact serialized image, so sending is
 // zero-copy (bytes()), a receiver streams straight into the final buffer (BundleReceiver,
 // bundle_receiver.hpp),
 // and the typed views (a<F>() ...) point into it.
