@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <bit>
 #include <cstring>
 #include <span>
 
@@ -42,7 +43,20 @@ class Checksum64 {
       absorb_block(buf_);
       buffered_ = 0;
     }
-    for (; n >= kBlock; p += kBlock, n -= kBlock) absorb_block(p);
+    if (n >= kBlock) {
+      // The lanes live in locals here: written back through lane_ on every block, they
+      // would have to be reloaded after each store, since p (bytes) may alias them. That
+      // halved the speed; the arithmetic, and so the digest, is the same either way.
+      static_assert(kLanes == 4, "the unrolled loop below absorbs one word per lane");
+      uint64_t s0 = lane_[0], s1 = lane_[1], s2 = lane_[2], s3 = lane_[3];
+      for (; n >= kBlock; p += kBlock, n -= kBlock) {
+        s0 = step(s0, load_le(p));
+        s1 = step(s1, load_le(p + 8));
+        s2 = step(s2, load_le(p + 16));
+        s3 = step(s3, load_le(p + 24));
+      }
+      lane_[0] = s0, lane_[1] = s1, lane_[2] = s2, lane_[3] = s3;
+    }
     if (n) {
       std::memcpy(buf_, p, n);
       buffered_ = n;
@@ -77,8 +91,9 @@ class Checksum64 {
                                                  0xa4093822299f31d0ull, 0x082efa98ec4e6c89ull};  // pi digits
 
   static uint64_t load_le(const uint8_t* p) {
-    uint64_t w = 0;
-    for (int i = 7; i >= 0; --i) w = (w << 8) | p[i];  // compilers fold this to one load
+    uint64_t w;
+    std::memcpy(&w, p, 8);  // one unaligned load; the bundle code already requires a little-endian host
+    static_assert(std::endian::native == std::endian::little);
     return w;
   }
   static uint64_t step(uint64_t s, uint64_t w) {

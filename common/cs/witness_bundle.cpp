@@ -1,7 +1,10 @@
 // Witness bundle encoding, validation and streaming reception (layout in witness_bundle.hpp).
 #include "common/cs/witness_bundle.hpp"
 
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 namespace zkmill::cs {
@@ -93,18 +96,18 @@ void check_counts(const BundleHeader& h) {
 }
 
 template <class F>
-void check_elements(const WitnessBundle& b) {
-  const auto& p = F::modulus();
-  for (Section s : {Section::Inputs, Section::Aux, Section::A, Section::B, Section::C}) {
-    std::span<const F> xs = b.section<F>(s);
-    for (size_t i = 0; i < xs.size(); ++i) {
-      // Nearly every element is decided by the top limb alone.
-      if (xs[i].v[F::N - 1] < p[F::N - 1]) continue;
-      if (ff::cmp(xs[i].v, p) >= 0)
-        throw BundleError(std::string("field element not canonical at ") + section_name(s) + "[" + std::to_string(i) + "]");
-    }
+uint64_t first_non_canonical_in(const uint8_t* p, uint64_t count) {
+  const auto& mod = F::modulus();
+  for (uint64_t i = 0; i < count; ++i, p += WitnessBundle::kElementSize) {
+    // Nearly every element is decided by its top limb alone.
+    uint64_t top;
+    std::memcpy(&top, p + 8 * (F::N - 1), 8);
+    if (top < mod[F::N - 1]) continue;
+    ff::Limbs<F::N> v;
+    std::memcpy(v.data(), p, sizeof v);
+    if (ff::cmp(v, mod) >= 0) return i;
   }
-  if (b.inputs<F>()[0] != F::one()) throw BundleError("inputs[0] (the constant ONE) is not 1");
+  return count;
 }
 
 }  // namespace
@@ -175,13 +178,26 @@ WitnessBundle WitnessBundle::allocate(const BundleHeader& header) {
   WitnessBundle b;
   b.header_ = h;
   b.layout_ = BundleLayout::of(h);
-  // make_unique_for_overwrite: the builder writes every byte, so zero-filling gigabytes
+  // Uninitialised: the builder writes every byte, so zero-filling gigabytes
   // first would only cost time and commit pages early.
-  b.buf_ = std::make_unique_for_overwrite<uint8_t[]>(b.layout_.total_size);
+  b.buf_ = allocate_buffer(b.layout_.total_size);
   encode_header(h, b.buf_.get());
   // Bitmaps are filled word by word by the builder; start them clean so padding is zero.
   std::memset(b.buf_.get() + b.layout_.density_offset[0], 0, b.layout_.checksum_offset - b.layout_.density_offset[0]);
   return b;
+}
+
+void WitnessBundle::FreeBuffer::operator()(uint8_t* p) const { std::free(p); }
+
+WitnessBundle::Buffer WitnessBundle::allocate_buffer(uint64_t size, bool huge_pages) {
+  constexpr uint64_t kHuge = uint64_t(2) << 20;
+  const uint64_t align = huge_pages && size >= kHuge ? kHuge : 64;
+  const uint64_t rounded = (size + align - 1) / align * align;  // aligned_alloc wants a multiple
+  void* p = std::aligned_alloc(size_t(align), size_t(rounded));
+  if (!p) throw std::bad_alloc();
+  // Advice only: a kernel without THP (or with it off) ignores it, and the bytes are the same.
+  if (align == kHuge) madvise(p, size_t(rounded), MADV_HUGEPAGE);
+  return Buffer(static_cast<uint8_t*>(p));
 }
 
 WitnessBundle WitnessBundle::clone() const {
@@ -189,7 +205,7 @@ WitnessBundle WitnessBundle::clone() const {
   b.header_ = header_;
   b.layout_ = layout_;
   if (buf_) {
-    b.buf_ = std::make_unique_for_overwrite<uint8_t[]>(layout_.total_size);
+    b.buf_ = allocate_buffer(layout_.total_size);
     std::memcpy(b.buf_.get(), buf_.get(), layout_.total_size);
   }
   return b;
@@ -214,18 +230,34 @@ void WitnessBundle::seal() {
 
 void WitnessBundle::validate(bool check_checksum) const {
   if (!buf_) throw BundleError("empty bundle");
-  if (check_checksum) {
-    uint64_t stored = get_u64(buf_.get() + layout_.checksum_offset);
-    uint64_t computed = checksum64({buf_.get(), layout_.checksum_offset});
-    if (stored != computed)
-      throw BundleError("checksum mismatch (stored " + hex64(stored) + ", computed " + hex64(computed) +
-                        "): the payload was corrupted");
+  if (check_checksum) check_trailer(checksum64({buf_.get(), layout_.checksum_offset}));
+  uint64_t bad = first_non_canonical(header_.curve, buf_.get() + kHeaderSize, n_elements());
+  if (bad != n_elements()) throw BundleError("field element not canonical at " + element_name(bad));
+  check_constant_and_padding();
+}
+
+void WitnessBundle::check_trailer(uint64_t computed) const {
+  uint64_t stored = get_u64(buf_.get() + layout_.checksum_offset);
+  if (stored != computed)
+    throw BundleError("checksum mismatch (stored " + hex64(stored) + ", computed " + hex64(computed) + "): the payload was corrupted");
+}
+
+uint64_t WitnessBundle::first_non_canonical(CurveId curve, const uint8_t* p, uint64_t count) {
+  return curve == CurveId::Bn254 ? first_non_canonical_in<ff::Bn254Fr>(p, count) : first_non_canonical_in<ff::Bls12381Fr>(p, count);
+}
+
+std::string WitnessBundle::element_name(uint64_t k) const {
+  for (size_t s = 0; s < 5; ++s) {
+    if (k < layout_.section_count[s]) return std::string(section_name(Section(s))) + "[" + std::to_string(k) + "]";
+    k -= layout_.section_count[s];
   }
-  if (header_.curve == CurveId::Bn254) {
-    check_elements<ff::Bn254Fr>(*this);
-  } else {
-    check_elements<ff::Bls12381Fr>(*this);
-  }
+  return "element " + std::to_string(k) + " past the payload";
+}
+
+void WitnessBundle::check_constant_and_padding() const {
+  bool one = header_.curve == CurveId::Bn254 ? inputs<ff::Bn254Fr>()[0] == ff::Bn254Fr::one()
+                                             : inputs<ff::Bls12381Fr>()[0] == ff::Bls12381Fr::one();
+  if (!one) throw BundleError("inputs[0] (the constant ONE) is not 1");
   const uint64_t bits[3] = {header_.n_aux, header_.n_aux, header_.n_inputs};
   for (size_t i = 0; i < 3; ++i) {
     auto w = density(DensityMap(i));
@@ -246,43 +278,10 @@ WitnessBundle WitnessBundle::parse(std::span<const uint8_t> bytes) {
   WitnessBundle b;
   b.header_ = h;
   b.layout_ = l;
-  b.buf_ = std::make_unique_for_overwrite<uint8_t[]>(l.total_size);
+  b.buf_ = allocate_buffer(l.total_size);
   std::memcpy(b.buf_.get(), bytes.data(), l.total_size);
   b.validate(true);
   return b;
-}
-
-BundleReceiver::BundleReceiver(std::span<const uint8_t> first_bytes, uint64_t max_total_size) {
-  BundleHeader h = WitnessBundle::parse_header(first_bytes);
-  bundle_.header_ = h;
-  bundle_.layout_ = BundleLayout::of(h);
-  if (bundle_.layout_.total_size > max_total_size)
-    throw BundleError("bundle of " + std::to_string(bundle_.layout_.total_size) + " bytes exceeds the receiver's limit of " +
-                      std::to_string(max_total_size) + " bytes");
-  bundle_.buf_ = std::make_unique_for_overwrite<uint8_t[]>(bundle_.layout_.total_size);
-  write(first_bytes);
-}
-
-void BundleReceiver::write(std::span<const uint8_t> chunk) {
-  if (chunk.size() > remaining())
-    throw BundleError("overrun: the header describes " + std::to_string(total_size()) + " bytes, received " +
-                      std::to_string(received_ + chunk.size()));
-  std::memcpy(bundle_.buf_.get() + received_, chunk.data(), chunk.size());
-  // Hash everything before the trailing checksum field, whatever the chunk boundaries.
-  uint64_t end = bundle_.layout_.checksum_offset;
-  if (received_ < end) hash_.update(chunk.first(size_t(std::min<uint64_t>(chunk.size(), end - received_))));
-  received_ += chunk.size();
-}
-
-WitnessBundle BundleReceiver::finish() {
-  if (!complete())
-    throw BundleError("truncated: need " + std::to_string(total_size()) + " bytes, have " + std::to_string(received_));
-  uint64_t stored = get_u64(bundle_.buf_.get() + bundle_.layout_.checksum_offset), computed = hash_.digest();
-  if (stored != computed)
-    throw BundleError("checksum mismatch (stored " + hex64(stored) + ", computed " + hex64(computed) +
-                      "): the payload was corrupted");
-  bundle_.validate(false);
-  return std::move(bundle_);
 }
 
 }  // namespace zkmill::cs

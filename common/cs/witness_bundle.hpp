@@ -1,6 +1,7 @@
 // The witness bundle: synthesis's hand-off to the prover and, byte for byte, its wire format.
-// One owned, 16-byte-aligned buffer holds the exact serialized image, so sending is
-// zero-copy (bytes()), a receiver streams straight into the final buffer (BundleReceiver),
+// One owned, 64-byte-aligned buffer holds the exact serialized image, so sending is
+// zero-copy (bytes()), a receiver streams straight into the final buffer (BundleReceiver,
+// bundle_receiver.hpp),
 // and the typed views (a<F>() ...) point into it.
 //
 // Layout, version 1. All integers little-endian; offsets in bytes.
@@ -104,6 +105,16 @@ class WitnessBundle {
   static constexpr size_t kElementSize = 32;
   static constexpr uint64_t kMaxCount = uint64_t(1) << 40;  // keeps every size computation far from overflow
 
+  // The image's storage: from aligned_alloc, so freed with free().
+  struct FreeBuffer {
+    void operator()(uint8_t* p) const;
+  };
+  using Buffer = std::unique_ptr<uint8_t[], FreeBuffer>;
+  // Uninitialised storage for `size` bytes, 64-byte aligned. huge_pages: 2 MiB aligned and
+  // madvise(MADV_HUGEPAGE)d, so first touch faults once per 2 MiB instead of once per 4 KiB
+  // where the kernel's transparent huge pages allow it (see BundleReceiver).
+  static Buffer allocate_buffer(uint64_t size, bool huge_pages = false);
+
   WitnessBundle() = default;
   WitnessBundle(WitnessBundle&&) noexcept = default;
   WitnessBundle& operator=(WitnessBundle&&) noexcept = default;
@@ -176,6 +187,12 @@ class WitnessBundle {
   // zero padding bits in the density bitmaps.
   void validate(bool check_checksum = true) const;
 
+  // The payload's field elements form one run (inputs, aux, a, b, c) of 32-byte elements
+  // starting at header_size(); element k is bytes [96 + 32k, 128 + 32k).
+  uint64_t n_elements() const { return header_.n_inputs + header_.n_aux + 3 * header_.n_rows; }
+  // "a[17]" for the element's run index: names it in errors.
+  std::string element_name(uint64_t k) const;
+
  private:
   template <class F>
   void check_field() const {
@@ -190,33 +207,18 @@ class WitnessBundle {
     return (w[j >> 6] >> (j & 63)) & 1;
   }
   uint8_t* data() { return buf_.get(); }
+  // Index (from 0) of the first of `count` elements at `p` that is not canonical (>= p),
+  // or `count` if all are: the per-element check of validate(), usable on any sub-range.
+  static uint64_t first_non_canonical(CurveId curve, const uint8_t* p, uint64_t count);
+  // Throws the "checksum mismatch" BundleError unless the trailer holds `computed`.
+  void check_trailer(uint64_t computed) const;
+  // validate()'s O(1) checks after the elements: inputs[0] = 1, zero density padding.
+  void check_constant_and_padding() const;
   friend class BundleReceiver;
 
   BundleHeader header_;
   BundleLayout layout_;
-  std::unique_ptr<uint8_t[]> buf_;
-};
-
-// Receives a bundle in chunks of any size straight into its final buffer, hashing as it
-// goes: hand it the first header_size() (or more) bytes, then write() the rest, then finish().
-class BundleReceiver {
- public:
-  // max_total_size: refuse (BundleError) a header describing a larger bundle before
-  // allocating anything; the header checksum catches corruption, this catches a peer
-  // announcing more than this worker can hold.
-  explicit BundleReceiver(std::span<const uint8_t> first_bytes, uint64_t max_total_size = UINT64_MAX);
-  const BundleHeader& header() const { return bundle_.header(); }
-  uint64_t total_size() const { return bundle_.layout().total_size; }
-  uint64_t received() const { return received_; }
-  uint64_t remaining() const { return total_size() - received_; }
-  bool complete() const { return received_ == total_size(); }
-  void write(std::span<const uint8_t> chunk);
-  WitnessBundle finish();
-
- private:
-  WitnessBundle bundle_;
-  Checksum64 hash_;
-  uint64_t received_ = 0;
+  Buffer buf_;
 };
 
 }  // namespace zkmill::cs

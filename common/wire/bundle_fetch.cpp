@@ -1,13 +1,17 @@
-// fetch_bundle: request, admission check, credit-paced chunk reception into a BundleReceiver.
+// fetch_bundle: request, admission check, credit-paced chunk reception through a ChunkPipeline.
 #include "common/wire/bundle_fetch.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <future>
 #include <optional>
 #include <random>
+#include <thread>
 
 #include <zmq_addon.hpp>
+
+#include "common/wire/chunk_pipeline.hpp"
 
 namespace zkmill::wire {
 
@@ -71,8 +75,10 @@ struct Session {
     }
   }
 
-  // The next message of this transfer; ERROR replies become TransferErrors.
-  Message next(std::vector<zmq::message_t>& frames) {
+  // The next message of this transfer; ERROR replies become TransferErrors. With a
+  // wake_fd, returns nullopt as soon as that fd is readable (the caller drains it); the
+  // timeout counts only time spent waiting for the server.
+  std::optional<Message> next(std::vector<zmq::message_t>& frames, int wake_fd = -1) {
     auto deadline = std::chrono::steady_clock::now() + timeout;
     for (;;) {
       check_monitor();
@@ -91,14 +97,22 @@ struct Session {
       if (now >= deadline)
         throw TransferError(ErrorCode::Timeout, "no message from " + endpoint + " for " + std::to_string(timeout.count()) + " ms " +
                                                     progress() + " of '" + key + "' (server gone, stalled or unreachable)");
-      zmq::pollitem_t items[2] = {{sock.handle(), 0, ZMQ_POLLIN, 0}, {monitor.handle(), 0, ZMQ_POLLIN, 0}};
+      zmq::pollitem_t items[3] = {{sock.handle(), 0, ZMQ_POLLIN, 0}, {monitor.handle(), 0, ZMQ_POLLIN, 0}, {nullptr, wake_fd, ZMQ_POLLIN, 0}};
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now) + std::chrono::milliseconds(1);
-      zmq::poll(items, 2, left);
+      zmq::poll(items, wake_fd >= 0 ? 3 : 2, left);
+      if (wake_fd >= 0 && (items[2].revents & ZMQ_POLLIN)) return std::nullopt;
     }
   }
+
+  Message next_message(std::vector<zmq::message_t>& frames) { return *next(frames); }
 };
 
 }  // namespace
+
+uint32_t fetch_threads(const FetchOptions& o) {
+  if (o.threads) return o.threads;
+  return std::clamp<uint32_t>(std::thread::hardware_concurrency(), 1, kMaxFetchThreads);
+}
 
 cs::WitnessBundle fetch_bundle(zmq::context_t& ctx, const std::string& endpoint, const std::string& bundle_key,
                                const FetchOptions& opts) {
@@ -107,6 +121,7 @@ cs::WitnessBundle fetch_bundle(zmq::context_t& ctx, const std::string& endpoint,
   if (bundle_key.empty() || bundle_key.size() > kMaxKeyBytes)
     throw TransferError(ErrorCode::Internal, "bundle key of " + std::to_string(bundle_key.size()) + " bytes");
   if (opts.timeout.count() <= 0) throw TransferError(ErrorCode::Internal, "timeout must be positive");
+  if (opts.threads > 64) throw TransferError(ErrorCode::Internal, "threads must be 0 (auto) or 1..64, got " + std::to_string(opts.threads));
 
   Session s{zmq::socket_t(ctx, zmq::socket_type::dealer), zmq::socket_t(ctx, zmq::socket_type::pair), endpoint, bundle_key,
             new_transfer_id(), opts.timeout};
@@ -134,7 +149,7 @@ cs::WitnessBundle fetch_bundle(zmq::context_t& ctx, const std::string& endpoint,
   std::vector<zmq::message_t> frames;
   try {
     s.send(encode_fetch(s.tid, bundle_key));
-    Message h = s.next(frames);
+    Message h = s.next_message(frames);
     if (h.type != MsgType::Header) throw TransferError(ErrorCode::Malformed, std::string("expected HEADER, got ") + msg_type_name(h.type));
     // Admission before allocation: the announced size, then the header's own (checksummed) counts.
     if (h.total_size > opts.max_total_bytes)
@@ -142,7 +157,7 @@ cs::WitnessBundle fetch_bundle(zmq::context_t& ctx, const std::string& endpoint,
                                                    std::to_string(opts.max_total_bytes));
     std::optional<cs::BundleReceiver> rx;
     try {
-      rx.emplace(h.bundle_header, opts.max_total_bytes);
+      rx.emplace(h.bundle_header, opts.max_total_bytes, opts.huge_pages);
     } catch (const cs::BundleError& e) {
       throw TransferError(ErrorCode::Bundle, e.what());
     }
@@ -153,34 +168,42 @@ cs::WitnessBundle fetch_bundle(zmq::context_t& ctx, const std::string& endpoint,
     s.received = rx->received();
     const uint64_t chunk = h.chunk_bytes;
     const uint64_t n_chunks = (rx->remaining() + chunk - 1) / chunk;
-    uint64_t granted = std::min<uint64_t>(opts.window, n_chunks);
-    s.send(encode_credit(s.tid, uint32_t(granted)));
-
-    while (!rx->complete()) {
-      Message c = s.next(frames);
-      if (c.type != MsgType::Chunk) throw TransferError(ErrorCode::Malformed, std::string("expected CHUNK, got ") + msg_type_name(c.type));
-      // One TCP connection keeps order, so every chunk must continue exactly where we are.
-      if (c.offset != rx->received())
-        throw TransferError(ErrorCode::Malformed, "chunk at offset " + std::to_string(c.offset) + ", expected " + std::to_string(rx->received()));
-      uint64_t expect = std::min<uint64_t>(chunk, rx->remaining());
-      if (c.data.size() != expect)
-        throw TransferError(ErrorCode::Malformed, "chunk at offset " + std::to_string(c.offset) + " is " + std::to_string(c.data.size()) +
-                                                      " bytes, expected " + std::to_string(expect));
-      // Re-grant on receipt, before the copy, so the server refills the window while we
-      // copy: at most window + 1 chunks ever sit in libzmq's buffers here.
-      if (granted < n_chunks) {
-        s.send(encode_credit(s.tid, 1));
-        ++granted;
+    ChunkPipeline pipeline(*rx, fetch_threads(opts));
+    uint64_t granted = 0, taken = 0;  // chunks credited / taken off the socket
+    auto corrupt_error = [&](uint64_t offset) {
+      return TransferError(ErrorCode::Checksum, "chunk at offset " + std::to_string(offset) + " of '" + bundle_key + "' from " + endpoint + " is corrupt");
+    };
+    for (;;) {
+      // Credit: at most `window` chunks on their way to us, and at most window + 1 held
+      // anywhere here (libzmq's buffers or the pipeline) until the pipeline releases them.
+      uint64_t target = std::min({n_chunks, taken + opts.window, pipeline.released() + opts.window + 1});
+      if (target > granted) {
+        s.send(encode_credit(s.tid, uint32_t(target - granted)));
+        granted = target;
       }
-      // The chunk checksum runs beside the copy (both only read the chunk), keeping it off
-      // the critical path; a mismatch still fails the fetch before the bundle is returned.
-      auto chunk_sum = std::async(std::launch::async, [data = c.data] { return cs::checksum64(data); });
-      rx->write(c.data);
-      if (chunk_sum.get() != c.checksum)
-        throw TransferError(ErrorCode::Checksum, "chunk at offset " + std::to_string(c.offset) + " of '" + bundle_key + "' from " + endpoint +
-                                                     " is corrupt");
+      if (rx->complete()) break;
+      std::optional<Message> c = s.next(frames, pipeline.wake_fd());
+      if (auto bad = pipeline.corrupt_offset()) throw corrupt_error(*bad);
+      pipeline.rethrow_worker_error();
+      if (!c) {
+        pipeline.clear_wake();
+        continue;
+      }
+      if (c->type != MsgType::Chunk) throw TransferError(ErrorCode::Malformed, std::string("expected CHUNK, got ") + msg_type_name(c->type));
+      // One TCP connection keeps order, so every chunk must continue exactly where we are.
+      if (c->offset != rx->received())
+        throw TransferError(ErrorCode::Malformed, "chunk at offset " + std::to_string(c->offset) + ", expected " + std::to_string(rx->received()));
+      uint64_t expect = std::min<uint64_t>(chunk, rx->remaining());
+      if (c->data.size() != expect)
+        throw TransferError(ErrorCode::Malformed, "chunk at offset " + std::to_string(c->offset) + " is " + std::to_string(c->data.size()) +
+                                                      " bytes, expected " + std::to_string(expect));
+      // The data is frame 2 (decode() checked the layout); the pipeline owns that message now.
+      pipeline.submit(rx->reserve(c->data.size()), std::move(frames[2]), c->checksum);
+      ++taken;
       s.received = rx->received();
     }
+    pipeline.drain();
+    if (auto bad = pipeline.corrupt_offset()) throw corrupt_error(*bad);
     try {
       return rx->finish();
     } catch (const cs::BundleError& e) {

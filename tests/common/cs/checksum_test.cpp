@@ -74,3 +74,26 @@ TEST(Checksum64, IsStableAcrossBuilds) {
   EXPECT_EQ(d_abc, 8486814580208869627ull);
   EXPECT_EQ(d_empty, 9067064519403861799ull);
 }
+
+// The digest is part of the bundle (trailer) and wire (CHUNK) formats, version 1: builds that
+// disagree on it reject each other's bundles as corrupt. These values come from the first
+// implementation (commit 70a8b08); a change here is a format change and needs a version bump.
+TEST(Checksum64, DigestIsFrozenByTheFormatVersion) {
+  struct Vector {
+    size_t n;
+    uint64_t seed0, seed42;
+  };
+  const Vector vectors[] = {
+      {0, 0x7dd4af241a9d7727ull, 0xca7e459c172b657cull},
+      {5, 0xb3dc0cc4f31b6c0eull, 0x5169db5786d6bb90ull},
+      {32, 0x9de94be959e1ec87ull, 0x6532a3f4a513ac05ull},
+      {1000, 0x7e8761e53ad8fbe5ull, 0x3501421432cf66fdull},
+      {(1 << 20) + 3, 0x5b6d402b9af7aea0ull, 0x619df8ffb0b5e854ull},
+  };
+  for (const auto& v : vectors) {
+    std::vector<uint8_t> data(v.n);
+    for (size_t i = 0; i < v.n; ++i) data[i] = uint8_t(i * 131 + 7 + (i >> 9));
+    EXPECT_EQ(checksum64(data), v.seed0) << "n = " << v.n;
+    EXPECT_EQ(checksum64(data, 42), v.seed42) << "n = " << v.n;
+  }
+}

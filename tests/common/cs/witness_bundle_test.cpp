@@ -6,6 +6,7 @@
 
 #include "common/circuits/chain.hpp"
 #include "common/cs/proving_cs.hpp"
+#include "common/cs/bundle_receiver.hpp"
 #include "common/cs/witness_bundle.hpp"
 
 using namespace zkmill;

@@ -106,10 +106,14 @@ TEST(BundleTransfer, RoundTripsBundlesOfSeveralSizes) {
       EXPECT_EQ(got.header().partition, bundles[i]->header().partition);
     }
   }
+  // Into a buffer advised for transparent huge pages (the 3 MiB bundle spans a 2 MiB page).
+  FetchOptions huge = quick();
+  huge.huge_pages = true;
+  EXPECT_TRUE(same_bytes(fetch_bundle(ctx, server.endpoint(), key_of("b", 3), huge), *bundles[3]));
   EXPECT_TRUE(eventually([&] { return server.active_transfers() == 0; }));
   auto st = server.stats();
-  EXPECT_EQ(st.transfers_started, 12u);
-  EXPECT_EQ(st.transfers_completed, 12u);
+  EXPECT_EQ(st.transfers_started, 13u);
+  EXPECT_EQ(st.transfers_completed, 13u);
 }
 
 TEST(BundleTransfer, UnknownAndRetractedKeysAreClearErrors) {
@@ -143,6 +147,52 @@ TEST(BundleTransfer, CorruptChunkIsCaughtAndServerKeepsServing) {
   // The failed fetcher cancelled; nothing stays pinned on the server.
   EXPECT_TRUE(eventually([&] { return server.active_transfers() == 0; }));
   EXPECT_EQ(server.stats().transfers_cancelled, 1u);
+}
+
+// The fetcher's chunk pipeline (several workers placing chunks out of order) makes every
+// check: chunks of an odd size cut elements in two, a non-canonical element is named wherever
+// it lies (the last chunk included), and a corrupt chunk is caught whichever worker has it.
+TEST(BundleTransfer, ParallelFetchChecksEveryChunk) {
+  zmq::context_t ctx;
+  auto o = small_chunks();
+  o.chunk_bytes = 1003;  // not a multiple of the 32-byte element
+  const uint64_t last_chunk_offset = [] {
+    auto b = test_support::make_shared_bundle_of_size(64 << 10, 9);
+    return 96 + (b->bytes().size() - 96 - 1) / 1003 * 1003;
+  }();
+  o.corrupt_chunk_for_test = [&](const std::string& key, uint64_t offset) { return key == "corrupt" && offset == last_chunk_offset; };
+  BundleServer server(ctx, "tcp://127.0.0.1:0", o);
+  auto good = test_support::make_shared_bundle_of_size(64 << 10, 9);
+  // Non-canonical (all ones, >= p) elements, properly sealed: a sender bug, not corruption.
+  auto with_bad_element = [&](cs::Section s, uint64_t i) {
+    cs::WitnessBundle b = good->clone();
+    auto sec = b.section_mut<ff::Bn254Fr>(s);
+    sec[i].v.fill(~uint64_t(0));
+    b.seal();
+    return std::make_shared<const cs::WitnessBundle>(std::move(b));
+  };
+  const uint64_t rows = good->n_rows();
+  server.publish("good", good);
+  server.publish("corrupt", good);
+  server.publish("bad_last", with_bad_element(cs::Section::C, rows - 1));
+  server.publish("bad_mid", with_bad_element(cs::Section::A, rows / 2));
+  for (uint32_t threads : {1u, 4u}) {
+    for (uint32_t window : {1u, 8u}) {
+      FetchOptions f = quick();
+      f.threads = threads;
+      f.window = window;
+      std::string ctx_msg = "threads " + std::to_string(threads) + " window " + std::to_string(window);
+      EXPECT_TRUE(same_bytes(fetch_bundle(ctx, server.endpoint(), "good", f), *good)) << ctx_msg;
+      std::string what;
+      EXPECT_EQ(fetch_error(ctx, server.endpoint(), "bad_last", f, &what), ErrorCode::Bundle) << ctx_msg;
+      EXPECT_NE(what.find("field element not canonical at c[" + std::to_string(rows - 1) + "]"), std::string::npos) << what;
+      EXPECT_EQ(fetch_error(ctx, server.endpoint(), "bad_mid", f, &what), ErrorCode::Bundle) << ctx_msg;
+      EXPECT_NE(what.find("field element not canonical at a[" + std::to_string(rows / 2) + "]"), std::string::npos) << what;
+      EXPECT_EQ(fetch_error(ctx, server.endpoint(), "corrupt", f, &what), ErrorCode::Checksum) << ctx_msg;
+      EXPECT_NE(what.find("chunk at offset " + std::to_string(last_chunk_offset)), std::string::npos) << what;
+    }
+  }
+  EXPECT_TRUE(eventually([&] { return server.active_transfers() == 0; }));
 }
 
 TEST(BundleTransfer, StalledFetcherIsDroppedAfterIdleTimeout) {
