@@ -4,6 +4,7 @@
 # N synth and M prove workers. `start` returns once every worker has registered and writes
 # DIR/client.yaml for `zkmill submit|status|wait|cancel|result --config DIR/client.yaml`.
 #   local-farm.sh start --dir DIR --keys KEYDIR --synth N --prove M [--bin ZKMILL]
+#     (KEYDIR: zkmill keys and/or snarkjs .zkey files, each .zkey best with its .r1cs beside it)
 #   local-farm.sh stop  --dir DIR       (SIGTERM: workers drain, then coordinator, then redis)
 set -euo pipefail
 
@@ -36,7 +37,7 @@ wait_for() {  # wait_for SECONDS COMMAND...
 }
 
 start() {
-  [[ -n "$keys" && -d "$keys" ]] || { echo "local-farm.sh: --keys must name a directory of proving keys" >&2; exit 2; }
+  [[ -n "$keys" && -d "$keys" ]] || { echo "local-farm.sh: --keys must name a directory of proving keys (zkmill keys, .zkey files)" >&2; exit 2; }
   mkdir -p "$dir/redis"
   dir=$(cd "$dir" && pwd); keys=$(cd "$keys" && pwd)
   local rport cport
