@@ -162,6 +162,7 @@ nlohmann::json FarmClient::status(const std::string& job) {
                         {"state", j["state"]},
                         {"circuit", j["circuit"]},
                         {"curve", j["curve"]},
+                        {"kind", j["kind"].empty() ? std::string("builtin") : j["kind"]},
                         {"partitions", n},
                         {"seed", to_u64(j["seed"])},
                         {"priority", std::stoll(j["priority"])},

@@ -167,12 +167,15 @@ TEST(FarmConfig, ErrorsNameTheFileAndTheKey) {
   expect("coordinator:\n  heartbeat_ms: -5\n", "coordinator.heartbeat_ms");
   expect("coordinator:\n  endpoint: localhost\n", "coordinator.endpoint");
   expect("coordinator:\n  heartbeat_ms: 1000\n  lease_ms: 1500\n", "coordinator.lease_ms");
+  expect("coordinator:\n  max_witness_mb: 65\n", "coordinator.max_witness_mb");  // above the 64 MiB message rule
+  expect("coordinator:\n  max_witness_mb: 0\n", "coordinator.max_witness_mb");
   expect("worker:\n  max_held_bundles: [1]\n", "worker.max_held_bundles");
   expect("zmq:\n  curve: true\n", "zmq.curve");
   expect("zmq:\n  curve: maybe\n", "zmq.curve");
   expect("redis: 5\n", "redis");
   expect("farm:\n  x: 1\n", "farm");
   EXPECT_EQ(config_error("redis:\n  port: 6380\ncoordinator:\n  endpoint: ipc:///tmp/c.sock\n"), "");
+  EXPECT_EQ(config_error("coordinator:\n  max_witness_mb: 8\n"), "");
 }
 
 TEST(FarmConfig, UnreadableFileIsNamed) {

@@ -281,6 +281,7 @@ TEST_P(ZkeyFarmTest, JobOfFiveWitnessesOnTwoSynthAndTwoProveWorkersPassesSnarkjs
   ASSERT_EQ(wait(job), 0);
   auto s = status(job);
   EXPECT_EQ(s["state"], "done");
+  EXPECT_EQ(s["kind"], "zkey");
   EXPECT_EQ(s["verified"].get<uint64_t>(), inputs.size());
   const std::string out = (dir_ / "out").string();
   auto r = run_zkmill({"result", "--config", client(), job, "--out", out});
@@ -371,6 +372,50 @@ TEST_P(ZkeyFarmTest, UnsatisfiedWitnessFailsTheJobNamingTheConstraintWithoutAPro
       << p1.dump();
   EXPECT_NE(run_zkmill({"result", "--config", client(), job, "--out", (dir_ / "out").string()}).exit_code, 0);
   EXPECT_EQ(redis_keys("zk:wtns:*"), "") << "a failed job's witnesses are dropped too";
+}
+
+// Without the .r1cs beside the key the worker cannot name the constraint, but the bad
+// witness's proof fails the prover's self-check on every attempt: the job fails after
+// max_attempts with that error, and no proof is ever recorded.
+TEST_P(ZkeyFarmTest, UnsatisfiedWitnessWithoutR1csFailsEveryAttemptAndNeverVerifies) {
+  fs::remove(dir_ / "keys" / "multiplier.r1cs");
+  std::string bytes = slurp(fixture(curve(), "multiplier.wtns"));
+  bytes[76 + 4 * 32] ^= 1;  // t[0] = 33 -> 32
+  const fs::path bad = dir_ / "unsatisfied.wtns";
+  std::ofstream(bad, std::ios::binary) << bytes;
+  start(1, 1);
+  auto sub = submit_zkey({bad.string()});
+  ASSERT_EQ(sub.exit_code, 0) << sub.err;
+  const std::string job = id_of(sub.out);
+  auto w = run_zkmill({"wait", "--config", client(), job, "--timeout", "90"});
+  EXPECT_EQ(w.exit_code, 1) << w.err;
+  auto s = status(job);
+  EXPECT_EQ(s["state"], "failed");
+  EXPECT_EQ(s["verified"].get<uint64_t>(), 0u);
+  const auto& p0 = s["partition_states"][0];
+  EXPECT_EQ(p0["attempts"].get<uint64_t>(), 5u) << "coordinator.max_attempts (default 5)";
+  EXPECT_EQ(p0["recorded"].get<uint64_t>(), 0u);
+  EXPECT_TRUE(contains(p0["error"].get<std::string>(), "does not verify against the key's verifying key")) << p0.dump();
+}
+
+// Accepted witnesses live in Redis, not in the coordinator: killed (-9) and restarted
+// mid-job, it still finds every partition's witness and the job completes.
+TEST_P(ZkeyFarmTest, CoordinatorKilledMidJobStillFindsTheWitnesses) {
+  const std::vector<std::string> witnesses(12, fixture(curve(), "multiplier.wtns"));
+  start(1, 1);
+  auto sub = submit_zkey(witnesses);
+  ASSERT_EQ(sub.exit_code, 0) << sub.err;
+  const std::string job = id_of(sub.out);
+  wait_verified(job, 1);
+  kill9("coordinator");
+  EXPECT_NE(redis_keys("zk:wtns:" + job + ":*"), "") << "the unfinished partitions' witnesses are in Redis";
+  extra_.push_back(spawn_background({zkmill_binary(), "coordinator", "--config", (farm_dir() / "farm.yaml").string()},
+                                    farm_dir() / "coordinator.log"));
+  ASSERT_EQ(wait(job), 0);
+  auto s = status(job);
+  EXPECT_EQ(s["verified"].get<uint64_t>(), witnesses.size());
+  for (const auto& p : s["partition_states"]) EXPECT_EQ(p["recorded"].get<uint64_t>(), 1u) << p.dump();
+  EXPECT_EQ(redis_keys("zk:wtns:*"), "");
 }
 
 INSTANTIATE_TEST_SUITE_P(Curves, ZkeyFarmTest, ::testing::Values("bn128", "bls12381"));
