@@ -309,10 +309,12 @@ bool Coordinator::attach_input(const Claim& c, ControlMessage& msg) {
   auto wtns = store_.input(c.ref.job, c.ref.part);
   std::string why;
   if (!wtns)
-    why = "the partition's witness is missing from Redis (zk:wtns:" + c.ref.job + ":" + std::to_string(c.ref.part) + ")";
-  else if (wtns->size() > std::min<size_t>(size_t(cfg_.coordinator.max_witness_mb) << 20, ControlMessage::kMaxPayloadBytes))
-    why = "the partition's witness of " + std::to_string(wtns->size()) + " bytes exceeds coordinator.max_witness_mb = " +
-          std::to_string(cfg_.coordinator.max_witness_mb);
+    why =
+        "the partition's witness is missing from Redis (zk:wtns:" + c.ref.job + ":" + std::to_string(c.ref.part) + ")";
+  else if (wtns->size() >
+           std::min<size_t>(size_t(cfg_.coordinator.max_witness_mb) << 20, ControlMessage::kMaxPayloadBytes))
+    why = "the partition's witness of " + std::to_string(wtns->size()) +
+          " bytes exceeds coordinator.max_witness_mb = " + std::to_string(cfg_.coordinator.max_witness_mb);
   if (!why.empty()) {
     // Nothing another attempt could change: fail the job (a no-op if it is already final).
     CoordinatorConfig cc = cfg_.coordinator;

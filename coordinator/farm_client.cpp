@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <stdexcept>
 #include <random>
+#include <stdexcept>
 #include <thread>
 
 #include "common/curves/dispatch.hpp"
@@ -78,7 +78,8 @@ std::string checked_witness(const std::string& path, const formats::ZkeyFile& z,
                                   " is for " + curve_name(z.curve()));
     if (w.size() != z.n_vars())
       throw std::invalid_argument(path + ": has " + std::to_string(w.size()) + " values, but the zkey " + zkey_path +
-                                  " expects nVars = " + std::to_string(z.n_vars()) + " (a witness of another circuit?)");
+                                  " expects nVars = " + std::to_string(z.n_vars()) +
+                                  " (a witness of another circuit?)");
     if (!w.template values<typename E::Fr>()[0].is_one())
       throw std::invalid_argument(path + ": value 0 (the ONE wire) is not 1");
   } catch (const formats::FormatError& e) {
@@ -123,7 +124,8 @@ std::pair<std::string, bool> FarmClient::submit(const SubmitRequest& req) {
   if (req.priority < -FarmStore::kMaxPriority || req.priority > FarmStore::kMaxPriority)
     throw std::invalid_argument("--priority must be within +-" + std::to_string(FarmStore::kMaxPriority));
   if (req.idempotency_key.size() > 256) throw std::invalid_argument("--idempotency-key must be at most 256 characters");
-  if (req.key_path.empty() == req.zkey_path.empty()) throw std::invalid_argument("give exactly one of --key and --zkey");
+  if (req.key_path.empty() == req.zkey_path.empty())
+    throw std::invalid_argument("give exactly one of --key and --zkey");
   if (!req.zkey_path.empty()) {
     JobSpec spec;
     spec.circuit = Sha256::circuit_id_of_file(req.zkey_path);

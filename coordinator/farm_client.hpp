@@ -13,9 +13,9 @@
 namespace zkmill::farm {
 
 struct SubmitRequest {
-  std::string key_path;                    // a native key (built-in circuit, `partitions`, `seed`) ...
-  std::string zkey_path;                   // ... or a snarkjs .zkey with one .wtns per partition
-  std::vector<std::string> witness_paths;  // zkey: partition i proves witness_paths[i]
+  std::string key_path;                             // a native key (built-in circuit, `partitions`, `seed`) ...
+  std::string zkey_path;                            // ... or a snarkjs .zkey with one .wtns per partition
+  std::vector<std::string> witness_paths;           // zkey: partition i proves witness_paths[i]
   uint64_t max_witness_bytes = uint64_t(64) << 20;  // zkey: coordinator.max_witness_mb
   uint64_t partitions = 1;
   uint64_t seed = 0;

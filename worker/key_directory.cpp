@@ -25,8 +25,9 @@ std::string matching_r1cs(const std::filesystem::path& zkey_path, const formats:
   try {
     auto r = formats::R1csFile::open(p.string());
     if (r.header().curve != z.curve() || r.header().n_wires != z.n_vars()) {
-      spdlog::warn("worker: {} does not match {} ({} wires, the key has nVars {}); witnesses are not checked against it",
-                   p.string(), zkey_path.string(), r.header().n_wires, z.n_vars());
+      spdlog::warn(
+          "worker: {} does not match {} ({} wires, the key has nVars {}); witnesses are not checked against it",
+          p.string(), zkey_path.string(), r.header().n_wires, z.n_vars());
       return {};
     }
   } catch (const std::exception& ex) {

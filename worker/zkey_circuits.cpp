@@ -56,8 +56,8 @@ cs::WitnessBundle ZkeyCircuits::synthesize(const KeyDirectory::Key& key, const s
                                  curve_name(key.curve));
       if (wf.size() != file.n_vars())
         throw PermanentTaskError(name + " has " + std::to_string(wf.size()) + " values, the key " +
-                                 std::filesystem::path(key.path).filename().string() + " expects nVars = " +
-                                 std::to_string(file.n_vars()));
+                                 std::filesystem::path(key.path).filename().string() +
+                                 " expects nVars = " + std::to_string(file.n_vars()));
       w = wf.template values<Fr>();
     } catch (const formats::FormatError& e) {
       throw PermanentTaskError(e.what());
@@ -71,8 +71,7 @@ cs::WitnessBundle ZkeyCircuits::synthesize(const KeyDirectory::Key& key, const s
                                  std::filesystem::path(key.r1cs_path).filename().string() +
                                  " is not satisfied (<A,w> * <B,w> != <C,w>)");
     }
-    return formats::synthesize_zkey<E>(file, std::span<const Fr>(w), util::ThreadPool::global(), key.digest,
-                                       partition);
+    return formats::synthesize_zkey<E>(file, std::span<const Fr>(w), util::ThreadPool::global(), key.digest, partition);
   });
 }
 
@@ -89,9 +88,10 @@ ZkeyCircuits::Proved ZkeyCircuits::prove(const KeyDirectory::Key& key, const cs:
     // Without the .r1cs beside the key an unsatisfied witness is only seen here: its proof
     // does not verify. (A failed attempt, not a permanent one: a faulty machine looks alike.)
     if (!groth16::PreparedVerifyingKey<E>(pk.vk).verify(proof, std::span<const Fr>(signals)))
-      throw std::runtime_error("the proof does not verify against the key's verifying key: the witness most likely "
-                               "does not satisfy the circuit (put the circuit's .r1cs beside the .zkey to name the "
-                               "constraint)");
+      throw std::runtime_error(
+          "the proof does not verify against the key's verifying key: the witness most likely "
+          "does not satisfy the circuit (put the circuit's .r1cs beside the .zkey to name the "
+          "constraint)");
     if (corrupt_for_test) proof.c = proof.a;
     return Proved{groth16::snarkjs::proof_to_json<E>(proof), groth16::snarkjs::public_to_json<Fr>(signals)};
   });

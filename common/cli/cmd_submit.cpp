@@ -46,7 +46,8 @@ RunFn setup_submit(CLI::App& sub) {
   sub.add_option("--timeout", o->timeout_s, "With --wait: give up after this many seconds (exit 2)");
   return [o](const Context& ctx) {
     if (o->req.key_path.empty() && o->req.zkey_path.empty()) {
-      std::fprintf(stderr, "zkmill: error: submit needs --key KEYFILE --partitions N, or --zkey FILE --witness W.wtns\n");
+      std::fprintf(stderr,
+                   "zkmill: error: submit needs --key KEYFILE --partitions N, or --zkey FILE --witness W.wtns\n");
       return 2;
     }
     auto cfg = farm::load_command_config(o->config.empty() ? ctx.config_path : o->config,

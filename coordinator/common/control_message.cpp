@@ -140,8 +140,9 @@ std::optional<ControlMessage> ControlMessage::decode(std::vector<zmq::message_t>
       return std::nullopt;
     }
     if (frames[3].size() > limit) {
-      if (why) *why = m.type + ": payload of " + std::to_string(frames[3].size()) + " bytes exceeds the limit of " +
-                      std::to_string(limit);
+      if (why)
+        *why = m.type + ": payload of " + std::to_string(frames[3].size()) + " bytes exceeds the limit of " +
+               std::to_string(limit);
       return std::nullopt;
     }
     if (!m.body.contains("input_bytes") || !m.body["input_bytes"].is_number_unsigned() ||

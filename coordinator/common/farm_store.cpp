@@ -34,11 +34,11 @@ namespace {
 
 // Shared Lua helper: a final job's inputs are no longer needed (no attempt can start once a
 // job is done, failed or cancelled; the proofs and public signals stay in the partitions).
-#define ZK_LUA_DROP_INPUTS                                                      \
-  "local function drop_inputs(job_id)\n"                                        \
-  "  local jkey = 'zk:job:' .. job_id\n"                                         \
-  "  if redis.call('HGET', jkey, 'kind') ~= 'zkey' then return end\n"          \
-  "  local count = tonumber(redis.call('HGET', jkey, 'partitions'))\n"          \
+#define ZK_LUA_DROP_INPUTS                                                              \
+  "local function drop_inputs(job_id)\n"                                                \
+  "  local jkey = 'zk:job:' .. job_id\n"                                                \
+  "  if redis.call('HGET', jkey, 'kind') ~= 'zkey' then return end\n"                   \
+  "  local count = tonumber(redis.call('HGET', jkey, 'partitions'))\n"                  \
   "  for i = 0, count - 1 do redis.call('DEL', 'zk:wtns:' .. job_id .. ':' .. i) end\n" \
   "end\n"
 

@@ -74,8 +74,13 @@ TEST(ControlMessage, RoundTripsAValidMessage) {
 // receiver allows payloads, only for `synth`, within the limit and matching input_bytes.
 TEST(ControlMessage, SynthCarriesABinaryPayloadFrameWithinItsLimit) {
   std::string wtns("wtns\0\x01\xff binary", 16);
-  const nlohmann::json body = {{"job", "j1"}, {"part", 0u}, {"token", 3u}, {"circuit", "c"},
-                               {"curve", "bn254"}, {"seed", 0u}, {"input_bytes", uint64_t(wtns.size())}};
+  const nlohmann::json body = {{"job", "j1"},
+                               {"part", 0u},
+                               {"token", 3u},
+                               {"circuit", "c"},
+                               {"curve", "bn254"},
+                               {"seed", 0u},
+                               {"input_bytes", uint64_t(wtns.size())}};
   ControlMessage m("synth", body, wtns);
   auto frames = m.encode();
   ASSERT_EQ(frames.size(), 4u);

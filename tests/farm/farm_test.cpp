@@ -305,8 +305,8 @@ TEST_P(ZkeyFarmTest, JobOfFiveWitnessesOnTwoSynthAndTwoProveWorkersPassesSnarkjs
   auto pub = json::parse(slurp(out + "/partition-1.public.json"));
   pub[1] = "6";
   std::ofstream(dir_ / "bad.public.json") << pub.dump();
-  auto bad = node("snarkjs/cli.js", {"groth16", "verify", vk, (dir_ / "bad.public.json").string(),
-                                     out + "/partition-1.proof.json"});
+  auto bad = node("snarkjs/cli.js",
+                  {"groth16", "verify", vk, (dir_ / "bad.public.json").string(), out + "/partition-1.proof.json"});
   EXPECT_TRUE(contains(bad.out + bad.err, "Invalid proof")) << bad.out << bad.err;
   EXPECT_FALSE(contains(bad.out, "OK!")) << bad.out;
   // The job is final and its results are written: its witnesses are gone from Redis.
