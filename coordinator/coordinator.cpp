@@ -187,7 +187,11 @@ void Coordinator::on_result(const std::string& from, WorkerInfo& w, const Contro
     if (ok) metrics_.synthesized(b);
     else metrics_.discarded();
   } else if (m.type == "task_failed") {
-    auto f = store_.fail(ref, token, from, b["error"].get<std::string>(), now, cfg_.coordinator);
+    // `permanent` (optional): the worker found the input itself wrong (an unsatisfied or
+    // malformed witness); another attempt would fail the same way, so the job fails now.
+    CoordinatorConfig cc = cfg_.coordinator;
+    if (b.contains("permanent") && b["permanent"].is_boolean() && b["permanent"].get<bool>()) cc.max_attempts = 1;
+    auto f = store_.fail(ref, token, from, b["error"].get<std::string>(), now, cc);
     count_failure("task_failed", ref, f);
     if (f.outcome == 1)
       spdlog::warn("coordinator: {} partition {} attempt {} failed on {}: {}; retry in {} ms", ref.job, ref.part,
@@ -329,6 +333,29 @@ void Coordinator::finalize(const std::string& job) {
   }
 }
 
+bool Coordinator::attach_input(const Claim& c, ControlMessage& msg) {
+  auto wtns = store_.input(c.ref.job, c.ref.part);
+  std::string why;
+  if (!wtns)
+    why =
+        "the partition's witness is missing from Redis (zk:wtns:" + c.ref.job + ":" + std::to_string(c.ref.part) + ")";
+  else if (wtns->size() >
+           std::min<size_t>(size_t(cfg_.coordinator.max_witness_mb) << 20, ControlMessage::kMaxPayloadBytes))
+    why = "the partition's witness of " + std::to_string(wtns->size()) +
+          " bytes exceeds coordinator.max_witness_mb = " + std::to_string(cfg_.coordinator.max_witness_mb);
+  if (!why.empty()) {
+    // Nothing another attempt could change: fail the job (a no-op if it is already final).
+    CoordinatorConfig cc = cfg_.coordinator;
+    cc.max_attempts = 1;
+    store_.fail(c.ref, c.token, "", why, now_ms(), cc);
+    spdlog::error("coordinator: {} partition {}: {}", c.ref.job, c.ref.part, why);
+    return false;
+  }
+  msg.body["input_bytes"] = uint64_t(wtns->size());
+  msg.payload = std::move(*wtns);
+  return true;
+}
+
 void Coordinator::dispatch() {
   size_t provers = 0, synthesizing = 0;
   for (auto& [id, w] : workers_) {
@@ -392,12 +419,14 @@ bool Coordinator::dispatch_synth(const std::string& id, WorkerInfo& w) {
     if (!ji.circuit.empty() && !w.circuits.count(ji.circuit)) continue;
     auto c = store_.claim("synth", m, id, now_ms(), cfg_.coordinator.lease_ms);
     if (!c.ok) continue;  // stale entry (cancelled or failed job): the claim removed it
-    send(id, ControlMessage("synth", {{"job", c.ref.job},
-                                      {"part", c.ref.part},
-                                      {"token", c.token},
-                                      {"circuit", c.job["circuit"]},
-                                      {"curve", c.job["curve"]},
-                                      {"seed", std::stoull(c.job["seed"])}}));
+    ControlMessage msg("synth", {{"job", c.ref.job},
+                                 {"part", c.ref.part},
+                                 {"token", c.token},
+                                 {"circuit", c.job["circuit"]},
+                                 {"curve", c.job["curve"]},
+                                 {"seed", std::stoull(c.job["seed"])}});
+    if (c.job["kind"] == "zkey" && !attach_input(c, msg)) continue;  // that attempt failed; try the next entry
+    send(id, msg);
     w.busy_token = c.token;
     w.busy_is_synth = true;
     w.assigned_ms = now_ms();

@@ -62,6 +62,9 @@ class Coordinator {
   void dispatch();
   bool dispatch_prove(const std::string& id, WorkerInfo& w);
   bool dispatch_synth(const std::string& id, WorkerInfo& w);
+  // A zkey job's synth carries the partition's .wtns (from Redis) as its payload frame.
+  // False when it cannot be sent (missing or over the limit): the attempt is failed.
+  bool attach_input(const Claim& c, ControlMessage& msg);
   const JobInfo& job_info(const std::string& job);
   // Metrics and the `zk:coordinator` status key (FarmOverview): workers by role and state.
   void publish_status();

@@ -5,10 +5,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <stdexcept>
 #include <thread>
 
 #include "common/curves/dispatch.hpp"
+#include "common/formats/circom_files.hpp"
+#include "common/formats/zkey.hpp"
 #include "common/groth16/snarkjs_json.hpp"
 #include "common/serde/evm.hpp"
 #include "common/serde/zcash.hpp"
@@ -42,14 +45,99 @@ std::vector<uint8_t> proof_bytes(CurveId curve, const nlohmann::json& proof) {
   });
 }
 
+// 128 random bits as hex: names one submit's staging keys, so concurrent submits never meet.
+std::string random_nonce() {
+  std::random_device rd;
+  char buf[33];
+  std::snprintf(buf, sizeof buf, "%08x%08x%08x%08x", rd(), rd(), rd(), rd());
+  return buf;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in.good() && !in.eof()) throw std::invalid_argument(path + ": cannot read");
+  return bytes;
+}
+
+// One partition's witness for the zkey `z`, checked as the synth worker will parse it.
+template <class E>
+std::string checked_witness(const std::string& path, const formats::ZkeyFile& z, const std::string& zkey_path,
+                            uint64_t max_bytes) {
+  std::error_code ec;
+  const uint64_t size = std::filesystem::file_size(path, ec);
+  if (ec) throw std::invalid_argument(path + ": cannot read the witness: " + ec.message());
+  if (size > max_bytes)
+    throw std::invalid_argument(path + ": witness of " + std::to_string(size) + " bytes exceeds the limit of " +
+                                std::to_string(max_bytes >> 20) + " MiB (coordinator.max_witness_mb)");
+  std::string bytes = read_file(path);
+  const std::span<const uint8_t> view(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  try {
+    auto w = formats::WtnsFile::parse(view, path);
+    if (w.curve() != z.curve())
+      throw std::invalid_argument(path + ": is a " + curve_name(w.curve()) + " witness, but the zkey " + zkey_path +
+                                  " is for " + curve_name(z.curve()));
+    if (w.size() != z.n_vars())
+      throw std::invalid_argument(path + ": has " + std::to_string(w.size()) + " values, but the zkey " + zkey_path +
+                                  " expects nVars = " + std::to_string(z.n_vars()) +
+                                  " (a witness of another circuit?)");
+    if (!w.template values<typename E::Fr>()[0].is_one())
+      throw std::invalid_argument(path + ": value 0 (the ONE wire) is not 1");
+  } catch (const formats::FormatError& e) {
+    throw std::invalid_argument(std::string("bad witness: ") + e.what());
+  }
+  return bytes;
+}
+
 }  // namespace
 
+std::pair<std::string, bool> FarmClient::submit_zkey(const SubmitRequest& req, JobSpec spec) {
+  if (req.witness_paths.empty()) throw std::invalid_argument("--zkey needs at least one --witness");
+  if (req.witness_paths.size() > FarmStore::kMaxPartitions)
+    throw std::invalid_argument("at most " + std::to_string(FarmStore::kMaxPartitions) + " witnesses per job");
+  auto z = formats::ZkeyFile::open(req.zkey_path);
+  std::vector<std::string> inputs;
+  curves::with_curve(z.curve(), [&]<class E>(E) {
+    for (const auto& p : req.witness_paths)
+      inputs.push_back(checked_witness<E>(p, z, req.zkey_path, req.max_witness_bytes));
+    const nlohmann::json meta = {{"kind", "zkey"},
+                                 {"file", std::filesystem::path(req.zkey_path).filename().string()},
+                                 {"n_vars", z.n_vars()},
+                                 {"n_public", z.n_public()},
+                                 {"domain_size", z.domain_size()}};
+    store_.put_circuit(spec.circuit, curve_name(z.curve()),
+                       groth16::snarkjs::vk_to_json<E>(formats::load_zkey_vk<E>(z)).dump(), meta.dump());
+  });
+  spec.curve = curve_name(z.curve());
+  spec.kind = "zkey";
+  spec.partitions = inputs.size();
+  spec.seed = 0;
+  // Staged one by one (each a Redis request of one witness), claimed atomically by submit.
+  spec.stage = random_nonce();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    store_.stage_input(spec.stage, i, inputs[i]);
+    inputs[i] = {};
+  }
+  return store_.submit(spec, Coordinator::now_ms());
+}
+
 std::pair<std::string, bool> FarmClient::submit(const SubmitRequest& req) {
-  if (req.partitions == 0 || req.partitions > FarmStore::kMaxPartitions)
-    throw std::invalid_argument("--partitions must be 1.." + std::to_string(FarmStore::kMaxPartitions));
   if (req.priority < -FarmStore::kMaxPriority || req.priority > FarmStore::kMaxPriority)
     throw std::invalid_argument("--priority must be within +-" + std::to_string(FarmStore::kMaxPriority));
   if (req.idempotency_key.size() > 256) throw std::invalid_argument("--idempotency-key must be at most 256 characters");
+  if (req.key_path.empty() == req.zkey_path.empty())
+    throw std::invalid_argument("give exactly one of --key and --zkey");
+  if (!req.zkey_path.empty()) {
+    JobSpec spec;
+    spec.circuit = Sha256::circuit_id_of_file(req.zkey_path);
+    spec.priority = req.priority;
+    spec.idempotency_key = req.idempotency_key;
+    const uint64_t now = Coordinator::now_ms();
+    spec.deadline_ms = req.deadline_s ? now + req.deadline_s * 1000 : 0;
+    return submit_zkey(req, std::move(spec));
+  }
+  if (req.partitions == 0 || req.partitions > FarmStore::kMaxPartitions)
+    throw std::invalid_argument("--partitions must be 1.." + std::to_string(FarmStore::kMaxPartitions));
   CurveId curve = groth16::peek_key_file_curve(req.key_path);
   const std::string circuit = Sha256::circuit_id_of_file(req.key_path);
   curves::with_curve(curve, [&]<class E>(E) {
@@ -77,6 +165,7 @@ nlohmann::json FarmClient::status(const std::string& job) {
                         {"state", j["state"]},
                         {"circuit", j["circuit"]},
                         {"curve", j["curve"]},
+                        {"kind", j["kind"].empty() ? std::string("builtin") : j["kind"]},
                         {"partitions", n},
                         {"seed", to_u64(j["seed"])},
                         {"priority", std::stoll(j["priority"])},

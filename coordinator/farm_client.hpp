@@ -6,13 +6,17 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "coordinator/common/farm_store.hpp"
 
 namespace zkmill::farm {
 
 struct SubmitRequest {
-  std::string key_path;
+  std::string key_path;                             // a native key (built-in circuit, `partitions`, `seed`) ...
+  std::string zkey_path;                            // ... or a snarkjs .zkey with one .wtns per partition
+  std::vector<std::string> witness_paths;           // zkey: partition i proves witness_paths[i]
+  uint64_t max_witness_bytes = uint64_t(64) << 20;  // zkey: coordinator.max_witness_mb
   uint64_t partitions = 1;
   uint64_t seed = 0;
   int64_t priority = 0;
@@ -25,6 +29,11 @@ class FarmClient {
   explicit FarmClient(const RedisConfig& cfg) : redis_(cfg), store_(redis_) {}
 
   // Registers the key's verifying key under its circuit id, then submits. Returns (id, new?).
+  // A zkey job's witnesses are all read and checked first (size limit, format, curve, value
+  // count against the key's nVars, canonical values, ONE = 1): a bad one throws
+  // std::invalid_argument naming the file and the problem, before anything reaches Redis.
+  // Whether a witness satisfies the circuit is left to the synth worker (the .zkey holds no C
+  // matrix; checking needs the .r1cs, and costs a pass over every constraint).
   std::pair<std::string, bool> submit(const SubmitRequest& req);
   // One job with its partitions; null when there is no such job.
   nlohmann::json status(const std::string& job);
@@ -42,6 +51,8 @@ class FarmClient {
   void write_result(const std::string& job, const std::string& dir);
 
  private:
+  std::pair<std::string, bool> submit_zkey(const SubmitRequest& req, JobSpec spec);
+
   RedisClient redis_;
   FarmStore store_;
 };

@@ -4,7 +4,9 @@
 # (Prometheus /metrics on another free loopback port), N synth and M prove workers. `start`
 # returns once every worker has registered and writes DIR/client.yaml for
 # `zkmill submit|status|wait|cancel|result --config DIR/client.yaml`.
-#   local-farm.sh start  --dir DIR --keys KEYDIR --synth N --prove M [--bin ZKMILL]
+#   local-farm.sh start  --dir DIR --keys KEYDIR --synth N --prove M [--bin ZKMILL] [--worker-threads T]
+#       KEYDIR: zkmill keys and/or snarkjs .zkey files (each .zkey best with its .r1cs beside it);
+#       --worker-threads: each worker's CPU thread pool (config `threads`; default 0 = all cores)
 #   local-farm.sh scale  --dir DIR [--synth N] [--prove M] [--drain-timeout S]
 #       start workers, or drain the highest-numbered ones (SIGTERM: each finishes its current
 #       partition, then exits), until N synth and M prove workers run; returns once new
@@ -13,17 +15,17 @@
 #                                    redis or the coordinator is down
 #   local-farm.sh stop   --dir DIR   (SIGTERM: workers drain, then coordinator, then redis)
 # Files in DIR: redis.{pid,port,log}, coordinator.{pid,log}, metrics.port, farm.yaml,
-# client.yaml, zkmill.bin and keys.dir (what scale reuses), <role>-<i>.{pid,yaml,log}, and
+# client.yaml, zkmill.bin, keys.dir and worker.threads (what scale reuses), <role>-<i>.{pid,yaml,log}, and
 # <role>-<i>.draining while a worker drains.
 set -euo pipefail
 
-usage="usage: local-farm.sh start --dir DIR --keys KEYDIR --synth N --prove M [--bin ZKMILL]
+usage="usage: local-farm.sh start --dir DIR --keys KEYDIR --synth N --prove M [--bin ZKMILL] [--worker-threads T]
        local-farm.sh scale --dir DIR [--synth N] [--prove M] [--drain-timeout SECONDS]
        local-farm.sh status --dir DIR
        local-farm.sh stop --dir DIR"
 
 cmd=${1:-}; shift || true
-dir="" keys="" synth="" prove="" bin="" drain_timeout=900
+dir="" keys="" synth="" prove="" bin="" drain_timeout=900 worker_threads=""
 while [[ $# -gt 0 ]]; do
   [[ $# -ge 2 ]] || { echo "local-farm.sh: '$1' needs a value" >&2; exit 2; }
   case "$1" in
@@ -33,12 +35,13 @@ while [[ $# -gt 0 ]]; do
     --prove) prove=$2 ;;
     --bin) bin=$2 ;;
     --drain-timeout) drain_timeout=$2 ;;
+    --worker-threads) worker_threads=$2 ;;
     *) echo "local-farm.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
   shift 2
 done
 [[ -n "$dir" ]] || { echo "local-farm.sh: --dir is required" >&2; echo "$usage" >&2; exit 2; }
-for n in "$synth" "$prove" "$drain_timeout"; do
+for n in "$synth" "$prove" "$drain_timeout" "$worker_threads"; do
   [[ -z "$n" || "$n" =~ ^[0-9]+$ ]] || { echo "local-farm.sh: '$n' is not a non-negative integer" >&2; exit 2; }
 done
 
@@ -63,7 +66,8 @@ registered() { grep -qE "worker $1 (re-)?registered \(role" "$dir/coordinator.lo
 
 start_worker() {  # start_worker NAME ROLE
   local name=$1 role=$2
-  { cat "$dir/farm.yaml"; printf 'worker:\n  id: %s\n  key_dir: %s\n' "$name" "$(cat "$dir/keys.dir")"; } > "$dir/$name.yaml"
+  { cat "$dir/farm.yaml"; printf 'threads: %s\nworker:\n  id: %s\n  key_dir: %s\n' "$(cat "$dir/worker.threads" 2>/dev/null || echo 0)" \
+      "$name" "$(cat "$dir/keys.dir")"; } > "$dir/$name.yaml"
   "$(cat "$dir/zkmill.bin")" worker --config "$dir/$name.yaml" --role "$role" >> "$dir/$name.log" 2>&1 &
   echo $! > "$dir/$name.pid"
   rm -f "$dir/$name.draining"
@@ -97,12 +101,13 @@ next_index() {  # next_index ROLE: one past the highest number in use (running o
 }
 
 start() {
-  [[ -n "$keys" && -d "$keys" ]] || { echo "local-farm.sh: --keys must name a directory of proving keys" >&2; exit 2; }
+  [[ -n "$keys" && -d "$keys" ]] || { echo "local-farm.sh: --keys must name a directory of proving keys (zkmill keys, .zkey files)" >&2; exit 2; }
   synth=${synth:-1} prove=${prove:-1} bin=${bin:-${ZKMILL_BIN:-zkmill}}
   mkdir -p "$dir/redis"
   dir=$(cd "$dir" && pwd); keys=$(cd "$keys" && pwd)
   [[ "$bin" == */* ]] && bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
   echo "$keys" > "$dir/keys.dir"
+  echo "${worker_threads:-0}" > "$dir/worker.threads"
   echo "$bin" > "$dir/zkmill.bin"
   local rport cport mport
   rport=$(free_port); cport=$(free_port); mport=$(free_port)

@@ -6,10 +6,38 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "common/formats/circom_files.hpp"
+#include "common/formats/zkey.hpp"
 #include "common/groth16/key_file.hpp"
 #include "coordinator/common/sha256.hpp"
 
 namespace zkmill::farm {
+
+namespace {
+
+// The .r1cs beside a .zkey, if it describes the same circuit (curve and wire count); a
+// mismatched one is ignored with a warning rather than used to judge witnesses.
+std::string matching_r1cs(const std::filesystem::path& zkey_path, const formats::ZkeyFile& z) {
+  auto p = zkey_path;
+  p.replace_extension(".r1cs");
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(p, ec)) return {};
+  try {
+    auto r = formats::R1csFile::open(p.string());
+    if (r.header().curve != z.curve() || r.header().n_wires != z.n_vars()) {
+      spdlog::warn(
+          "worker: {} does not match {} ({} wires, the key has nVars {}); witnesses are not checked against it",
+          p.string(), zkey_path.string(), r.header().n_wires, z.n_vars());
+      return {};
+    }
+  } catch (const std::exception& ex) {
+    spdlog::warn("worker: {} is unreadable ({}); witnesses are not checked against it", p.string(), ex.what());
+    return {};
+  }
+  return p.string();
+}
+
+}  // namespace
 
 KeyDirectory::KeyDirectory(const std::string& dir) {
   if (dir.empty()) return;
@@ -18,18 +46,27 @@ KeyDirectory::KeyDirectory(const std::string& dir) {
   for (const auto& e : std::filesystem::directory_iterator(dir)) {
     if (!e.is_regular_file()) continue;
     const std::string path = e.path().string();
-    if (e.path().extension() == ".json") continue;
+    const auto ext = e.path().extension();
+    if (ext == ".json" || ext == ".r1cs" || ext == ".wtns") continue;
     Key k;
     k.path = path;
     try {
-      k.curve = groth16::peek_key_file_curve(path);
+      if (ext == ".zkey") {
+        auto z = formats::ZkeyFile::open(path);  // header and section sizes: cheap, fails early
+        k.format = Format::Zkey;
+        k.curve = z.curve();
+        k.r1cs_path = matching_r1cs(e.path(), z);
+      } else {
+        k.curve = groth16::peek_key_file_curve(path);
+      }
     } catch (const std::exception& ex) {
       spdlog::debug("worker: {} is not a key file ({}); skipped", path, ex.what());
       continue;
     }
     k.digest = Sha256::file(path);
     const std::string id = Sha256::hex(k.digest);
-    spdlog::info("worker: serving circuit {} ({}, {})", id.substr(0, 16), curve_name(k.curve), path);
+    spdlog::info("worker: serving circuit {} ({}, {}{})", id.substr(0, 16), curve_name(k.curve), path,
+                 k.format == Format::Zkey ? (k.r1cs_path.empty() ? ", zkey without .r1cs" : ", zkey + .r1cs") : "");
     keys_.emplace(id, std::move(k));
   }
 }

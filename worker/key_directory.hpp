@@ -1,6 +1,9 @@
-// The proving keys a worker serves: every native key file in the configured directory, named
-// by its circuit id (SHA-256 of the file). Workers advertise these ids; the coordinator only
-// assigns them partitions of circuits they hold, and never ships a key.
+// The proving keys a worker serves: every key file in the configured directory, native zkmill
+// keys and snarkjs .zkey files alike, each named by its circuit id (SHA-256 of the file).
+// Workers advertise these ids; the coordinator only assigns them partitions of circuits they
+// hold, and never ships a key. A .zkey may have its circuit's .r1cs beside it (same stem,
+// `multiplier.zkey` + `multiplier.r1cs`): then synthesis checks each witness against the
+// constraints and names the first unsatisfied one (the .zkey alone holds only A and B).
 #pragma once
 
 #include <map>
@@ -14,13 +17,16 @@ namespace zkmill::farm {
 
 class KeyDirectory {
  public:
+  enum class Format { Native, Zkey };
   struct Key {
     std::string path;
+    Format format = Format::Native;
     CurveId curve{};
     cs::CircuitId digest{};  // the circuit id as the bundle header carries it
+    std::string r1cs_path;   // zkey only: the circuit's constraints, when beside the key
   };
 
-  // Scans `dir` (non-recursive). Files that are not zkmill key files (vk.json etc.) are
+  // Scans `dir` (non-recursive). Files that are not key files (vk.json, .r1cs, ...) are
   // skipped; an unreadable directory throws std::runtime_error. Empty dir: serves nothing.
   explicit KeyDirectory(const std::string& dir);
 

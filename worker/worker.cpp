@@ -55,7 +55,10 @@ Worker::Worker(FarmConfig cfg, WorkerOptions opts)
   }
   dealer_.set(zmq::sockopt::routing_id, id_);
   dealer_.set(zmq::sockopt::linger, 2000);  // lets a final bye/result leave on a graceful exit
-  dealer_.set(zmq::sockopt::maxmsgsize, int64_t(cfg_.zmq.max_message_kb) * 1024 + 64);
+  // A zkey job's `synth` carries the .wtns in a frame of up to ControlMessage::kMaxPayloadBytes
+  // (the coordinator is the only peer); decode() still holds JSON bodies to max_message_kb.
+  dealer_.set(zmq::sockopt::maxmsgsize,
+              int64_t(std::max<size_t>(size_t(cfg_.zmq.max_message_kb) * 1024, ControlMessage::kMaxPayloadBytes)) + 64);
   heartbeat_ms_ = cfg_.coordinator.heartbeat_ms;
   liveness_ = cfg_.coordinator.liveness;
   wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -125,7 +128,7 @@ int Worker::run(const std::atomic<bool>& stop) {
       std::vector<zmq::message_t> frames;
       if (!zmq::recv_multipart(dealer_, std::back_inserter(frames), zmq::recv_flags::dontwait)) break;
       std::string why;
-      auto m = ControlMessage::decode(frames, max_body, &why);
+      auto m = ControlMessage::decode(frames, max_body, &why, ControlMessage::kMaxPayloadBytes);
       if (!m) {
         spdlog::warn("worker {}: dropped a malformed message from the coordinator: {}", id_, why);
         continue;
@@ -187,11 +190,20 @@ void Worker::start_task(const ControlMessage& m) {
   Task* t = task_.get();
   t->thread = std::thread([this, t, m] {
     const auto& b = m.body;
+    auto failed = [&](const std::exception& e, bool permanent) {
+      // `permanent` (optional field): retrying cannot help, the coordinator fails the job now.
+      t->result = ControlMessage("task_failed", {{"job", b["job"]},
+                                                 {"part", b["part"]},
+                                                 {"token", b["token"]},
+                                                 {"error", std::string(e.what())},
+                                                 {"permanent", permanent}});
+    };
     try {
-      t->result = m.type == "synth" ? run_synth(b) : run_prove(b);
+      t->result = m.type == "synth" ? run_synth(m) : run_prove(b);
+    } catch (const PermanentTaskError& e) {
+      failed(e, true);
     } catch (const std::exception& e) {
-      t->result = ControlMessage(
-          "task_failed", {{"job", b["job"]}, {"part", b["part"]}, {"token", b["token"]}, {"error", std::string(e.what())}});
+      failed(e, false);
     }
     t->done.store(true);
     const uint64_t one = 1;
@@ -224,13 +236,18 @@ void Worker::collect_task() {
   send(r);
 }
 
-ControlMessage Worker::run_synth(const nlohmann::json& b) {
+ControlMessage Worker::run_synth(const ControlMessage& m) {
+  const auto& b = m.body;
   const std::string circuit = b["circuit"], job = b["job"];
   const uint64_t part = b["part"], token = b["token"], seed = b["seed"];
   const KeyDirectory::Key* key = keys_.find(circuit);
   if (!key) throw std::runtime_error("worker " + id_ + " has no key for circuit " + circuit);
+  const bool zkey = key->format == KeyDirectory::Format::Zkey;
+  if (zkey != !m.payload.empty())
+    throw std::runtime_error(zkey ? "synth of a .zkey circuit came without its witness frame"
+                                  : "synth of a native circuit came with a witness frame");
   auto t0 = std::chrono::steady_clock::now();
-  auto bundle = curves::with_curve(key->curve, [&]<class E>(E) {
+  auto bundle = zkey ? zkeys_.synthesize(*key, m.payload, part) : curves::with_curve(key->curve, [&]<class E>(E) {
     auto pk = groth16::ProvingKey<E>::open(key->path);
     return groth16::synthesize_builtin<E>(pk.meta, seed, part, key->digest);
   });
@@ -265,14 +282,23 @@ ControlMessage Worker::run_prove(const nlohmann::json& b) {
   double fetch_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   const uint64_t fetched_bytes = w.bytes().size();  // telemetry for the coordinator's data-plane counter
   nlohmann::json proof_json, pub_json;
-  curves::with_curve(key->curve, [&]<class E>(E) {
-    auto pk = groth16::ProvingKey<E>::open(key->path);
-    auto proof = groth16::prove<E>(pk, w);
-    if (bad_proof_once_.exchange(false)) proof.c = proof.a;  // test hook: well-formed but wrong
-    auto inputs = groth16::public_inputs<E>(w);
-    proof_json = groth16::snarkjs::proof_to_json<E>(proof);
-    pub_json = groth16::snarkjs::public_to_json<typename E::Fr>(inputs);
-  });
+  if (key->format == KeyDirectory::Format::Zkey) {
+    auto proved = zkeys_.prove(*key, w, bad_proof_once_.exchange(false));
+    proof_json = std::move(proved.proof);
+    pub_json = std::move(proved.pub);
+  } else if (w.kind() != cs::BundleKind::Native) {
+    throw std::runtime_error(std::string("fetched bundle is of kind ") + cs::bundle_kind_name(w.kind()) +
+                             ", the circuit's key is a native key");
+  } else {
+    curves::with_curve(key->curve, [&]<class E>(E) {
+      auto pk = groth16::ProvingKey<E>::open(key->path);
+      auto proof = groth16::prove<E>(pk, w);
+      if (bad_proof_once_.exchange(false)) proof.c = proof.a;  // test hook: well-formed but wrong
+      auto inputs = groth16::public_inputs<E>(w);
+      proof_json = groth16::snarkjs::proof_to_json<E>(proof);
+      pub_json = groth16::snarkjs::public_to_json<typename E::Fr>(inputs);
+    });
+  }
   const double total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   spdlog::info("worker {}: {} partition {} proved (fetch {:.1f} ms, total {:.1f} ms)", id_, job, part, fetch_ms, total_ms);
   return ControlMessage("prove_done", {{"job", job},

@@ -19,6 +19,7 @@
 #include "coordinator/common/control_message.hpp"
 #include "coordinator/common/farm_config.hpp"
 #include "worker/key_directory.hpp"
+#include "worker/zkey_circuits.hpp"
 
 namespace zkmill::farm {
 
@@ -48,7 +49,7 @@ class Worker {
   ControlMessage heartbeat() const;
   void handle(const ControlMessage& m);
   void start_task(const ControlMessage& m);
-  ControlMessage run_synth(const nlohmann::json& b);
+  ControlMessage run_synth(const ControlMessage& m);
   ControlMessage run_prove(const nlohmann::json& b);
   void collect_task();
   void send(const ControlMessage& m);
@@ -57,6 +58,7 @@ class Worker {
   WorkerOptions opts_;
   std::string id_;
   KeyDirectory keys_;
+  ZkeyCircuits zkeys_;  // used by the task thread only
   zmq::context_t ctx_;
   zmq::socket_t dealer_;
   std::unique_ptr<wire::BundleServer> server_;

@@ -59,6 +59,7 @@ void encode_header(const BundleHeader& h, uint8_t* out) {
   put_u32(out + 4, h.version);
   out[8] = uint8_t(h.curve);
   out[9] = uint8_t(WitnessBundle::kElementSize);
+  out[10] = uint8_t(h.kind);
   std::memcpy(out + 16, h.circuit_id.data(), 32);
   put_u64(out + 48, h.partition);
   put_u64(out + 56, h.n_inputs);
@@ -116,6 +117,7 @@ const char* section_name(Section s) {
   static const char* names[] = {"inputs", "aux", "a", "b", "c"};
   return names[size_t(s)];
 }
+const char* bundle_kind_name(BundleKind k) { return k == BundleKind::Zkey ? "zkey" : "native"; }
 const char* density_name(DensityMap d) {
   static const char* names[] = {"aux_in_a", "aux_in_b", "input_in_b"};
   return names[size_t(d)];
@@ -150,15 +152,19 @@ BundleHeader WitnessBundle::parse_header(std::span<const uint8_t> bytes) {
   BundleHeader h;
   h.version = get_u32(p + 4);
   // Version before the header checksum: a newer layout may place its checksum elsewhere.
-  if (h.version != kVersion)
-    throw BundleError("unsupported version " + std::to_string(h.version) + " (this build reads version " +
+  if (h.version < 1 || h.version > kVersion)
+    throw BundleError("unsupported version " + std::to_string(h.version) + " (this build reads versions 1 to " +
                       std::to_string(kVersion) + ")");
   uint64_t stored = get_u64(p + kHeaderChecksumOffset), computed = checksum64(bytes.first(kHeaderChecksumOffset));
   if (stored != computed)
     throw BundleError("header checksum mismatch (stored " + hex64(stored) + ", computed " + hex64(computed) + ")");
   h.curve = CurveId(p[8]);
   if (p[9] != kElementSize) throw BundleError("field element size " + std::to_string(p[9]) + ", expected 32");
-  for (size_t i = 10; i < 16; ++i)
+  if (h.version >= 2) {
+    if (p[10] > uint8_t(BundleKind::Zkey)) throw BundleError("unknown bundle kind " + std::to_string(p[10]));
+    h.kind = BundleKind(p[10]);
+  }
+  for (size_t i = h.version >= 2 ? 11 : 10; i < 16; ++i)
     if (p[i] != 0) throw BundleError("reserved header byte " + std::to_string(i) + " is not zero");
   std::memcpy(h.circuit_id.data(), p + 16, 32);
   h.partition = get_u64(p + 48);
@@ -172,7 +178,7 @@ BundleHeader WitnessBundle::parse_header(std::span<const uint8_t> bytes) {
 
 WitnessBundle WitnessBundle::allocate(const BundleHeader& header) {
   BundleHeader h = header;
-  h.version = kVersion;
+  h.version = h.kind == BundleKind::Native ? 1 : 2;
   if (h.domain_size == 0) h.domain_size = std::bit_ceil(std::max<uint64_t>(h.n_rows, 1));
   check_counts(h);
   WitnessBundle b;

@@ -4,13 +4,17 @@
 // bundle_receiver.hpp),
 // and the typed views (a<F>() ...) point into it.
 //
-// Layout, version 1. All integers little-endian; offsets in bytes.
+// Layout, versions 1 and 2. All integers little-endian; offsets in bytes.
 //   header (96 bytes)
 //     0   4  magic "ZKWB"
-//     4   4  u32 format version = 1
+//     4   4  u32 format version: 1, or 2 when byte 10 is used (a writer emits the lowest
+//            version that expresses the bundle, so native bundles stay readable by v1 builds)
 //     8   1  u8 curve id (1 = bn254, 2 = bls12-381; CurveId)
 //     9   1  u8 field element size in bytes = 32 (Fr of both curves)
-//     10  6  reserved, zero
+//     10  1  u8 kind (BundleKind; version 2): 0 = native R1CS (zkmill proving key),
+//            1 = snarkjs .zkey (rows = the key's domain, c = a o b, proved by prove_zkey).
+//            Version 1 has 0 here (it was reserved).
+//     11  5  reserved, zero
 //     16  32 circuit id (content hash of the proving key; opaque bytes here)
 //     48  8  u64 partition index
 //     56  8  u64 n_inputs  (public inputs including input 0 = ONE)
@@ -72,13 +76,19 @@ constexpr CurveId curve_of_scalar_field() {
 }
 
 enum class Section : uint8_t { Inputs, Aux, A, B, C };
+// Which prover a bundle is for: the same layout serves both, but the rows mean different
+// things (native: constraints then input rows; zkey: snarkjs's coefficient rows), so a
+// prover must refuse the other kind's bundle.
+enum class BundleKind : uint8_t { Native = 0, Zkey = 1 };
+const char* bundle_kind_name(BundleKind k);  // "native", "zkey"
 enum class DensityMap : uint8_t { AuxInA, AuxInB, InputInB };
 const char* section_name(Section s);     // "inputs", "aux", "a", "b", "c"
 const char* density_name(DensityMap d);  // "aux_in_a", ...
 
 struct BundleHeader {
-  uint32_t version = 1;
+  uint32_t version = 1;  // set by allocate(): 1 for Native, 2 otherwise
   CurveId curve = CurveId::Bn254;
+  BundleKind kind = BundleKind::Native;
   CircuitId circuit_id{};
   uint64_t partition = 0;
   uint64_t n_inputs = 0;
@@ -100,7 +110,7 @@ struct BundleLayout {
 
 class WitnessBundle {
  public:
-  static constexpr uint32_t kVersion = 1;
+  static constexpr uint32_t kVersion = 2;  // the newest version this build reads and writes
   static constexpr size_t kHeaderSize = 96;
   static constexpr size_t kElementSize = 32;
   static constexpr uint64_t kMaxCount = uint64_t(1) << 40;  // keeps every size computation far from overflow
@@ -140,6 +150,7 @@ class WitnessBundle {
   const BundleHeader& header() const { return header_; }
   const BundleLayout& layout() const { return layout_; }
   CurveId curve() const { return header_.curve; }
+  BundleKind kind() const { return header_.kind; }
   uint64_t n_inputs() const { return header_.n_inputs; }
   uint64_t n_aux() const { return header_.n_aux; }
   uint64_t n_rows() const { return header_.n_rows; }

@@ -117,21 +117,29 @@ class SnarkjsQuotient {
   std::vector<F> scale_;
 };
 
-// Step 1: the bundle for `witness` (all nVars values, ONE first, as in the .wtns).
+namespace detail {
+
+// Step 1 over the container alone (the coefficient section is all synthesis reads), for a
+// file whose coefficients validate_zkey_coefs has checked.
 template <class E>
-cs::WitnessBundle synthesize_zkey(const ZkeyProvingKey<E>& pk, std::span<const typename E::Fr> witness,
-                                  util::ThreadPool& pool = util::ThreadPool::global()) {
+cs::WitnessBundle synthesize_zkey_checked(const ZkeyFile& f, std::span<const typename E::Fr> witness,
+                                          util::ThreadPool& pool, const cs::CircuitId& circuit, uint64_t partition) {
   using Fr = typename E::Fr;
-  if (witness.size() != pk.n_vars())
-    throw groth16::ProveError("witness has " + std::to_string(witness.size()) + " values, the key " + pk.file.name() +
-                              " expects nVars = " + std::to_string(pk.n_vars()));
+  if (f.curve() != E::kId)
+    f.fail(std::string("is a ") + curve_snarkjs_name(f.curve()) + " key, expected " + curve_snarkjs_name(E::kId));
+  if (witness.size() != f.n_vars())
+    throw groth16::ProveError("witness has " + std::to_string(witness.size()) + " values, the key " + f.name() +
+                              " expects nVars = " + std::to_string(f.n_vars()));
   if (!witness[0].is_one()) throw groth16::ProveError("witness value 0 (the ONE wire) is not 1");
   cs::BundleHeader h;
   h.curve = E::kId;
-  h.n_inputs = uint64_t(pk.n_public()) + 1;
-  h.n_aux = uint64_t(pk.n_vars()) - h.n_inputs;
-  h.n_rows = pk.domain_size();
-  h.domain_size = pk.domain_size();
+  h.kind = cs::BundleKind::Zkey;
+  h.circuit_id = circuit;
+  h.partition = partition;
+  h.n_inputs = uint64_t(f.n_public()) + 1;
+  h.n_aux = uint64_t(f.n_vars()) - h.n_inputs;
+  h.n_rows = f.domain_size();
+  h.domain_size = f.domain_size();
   auto bundle = cs::WitnessBundle::allocate(h);
   auto inputs = bundle.section_mut<Fr>(cs::Section::Inputs);
   auto aux = bundle.section_mut<Fr>(cs::Section::Aux);
@@ -142,9 +150,9 @@ cs::WitnessBundle synthesize_zkey(const ZkeyProvingKey<E>& pk, std::span<const t
   // The stored word c R^2, taken as a Montgomery representative, is the element c R; its
   // product with w is (c w) R. Accumulating that and multiplying each row by R^-1 once
   // (the element whose representative is 1) costs n products instead of one per entry.
-  const auto entries = pk.file.coefs();
-  const size_t sz = pk.file.coef_size();
-  const uint32_t n_coefs = pk.file.n_coefs();
+  const auto entries = f.coefs();
+  const size_t sz = f.coef_size();
+  const uint32_t n_coefs = f.n_coefs();
   pool.run_tasks(2, [&](size_t m) {
     std::span<Fr> out = ab[m];
     std::fill(out.begin(), out.end(), Fr::zero());
@@ -180,6 +188,26 @@ cs::WitnessBundle synthesize_zkey(const ZkeyProvingKey<E>& pk, std::span<const t
   return bundle;
 }
 
+}  // namespace detail
+
+// Step 1: the bundle for `witness` (all nVars values, ONE first, as in the .wtns), of kind
+// cs::BundleKind::Zkey. From a loaded key (its coefficients were checked by load_zkey) ...
+template <class E>
+cs::WitnessBundle synthesize_zkey(const ZkeyProvingKey<E>& pk, std::span<const typename E::Fr> witness,
+                                  util::ThreadPool& pool = util::ThreadPool::global(),
+                                  const cs::CircuitId& circuit = {}, uint64_t partition = 0) {
+  return detail::synthesize_zkey_checked<E>(pk.file, witness, pool, circuit, partition);
+}
+
+// ... or from the container alone, which is what a synth worker needs: no point is decoded.
+template <class E>
+cs::WitnessBundle synthesize_zkey(const ZkeyFile& f, std::span<const typename E::Fr> witness,
+                                  util::ThreadPool& pool = util::ThreadPool::global(),
+                                  const cs::CircuitId& circuit = {}, uint64_t partition = 0) {
+  validate_zkey_coefs(f);
+  return detail::synthesize_zkey_checked<E>(f, witness, pool, circuit, partition);
+}
+
 struct ZkeyProveTimings {
   double h_ms = 0, msm_a_ms = 0, msm_b1_ms = 0, msm_b2_ms = 0, msm_c_ms = 0, msm_h_ms = 0, total_ms = 0;
 };
@@ -197,6 +225,9 @@ groth16::Proof<E> prove_zkey_with_randomness(const ZkeyProvingKey<E>& pk, const 
   using G2P = typename E::G2Params;
   using groth16::detail::ms_since;
   auto t_all = std::chrono::steady_clock::now();
+  if (w.kind() != cs::BundleKind::Zkey)
+    throw groth16::ProveError(std::string("witness bundle is of kind ") + cs::bundle_kind_name(w.kind()) +
+                              ", the zkey prover needs a zkey bundle (from synthesize_zkey)");
   if (w.curve() != E::kId || w.n_inputs() != uint64_t(pk.n_public()) + 1 ||
       w.n_inputs() + w.n_aux() != pk.n_vars() || w.n_rows() != pk.domain_size())
     throw groth16::ProveError("witness bundle does not have the shape of the key " + pk.file.name());

@@ -1,6 +1,7 @@
 // Encoding, decoding and the per-type schema of control messages.
 #include "coordinator/common/control_message.hpp"
 
+#include <algorithm>
 #include <map>
 
 namespace zkmill::farm {
@@ -100,12 +101,13 @@ std::vector<zmq::message_t> ControlMessage::encode() const {
   out.emplace_back(type.data(), type.size());
   std::string b = body.dump();
   out.emplace_back(b.data(), b.size());
+  if (!payload.empty()) out.emplace_back(payload.data(), payload.size());
   return out;
 }
 
 std::optional<ControlMessage> ControlMessage::decode(std::vector<zmq::message_t>& frames, size_t max_body_bytes,
-                                                     std::string* why) {
-  if (frames.size() != 3) {
+                                                     std::string* why, size_t max_payload_bytes) {
+  if (frames.size() != 3 && (frames.size() != 4 || max_payload_bytes == 0)) {
     if (why) *why = "expected 3 frames, got " + std::to_string(frames.size());
     return std::nullopt;
   }
@@ -131,6 +133,25 @@ std::optional<ControlMessage> ControlMessage::decode(std::vector<zmq::message_t>
     return std::nullopt;
   }
   if (!valid(m.type, m.body, why)) return std::nullopt;
+  if (frames.size() == 4) {
+    const size_t limit = std::min(max_payload_bytes, kMaxPayloadBytes);
+    if (!may_carry_payload(m.type)) {
+      if (why) *why = m.type + ": this message type carries no payload frame";
+      return std::nullopt;
+    }
+    if (frames[3].size() > limit) {
+      if (why)
+        *why = m.type + ": payload of " + std::to_string(frames[3].size()) + " bytes exceeds the limit of " +
+               std::to_string(limit);
+      return std::nullopt;
+    }
+    if (!m.body.contains("input_bytes") || !m.body["input_bytes"].is_number_unsigned() ||
+        m.body["input_bytes"].get<uint64_t>() != frames[3].size()) {
+      if (why) *why = m.type + ": payload of " + std::to_string(frames[3].size()) + " bytes does not match input_bytes";
+      return std::nullopt;
+    }
+    m.payload = frames[3].to_string();
+  }
   return m;
 }
 

@@ -120,6 +120,7 @@ void parse_coordinator(FarmSection s, CoordinatorConfig& c) {
   s.num<uint32_t>("synth_lookahead", c.synth_lookahead, 1, 1000);
   s.str("metrics_listen", c.metrics_listen);
   check_listen_address(s, "metrics_listen", c.metrics_listen);
+  s.num<uint32_t>("max_witness_mb", c.max_witness_mb, 1, 64);
   // A lease shorter than the dead-peer window would requeue work of workers that are alive.
   if (uint64_t(c.lease_ms) < uint64_t(c.heartbeat_ms) * 2)
     s.fail("key '" + s.key("lease_ms") + "' must be at least twice coordinator.heartbeat_ms");

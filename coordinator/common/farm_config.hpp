@@ -35,6 +35,10 @@ struct CoordinatorConfig {
   uint32_t backoff_max_ms = 10000;  // ... capped here
   uint32_t synth_lookahead = 2;     // synthesized-but-unproved partitions allowed per prove worker
   std::string metrics_listen;       // HOST:PORT for Prometheus /metrics; empty: no metrics endpoint
+  // Largest .wtns a zkey job may have per partition (checked by submit, again by the
+  // coordinator before sending it in the `synth` message). At most 64 MiB: the farm's
+  // largest message (ControlMessage::kMaxPayloadBytes).
+  uint32_t max_witness_mb = 64;
 };
 
 // worker: one worker process.

@@ -10,6 +10,10 @@
 //   zk:q:delayed                      zset, score = when the retry may run (ms)
 //   zk:leases                         zset, score = when the holder's lease is re-checked (ms)
 //   zk:circuit:<id>                   hash: curve, vk (snarkjs JSON), meta
+//   zk:wtns:<id>:<i>                  string: a zkey job's partition input (.wtns bytes),
+//                                     deleted by the script that makes the job final
+//   zk:stage:<nonce>:<i>              string: an input uploaded by submit, expiring unless
+//                                     the submit script renames it to zk:wtns:<id>:<i>
 #include "coordinator/common/farm_store.hpp"
 
 #include <cstdio>
@@ -28,18 +32,49 @@ namespace {
   "local jk = 'zk:job:' .. id\n"                                                \
   "local pk = 'zk:part:' .. id .. ':' .. part\n"
 
+// Shared Lua helper: a final job's inputs are no longer needed (no attempt can start once a
+// job is done, failed or cancelled; the proofs and public signals stay in the partitions).
+#define ZK_LUA_DROP_INPUTS                                                              \
+  "local function drop_inputs(job_id)\n"                                                \
+  "  local jkey = 'zk:job:' .. job_id\n"                                                \
+  "  if redis.call('HGET', jkey, 'kind') ~= 'zkey' then return end\n"                   \
+  "  local count = tonumber(redis.call('HGET', jkey, 'partitions'))\n"                  \
+  "  for i = 0, count - 1 do redis.call('DEL', 'zk:wtns:' .. job_id .. ':' .. i) end\n" \
+  "end\n"
+
 const char* kSubmit = R"lua(
 local circuit, curve, n, seed, prio, idem, deadline, now = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], tonumber(ARGV[5]), ARGV[6], ARGV[7], ARGV[8]
+local kind, stage = ARGV[9], ARGV[10]
+local function drop_stage()
+  if stage ~= '' then for i = 0, n - 1 do redis.call('DEL', 'zk:stage:' .. stage .. ':' .. i) end end
+end
 if idem ~= '' then
   local existing = redis.call('GET', 'zk:idem:' .. idem)
-  if existing then return {existing, 0} end
+  if existing then
+    drop_stage()
+    return {existing, 0}
+  end
+end
+if stage ~= '' then
+  for i = 0, n - 1 do
+    if redis.call('EXISTS', 'zk:stage:' .. stage .. ':' .. i) == 0 then
+      return redis.error_reply('staged input ' .. i .. ' is missing (expired?); submit again')
+    end
+  end
 end
 local seq = redis.call('INCR', 'zk:seq:job')
 local id = 'j' .. seq
 local pfx = string.format('%012d', seq)
 redis.call('HSET', 'zk:job:' .. id, 'id', id, 'circuit', circuit, 'curve', curve, 'partitions', n, 'seed', seed,
   'priority', prio, 'idempotency_key', idem, 'deadline_ms', deadline, 'state', 'queued', 'created_ms', now,
-  'updated_ms', now, 'n_verified', 0, 'error', '')
+  'updated_ms', now, 'n_verified', 0, 'error', '', 'kind', kind)
+if stage ~= '' then
+  for i = 0, n - 1 do
+    local dst = 'zk:wtns:' .. id .. ':' .. i
+    redis.call('RENAME', 'zk:stage:' .. stage .. ':' .. i, dst)
+    redis.call('PERSIST', dst)  -- RENAME keeps the staging TTL; an accepted input must not expire
+  end
+end
 for i = 0, n - 1 do
   redis.call('HSET', 'zk:part:' .. id .. ':' .. i, 'state', 'queued', 'attempts', 0, 'token', 0, 'recorded', 0,
     'worker', '', 'synth_worker', '', 'error', '')
@@ -95,7 +130,7 @@ return {1, nv, tonumber(redis.call('HGET', jk, 'partitions')), redis.call('HGET'
   redis.call('HGET', pk, 'bundle_key')}
 )lua";
 
-const char* kFail = ZK_LUA_REF R"lua(
+const char* kFail = ZK_LUA_DROP_INPUTS ZK_LUA_REF R"lua(
 local token, worker, err, now, maxa, backoff, backoff_max = ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
 local ps = redis.call('HGET', pk, 'state')
 if ps ~= 'synthesizing' and ps ~= 'synthesized' and ps ~= 'proving' then return {0} end
@@ -119,6 +154,7 @@ if attempts >= maxa then
   redis.call('HSET', jk, 'state', 'failed', 'error', 'partition ' .. part .. ' failed after ' .. attempts ..
     ' attempts: ' .. err, 'updated_ms', now)
   redis.call('SREM', 'zk:active', id)
+  drop_inputs(id)
   return {2, attempts, 0}
 end
 local delay = math.min(backoff * math.pow(2, attempts - 1), backoff_max)
@@ -139,7 +175,7 @@ end
 return #due
 )lua";
 
-const char* kCancel = R"lua(
+const char* kCancel = ZK_LUA_DROP_INPUTS R"lua(
 local id, now = ARGV[1], ARGV[2]
 local jk = 'zk:job:' .. id
 local js = redis.call('HGET', jk, 'state')
@@ -158,10 +194,11 @@ for i = 0, n - 1 do
   redis.call('ZREM', 'zk:q:delayed', m)
   redis.call('ZREM', 'zk:leases', m)
 end
+drop_inputs(id)
 return 'cancelled'
 )lua";
 
-const char* kFinish = R"lua(
+const char* kFinish = ZK_LUA_DROP_INPUTS R"lua(
 local id, state, err, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local jk = 'zk:job:' .. id
 local js = redis.call('HGET', jk, 'state')
@@ -172,6 +209,7 @@ if state == 'done' then
   local n = tonumber(redis.call('HGET', jk, 'partitions'))
   for i = 0, n - 1 do redis.call('HSET', 'zk:part:' .. id .. ':' .. i, 'state', 'done') end
 end
+drop_inputs(id)
 return 1
 )lua";
 
@@ -208,8 +246,18 @@ std::map<std::string, std::string> FarmStore::circuit(const std::string& circuit
 std::pair<std::string, bool> FarmStore::submit(const JobSpec& s, uint64_t now_ms) {
   auto r = r_.eval(kSubmit, {},
                    {s.circuit, s.curve, num(s.partitions), num(s.seed), std::to_string(s.priority), s.idempotency_key,
-                    num(s.deadline_ms), num(now_ms)});
+                    num(s.deadline_ms), num(now_ms), s.kind, s.stage});
   return {r.elements.at(0).as_string(), r.elements.at(1).as_int() == 1};
+}
+
+void FarmStore::stage_input(const std::string& stage, uint64_t part, const std::string& bytes) {
+  r_.command({"SET", "zk:stage:" + stage + ":" + num(part), bytes, "PX", num(kStageTtlMs)});
+}
+
+std::optional<std::string> FarmStore::input(const std::string& job, uint64_t part) {
+  auto r = r_.command({"GET", "zk:wtns:" + job + ":" + num(part)});
+  if (r.is_nil()) return std::nullopt;
+  return std::move(r.str);
 }
 
 std::string FarmStore::cancel(const std::string& job, uint64_t now_ms) {

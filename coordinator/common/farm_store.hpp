@@ -30,6 +30,10 @@ struct JobSpec {
   int64_t priority = 0;  // higher first
   std::string idempotency_key;
   uint64_t deadline_ms = 0;  // unix ms; 0: none
+  // "builtin" (a native key's built-in circuit, inputs from `seed`) or "zkey" (a snarkjs key;
+  // partition i's input is the .wtns staged under `stage`, moved to zk:wtns:<job>:<i>).
+  std::string kind = "builtin";
+  std::string stage;  // zkey: the nonce the witnesses were staged under (stage_input)
 };
 
 // A partition reference as it travels in queues and leases: "<job seq, 12 digits>:<part, 8 digits>".
@@ -62,8 +66,18 @@ class FarmStore {
                    const std::string& meta_json);
   std::map<std::string, std::string> circuit(const std::string& circuit);
 
-  // Returns (job id, created?) — an existing idempotency key gives the existing job.
+  // Returns (job id, created?) — an existing idempotency key gives the existing job. A zkey
+  // job's staged inputs become the job's in the same script (atomic with its creation); the
+  // script refuses a job whose staged inputs are missing (expired), before creating anything.
   std::pair<std::string, bool> submit(const JobSpec& spec, uint64_t now_ms);
+  // Uploads partition `part`'s input bytes (binary-safe) under a staging key that expires
+  // after kStageTtlMs unless submit() claims it: one command per input keeps each Redis
+  // request within one input's size, and a client that dies mid-upload leaves nothing behind.
+  static constexpr uint64_t kStageTtlMs = 3600 * 1000;
+  void stage_input(const std::string& stage, uint64_t part, const std::string& bytes);
+  // Partition `part`'s input (zkey jobs); nullopt once the job is final (inputs are deleted
+  // by the script that makes a job done, failed or cancelled).
+  std::optional<std::string> input(const std::string& job, uint64_t part);
   // "cancelled", or the job's state when it was already final/unknown ("" = no such job).
   std::string cancel(const std::string& job, uint64_t now_ms);
 

@@ -70,6 +70,40 @@ TEST(ControlMessage, RoundTripsAValidMessage) {
   EXPECT_EQ(d->body["token"].get<uint64_t>(), 42u);
 }
 
+// A zkey job's `synth` carries the .wtns as a fourth, binary frame: accepted only where the
+// receiver allows payloads, only for `synth`, within the limit and matching input_bytes.
+TEST(ControlMessage, SynthCarriesABinaryPayloadFrameWithinItsLimit) {
+  std::string wtns("wtns\0\x01\xff binary", 16);
+  const nlohmann::json body = {{"job", "j1"},
+                               {"part", 0u},
+                               {"token", 3u},
+                               {"circuit", "c"},
+                               {"curve", "bn254"},
+                               {"seed", 0u},
+                               {"input_bytes", uint64_t(wtns.size())}};
+  ControlMessage m("synth", body, wtns);
+  auto frames = m.encode();
+  ASSERT_EQ(frames.size(), 4u);
+  std::string why;
+  auto d = ControlMessage::decode(frames, 4096, &why, 1 << 20);
+  ASSERT_TRUE(d) << why;
+  EXPECT_EQ(d->payload, wtns);
+  frames = m.encode();
+  EXPECT_FALSE(ControlMessage::decode(frames, 4096, &why)) << "a coordinator (no payloads) refuses it";
+  EXPECT_NE(why.find("expected 3 frames"), std::string::npos) << why;
+  frames = m.encode();
+  EXPECT_FALSE(ControlMessage::decode(frames, 4096, &why, 8));
+  EXPECT_NE(why.find("payload of 16 bytes exceeds the limit of 8"), std::string::npos) << why;
+  nlohmann::json wrong = body;
+  wrong["input_bytes"] = 15u;
+  frames = ControlMessage("synth", wrong, wtns).encode();
+  EXPECT_FALSE(ControlMessage::decode(frames, 4096, &why, 1 << 20));
+  EXPECT_NE(why.find("does not match input_bytes"), std::string::npos) << why;
+  frames = ControlMessage("ack", {{"token", 1u}, {"input_bytes", 16u}}, wtns).encode();
+  EXPECT_FALSE(ControlMessage::decode(frames, 4096, &why, 1 << 20));
+  EXPECT_NE(why.find("carries no payload"), std::string::npos) << why;
+}
+
 TEST(ControlMessage, RejectsTruncatedFrames) {
   std::string why;
   EXPECT_FALSE(decode({"ZKM1", "ack"}, &why));
@@ -138,12 +172,15 @@ TEST(FarmConfig, ErrorsNameTheFileAndTheKey) {
   expect("coordinator:\n  heartbeat_ms: -5\n", "coordinator.heartbeat_ms");
   expect("coordinator:\n  endpoint: localhost\n", "coordinator.endpoint");
   expect("coordinator:\n  heartbeat_ms: 1000\n  lease_ms: 1500\n", "coordinator.lease_ms");
+  expect("coordinator:\n  max_witness_mb: 65\n", "coordinator.max_witness_mb");  // above the 64 MiB message rule
+  expect("coordinator:\n  max_witness_mb: 0\n", "coordinator.max_witness_mb");
   expect("worker:\n  max_held_bundles: [1]\n", "worker.max_held_bundles");
   expect("zmq:\n  curve: true\n", "zmq.curve");
   expect("zmq:\n  curve: maybe\n", "zmq.curve");
   expect("redis: 5\n", "redis");
   expect("farm:\n  x: 1\n", "farm");
   EXPECT_EQ(config_error("redis:\n  port: 6380\ncoordinator:\n  endpoint: ipc:///tmp/c.sock\n"), "");
+  EXPECT_EQ(config_error("coordinator:\n  max_witness_mb: 8\n"), "");
 }
 
 TEST(FarmConfig, UnreadableFileIsNamed) {

@@ -212,6 +212,214 @@ TEST_F(FarmTest, CorruptBundleAndBadProofAreFailedAttemptsAndTheFarmRecovers) {
   EXPECT_TRUE(contains(log, "PROOF REJECTED")) << log;
 }
 
+// circom/snarkjs circuits through the farm: the committed multiplier fixture's .zkey (and its
+// .r1cs, so unsatisfied witnesses are named) in the workers' key directory, witnesses made at
+// test time by circom2 + `snarkjs wtns calculate`, and every proof checked by snarkjs itself.
+class ZkeyFarmTest : public FarmTest, public ::testing::WithParamInterface<const char*> {
+ protected:
+  static std::string nm() { return std::string(ZKMILL_SOURCE_DIR) + "/tests/interop/node_modules"; }
+  static std::string fixture(const std::string& curve, const std::string& file) {
+    return std::string(ZKMILL_SOURCE_DIR) + "/tests/interop/fixtures/" + curve + "/" + file;
+  }
+  std::string curve() const { return GetParam(); }
+  std::string other_curve() const { return curve() == "bn128" ? "bls12381" : "bn128"; }
+  void SetUp() override {
+    if (!fs::exists(nm() + "/snarkjs/cli.js") || !fs::exists(nm() + "/circom2/cli.js")) {
+      if (std::getenv("CI")) ADD_FAILURE() << "snarkjs/circom2 missing under " << nm() << ": run ./scripts/setup.sh";
+      GTEST_SKIP() << "snarkjs/circom2 not installed";
+    }
+    FarmTest::SetUp();
+    zkey_ = (dir_ / "keys" / "multiplier.zkey").string();
+    fs::copy_file(fixture(curve(), "multiplier.zkey"), zkey_);
+    fs::copy_file(fixture(curve(), "multiplier.r1cs"), dir_ / "keys" / "multiplier.r1cs");
+  }
+  Result node(const std::string& cli, std::vector<std::string> args) {
+    args.insert(args.begin(), nm() + "/" + cli);
+    return run_program("node", args);
+  }
+  // A witness of the multiplier circuit for inputs (a, b), by the circuit's own wasm.
+  std::string make_witness(uint64_t a, uint64_t b) {
+    const fs::path wasm = dir_ / "circ" / "multiplier_js" / "multiplier.wasm";
+    if (!fs::exists(wasm)) {
+      fs::create_directories(dir_ / "circ");  // circom wants an existing output directory
+      auto r = node("circom2/cli.js", {std::string(ZKMILL_SOURCE_DIR) + "/tests/interop/circuits/multiplier.circom",
+                                       "--wasm", "--prime", curve(), "-l", nm(), "-o", (dir_ / "circ").string()});
+      EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    }
+    const std::string tag = std::to_string(a) + "_" + std::to_string(b);
+    const fs::path in = dir_ / ("in_" + tag + ".json"), out = dir_ / ("w_" + tag + ".wtns");
+    std::ofstream(in) << json{{"a", std::to_string(a)}, {"b", std::to_string(b)}}.dump();
+    auto r = node("snarkjs/cli.js", {"wtns", "calculate", wasm.string(), in.string(), out.string()});
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    return out.string();
+  }
+  Result submit_zkey(const std::vector<std::string>& witnesses, const std::string& config = "") {
+    std::vector<std::string> args{"submit", "--config", config.empty() ? client() : config, "--zkey", zkey_};
+    for (const auto& w : witnesses) args.insert(args.end(), {"--witness", w});
+    return run_zkmill(args);
+  }
+  static std::string id_of(std::string out) {
+    while (!out.empty() && out.back() == '\n') out.pop_back();
+    return out;
+  }
+  std::string redis_keys(const std::string& pattern) {
+    const std::string port = slurp(farm_dir() / "redis.port");
+    return run_program("redis-cli", {"-p", port.substr(0, port.find('\n')), "--scan", "--pattern", pattern}).out;
+  }
+
+  std::string zkey_;
+};
+
+TEST_P(ZkeyFarmTest, JobOfFiveWitnessesOnTwoSynthAndTwoProveWorkersPassesSnarkjsVerify) {
+  const std::vector<std::pair<uint64_t, uint64_t>> inputs = {{3, 11}, {5, 7}, {2, 9}, {13, 4}, {1, 1}};
+  std::vector<std::string> witnesses{fixture(curve(), "multiplier.wtns")};  // the committed (3, 11)
+  for (size_t i = 1; i < inputs.size(); ++i) witnesses.push_back(make_witness(inputs[i].first, inputs[i].second));
+  start(2, 2);
+  auto sub = submit_zkey(witnesses);
+  ASSERT_EQ(sub.exit_code, 0) << sub.err;
+  const std::string job = id_of(sub.out);
+  ASSERT_EQ(wait(job), 0);
+  auto s = status(job);
+  EXPECT_EQ(s["state"], "done");
+  EXPECT_EQ(s["kind"], "zkey");
+  EXPECT_EQ(s["verified"].get<uint64_t>(), inputs.size());
+  const std::string out = (dir_ / "out").string();
+  auto r = run_zkmill({"result", "--config", client(), job, "--out", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const uint64_t proof_bytes = curve() == "bn128" ? 256 : 192;  // EVM uncompressed / zcash compressed
+  EXPECT_EQ(fs::file_size(fs::path(out) / "proofs.bin"), inputs.size() * proof_bytes);
+  const std::string vk = fixture(curve(), "multiplier.vk.json");
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const std::string base = out + "/partition-" + std::to_string(i);
+    // Partition i proves witness i: public signals [out = a^8 b, a, b].
+    auto pub = json::parse(slurp(base + ".public.json"));
+    const auto [a, b] = inputs[i];
+    uint64_t prod = b;
+    for (int k = 0; k < 8; ++k) prod *= a;
+    EXPECT_EQ(pub, json({std::to_string(prod), std::to_string(a), std::to_string(b)})) << "partition " << i;
+    auto v = node("snarkjs/cli.js", {"groth16", "verify", vk, base + ".public.json", base + ".proof.json"});
+    EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
+    EXPECT_TRUE(contains(v.out, "OK")) << "partition " << i << ": " << v.out << v.err;
+  }
+  // Negative check: snarkjs rejects the proof against a tampered public signal.
+  auto pub = json::parse(slurp(out + "/partition-1.public.json"));
+  pub[1] = "6";
+  std::ofstream(dir_ / "bad.public.json") << pub.dump();
+  auto bad = node("snarkjs/cli.js",
+                  {"groth16", "verify", vk, (dir_ / "bad.public.json").string(), out + "/partition-1.proof.json"});
+  EXPECT_TRUE(contains(bad.out + bad.err, "Invalid proof")) << bad.out << bad.err;
+  EXPECT_FALSE(contains(bad.out, "OK!")) << bad.out;
+  // The job is final and its results are written: its witnesses are gone from Redis.
+  EXPECT_EQ(redis_keys("zk:wtns:*"), "");
+  EXPECT_EQ(redis_keys("zk:stage:*"), "");
+}
+
+TEST_P(ZkeyFarmTest, SubmitRefusesTruncatedOtherCurveWrongSizeAndOversizeWitnesses) {
+  start(0, 0);
+  const std::string good = fixture(curve(), "multiplier.wtns");
+  const std::string bytes = slurp(good);
+  const fs::path truncated = dir_ / "truncated.wtns";
+  std::ofstream(truncated, std::ios::binary) << bytes.substr(0, bytes.size() - 40);
+  const fs::path big = dir_ / "big.wtns";
+  std::ofstream(big, std::ios::binary) << std::string((1 << 20) + 4096, 'x');
+  const std::string small_limit = (farm_dir() / "small-limit.yaml").string();
+  std::ofstream(small_limit) << slurp(client()) << "  max_witness_mb: 1\n";  // client.yaml ends in `coordinator:`
+  const std::string other_name = curve() == "bn128" ? "bls12-381" : "bn254";
+  struct Case {
+    std::string witness, config, message;
+  } cases[] = {
+      {truncated.string(), "", "truncated"},
+      {fixture(other_curve(), "multiplier.wtns"), "", "is a " + other_name + " witness, but the zkey"},
+      {fixture(curve(), "hashchain.wtns"), "", "expects nVars = "},
+      {big.string(), small_limit, "exceeds the limit of 1 MiB (coordinator.max_witness_mb)"},
+  };
+  for (const auto& c : cases) {
+    auto r = submit_zkey({good, c.witness}, c.config);
+    EXPECT_NE(r.exit_code, 0) << c.witness;
+    EXPECT_TRUE(contains(r.err, c.message)) << c.witness << ": " << r.err;
+    EXPECT_TRUE(contains(r.err, c.witness)) << "the message names the file: " << r.err;
+    EXPECT_EQ(r.out, "") << "no job id printed";
+  }
+  // Nothing was queued or staged.
+  auto r = run_zkmill({"status", "--config", client(), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out), json::array());
+  EXPECT_EQ(redis_keys("zk:*"), "");
+}
+
+TEST_P(ZkeyFarmTest, UnsatisfiedWitnessFailsTheJobNamingTheConstraintWithoutAProof) {
+  // Flip witness value 4 (t[0] = a b = 33) to 34: canonical, well-formed, but wrong. The
+  // values start after the header section: 12 (file) + 12 + 4 + 32 + 4 (section 1) + 12.
+  std::string bytes = slurp(fixture(curve(), "multiplier.wtns"));
+  const size_t value4 = 76 + 4 * 32;
+  ASSERT_EQ(uint8_t(bytes[value4]), 33u);
+  bytes[value4] = 34;
+  const fs::path bad = dir_ / "unsatisfied.wtns";
+  std::ofstream(bad, std::ios::binary) << bytes;
+  start(1, 1);
+  auto sub = submit_zkey({fixture(curve(), "multiplier.wtns"), bad.string()});
+  ASSERT_EQ(sub.exit_code, 0) << "not detectable cheaply at submit (needs the .r1cs): " << sub.err;
+  const std::string job = id_of(sub.out);
+  auto w = run_zkmill({"wait", "--config", client(), job, "--timeout", "60"});
+  EXPECT_EQ(w.exit_code, 1) << w.err;
+  auto s = status(job);
+  EXPECT_EQ(s["state"], "failed");
+  EXPECT_TRUE(contains(s["error"].get<std::string>(), "partition 1 failed after 1 attempts")) << s.dump();
+  const auto& p1 = s["partition_states"][1];
+  EXPECT_NE(p1["state"], "verified");
+  EXPECT_EQ(p1["attempts"].get<uint64_t>(), 1u) << "an unsatisfied witness is not retried";
+  EXPECT_TRUE(contains(p1["error"].get<std::string>(), "does not satisfy the circuit: constraint 0 of multiplier.r1cs"))
+      << p1.dump();
+  EXPECT_NE(run_zkmill({"result", "--config", client(), job, "--out", (dir_ / "out").string()}).exit_code, 0);
+  EXPECT_EQ(redis_keys("zk:wtns:*"), "") << "a failed job's witnesses are dropped too";
+}
+
+// Without the .r1cs beside the key the worker cannot name the constraint, but the bad
+// witness's proof fails the prover's self-check on every attempt: the job fails after
+// max_attempts with that error, and no proof is ever recorded.
+TEST_P(ZkeyFarmTest, UnsatisfiedWitnessWithoutR1csFailsEveryAttemptAndNeverVerifies) {
+  fs::remove(dir_ / "keys" / "multiplier.r1cs");
+  std::string bytes = slurp(fixture(curve(), "multiplier.wtns"));
+  bytes[76 + 4 * 32] ^= 1;  // t[0] = 33 -> 32
+  const fs::path bad = dir_ / "unsatisfied.wtns";
+  std::ofstream(bad, std::ios::binary) << bytes;
+  start(1, 1);
+  auto sub = submit_zkey({bad.string()});
+  ASSERT_EQ(sub.exit_code, 0) << sub.err;
+  const std::string job = id_of(sub.out);
+  auto w = run_zkmill({"wait", "--config", client(), job, "--timeout", "90"});
+  EXPECT_EQ(w.exit_code, 1) << w.err;
+  auto s = status(job);
+  EXPECT_EQ(s["state"], "failed");
+  EXPECT_EQ(s["verified"].get<uint64_t>(), 0u);
+  const auto& p0 = s["partition_states"][0];
+  EXPECT_EQ(p0["attempts"].get<uint64_t>(), 5u) << "coordinator.max_attempts (default 5)";
+  EXPECT_EQ(p0["recorded"].get<uint64_t>(), 0u);
+  EXPECT_TRUE(contains(p0["error"].get<std::string>(), "does not verify against the key's verifying key")) << p0.dump();
+}
+
+// Accepted witnesses live in Redis, not in the coordinator: killed (-9) and restarted
+// mid-job, it still finds every partition's witness and the job completes.
+TEST_P(ZkeyFarmTest, CoordinatorKilledMidJobStillFindsTheWitnesses) {
+  const std::vector<std::string> witnesses(12, fixture(curve(), "multiplier.wtns"));
+  start(1, 1);
+  auto sub = submit_zkey(witnesses);
+  ASSERT_EQ(sub.exit_code, 0) << sub.err;
+  const std::string job = id_of(sub.out);
+  wait_verified(job, 1);
+  kill9("coordinator");
+  EXPECT_NE(redis_keys("zk:wtns:" + job + ":*"), "") << "the unfinished partitions' witnesses are in Redis";
+  extra_.push_back(spawn_background({zkmill_binary(), "coordinator", "--config", (farm_dir() / "farm.yaml").string()},
+                                    farm_dir() / "coordinator.log"));
+  ASSERT_EQ(wait(job), 0);
+  auto s = status(job);
+  EXPECT_EQ(s["verified"].get<uint64_t>(), witnesses.size());
+  for (const auto& p : s["partition_states"]) EXPECT_EQ(p["recorded"].get<uint64_t>(), 1u) << p.dump();
+  EXPECT_EQ(redis_keys("zk:wtns:*"), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Curves, ZkeyFarmTest, ::testing::Values("bn128", "bls12381"));
+
 }  // namespace
 }  // namespace zkmill::test
 

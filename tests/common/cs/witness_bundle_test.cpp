@@ -125,8 +125,8 @@ TYPED_TEST(WitnessBundles, ClearErrors) {
   EXPECT_EQ(error_of(v), "witness bundle: bad magic \"XKWB\" (expected \"ZKWB\")");
 
   v = wire;
-  v[4] = 2;
-  EXPECT_EQ(error_of(v), "witness bundle: unsupported version 2 (this build reads version 1)");
+  v[4] = 3;
+  EXPECT_EQ(error_of(v), "witness bundle: unsupported version 3 (this build reads versions 1 to 2)");
 
   v = wire;
   v[64] ^= 1;  // n_aux
@@ -176,6 +176,52 @@ TYPED_TEST(WitnessBundles, TypedAccessChecksTheCurve) {
   }
   WitnessBundle empty;
   EXPECT_THROW(empty.aux<F>(), BundleError);
+}
+
+// The kind byte (header offset 10, version 2): a zkey bundle round-trips as version 2 with
+// its kind; a native bundle is still written as version 1 (byte 10 zero, readable by v1
+// builds); a set byte 10 in a version-1 image and an unknown kind are refused.
+TYPED_TEST(WitnessBundles, KindRoundTripsAndNativeStaysVersion1) {
+  using F = TypeParam;
+  BundleHeader h;
+  h.curve = curve_of_scalar_field<F>();
+  h.kind = BundleKind::Zkey;
+  h.partition = 3;
+  h.n_inputs = 2;
+  h.n_aux = 5;
+  h.n_rows = 8;
+  WitnessBundle z = WitnessBundle::allocate(h);
+  for (Section s : {Section::Inputs, Section::Aux, Section::A, Section::B, Section::C})
+    for (auto& x : z.section_mut<F>(s)) x = F::from_u64(7);
+  z.section_mut<F>(Section::Inputs)[0] = F::one();
+  z.seal();
+  std::vector<uint8_t> wire = z.serialize();
+  EXPECT_EQ(wire[4], 2);
+  EXPECT_EQ(wire[10], uint8_t(BundleKind::Zkey));
+  WitnessBundle back = WitnessBundle::parse(wire);
+  EXPECT_EQ(back.kind(), BundleKind::Zkey);
+  EXPECT_EQ(back.header().version, 2u);
+  EXPECT_EQ(back.header().partition, 3u);
+  EXPECT_TRUE(std::ranges::equal(back.bytes(), wire));
+  // Through the streaming receiver too (what a prove worker uses).
+  BundleReceiver rx{std::span(wire).first(WitnessBundle::header_size())};
+  rx.write(std::span(wire).subspan(WitnessBundle::header_size()));
+  EXPECT_EQ(rx.finish().kind(), BundleKind::Zkey);
+  EXPECT_STREQ(bundle_kind_name(back.kind()), "zkey");
+
+  std::vector<uint8_t> v = wire;
+  v[10] = 7;
+  reseal(v, z.layout());
+  EXPECT_EQ(error_of(v), "witness bundle: unknown bundle kind 7");
+
+  WitnessBundle n = make_bundle<F>();
+  std::vector<uint8_t> nw = n.serialize();
+  EXPECT_EQ(nw[4], 1) << "native bundles keep the version-1 layout";
+  EXPECT_EQ(nw[10], 0);
+  EXPECT_EQ(WitnessBundle::parse(nw).kind(), BundleKind::Native);
+  nw[10] = 1;  // a kind in a version-1 header: that byte is reserved there
+  reseal(nw, n.layout());
+  EXPECT_EQ(error_of(nw), "witness bundle: reserved header byte 10 is not zero");
 }
 
 TEST(WitnessBundleHeader, RejectsAbsurdCounts) {

@@ -1,0 +1,100 @@
+// ZkeyCircuits: witness checks, synthesis and proving of snarkjs circuits on a farm worker.
+#include "worker/zkey_circuits.hpp"
+
+#include <filesystem>
+#include <span>
+
+#include "common/curves/dispatch.hpp"
+#include "common/formats/zkey_prover.hpp"
+#include "common/groth16/snarkjs_json.hpp"
+#include "common/groth16/verifier.hpp"
+
+namespace zkmill::farm {
+
+template <class E>
+ZkeyCircuits::Cache<E>& ZkeyCircuits::cache() {
+  if constexpr (E::kId == CurveId::Bn254)
+    return bn254_;
+  else
+    return bls12_381_;
+}
+
+template <class E>
+const formats::ZkeyProvingKey<E>& ZkeyCircuits::proving_key(const KeyDirectory::Key& key) {
+  auto& c = cache<E>();
+  if (c.path != key.path || !c.pk) {
+    c.pk.reset();  // one key per curve in memory: drop the old one before decoding the new
+    c.pk = std::make_shared<const formats::ZkeyProvingKey<E>>(formats::load_zkey<E>(formats::ZkeyFile::open(key.path)));
+    c.path = key.path;
+  }
+  return *c.pk;
+}
+
+template <class E>
+const formats::R1cs<typename E::Fr>& ZkeyCircuits::constraints(const KeyDirectory::Key& key) {
+  auto& c = cache<E>();
+  if (c.r1cs_path != key.r1cs_path || !c.r1cs) {
+    c.r1cs.reset();
+    c.r1cs = std::make_shared<const formats::R1cs<typename E::Fr>>(
+        formats::R1csFile::open(key.r1cs_path).template constraints<typename E::Fr>());
+    c.r1cs_path = key.r1cs_path;
+  }
+  return *c.r1cs;
+}
+
+cs::WitnessBundle ZkeyCircuits::synthesize(const KeyDirectory::Key& key, const std::string& wtns, uint64_t partition) {
+  const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(wtns.data()), wtns.size());
+  const std::string name = "witness of partition " + std::to_string(partition);
+  return curves::with_curve(key.curve, [&]<class E>(E) {
+    using Fr = typename E::Fr;
+    auto file = formats::ZkeyFile::open(key.path);
+    std::vector<Fr> w;
+    try {
+      auto wf = formats::WtnsFile::parse(bytes, name);
+      if (wf.curve() != key.curve)
+        throw PermanentTaskError(name + " is a " + curve_name(wf.curve()) + " witness, the key is for " +
+                                 curve_name(key.curve));
+      if (wf.size() != file.n_vars())
+        throw PermanentTaskError(name + " has " + std::to_string(wf.size()) + " values, the key " +
+                                 std::filesystem::path(key.path).filename().string() +
+                                 " expects nVars = " + std::to_string(file.n_vars()));
+      w = wf.template values<Fr>();
+    } catch (const formats::FormatError& e) {
+      throw PermanentTaskError(e.what());
+    }
+    if (!w[0].is_one()) throw PermanentTaskError(name + ": value 0 (the ONE wire) is not 1");
+    if (!key.r1cs_path.empty()) {
+      const auto& r1cs = constraints<E>(key);
+      const int64_t bad = r1cs.first_unsatisfied(std::span<const Fr>(w));
+      if (bad >= 0)
+        throw PermanentTaskError(name + " does not satisfy the circuit: constraint " + std::to_string(bad) + " of " +
+                                 std::filesystem::path(key.r1cs_path).filename().string() +
+                                 " is not satisfied (<A,w> * <B,w> != <C,w>)");
+    }
+    return formats::synthesize_zkey<E>(file, std::span<const Fr>(w), util::ThreadPool::global(), key.digest, partition);
+  });
+}
+
+ZkeyCircuits::Proved ZkeyCircuits::prove(const KeyDirectory::Key& key, const cs::WitnessBundle& w,
+                                         bool corrupt_for_test) {
+  if (w.kind() != cs::BundleKind::Zkey)
+    throw std::runtime_error(std::string("fetched bundle is of kind ") + cs::bundle_kind_name(w.kind()) +
+                             ", the circuit's key is a .zkey");
+  return curves::with_curve(key.curve, [&]<class E>(E) {
+    using Fr = typename E::Fr;
+    const auto& pk = proving_key<E>(key);
+    auto proof = formats::prove_zkey<E>(pk, w);
+    const auto signals = formats::zkey_public_signals<E>(w);
+    // Without the .r1cs beside the key an unsatisfied witness is only seen here: its proof
+    // does not verify. (A failed attempt, not a permanent one: a faulty machine looks alike.)
+    if (!groth16::PreparedVerifyingKey<E>(pk.vk).verify(proof, std::span<const Fr>(signals)))
+      throw std::runtime_error(
+          "the proof does not verify against the key's verifying key: the witness most likely "
+          "does not satisfy the circuit (put the circuit's .r1cs beside the .zkey to name the "
+          "constraint)");
+    if (corrupt_for_test) proof.c = proof.a;
+    return Proved{groth16::snarkjs::proof_to_json<E>(proof), groth16::snarkjs::public_to_json<Fr>(signals)};
+  });
+}
+
+}  // namespace zkmill::farm

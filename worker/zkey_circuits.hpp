@@ -1,0 +1,67 @@
+// The worker's two steps for snarkjs (.zkey) circuits, the farm's counterpart of
+// `zkmill groth16 prove` split across machines:
+//   synthesize: the partition's .wtns bytes (from the `synth` message's payload frame) are
+//     parsed and checked against the key (curve, nVars, ONE = 1, canonical values), checked
+//     against the circuit's constraints when the .r1cs lies beside the key, and turned into a
+//     cs::WitnessBundle of kind Zkey (a, b from the key's coefficients, c = a o b);
+//   prove: the fetched bundle is proved with formats::prove_zkey (snarkjs's odd-coset H) and
+//     the proof is checked against the key's own verifying key before it is reported.
+// Loaded keys are cached (the most recent per curve): decoding a key's points costs far more
+// than one small partition, and a farm runs many partitions of one circuit.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+
+#include "common/cs/witness_bundle.hpp"
+#include "common/curves/bls12_381.hpp"
+#include "common/curves/bn254.hpp"
+#include "common/formats/circom_files.hpp"
+#include "common/formats/zkey.hpp"
+#include "worker/key_directory.hpp"
+
+namespace zkmill::farm {
+
+// A task failure that retrying cannot fix (the witness itself is wrong): the worker reports
+// it with `permanent: true` and the coordinator fails the job at once.
+class PermanentTaskError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class ZkeyCircuits {
+ public:
+  // Throws PermanentTaskError for a witness that is malformed or does not satisfy the
+  // circuit (naming the first unsatisfied constraint), std::runtime_error otherwise.
+  cs::WitnessBundle synthesize(const KeyDirectory::Key& key, const std::string& wtns, uint64_t partition);
+
+  struct Proved {
+    nlohmann::json proof, pub;
+  };
+  // `corrupt_for_test`: the bad-proof-once hook (a well-formed proof that does not verify),
+  // applied after the self-check so that the coordinator's rejection is what gets tested.
+  Proved prove(const KeyDirectory::Key& key, const cs::WitnessBundle& w, bool corrupt_for_test);
+
+ private:
+  template <class E>
+  struct Cache {
+    std::string path;
+    std::shared_ptr<const formats::ZkeyProvingKey<E>> pk;
+    std::string r1cs_path;
+    std::shared_ptr<const formats::R1cs<typename E::Fr>> r1cs;
+  };
+  template <class E>
+  Cache<E>& cache();
+  template <class E>
+  const formats::ZkeyProvingKey<E>& proving_key(const KeyDirectory::Key& key);
+  template <class E>
+  const formats::R1cs<typename E::Fr>& constraints(const KeyDirectory::Key& key);
+
+  Cache<curves::Bn254> bn254_;
+  Cache<curves::Bls12381> bls12_381_;
+};
+
+}  // namespace zkmill::farm
