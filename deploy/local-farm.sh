@@ -76,7 +76,7 @@ start_worker() {  # start_worker NAME ROLE
 wait_registered() {  # wait_registered NAME...
   local name
   for name in "$@"; do
-    wait_for 30 registered "$name" || { echo "local-farm.sh: worker $name did not register (see $dir/$name.log)" >&2; exit 1; }
+    wait_for 30 registered "$name" || fail_start "worker $name did not register (see $dir/$name.log)"
   done
 }
 
@@ -100,6 +100,14 @@ next_index() {  # next_index ROLE: one past the highest number in use (running o
   echo $((max + 1))
 }
 
+# A start that fails half-way stops what it started (workers, coordinator, redis), so no
+# orphan redis-server is left on a port; the logs stay in DIR.
+fail_start() {
+  echo "local-farm.sh: $1" >&2
+  [[ $cmd == start ]] && stop >/dev/null 2>&1
+  exit 1
+}
+
 start() {
   [[ -n "$keys" && -d "$keys" ]] || { echo "local-farm.sh: --keys must name a directory of proving keys (zkmill keys, .zkey files)" >&2; exit 2; }
   synth=${synth:-1} prove=${prove:-1} bin=${bin:-${ZKMILL_BIN:-zkmill}}
@@ -115,7 +123,7 @@ start() {
     --save "" --daemonize no --logfile "$dir/redis.log" &
   echo $! > "$dir/redis.pid"
   echo "$rport" > "$dir/redis.port"
-  wait_for 10 redis-cli -p "$rport" ping || { echo "local-farm.sh: redis did not start (see $dir/redis.log)" >&2; exit 1; }
+  wait_for 10 redis-cli -p "$rport" ping || fail_start "redis did not start (see $dir/redis.log)"
   cat > "$dir/client.yaml" <<YAML
 redis:
   host: 127.0.0.1
@@ -142,7 +150,7 @@ YAML
   # Up means bound (control endpoint and metrics): it logs "serving on" after both.
   serving() { grep -q "coordinator: serving on" "$dir/coordinator.log" || ! alive "$dir/coordinator.pid"; }
   if ! { wait_for 30 serving && alive "$dir/coordinator.pid"; }; then
-    echo "local-farm.sh: the coordinator did not start (see $dir/coordinator.log)" >&2; exit 1
+    fail_start "the coordinator did not start (see $dir/coordinator.log)"
   fi
   local i role names=()
   for role in synth prove; do

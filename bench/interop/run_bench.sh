@@ -3,7 +3,7 @@
 # (the fixtures' hash chain with 15000 rounds = 60000 constraints, domain 2^16), both curves.
 # The circuit, ptau and keys are generated here into a work dir (default /tmp/zkmill-bench),
 # never committed; reruns reuse them. Timing: hyperfine if installed, else /usr/bin/time.
-# Usage: [RUNS=3] [WARMUP=1] [SETUP_ONLY=1] bench/interop/run_bench.sh [zkmill_binary] [work_dir]
+# Usage: [RUNS=3] [WARMUP=1] [SETUP_ONLY=1] [CURVES="bn128 bls12381"] bench/interop/run_bench.sh [zkmill_binary] [work_dir]
 # SETUP_ONLY=1 prepares every input (the slow JS part) and times nothing, so the timed runs can
 # be taken later on a quiet machine.
 set -euo pipefail
@@ -21,7 +21,7 @@ mkdir -p "$work"
 sed -e "s/HashChain(40)/HashChain($rounds)/" "$root/tests/interop/circuits/hashchain.circom" >"$work/bigchain.circom"
 cp "$root/tests/interop/circuits/hashchain.input.json" "$work/bigchain.input.json"
 
-for curve in bn128 bls12381; do
+for curve in ${CURVES:-bn128 bls12381}; do
   d="$work/$curve"
   mkdir -p "$d"
   if [[ ! -f "$d/final.ptau" ]]; then
