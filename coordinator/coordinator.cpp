@@ -329,8 +329,8 @@ void Coordinator::heartbeat_and_expire() {
     send(it->first, ControlMessage("heartbeat", nlohmann::json::object()));
     ++it;
   }
+  forward_drain_requests();  // first, so the registry shows new draining flags at once
   publish_workers();
-  forward_drain_requests();
 }
 
 void Coordinator::reap() {

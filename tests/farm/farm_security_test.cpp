@@ -128,7 +128,7 @@ class SecureFarmTest : public ::testing::Test {
   }
   std::string coordinator_yaml() const {
     return "coordinator:\n  endpoint: tcp://127.0.0.1:" + std::to_string(coordinator_port_) +
-           "\n  heartbeat_ms: 200\n  liveness: 5\n  lease_ms: 2000\n  backoff_ms: 50\n  backoff_max_ms: 1000\n";
+           "\n  heartbeat_ms: 200\n  liveness: 10\n  lease_ms: 2000\n  backoff_ms: 50\n  backoff_max_ms: 1000\n";
   }
   std::string write_config(const std::string& name, const std::string& text) const {
     const auto p = dir_ / (name + ".yaml");
@@ -172,9 +172,17 @@ class SecureFarmTest : public ::testing::Test {
     ASSERT_GE(count_of(log("coordinator"), "registered (role"), n) << all_logs();
   }
 
-  std::string submit(uint64_t n) {
-    auto r =
-        run_zkmill({"submit", "--config", client(), "--key", key_, "--partitions", std::to_string(n), "--seed", "11"});
+  // Another proving key in the workers' key directory (start workers after this).
+  std::string make_key(const std::string& name, uint64_t size) {
+    const auto path = (dir_ / "keys" / (name + ".key")).string();
+    auto r = run_zkmill({"setup", "--circuit", "chain", "--size", std::to_string(size), "--curve", "bn254", "--seed",
+                         "3", "--out", path});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return path;
+  }
+  std::string submit(uint64_t n, const std::string& key = "") {
+    auto r = run_zkmill({"submit", "--config", client(), "--key", key.empty() ? key_ : key, "--partitions",
+                         std::to_string(n), "--seed", "11"});
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return r.out.substr(0, r.out.find('\n'));
   }
@@ -192,7 +200,7 @@ class SecureFarmTest : public ::testing::Test {
   }
   // Done within 120 s, each partition recorded once, and the proofs verify on their own
   // (snarkjs-format files checked by `zkmill verify` against the verifying key).
-  void expect_done_and_verified(const std::string& job, uint64_t n) {
+  void expect_done_and_verified(const std::string& job, uint64_t n, const std::string& key = "") {
     auto w = run_zkmill({"wait", "--config", client(), job, "--timeout", "120"});
     ASSERT_EQ(w.exit_code, 0) << w.err << all_logs();
     auto s = status(job);
@@ -203,7 +211,8 @@ class SecureFarmTest : public ::testing::Test {
     auto r = run_zkmill({"result", "--config", client(), job, "--out", out});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     for (uint64_t i = 0; i < n; ++i) {
-      auto v = run_zkmill({"verify", key_ + ".vk.json", out + "/partition-" + std::to_string(i) + ".public.json",
+      auto v = run_zkmill({"verify", (key.empty() ? key_ : key) + ".vk.json",
+                           out + "/partition-" + std::to_string(i) + ".public.json",
                            out + "/partition-" + std::to_string(i) + ".proof.json"});
       EXPECT_EQ(v.exit_code, 0) << "partition " << i << ": " << v.out << v.err;
     }
@@ -340,6 +349,8 @@ TEST_F(SecureFarmTest, RedisAclUserRunsTheFarmAndAWrongPasswordIsAClearError) {
 }
 
 TEST_F(SecureFarmTest, WorkerDrainStopsALiveWorkerAfterItsPartition) {
+  // Partitions of about a second each (2^14 domain), so the drain lands mid-partition.
+  const std::string big = make_key("big", 12000);
   start_redis();
   start_coordinator("");
   start_worker("synth-1", "synth", "");
@@ -354,17 +365,38 @@ TEST_F(SecureFarmTest, WorkerDrainStopsALiveWorkerAfterItsPartition) {
   EXPECT_EQ(unknown.exit_code, 1);
   EXPECT_TRUE(contains(unknown.err, "no worker 'no-such-worker' is registered")) << unknown.err;
 
-  const auto job = submit(24);
-  wait_verified(job, 2);
+  const auto job = submit(8, big);
+  auto busy = [&] {
+    for (const auto& w : workers())
+      if (w["worker"] == "prove-2") return w["busy"].get<bool>();
+    return false;
+  };
+  for (int i = 0; i < 600 && !busy(); ++i) std::this_thread::sleep_for(20ms);
+  ASSERT_TRUE(busy()) << all_logs();
+  // Paused (well inside its 2 s liveness) so that the drain certainly finds it mid-partition
+  // and `status --workers` certainly sees it draining before it is done.
+  ASSERT_EQ(kill(drained, SIGSTOP), 0);
   auto r = run_zkmill({"worker", "drain", "prove-2", "--config", client()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(contains(r.out, "drain requested for worker prove-2")) << r.out;
-  EXPECT_EQ(wait_exit(drained, 30s), 0) << log("prove-2");
+  bool seen_draining = false;
+  for (int i = 0; i < 50 && !seen_draining; ++i) {
+    for (const auto& w : workers())
+      if (w["worker"] == "prove-2" && w["draining"].get<bool>()) seen_draining = true;
+    if (!seen_draining) std::this_thread::sleep_for(10ms);
+  }
+  ASSERT_EQ(kill(drained, SIGCONT), 0);
+  EXPECT_TRUE(seen_draining) << log("coordinator");
+  EXPECT_EQ(wait_exit(drained, 60s), 0) << log("prove-2");
   const std::string wlog = log("prove-2");
-  EXPECT_TRUE(contains(wlog, "drain requested by the coordinator")) << wlog;
-  EXPECT_TRUE(contains(wlog, "drained, exiting")) << wlog;
+  const size_t asked = wlog.find("drain requested by the coordinator");
+  ASSERT_NE(asked, std::string::npos) << wlog;
+  // It finished the partition it had (exactly one proof after the request), then left.
+  EXPECT_EQ(count_of(wlog.substr(asked), " proved ("), 1u) << wlog;
+  EXPECT_TRUE(contains(wlog.substr(asked), "drained, exiting")) << wlog;
   EXPECT_TRUE(contains(log("coordinator"), "worker prove-2 left (drained)")) << log("coordinator");
-  expect_done_and_verified(job, 24);
+  expect_done_and_verified(job, 8, big);
+  for (const auto& p : status(job)["partition_states"]) EXPECT_EQ(p["attempts"].get<uint64_t>(), 1u) << p.dump();
   // The registry forgets it; the others are still there.
   ws = wait_workers(2);
   ASSERT_EQ(ws.size(), 2u) << ws.dump();
