@@ -80,8 +80,12 @@ void Coordinator::log_handshake_failures() {
 void Coordinator::publish_workers() {
   std::map<std::string, nlohmann::json> records;
   for (const auto& [id, w] : workers_)
-    records[id] = {{"role", w.role},   {"gpus", w.gpus},       {"busy", w.busy_token != 0},
-                   {"draining", w.draining}, {"last_seen_ms", w.last_seen_ms}, {"updated_ms", now_ms()}};
+    records[id] = {{"role", w.role},
+                   {"gpus", w.gpus},
+                   {"busy", w.busy_token != 0},
+                   {"draining", w.draining},
+                   {"last_seen_ms", w.last_seen_ms},
+                   {"updated_ms", now_ms()}};
   registry_.replace(records);
 }
 
@@ -204,7 +208,8 @@ void Coordinator::handle(const std::string& from, const ControlMessage& m) {
     for (const auto& t : m.body["tokens"])
       if (t.is_number_unsigned()) w.tokens.insert(t.get<uint64_t>());
     w.current = m.body["current"].get<uint64_t>();
-    w.draining = m.body["draining"].get<bool>();
+    // Sticky: a heartbeat sent before our `drain` reached the worker must not undo it.
+    w.draining = w.draining || m.body["draining"].get<bool>();
     // An assignment the worker never got (lost in a reconnect): free the worker; the lease
     // reaper fails that attempt because nobody reports holding it.
     if (w.busy_token && w.current != w.busy_token && !w.tokens.count(w.busy_token) &&

@@ -82,7 +82,7 @@ class Coordinator {
   ProofChecker checker_;
   zmq::context_t ctx_;
   zmq::socket_t router_;
-  std::mutex refused_mu_;  // the ZAP thread logs refusals too
+  std::mutex refused_mu_;                              // the ZAP thread logs refusals too
   std::map<std::string, uint64_t> refused_logged_ms_;  // what was refused -> when last logged
   // CURVE (zmq.curve): the ZAP handler admitting the allow-listed worker keys. Declared after
   // ctx_ and the members its observer uses, so it is destroyed (its thread joined) first.

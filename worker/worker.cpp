@@ -44,7 +44,8 @@ Worker::Worker(FarmConfig cfg, WorkerOptions opts)
   if (opts_.role != "synth" && opts_.role != "prove" && opts_.role != "both")
     throw std::invalid_argument("--role must be synth, prove or both (got '" + opts_.role + "')");
   if (!opts_.gpus.empty()) {
-    if (opts_.role == "synth") throw std::invalid_argument("--gpus is for proving; a --role synth worker does not prove");
+    if (opts_.role == "synth")
+      throw std::invalid_argument("--gpus is for proving; a --role synth worker does not prove");
     gpu_ = std::make_unique<GpuProver>(opts_.gpus);
   }
   if (cfg_.zmq.curve) curve_ = CurveKeys::load_for_worker(cfg_.zmq, opts_.role != "prove");
@@ -182,10 +183,11 @@ void Worker::log_handshake_failures() {
     last_refusal_log_ms_ = now;
     spdlog::error("worker {}: the coordinator at {} REFUSED the connection: {} ({}); no work until this is fixed", id_,
                   cfg_.coordinator.endpoint, e->what,
-                  curve_ ? "our public key " + curve_->own.public_key +
-                               " must be in the coordinator's zmq.allowed_keys_file and zmq.coordinator_public_key_file "
-                               "must be the coordinator's key"
-                         : std::string("we run with zmq.curve off"));
+                  curve_
+                      ? "our public key " + curve_->own.public_key +
+                            " must be in the coordinator's zmq.allowed_keys_file and zmq.coordinator_public_key_file "
+                            "must be the coordinator's key"
+                      : std::string("we run with zmq.curve off"));
   }
 }
 
@@ -302,7 +304,8 @@ ControlMessage Worker::run_prove(const nlohmann::json& b) {
   if (curve_) {
     const std::string server_key = b.value("bundle_server_key", std::string());
     if (!CurveKeys::is_z85_key(server_key))
-      throw std::runtime_error("no CURVE public key for the bundle server at " + b["bundle_endpoint"].get<std::string>() +
+      throw std::runtime_error("no CURVE public key for the bundle server at " +
+                               b["bundle_endpoint"].get<std::string>() +
                                " (its synth worker has not registered with this coordinator)");
     fo.curve = wire::CurveClientKeys{curve_->own, server_key};
   }

@@ -29,9 +29,9 @@ int request_drain(const WorkerCliOptions& o, const Context& ctx) {
                                        ctx.log_level == ctx.config.log.level ? "" : ctx.log_level);
   farm::RedisClient redis(cfg.redis);
   farm::WorkerRegistry registry(redis);
-  const auto now = uint64_t(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                std::chrono::system_clock::now().time_since_epoch())
-                                .count());
+  const auto now = uint64_t(
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count());
   if (!registry.request_drain(o.drain_id, now)) {
     std::fprintf(stderr,
                  "zkmill: error: no worker '%s' is registered with the farm's coordinator (`zkmill status --workers` "
@@ -59,13 +59,13 @@ RunFn setup_worker(CLI::App& sub) {
                  "Prove on these CUDA devices, e.g. 0,1 (native keys; one partition at a time, the devices in "
                  "turn; run one worker per GPU to use several at once). Needs a CUDA build")
       ->delimiter(',')
-      ->check(CLI::NonNegativeNumber);
-  CLI::App* drain = sub.add_subcommand("drain", "Ask the farm to drain worker ID: it finishes its current partition, "
-                                                "takes no new one, says bye and exits (as on SIGTERM)");
+      ->check(CLI::Range(0, 1023));
+  CLI::App* drain = sub.add_subcommand("drain",
+                                       "Ask the farm to drain worker ID: it finishes its current partition, "
+                                       "takes no new one, says bye and exits (as on SIGTERM)");
   drain->add_option("--config", o->drain_config, "Client config (redis section; docs/config.md)")
       ->check(CLI::ExistingFile);
-  drain->add_option("id", o->drain_id, "The worker's id (worker.id; `zkmill status --workers` lists them)")
-      ->required();
+  drain->add_option("id", o->drain_id, "The worker's id (worker.id; `zkmill status --workers` lists them)")->required();
   return [o, drain](const Context& ctx) {
     if (drain->parsed()) return request_drain(*o, ctx);
     auto cfg = farm::load_command_config(o->config.empty() ? ctx.config_path : o->config,

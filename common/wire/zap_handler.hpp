@@ -61,7 +61,7 @@ class ZapHandler {
   zmq::socket_t sock_;
   mutable std::mutex mu_;
   std::map<std::string, std::set<std::string>> policies_;  // domain -> allowed 32-byte binary keys
-  Observer observer_;                                       // guarded by mu_
+  Observer observer_;                                      // guarded by mu_
   std::atomic<bool> stop_{false};
   std::atomic<uint64_t> accepted_{0};
   std::atomic<uint64_t> denied_{0};

@@ -84,7 +84,8 @@ void RedisClient::ensure_connected() {
         command({"AUTH", cfg_.user, cfg_.password});
     } catch (const RedisError& e) {
       ctx_.reset();
-      throw RedisAuthError("redis " + where + ": authentication as " + (cfg_.user.empty() ? "the default user" : "user '" + cfg_.user + "'") +
+      throw RedisAuthError("redis " + where + ": authentication as " +
+                           (cfg_.user.empty() ? "the default user" : "user '" + cfg_.user + "'") +
                            " failed (check redis.user / redis.password): " + e.what());
     }
   }
