@@ -128,7 +128,8 @@ class SecureFarmTest : public ::testing::Test {
   }
   std::string coordinator_yaml() const {
     return "coordinator:\n  endpoint: tcp://127.0.0.1:" + std::to_string(coordinator_port_) +
-           "\n  heartbeat_ms: 200\n  liveness: 10\n  lease_ms: 2000\n  backoff_ms: 50\n  backoff_max_ms: 1000\n";
+           "\n  heartbeat_ms: 200\n  liveness: 10\n  lease_ms: 2000\n  backoff_ms: 50\n  backoff_max_ms: 1000\n  "
+           "max_attempts: 50\n";
   }
   std::string write_config(const std::string& name, const std::string& text) const {
     const auto p = dir_ / (name + ".yaml");
@@ -146,11 +147,11 @@ class SecureFarmTest : public ::testing::Test {
     EXPECT_EQ(slurp(dir_ / "curve" / (name + ".pub")), pub + "\n");
     return pub;
   }
-  std::string curve_yaml(const std::string& name) const {
+  std::string curve_yaml(const std::string& name, const std::string& allowed = "allowed") const {
     const auto k = dir_ / "curve";
     return "zmq:\n  curve: true\n  key_file: " + (k / (name + ".key")).string() +
            "\n  coordinator_public_key_file: " + (k / "coordinator.pub").string() +
-           "\n  allowed_keys_file: " + (k / "allowed").string() + "\n";
+           "\n  allowed_keys_file: " + (k / allowed).string() + "\n";
   }
 
   void start_coordinator(const std::string& zmq_yaml) {
@@ -280,6 +281,37 @@ TEST_F(SecureFarmTest, CurveFarmProvesAndAdmitsOnlyAllowListedWorkers) {
     ASSERT_EQ(secret.size(), 40u);
     EXPECT_FALSE(contains(logs, secret)) << name << "'s secret key is in a log";
   }
+}
+
+TEST_F(SecureFarmTest, BundleServerAdmitsOnlyItsAllowListedProveWorkers) {
+  // The coordinator admits both prove workers, but the synth worker's allow-list names only
+  // prove-good: prove-bad's fetch is refused by the bundle server (a failed attempt with a
+  // clear error); once it is drained, prove-good completes the job.
+  start_redis();
+  keygen("coordinator");
+  const std::string synth_pub = keygen("synth-1"), good_pub = keygen("prove-good"), bad_pub = keygen("prove-bad");
+  std::ofstream(dir_ / "curve" / "allowed") << synth_pub << "\n" << good_pub << "\n" << bad_pub << "\n";
+  std::ofstream(dir_ / "curve" / "fetchers") << good_pub << "\n";
+  start_coordinator(curve_yaml("coordinator"));
+  start_worker("synth-1", "synth", curve_yaml("synth-1", "fetchers"));
+  const pid_t bad = start_worker("prove-bad", "prove", curve_yaml("prove-bad"));
+  wait_registered(2);
+  const auto job = submit(3);
+  // The attempt fails with the bundle server's refusal, reported through the coordinator.
+  const std::string refusal = "failed on prove-bad: bundle transfer: authentication: ";
+  for (int i = 0; i < 300 && !contains(log("coordinator"), refusal); ++i) std::this_thread::sleep_for(20ms);
+  EXPECT_TRUE(contains(log("coordinator"), refusal)) << all_logs();
+  EXPECT_EQ(status(job)["verified"].get<uint64_t>(), 0u);
+  for (auto& [name, pid] : procs_)
+    if (pid == bad) {
+      EXPECT_EQ(stop(pid), 0) << log("prove-bad");
+      pid = 0;
+    }
+  start_worker("prove-good", "prove", curve_yaml("prove-good"));
+  expect_done_and_verified(job, 3);
+  for (const auto& p : status(job)["partition_states"]) EXPECT_EQ(p["worker"], "prove-good") << p.dump();
+  EXPECT_TRUE(contains(log("prove-bad"), "refused the handshake")) << log("prove-bad");
+  EXPECT_FALSE(contains(log("prove-bad"), " proved (")) << log("prove-bad");
 }
 
 TEST_F(SecureFarmTest, CurveSetupErrorsAreClear) {
@@ -412,8 +444,8 @@ TEST_F(SecureFarmTest, WorkerDrainStopsALiveWorkerAfterItsPartition) {
 }
 
 TEST_F(SecureFarmTest, GpusNeedCudaAndAnExistingDevice) {
-  // 4096 is no device index anywhere; without CUDA the build itself is the reason.
-  auto r = run_zkmill({"worker", "--role", "prove", "--gpus", "0,4096"});
+  // 1023 is no device index on any test machine; without CUDA the build itself is the reason.
+  auto r = run_zkmill({"worker", "--role", "prove", "--gpus", "0,1023"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(contains(r.err, "--gpus")) << r.err;
   EXPECT_TRUE(contains(r.err, "does not exist") || contains(r.err, "built without the CUDA backend")) << r.err;
