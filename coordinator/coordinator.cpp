@@ -9,11 +9,19 @@
 #include <thread>
 #include <zmq_addon.hpp>
 
+#include "coordinator/common/curve_keys.hpp"
+#include "coordinator/common/signal_safe_poll.hpp"
+
 namespace zkmill::farm {
 
 namespace {
 constexpr size_t kPeekWindow = 32;
-}
+constexpr const char* kControlZapDomain = "zkmill.control";
+// A refused peer retries its handshake every ~100 ms; say so once per this period.
+constexpr uint64_t kRefusalLogPeriodMs = 10000;
+// A drain request for a worker this coordinator does not know (yet) is kept this long.
+constexpr uint64_t kDrainRequestTtlMs = 60000;
+}  // namespace
 
 uint64_t Coordinator::now_ms() {
   return uint64_t(std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -22,10 +30,80 @@ uint64_t Coordinator::now_ms() {
 }
 
 Coordinator::Coordinator(FarmConfig cfg)
-    : cfg_(std::move(cfg)), redis_(cfg_.redis), wake_(cfg_.redis), store_(redis_), checker_(store_), ctx_(1), router_(ctx_, zmq::socket_type::router) {
+    : cfg_(std::move(cfg)), redis_(cfg_.redis), wake_(cfg_.redis), store_(redis_), checker_(store_), ctx_(1), router_(ctx_, zmq::socket_type::router), registry_(redis_) {
   router_.set(zmq::sockopt::linger, 0);
   router_.set(zmq::sockopt::router_mandatory, 1);
   router_.set(zmq::sockopt::maxmsgsize, int64_t(cfg_.zmq.max_message_kb) * 1024 + 64);
+  setup_curve();
+  monitor_ = std::make_unique<HandshakeMonitor>(ctx_, router_);
+}
+
+void Coordinator::setup_curve() {
+  if (!cfg_.zmq.curve) return;
+  auto keys = CurveKeys::load_for_coordinator(cfg_.zmq);
+  zap_ = std::make_shared<wire::ZapHandler>(ctx_);
+  zap_->allow(kControlZapDomain, keys.allowed_keys);
+  zap_->set_observer([this](const std::string&, const std::string& key, bool admitted, const std::string& why) {
+    if (admitted) return;
+    const uint64_t now = now_ms();
+    std::lock_guard lock(refused_mu_);
+    uint64_t& last = refused_logged_ms_[key];
+    if (last && now - last < kRefusalLogPeriodMs) return;
+    last = now;
+    // Only the public half of a key is ever logged (the secret never leaves the worker).
+    spdlog::warn("coordinator: REFUSED a worker connection: CURVE public key {} ({}; not in zmq.allowed_keys_file)",
+                 key.empty() ? std::string("(none)") : key, why);
+  });
+  // The CURVE server's secret key is set before bind, so no plaintext connection is ever accepted.
+  router_.set(zmq::sockopt::curve_server, 1);
+  router_.set(zmq::sockopt::curve_secretkey, keys.own.secret_key);
+  router_.set(zmq::sockopt::zap_domain, std::string(kControlZapDomain));
+  spdlog::info("coordinator: CURVE on: public key {}, {} worker key(s) admitted from {}", keys.own.public_key,
+               keys.allowed_keys.size(), cfg_.zmq.allowed_keys_file);
+}
+
+void Coordinator::log_handshake_failures() {
+  while (auto e = monitor_->next()) {
+    if (e->succeeded || e->auth) continue;  // refusals by key are logged by the ZAP observer, with the key
+    const uint64_t now = now_ms();
+    std::lock_guard lock(refused_mu_);
+    uint64_t& last = refused_logged_ms_[e->what];
+    if (last && now - last < kRefusalLogPeriodMs) continue;
+    last = now;
+    spdlog::warn("coordinator: REFUSED a worker connection on {}: {}{}", cfg_.coordinator.bind, e->what,
+                 cfg_.zmq.curve ? " (with zmq.curve on: a worker without CURVE, or one using another coordinator "
+                                  "public key in zmq.coordinator_public_key_file)"
+                                : " (zmq.curve is off here: a worker with zmq.curve on?)");
+  }
+}
+
+void Coordinator::publish_workers() {
+  std::map<std::string, nlohmann::json> records;
+  for (const auto& [id, w] : workers_)
+    records[id] = {{"role", w.role},
+                   {"gpus", w.gpus},
+                   {"busy", w.busy_token != 0},
+                   {"draining", w.draining},
+                   {"last_seen_ms", w.last_seen_ms},
+                   {"updated_ms", now_ms()}};
+  registry_.replace(records);
+}
+
+void Coordinator::forward_drain_requests() {
+  const uint64_t now = now_ms();
+  for (const auto& [id, requested_ms] : registry_.drain_requests()) {
+    auto it = workers_.find(id);
+    if (it != workers_.end()) {
+      spdlog::info("coordinator: draining worker {} (requested with `zkmill worker drain`)", id);
+      send(id, ControlMessage("drain", nlohmann::json::object()));
+      it->second.draining = true;  // no new work from now on, whatever its next heartbeat says
+    } else if (now - std::min(now, requested_ms) < kDrainRequestTtlMs) {
+      continue;  // not (re-)registered yet, e.g. right after a coordinator restart
+    } else {
+      spdlog::warn("coordinator: dropping the drain request for worker {}: it is not registered", id);
+    }
+    registry_.clear_drain_request(id);
+  }
 }
 
 void Coordinator::send(const std::string& to, const ControlMessage& m) {
@@ -38,6 +116,20 @@ void Coordinator::send(const std::string& to, const ControlMessage& m) {
 }
 
 void Coordinator::run(const std::atomic<bool>& stop) {
+  // Wrong credentials are a configuration error, not an outage to wait out: stop with it.
+  try {
+    redis_.command({"PING"});
+  } catch (const RedisAuthError& e) {
+    throw std::runtime_error(e.what());
+  } catch (const RedisReplyError& e) {
+    const std::string what = e.what();
+    if (what.find("NOAUTH") != std::string::npos || what.find("NOPERM") != std::string::npos)
+      throw std::runtime_error("redis refused the coordinator (set redis.user / redis.password): " + what);
+    throw;
+  } catch (const RedisError& e) {
+    spdlog::warn("coordinator: redis unavailable at start ({}); retrying", e.what());
+    redis_.disconnect();
+  }
   router_.bind(cfg_.coordinator.bind);
   if (!cfg_.coordinator.metrics_listen.empty()) metrics_.serve(cfg_.coordinator.metrics_listen, cfg_.redis);
   started_ms_ = now_ms();
@@ -55,11 +147,7 @@ void Coordinator::run(const std::atomic<bool>& stop) {
       }
     }
     zmq::pollitem_t items[] = {{router_.handle(), 0, ZMQ_POLLIN, 0}, {nullptr, wake_.fd(), ZMQ_POLLIN, 0}};
-    try {
-      zmq::poll(items, wake_.fd() >= 0 ? 2 : 1, std::chrono::milliseconds(50));
-    } catch (const zmq::error_t& e) {
-      if (e.num() != EINTR) throw;  // SIGTERM interrupted the wait: the loop condition stops us
-    }
+    signal_safe_poll(items, wake_.fd() >= 0 ? 2 : 1, std::chrono::milliseconds(50));
     if (wake_.fd() >= 0 && (items[1].revents & ZMQ_POLLIN)) {
       try {
         wake_.drain_pubsub();
@@ -83,6 +171,7 @@ void Coordinator::run(const std::atomic<bool>& stop) {
         }
         handle(from, *m);
       }
+      log_handshake_failures();
       heartbeat_and_expire();
       publish_status();
       uint64_t now = now_ms();
@@ -122,7 +211,8 @@ void Coordinator::handle(const std::string& from, const ControlMessage& m) {
     for (const auto& t : m.body["tokens"])
       if (t.is_number_unsigned()) w.tokens.insert(t.get<uint64_t>());
     w.current = m.body["current"].get<uint64_t>();
-    w.draining = m.body["draining"].get<bool>();
+    // Sticky: a heartbeat sent before our `drain` reached the worker must not undo it.
+    w.draining = w.draining || m.body["draining"].get<bool>();
     // An assignment the worker never got (lost in a reconnect): free the worker; the lease
     // reaper fails that attempt because nobody reports holding it.
     if (w.busy_token && w.current != w.busy_token && !w.tokens.count(w.busy_token) &&
@@ -160,10 +250,14 @@ void Coordinator::on_hello(const std::string& from, const nlohmann::json& b) {
   w.assigned_ms = now_ms();
   w.draining = b["draining"].get<bool>();
   w.last_seen_ms = now_ms();
+  // Optional fields: the GPUs a prove worker proves on, and (CURVE) its bundle server's key.
+  if (b.contains("gpus") && b["gpus"].is_array()) w.gpus = b["gpus"];
+  if (b.contains("bundle_server_key") && b["bundle_server_key"].is_string() && !w.bundle_endpoint.empty())
+    bundle_server_keys_[w.bundle_endpoint] = b["bundle_server_key"].get<std::string>();
   bool known = workers_.count(from);
-  spdlog::info("coordinator: worker {} {} (role {}, {} cores, {} MiB, {} circuit(s))", from,
+  spdlog::info("coordinator: worker {} {} (role {}, {} cores, {} MiB, {} circuit(s), {} GPU(s))", from,
                known ? "re-registered" : "registered", role, b["cores"].get<uint64_t>(), b["memory_mb"].get<uint64_t>(),
-               w.circuits.size());
+               w.circuits.size(), w.gpus.size());
   workers_[from] = std::move(w);
   send(from, ControlMessage("welcome", {{"heartbeat_ms", cfg_.coordinator.heartbeat_ms},
                                         {"liveness", cfg_.coordinator.liveness}}));
@@ -259,6 +353,8 @@ void Coordinator::heartbeat_and_expire() {
     send(it->first, ControlMessage("heartbeat", nlohmann::json::object()));
     ++it;
   }
+  forward_drain_requests();  // first, so the registry shows new draining flags at once
+  publish_workers();
 }
 
 void Coordinator::reap() {
@@ -397,13 +493,20 @@ bool Coordinator::dispatch_prove(const std::string& id, WorkerInfo& w) {
   if (pick < 0) return false;
   auto c = store_.claim("prove", cands[size_t(pick)], id, now_ms(), cfg_.coordinator.lease_ms);
   if (!c.ok) return false;
-  send(id, ControlMessage("prove", {{"job", c.ref.job},
-                                    {"part", c.ref.part},
-                                    {"token", c.token},
-                                    {"circuit", c.job["circuit"]},
-                                    {"curve", c.job["curve"]},
-                                    {"bundle_endpoint", c.part["bundle_endpoint"]},
-                                    {"bundle_key", c.part["bundle_key"]}}));
+  ControlMessage prove("prove", {{"job", c.ref.job},
+                                 {"part", c.ref.part},
+                                 {"token", c.token},
+                                 {"circuit", c.job["circuit"]},
+                                 {"curve", c.job["curve"]},
+                                 {"bundle_endpoint", c.part["bundle_endpoint"]},
+                                 {"bundle_key", c.part["bundle_key"]}});
+  // CURVE: the prove worker authenticates the bundle server by this key. Unknown (its synth
+  // worker has not said hello since our start): empty, the fetch fails and the partition is retried.
+  if (cfg_.zmq.curve) {
+    auto k = bundle_server_keys_.find(c.part["bundle_endpoint"]);
+    prove.body["bundle_server_key"] = k == bundle_server_keys_.end() ? std::string() : k->second;
+  }
+  send(id, prove);
   w.busy_token = c.token;
   w.busy_is_synth = false;
   w.assigned_ms = now_ms();

@@ -10,14 +10,19 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <zmq.hpp>
 
+#include "common/wire/zap_handler.hpp"
 #include "coordinator/common/control_message.hpp"
 #include "coordinator/common/farm_config.hpp"
 #include "coordinator/common/farm_store.hpp"
 #include "coordinator/farm_metrics.hpp"
+#include "coordinator/common/handshake_monitor.hpp"
+#include "coordinator/common/worker_registry.hpp"
 #include "coordinator/proof_checker.hpp"
 
 namespace zkmill::farm {
@@ -42,6 +47,7 @@ class Coordinator {
     uint64_t assigned_ms = 0;
     uint64_t last_seen_ms = 0;
     bool draining = false;
+    nlohmann::json gpus = nlohmann::json::array();  // as advertised in hello (prove on GPUs)
     bool can_synth() const { return role == "synth" || role == "both"; }
     bool can_prove() const { return role == "prove" || role == "both"; }
   };
@@ -70,6 +76,10 @@ class Coordinator {
   void publish_status();
   double since_submit_s(const std::string& job);
   void count_failure(const std::string& reason, const PartRef& ref, const FarmStore::Failed& f);
+  void setup_curve();
+  void log_handshake_failures();
+  void publish_workers();
+  void forward_drain_requests();
 
   FarmConfig cfg_;
   RedisClient redis_;
@@ -81,6 +91,16 @@ class Coordinator {
   ProofChecker checker_;
   zmq::context_t ctx_;
   zmq::socket_t router_;
+  std::mutex refused_mu_;                              // the ZAP thread logs refusals too
+  std::map<std::string, uint64_t> refused_logged_ms_;  // what was refused -> when last logged
+  // CURVE (zmq.curve): the ZAP handler admitting the allow-listed worker keys. Declared after
+  // ctx_ and the members its observer uses, so it is destroyed (its thread joined) first.
+  std::shared_ptr<wire::ZapHandler> zap_;
+  std::unique_ptr<HandshakeMonitor> monitor_;
+  WorkerRegistry registry_;
+  // Bundle endpoint -> its server's CURVE public key (from synth workers' hellos), handed to
+  // prove workers with each `prove`. Kept after a worker leaves: its bundles may still be queued.
+  std::map<std::string, std::string> bundle_server_keys_;
   std::map<std::string, WorkerInfo> workers_;
   std::map<std::string, JobInfo> jobs_;  // immutable job facts, cached
   uint64_t started_ms_ = 0;

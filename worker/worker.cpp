@@ -14,6 +14,7 @@
 #include "common/groth16/prover.hpp"
 #include "common/groth16/snarkjs_json.hpp"
 #include "common/wire/bundle_fetch.hpp"
+#include "coordinator/common/signal_safe_poll.hpp"
 #include "coordinator/coordinator.hpp"
 
 namespace zkmill::farm {
@@ -42,6 +43,12 @@ Worker::Worker(FarmConfig cfg, WorkerOptions opts)
       dealer_(ctx_, zmq::socket_type::dealer) {
   if (opts_.role != "synth" && opts_.role != "prove" && opts_.role != "both")
     throw std::invalid_argument("--role must be synth, prove or both (got '" + opts_.role + "')");
+  if (!opts_.gpus.empty()) {
+    if (opts_.role == "synth")
+      throw std::invalid_argument("--gpus is for proving; a --role synth worker does not prove");
+    gpu_ = std::make_unique<GpuProver>(opts_.gpus);
+  }
+  if (cfg_.zmq.curve) curve_ = CurveKeys::load_for_worker(cfg_.zmq, opts_.role != "prove");
   if (!opts_.fault.empty() && opts_.fault != "corrupt-bundle-once" && opts_.fault != "bad-proof-once")
     throw std::invalid_argument("unknown --inject-fault '" + opts_.fault + "'");
   corrupt_once_ = opts_.fault == "corrupt-bundle-once";
@@ -51,9 +58,21 @@ Worker::Worker(FarmConfig cfg, WorkerOptions opts)
     wire::BundleServerOptions so;
     // The first chunk served (the bundle header travels separately, so not offset 0).
     so.corrupt_chunk_for_test = [this](const std::string&, uint64_t) { return corrupt_once_.exchange(false); };
+    if (curve_) {
+      // The same keypair as on the control plane; prove workers learn our public key from
+      // the coordinator (hello -> prove.bundle_server_key), and only allow-listed ones get in.
+      so.curve = curve_->own;
+      so.allowed_client_keys = curve_->allowed_keys;
+    }
     server_ = std::make_unique<wire::BundleServer>(ctx_, cfg_.worker.bundle_bind, std::move(so));
   }
   dealer_.set(zmq::sockopt::routing_id, id_);
+  if (curve_) {
+    dealer_.set(zmq::sockopt::curve_serverkey, curve_->coordinator_public_key);
+    dealer_.set(zmq::sockopt::curve_publickey, curve_->own.public_key);
+    dealer_.set(zmq::sockopt::curve_secretkey, curve_->own.secret_key);
+  }
+  monitor_ = std::make_unique<HandshakeMonitor>(ctx_, dealer_);
   dealer_.set(zmq::sockopt::linger, 2000);  // lets a final bye/result leave on a graceful exit
   // A zkey job's `synth` carries the .wtns in a frame of up to ControlMessage::kMaxPayloadBytes
   // (the coordinator is the only peer); decode() still holds JSON bodies to max_message_kb.
@@ -83,6 +102,8 @@ ControlMessage Worker::hello() const {
   b["memory_mb"] = cfg_.worker.memory_mb ? cfg_.worker.memory_mb : physical_memory_mb();
   b["circuits"] = keys_.circuit_ids();
   b["bundle_endpoint"] = server_ ? server_->endpoint() : std::string();
+  if (server_ && curve_) b["bundle_server_key"] = curve_->own.public_key;
+  if (gpu_) b["gpus"] = gpu_->describe();
   return ControlMessage("hello", std::move(b));
 }
 
@@ -95,13 +116,15 @@ ControlMessage Worker::heartbeat() const {
 
 int Worker::run(const std::atomic<bool>& stop) {
   dealer_.connect(cfg_.coordinator.endpoint);
-  spdlog::info("worker {}: role {}, coordinator {}, bundles {}", id_, opts_.role, cfg_.coordinator.endpoint,
-               server_ ? server_->endpoint() : std::string("-"));
+  spdlog::info("worker {}: role {}, coordinator {}, bundles {}{}{}", id_, opts_.role, cfg_.coordinator.endpoint,
+               server_ ? server_->endpoint() : std::string("-"),
+               curve_ ? ", CURVE public key " + curve_->own.public_key : std::string(", plaintext (zmq.curve off)"),
+               gpu_ ? ", proving on GPU(s) " + gpu_->describe().dump() : std::string());
   send(hello());
   last_hello_ms_ = last_heard_ms_ = Coordinator::now_ms();
   const size_t max_body = size_t(cfg_.zmq.max_message_kb) * 1024;
   for (;;) {
-    if (stop.load() && !draining_) {
+    if ((stop.load() || drain_requested_) && !draining_) {
       draining_ = true;
       spdlog::info("worker {}: draining (finishing the current partition, taking no new one)", id_);
       send(heartbeat());
@@ -115,11 +138,7 @@ int Worker::run(const std::atomic<bool>& stop) {
       return 0;
     }
     zmq::pollitem_t items[] = {{dealer_.handle(), 0, ZMQ_POLLIN, 0}, {nullptr, wake_fd_, ZMQ_POLLIN, 0}};
-    try {
-      zmq::poll(items, 2, std::chrono::milliseconds(20));
-    } catch (const zmq::error_t& e) {
-      if (e.num() != EINTR) throw;  // SIGTERM (drain) interrupted the wait: the loop handles it
-    }
+    signal_safe_poll(items, 2, std::chrono::milliseconds(20));
     if (items[1].revents & ZMQ_POLLIN) {
       uint64_t n = 0;
       if (read(wake_fd_, &n, sizeof n) < 0) n = 0;  // EAGAIN: already drained
@@ -137,6 +156,7 @@ int Worker::run(const std::atomic<bool>& stop) {
       handle(*m);
     }
     collect_task();
+    log_handshake_failures();
     const uint64_t now = Coordinator::now_ms();
     if (now - last_sent_ms_ >= heartbeat_ms_) {
       send(heartbeat());
@@ -152,8 +172,33 @@ int Worker::run(const std::atomic<bool>& stop) {
   }
 }
 
+void Worker::log_handshake_failures() {
+  while (auto e = monitor_->next()) {
+    if (e->succeeded) {
+      if (handshake_failures_) spdlog::info("worker {}: connected to the coordinator", id_);
+      handshake_failures_ = 0;
+      continue;
+    }
+    // libzmq retries a refused handshake forever; one line per 10 s says why nothing happens.
+    const uint64_t now = Coordinator::now_ms();
+    ++handshake_failures_;
+    if (now - last_refusal_log_ms_ < 10000) continue;
+    last_refusal_log_ms_ = now;
+    spdlog::error("worker {}: the coordinator at {} REFUSED the connection: {} ({}); no work until this is fixed", id_,
+                  cfg_.coordinator.endpoint, e->what,
+                  curve_
+                      ? "our public key " + curve_->own.public_key +
+                            " must be in the coordinator's zmq.allowed_keys_file and zmq.coordinator_public_key_file "
+                            "must be the coordinator's key"
+                      : std::string("we run with zmq.curve off"));
+  }
+}
+
 void Worker::handle(const ControlMessage& m) {
-  if (m.type == "welcome") {
+  if (m.type == "drain") {
+    if (!draining_) spdlog::info("worker {}: drain requested by the coordinator (zkmill worker drain)", id_);
+    drain_requested_ = true;
+  } else if (m.type == "welcome") {
     heartbeat_ms_ = std::max<uint64_t>(10, m.body["heartbeat_ms"].get<uint64_t>());
     liveness_ = std::max<uint64_t>(2, m.body["liveness"].get<uint64_t>());
     for (const auto& [token, r] : unacked_) send(r);
@@ -275,6 +320,14 @@ ControlMessage Worker::run_prove(const nlohmann::json& b) {
   wire::FetchOptions fo;
   fo.max_total_bytes = cfg_.worker.max_bundle_mb << 20;
   fo.timeout = std::chrono::milliseconds(10000);
+  if (curve_) {
+    const std::string server_key = b.value("bundle_server_key", std::string());
+    if (!CurveKeys::is_z85_key(server_key))
+      throw std::runtime_error("no CURVE public key for the bundle server at " +
+                               b["bundle_endpoint"].get<std::string>() +
+                               " (its synth worker has not registered with this coordinator)");
+    fo.curve = wire::CurveClientKeys{curve_->own, server_key};
+  }
   cs::WitnessBundle w = wire::fetch_bundle(ctx_, b["bundle_endpoint"].get<std::string>(),
                                            b["bundle_key"].get<std::string>(), fo);
   if (w.header().circuit_id != key->digest || w.header().partition != part || w.curve() != key->curve)
@@ -292,7 +345,7 @@ ControlMessage Worker::run_prove(const nlohmann::json& b) {
   } else {
     curves::with_curve(key->curve, [&]<class E>(E) {
       auto pk = groth16::ProvingKey<E>::open(key->path);
-      auto proof = groth16::prove<E>(pk, w);
+      auto proof = gpu_ ? gpu_->prove(pk, w, circuit) : groth16::prove<E>(pk, w);
       if (bad_proof_once_.exchange(false)) proof.c = proof.a;  // test hook: well-formed but wrong
       auto inputs = groth16::public_inputs<E>(w);
       proof_json = groth16::snarkjs::proof_to_json<E>(proof);

@@ -17,7 +17,10 @@
 
 #include "common/wire/bundle_server.hpp"
 #include "coordinator/common/control_message.hpp"
+#include "coordinator/common/curve_keys.hpp"
 #include "coordinator/common/farm_config.hpp"
+#include "coordinator/common/handshake_monitor.hpp"
+#include "worker/gpu_prover.hpp"
 #include "worker/key_directory.hpp"
 #include "worker/zkey_circuits.hpp"
 
@@ -28,6 +31,8 @@ struct WorkerOptions {
   // Test hooks (documented as such in `zkmill worker --help`): "corrupt-bundle-once" serves
   // the first bundle with a flipped byte; "bad-proof-once" sends one proof that does not verify.
   std::string fault;
+  // CUDA devices to prove on (`--gpus 0,1`); empty: the CPU prover. Checked at startup.
+  std::vector<int> gpus;
 };
 
 class Worker {
@@ -53,14 +58,19 @@ class Worker {
   ControlMessage run_prove(const nlohmann::json& b);
   void collect_task();
   void send(const ControlMessage& m);
+  void log_handshake_failures();
 
   FarmConfig cfg_;
   WorkerOptions opts_;
   std::string id_;
   KeyDirectory keys_;
   ZkeyCircuits zkeys_;  // used by the task thread only
+  std::optional<CurveKeys::Loaded> curve_;  // zmq.curve: own keypair, coordinator key, allow-list
+  std::unique_ptr<GpuProver> gpu_;          // --gpus
   zmq::context_t ctx_;
   zmq::socket_t dealer_;
+  std::unique_ptr<HandshakeMonitor> monitor_;  // explains a refused connection in the log
+  uint64_t handshake_failures_ = 0, last_refusal_log_ms_ = 0;
   std::unique_ptr<wire::BundleServer> server_;
   std::unique_ptr<Task> task_;
   std::map<uint64_t, ControlMessage> unacked_;          // token -> result
@@ -68,6 +78,7 @@ class Worker {
   std::atomic<bool> corrupt_once_{false};
   std::atomic<bool> bad_proof_once_{false};
   bool draining_ = false;
+  bool drain_requested_ = false;  // `drain` from the coordinator: behave as on SIGTERM
   uint64_t heartbeat_ms_ = 500, liveness_ = 6;
   uint64_t last_heard_ms_ = 0, last_sent_ms_ = 0, last_hello_ms_ = 0;
   // Polled next to the DEALER: the task thread signals it when done, so a finished partition

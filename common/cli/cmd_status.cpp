@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "common/cli/command.hpp"
+#include "coordinator/common/worker_registry.hpp"
 #include "coordinator/farm_client.hpp"
 
 namespace zkmill::cli {
@@ -12,7 +13,7 @@ namespace {
 
 struct ClientOptions {
   std::string config, job, out;
-  bool json = false, quiet = false;
+  bool json = false, quiet = false, workers = false;
   uint64_t timeout_s = 0;
   size_t limit = 50;
 };
@@ -60,13 +61,41 @@ void print_farm_summary(const nlohmann::json& f) {
   line("workers:", total);
 }
 
+// The workers registered with the coordinator (zk:workers), one line each, or as JSON.
+int print_workers(const ClientOptions& o, const Context& ctx) {
+  auto cfg = farm::load_command_config(o.config.empty() ? ctx.config_path : o.config,
+                                       ctx.log_level == ctx.config.log.level ? "" : ctx.log_level);
+  farm::RedisClient redis(cfg.redis);
+  auto workers = farm::WorkerRegistry(redis).list();
+  if (o.json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (auto& [id, w] : workers) {
+      w["worker"] = id;
+      out.push_back(w);
+    }
+    std::printf("%s\n", out.dump(1).c_str());
+    return 0;
+  }
+  for (const auto& [id, w] : workers) {
+    const uint64_t seen = w.value("last_seen_ms", uint64_t(0)), updated = w.value("updated_ms", uint64_t(0));
+    std::printf("worker %-24s %-6s %-9s %s heard %.1f s ago%s\n", id.c_str(), w.value("role", std::string("?")).c_str(),
+                w.value("draining", false) ? "DRAINING" : "active", w.value("busy", false) ? "busy," : "idle,",
+                double(updated > seen ? updated - seen : 0) / 1000.0,
+                w.contains("gpus") && !w["gpus"].empty() ? (", GPUs " + w["gpus"].dump()).c_str() : "");
+  }
+  if (workers.empty()) std::printf("no workers registered\n");
+  return 0;
+}
+
 RunFn setup_status(CLI::App& sub) {
   auto o = common_options(sub, false);
   sub.add_flag("--json", o->json, "Machine-readable output (schema: docs/farm.md, \"Status JSON\")");
   sub.add_option("--limit", o->limit, "Without a job: how many recent jobs to list")
       ->check(CLI::Range(size_t(0), size_t(100000)))
       ->capture_default_str();
+  sub.add_flag("--workers", o->workers, "List the registered workers (role, draining, last heartbeat) instead of jobs");
   return [o](const Context& ctx) {
+    if (o->workers) return print_workers(*o, ctx);
     auto c = client_for(*o, ctx);
     if (o->job.empty()) {
       auto farm = c.overview(o->limit);

@@ -132,19 +132,25 @@ Proof<E> prove_with_randomness(const ProvingKey<E>& pk, const cs::WitnessBundle&
   return {pa.to_affine(), pb2.to_affine(), pc.to_affine()};
 }
 
-// Fresh uniformly random r, s from the OS entropy source.
-template <class E>
-Proof<E> prove(const ProvingKey<E>& pk, const cs::WitnessBundle& w, util::ThreadPool& pool = util::ThreadPool::global(),
-               ProveTimings* timings = nullptr) {
-  using Fr = typename E::Fr;
-  // Each limb straight from the OS entropy source: a seeded PRNG would cap the blinders'
-  // entropy at its seed size, and zero-knowledge rests on r and s.
+// A uniformly random blinder (r or s) from the OS entropy source. Each limb straight from it:
+// a seeded PRNG would cap the blinders' entropy at its seed size, and zero-knowledge rests on
+// r and s. Shared by the CPU prover below and the farm's GPU path.
+template <class Fr>
+Fr random_blinder() {
   std::random_device rd;
   struct OsRng {
     std::random_device& d;
     uint64_t operator()() { return (uint64_t(d()) << 32) | d(); }
   } os{rd};
-  Fr r = Fr::random(os), s = Fr::random(os);
+  return Fr::random(os);
+}
+
+// Fresh uniformly random r, s from the OS entropy source.
+template <class E>
+Proof<E> prove(const ProvingKey<E>& pk, const cs::WitnessBundle& w, util::ThreadPool& pool = util::ThreadPool::global(),
+               ProveTimings* timings = nullptr) {
+  using Fr = typename E::Fr;
+  Fr r = random_blinder<Fr>(), s = random_blinder<Fr>();
   return prove_with_randomness<E>(pk, w, r, s, pool, timings);
 }
 

@@ -57,6 +57,11 @@ void ZapHandler::allow(const std::string& domain, const std::vector<std::string>
   policies_[domain] = std::move(keys);
 }
 
+void ZapHandler::set_observer(Observer observer) {
+  std::lock_guard lock(mu_);
+  observer_ = std::move(observer);
+}
+
 void ZapHandler::remove(const std::string& domain) {
   std::lock_guard lock(mu_);
   policies_.erase(domain);
@@ -91,6 +96,19 @@ void ZapHandler::run() {
       }
     }
     (ok ? accepted_ : denied_)++;
+    Observer observer;
+    {
+      std::lock_guard lock(mu_);
+      observer = observer_;
+    }
+    if (observer) {
+      std::string key_z85;
+      if (req.size() == 7 && req[6].size() == kBinaryKeyBytes) {
+        char z85[kZ85KeyChars + 1] = {};
+        if (zmq_z85_encode(z85, static_cast<const uint8_t*>(req[6].data()), kBinaryKeyBytes)) key_z85 = z85;
+      }
+      observer(req.size() > 2 ? req[2].to_string() : std::string(), key_z85, ok, ok ? std::string() : why);
+    }
     std::vector<zmq::message_t> rep;
     rep.emplace_back(std::string_view("1.0"));
     rep.emplace_back(request_id.data(), request_id.size());

@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -44,6 +45,11 @@ class ZapHandler {
   // admitted, everything else is refused. Replaces an earlier policy of the same domain.
   void allow(const std::string& domain, const std::vector<std::string>& client_public_keys_z85);
   void remove(const std::string& domain);
+  // Called on the handler thread after every decision, e.g. to log refused clients (by their
+  // public key, Z85; empty for a non-CURVE request). Keep it cheap: handshakes wait on it.
+  using Observer = std::function<void(const std::string& domain, const std::string& client_public_key_z85,
+                                      bool admitted, const std::string& why)>;
+  void set_observer(Observer observer);
 
   uint64_t accepted() const { return accepted_.load(); }
   uint64_t denied() const { return denied_.load(); }
@@ -55,6 +61,7 @@ class ZapHandler {
   zmq::socket_t sock_;
   mutable std::mutex mu_;
   std::map<std::string, std::set<std::string>> policies_;  // domain -> allowed 32-byte binary keys
+  Observer observer_;                                      // guarded by mu_
   std::atomic<bool> stop_{false};
   std::atomic<uint64_t> accepted_{0};
   std::atomic<uint64_t> denied_{0};

@@ -59,6 +59,7 @@ const std::map<std::string, std::vector<Field>>& schema() {
         {"bundle_key", Kind::String}}},
       {"ack", {{"token", Kind::Unsigned}}},
       {"release", {{"bundle_key", Kind::String}}},
+      {"drain", {}},
   };
   return s;
 }

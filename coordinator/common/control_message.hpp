@@ -13,6 +13,8 @@
 //   prove_done {job, part, token, proof, public}              bundle_endpoint, bundle_key}
 //   task_failed{job, part, token, error}          ack        {token}  (result recorded or refused)
 //   bye        {}                                 release    {bundle_key} (bundle no longer needed)
+//                                                 drain      {}  (`zkmill worker drain`: as on SIGTERM)
+// Optional fields: hello {gpus[], bundle_server_key}, prove {bundle_server_key} (zmq.curve).
 // Results are re-sent with each heartbeat until acked, so a coordinator restart or a dropped
 // connection cannot lose one; the store's token fence makes the repeats harmless.
 //

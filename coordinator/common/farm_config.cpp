@@ -142,10 +142,9 @@ void parse_worker(FarmSection s, WorkerConfig& w) {
 
 void parse_zmq(FarmSection s, ZmqConfig& z) {
   s.boolean("curve", z.curve);
-  if (z.curve)
-    s.fail("key '" + s.key("curve") +
-           "': CURVE encryption is not implemented yet in the farm's control plane; refusing to run unencrypted "
-           "while the config asks for encryption");
+  s.str("key_file", z.key_file);
+  s.str("coordinator_public_key_file", z.coordinator_public_key_file);
+  s.str("allowed_keys_file", z.allowed_keys_file);
   s.num<uint32_t>("max_message_kb", z.max_message_kb, 1, 65536);
   s.reject_unknown();
 }

@@ -52,10 +52,15 @@ struct WorkerConfig {
   uint64_t max_bundle_mb = 65536;             // largest bundle a prove worker accepts
 };
 
-// zmq: transport security. CURVE is designed in (ZAP allow-list on the coordinator ROUTER and
-// the BundleServer) but not wired yet, so `curve: true` is refused rather than ignored.
+// zmq: transport security. With `curve` on, the control plane (coordinator ROUTER, worker
+// DEALERs) and the bundle data plane are CURVE-encrypted and a ZAP handler admits only the
+// public keys in allowed_keys_file (docs/farm.md, "Encryption and authentication"). The files
+// are read when the coordinator or worker starts (coordinator/common/curve_keys.hpp).
 struct ZmqConfig {
   bool curve = false;
+  std::string key_file;                     // this process's secret key (PREFIX.key, mode 0600)
+  std::string coordinator_public_key_file;  // workers: the coordinator's PREFIX.pub
+  std::string allowed_keys_file;            // coordinator and synth workers: admitted public keys
   uint32_t max_message_kb = 256;  // control messages larger than this are dropped
 };
 

@@ -84,7 +84,9 @@ void RedisClient::ensure_connected() {
         command({"AUTH", cfg_.user, cfg_.password});
     } catch (const RedisError& e) {
       ctx_.reset();
-      throw RedisError("redis " + where + ": authentication failed: " + e.what());
+      throw RedisAuthError("redis " + where + ": authentication as " +
+                           (cfg_.user.empty() ? "the default user" : "user '" + cfg_.user + "'") +
+                           " failed (check redis.user / redis.password): " + e.what());
     }
   }
 }

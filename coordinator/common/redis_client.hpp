@@ -27,6 +27,12 @@ class RedisReplyError : public RedisError {
  public:
   using RedisError::RedisError;
 };
+// AUTH refused (wrong redis.user / redis.password): a configuration error, not an outage, so
+// long-running components stop on it at startup instead of retrying forever.
+class RedisAuthError : public RedisError {
+ public:
+  using RedisError::RedisError;
+};
 
 struct RedisReply {
   enum class Type { Nil, Integer, String, Array, Status };

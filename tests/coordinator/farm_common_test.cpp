@@ -175,12 +175,15 @@ TEST(FarmConfig, ErrorsNameTheFileAndTheKey) {
   expect("coordinator:\n  max_witness_mb: 65\n", "coordinator.max_witness_mb");  // above the 64 MiB message rule
   expect("coordinator:\n  max_witness_mb: 0\n", "coordinator.max_witness_mb");
   expect("worker:\n  max_held_bundles: [1]\n", "worker.max_held_bundles");
-  expect("zmq:\n  curve: true\n", "zmq.curve");
+  expect("zmq:\n  key_file: [a, b]\n", "zmq.key_file");
+  expect("zmq:\n  allowed_key_file: x\n", "zmq.allowed_key_file");
   expect("zmq:\n  curve: maybe\n", "zmq.curve");
   expect("redis: 5\n", "redis");
   expect("farm:\n  x: 1\n", "farm");
   EXPECT_EQ(config_error("redis:\n  port: 6380\ncoordinator:\n  endpoint: ipc:///tmp/c.sock\n"), "");
   EXPECT_EQ(config_error("coordinator:\n  max_witness_mb: 8\n"), "");
+  // CURVE is a setting like any other now; its key files are read when a component starts.
+  EXPECT_EQ(config_error("zmq:\n  curve: true\n  key_file: /k/c.key\n  allowed_keys_file: /k/allowed\n"), "");
 }
 
 TEST(FarmConfig, UnreadableFileIsNamed) {

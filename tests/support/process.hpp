@@ -74,6 +74,23 @@ inline Result run_program(const std::string& program, const std::vector<std::str
   return r;
 }
 
+// Starts `args` (args[0] looked up in PATH) in the background with stdout and stderr appended
+// to `log`; the caller owns the child (kill + waitpid). For services a test runs alongside.
+inline pid_t spawn_background(const std::vector<std::string>& args, const fs::path& log) {
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  pid_t pid = 0;
+  int rc = posix_spawnp(&pid, args[0].c_str(), &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  EXPECT_EQ(rc, 0) << "cannot start " << args[0];
+  return pid;
+}
+
 inline std::string zkmill_binary() { return std::string(ZKMILL_BINARY_DIR) + "/bin/zkmill"; }
 inline Result run_zkmill(const std::vector<std::string>& args) { return run_program(zkmill_binary(), args); }
 

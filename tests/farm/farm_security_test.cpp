@@ -1,0 +1,481 @@
+// The farm's security and operations features end to end, with a private redis-server and
+// the real coordinator and worker processes on loopback: CURVE on both planes with keys from
+// `zkmill keygen` and a ZAP allow-list, Redis ACL users, `zkmill worker drain`, and
+// `--gpus` (a GPU farm test that skips without a CUDA device). Every wait is bounded.
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "tests/support/gpu.hpp"
+#include "tests/support/process.hpp"
+
+namespace zkmill::test {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+// A loopback TCP port the kernel considers free right now (the race until our server binds
+// it is harmless on a test box: a clash fails the start loudly).
+int free_port() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+    ADD_FAILURE() << "no free port";
+    return 0;
+  }
+  close(fd);
+  return ntohs(a.sin_port);
+}
+
+size_t count_of(const std::string& hay, const std::string& needle) {
+  size_t n = 0;
+  for (size_t p = hay.find(needle); p != std::string::npos; p = hay.find(needle, p + 1)) ++n;
+  return n;
+}
+
+// One farm, built piece by piece: each process is a child of the test, stopped in TearDown.
+class SecureFarmTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = scratch_dir();
+    fs::create_directories(dir_ / "keys");
+    fs::create_directories(dir_ / "curve");
+    key_ = (dir_ / "keys" / "chain.key").string();
+    auto r =
+        run_zkmill({"setup", "--circuit", "chain", "--size", "400", "--curve", "bn254", "--seed", "7", "--out", key_});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    coordinator_port_ = free_port();
+  }
+  void TearDown() override {
+    // Workers first (SIGTERM drains them), then the coordinator, then Redis.
+    for (auto it = procs_.rbegin(); it != procs_.rend(); ++it) stop(it->second);
+  }
+
+  // SIGTERM, up to 10 s, then SIGKILL; returns the exit code (or 128 + signal).
+  static int stop(pid_t p) {
+    if (p <= 0) return -1;
+    kill(p, SIGTERM);
+    for (int i = 0; i < 500; ++i) {
+      int st = 0;
+      if (waitpid(p, &st, WNOHANG) == p) return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+      std::this_thread::sleep_for(20ms);
+    }
+    kill(p, SIGKILL);
+    int st = 0;
+    waitpid(p, &st, 0);
+    return 128 + SIGKILL;
+  }
+  // Waits (bounded) for a child to exit by itself; -1 if it did not. A reaped child is
+  // forgotten, so TearDown never signals its (possibly reused) pid.
+  int wait_exit(pid_t p, std::chrono::seconds limit) {
+    const auto end = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < end) {
+      int st = 0;
+      if (waitpid(p, &st, WNOHANG) == p) {
+        for (auto& [name, pid] : procs_)
+          if (pid == p) pid = 0;
+        return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+      }
+      std::this_thread::sleep_for(20ms);
+    }
+    return -1;
+  }
+  pid_t spawn(const std::string& name, const std::vector<std::string>& args) {
+    pid_t p = spawn_background(args, log_path(name));
+    procs_.emplace_back(name, p);
+    return p;
+  }
+  fs::path log_path(const std::string& name) const { return dir_ / (name + ".log"); }
+  std::string log(const std::string& name) const { return slurp(log_path(name)); }
+  std::string all_logs() const {
+    std::string s;
+    for (const auto& [name, p] : procs_) s += "--- " + name + "\n" + log(name);
+    return s;
+  }
+
+  // Redis on a unix socket in the scratch dir; with `user`, the default user is switched off
+  // and only `user`/`password` may connect (limited to the farm's zk: keys and channels).
+  void start_redis(const std::string& user = "", const std::string& password = "") {
+    redis_socket_ = (dir_ / "redis.sock").string();
+    std::vector<std::string> args{"redis-server", "--port", "0",     "--unixsocket", redis_socket_, "--save", "",
+                                  "--appendonly", "no",     "--dir", dir_.string()};
+    if (!user.empty())
+      args.insert(args.end(),
+                  {"--user", "default", "off", "--user", user, "on", ">" + password, "~zk:*", "&zk:*", "+@all"});
+    spawn("redis", args);
+    for (int i = 0; i < 250 && !fs::exists(redis_socket_); ++i) std::this_thread::sleep_for(20ms);
+    ASSERT_TRUE(fs::exists(redis_socket_)) << log("redis");
+    redis_user_ = user;
+    redis_password_ = password;
+  }
+  std::string redis_yaml(const std::string& password_override = "") const {
+    std::string y = "redis:\n  unix_socket: " + redis_socket_ + "\n";
+    if (!redis_user_.empty())
+      y += "  user: " + redis_user_ +
+           "\n  password: " + (password_override.empty() ? redis_password_ : password_override) + "\n";
+    return y;
+  }
+  std::string coordinator_yaml() const {
+    return "coordinator:\n  endpoint: tcp://127.0.0.1:" + std::to_string(coordinator_port_) +
+           "\n  heartbeat_ms: 200\n  liveness: 10\n  lease_ms: 2000\n  backoff_ms: 50\n  backoff_max_ms: 1000\n  "
+           "max_attempts: 50\n";
+  }
+  std::string write_config(const std::string& name, const std::string& text) const {
+    const auto p = dir_ / (name + ".yaml");
+    std::ofstream(p) << text;
+    return p.string();
+  }
+  std::string client() const { return write_config("client", redis_yaml()); }
+
+  // `zkmill keygen --out curve/NAME`; returns the public key it printed.
+  std::string keygen(const std::string& name) {
+    auto r = run_zkmill({"keygen", "--out", (dir_ / "curve" / name).string()});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::string pub = r.out.substr(0, r.out.find('\n'));
+    EXPECT_EQ(pub.size(), 40u) << r.out;
+    EXPECT_EQ(slurp(dir_ / "curve" / (name + ".pub")), pub + "\n");
+    return pub;
+  }
+  std::string curve_yaml(const std::string& name, const std::string& allowed = "allowed") const {
+    const auto k = dir_ / "curve";
+    return "zmq:\n  curve: true\n  key_file: " + (k / (name + ".key")).string() +
+           "\n  coordinator_public_key_file: " + (k / "coordinator.pub").string() +
+           "\n  allowed_keys_file: " + (k / allowed).string() + "\n";
+  }
+
+  void start_coordinator(const std::string& zmq_yaml) {
+    auto cfg = write_config("coordinator", redis_yaml() + coordinator_yaml() + zmq_yaml);
+    spawn("coordinator", {zkmill_binary(), "coordinator", "--config", cfg});
+  }
+  pid_t start_worker(const std::string& name, const std::string& role, const std::string& zmq_yaml,
+                     const std::vector<std::string>& extra = {}) {
+    auto cfg = write_config(name, redis_yaml() + coordinator_yaml() + zmq_yaml + "worker:\n  id: " + name +
+                                      "\n  key_dir: " + (dir_ / "keys").string() + "\n");
+    std::vector<std::string> args{zkmill_binary(), "worker", "--config", cfg, "--role", role};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return spawn(name, args);
+  }
+  // Until the coordinator has registered `n` workers (bounded).
+  void wait_registered(size_t n) {
+    for (int i = 0; i < 500 && count_of(log("coordinator"), "registered (role") < n; ++i)
+      std::this_thread::sleep_for(20ms);
+    ASSERT_GE(count_of(log("coordinator"), "registered (role"), n) << all_logs();
+  }
+
+  // Another proving key in the workers' key directory (start workers after this).
+  std::string make_key(const std::string& name, uint64_t size) {
+    const auto path = (dir_ / "keys" / (name + ".key")).string();
+    auto r = run_zkmill({"setup", "--circuit", "chain", "--size", std::to_string(size), "--curve", "bn254", "--seed",
+                         "3", "--out", path});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return path;
+  }
+  std::string submit(uint64_t n, const std::string& key = "") {
+    auto r = run_zkmill({"submit", "--config", client(), "--key", key.empty() ? key_ : key, "--partitions",
+                         std::to_string(n), "--seed", "11"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.out.substr(0, r.out.find('\n'));
+  }
+  json status(const std::string& job) {
+    auto r = run_zkmill({"status", "--config", client(), job, "--json"});
+    return r.exit_code == 0 ? json::parse(r.out) : json(nullptr);
+  }
+  void wait_verified(const std::string& job, uint64_t n) {
+    for (int i = 0; i < 600; ++i) {
+      auto s = status(job);
+      if (!s.is_null() && s["verified"].get<uint64_t>() >= n) return;
+      std::this_thread::sleep_for(50ms);
+    }
+    FAIL() << "job " << job << " made no progress\n" << all_logs();
+  }
+  // Done within 120 s, each partition recorded once, and the proofs verify on their own
+  // (snarkjs-format files checked by `zkmill verify` against the verifying key).
+  void expect_done_and_verified(const std::string& job, uint64_t n, const std::string& key = "") {
+    auto w = run_zkmill({"wait", "--config", client(), job, "--timeout", "120"});
+    ASSERT_EQ(w.exit_code, 0) << w.err << all_logs();
+    auto s = status(job);
+    ASSERT_FALSE(s.is_null());
+    EXPECT_EQ(s["state"], "done");
+    EXPECT_EQ(s["verified"].get<uint64_t>(), n);
+    const auto out = (dir_ / ("out-" + job)).string();
+    auto r = run_zkmill({"result", "--config", client(), job, "--out", out});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    for (uint64_t i = 0; i < n; ++i) {
+      auto v = run_zkmill({"verify", (key.empty() ? key_ : key) + ".vk.json",
+                           out + "/partition-" + std::to_string(i) + ".public.json",
+                           out + "/partition-" + std::to_string(i) + ".proof.json"});
+      EXPECT_EQ(v.exit_code, 0) << "partition " << i << ": " << v.out << v.err;
+    }
+  }
+  // Until `zkmill status --workers` lists `n` workers (it is refreshed every heartbeat).
+  json wait_workers(size_t n) {
+    json ws;
+    for (int i = 0; i < 250; ++i) {
+      ws = workers();
+      if (ws.size() == n) break;
+      std::this_thread::sleep_for(20ms);
+    }
+    EXPECT_EQ(ws.size(), n) << ws.dump();
+    return ws;
+  }
+  json workers() {
+    auto r = run_zkmill({"status", "--config", client(), "--workers", "--json"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.exit_code == 0 ? json::parse(r.out) : json::array();
+  }
+
+  fs::path dir_;
+  std::string key_, redis_socket_, redis_user_, redis_password_;
+  int coordinator_port_ = 0;
+  std::vector<std::pair<std::string, pid_t>> procs_;  // in start order
+};
+
+TEST_F(SecureFarmTest, CurveFarmProvesAndAdmitsOnlyAllowListedWorkers) {
+  start_redis();
+  keygen("coordinator");
+  const std::string synth_pub = keygen("synth-1"), prove_pub = keygen("prove-1"), rogue_pub = keygen("rogue");
+  std::ofstream(dir_ / "curve" / "allowed") << "# the farm's workers (zkmill keygen --out ...)\n"
+                                            << synth_pub << "\n"
+                                            << prove_pub << "\n";
+  start_coordinator(curve_yaml("coordinator"));
+  start_worker("synth-1", "synth", curve_yaml("synth-1"));
+  start_worker("prove-1", "prove", curve_yaml("prove-1"));
+  // Not on the allow-list, and a worker without CURVE at all: neither may get work.
+  start_worker("rogue", "both", curve_yaml("rogue"));
+  start_worker("plain", "both", "");
+  wait_registered(2);
+
+  const auto job = submit(6);
+  expect_done_and_verified(job, 6);
+  for (const auto& p : status(job)["partition_states"]) EXPECT_EQ(p["worker"], "prove-1") << p.dump();
+
+  const std::string coord = log("coordinator");
+  EXPECT_EQ(count_of(coord, "registered (role"), 2u) << coord;
+  EXPECT_TRUE(contains(coord, "REFUSED a worker connection: CURVE public key " + rogue_pub)) << coord;
+  EXPECT_TRUE(contains(coord, "REFUSED a worker connection on tcp://127.0.0.1:" + std::to_string(coordinator_port_)))
+      << coord;  // the plaintext worker
+  EXPECT_TRUE(contains(log("rogue"), "REFUSED the connection")) << log("rogue");
+  EXPECT_TRUE(contains(log("rogue"), rogue_pub)) << log("rogue");
+  EXPECT_TRUE(contains(log("plain"), "REFUSED the connection")) << log("plain");
+  EXPECT_FALSE(contains(log("rogue"), "proved") || contains(log("plain"), "synthesized"));
+  auto ws = wait_workers(2);
+  ASSERT_EQ(ws.size(), 2u) << ws.dump();
+  EXPECT_EQ(ws[0]["worker"], "prove-1");
+  EXPECT_EQ(ws[1]["worker"], "synth-1");
+  // Secret keys never reach a log.
+  const std::string logs = all_logs();
+  for (const auto* name : {"coordinator", "synth-1", "prove-1", "rogue"}) {
+    std::string secret = slurp(dir_ / "curve" / (std::string(name) + ".key"));
+    secret = secret.substr(secret.find('\n') + 1, 40);
+    ASSERT_EQ(secret.size(), 40u);
+    EXPECT_FALSE(contains(logs, secret)) << name << "'s secret key is in a log";
+  }
+}
+
+TEST_F(SecureFarmTest, BundleServerAdmitsOnlyItsAllowListedProveWorkers) {
+  // The coordinator admits both prove workers, but the synth worker's allow-list names only
+  // prove-good: prove-bad's fetch is refused by the bundle server (a failed attempt with a
+  // clear error); once it is drained, prove-good completes the job.
+  start_redis();
+  keygen("coordinator");
+  const std::string synth_pub = keygen("synth-1"), good_pub = keygen("prove-good"), bad_pub = keygen("prove-bad");
+  std::ofstream(dir_ / "curve" / "allowed") << synth_pub << "\n" << good_pub << "\n" << bad_pub << "\n";
+  std::ofstream(dir_ / "curve" / "fetchers") << good_pub << "\n";
+  start_coordinator(curve_yaml("coordinator"));
+  start_worker("synth-1", "synth", curve_yaml("synth-1", "fetchers"));
+  const pid_t bad = start_worker("prove-bad", "prove", curve_yaml("prove-bad"));
+  wait_registered(2);
+  const auto job = submit(3);
+  // The attempt fails with the bundle server's refusal, reported through the coordinator.
+  const std::string refusal = "failed on prove-bad: bundle transfer: authentication: ";
+  for (int i = 0; i < 300 && !contains(log("coordinator"), refusal); ++i) std::this_thread::sleep_for(20ms);
+  EXPECT_TRUE(contains(log("coordinator"), refusal)) << all_logs();
+  EXPECT_EQ(status(job)["verified"].get<uint64_t>(), 0u);
+  for (auto& [name, pid] : procs_)
+    if (pid == bad) {
+      EXPECT_EQ(stop(pid), 0) << log("prove-bad");
+      pid = 0;
+    }
+  start_worker("prove-good", "prove", curve_yaml("prove-good"));
+  expect_done_and_verified(job, 3);
+  for (const auto& p : status(job)["partition_states"]) EXPECT_EQ(p["worker"], "prove-good") << p.dump();
+  EXPECT_TRUE(contains(log("prove-bad"), "refused the handshake")) << log("prove-bad");
+  EXPECT_FALSE(contains(log("prove-bad"), " proved (")) << log("prove-bad");
+}
+
+TEST_F(SecureFarmTest, CurveSetupErrorsAreClear) {
+  const std::string pub = keygen("coordinator");
+  // keygen never overwrites a key.
+  auto again = run_zkmill({"keygen", "--out", (dir_ / "curve" / "coordinator").string()});
+  EXPECT_NE(again.exit_code, 0);
+  EXPECT_TRUE(contains(again.err, "already exists")) << again.err;
+  auto run_coordinator = [&](const std::string& zmq_yaml) {
+    return run_zkmill({"coordinator", "--config", write_config("c", coordinator_yaml() + zmq_yaml)});
+  };
+  // No allow-list file.
+  auto r = run_coordinator(curve_yaml("coordinator"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(contains(r.err, "zmq.allowed_keys_file: cannot read")) << r.err;
+  // A malformed allow-list.
+  std::ofstream(dir_ / "curve" / "allowed") << pub << "\nnot-a-key\n";
+  r = run_coordinator(curve_yaml("coordinator"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(contains(r.err, "entry 2 (9 characters) is not a 40-character Z85 CURVE public key")) << r.err;
+  // curve on without a key file.
+  r = run_coordinator("zmq:\n  curve: true\n");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(contains(r.err, "'zmq.key_file' is not set")) << r.err;
+  // A worker given a secret key file that others can read, or a public key as its secret.
+  std::ofstream(dir_ / "curve" / "allowed") << pub << "\n";
+  fs::permissions(dir_ / "curve" / "coordinator.key", fs::perms::group_read, fs::perm_options::add);
+  auto w = run_zkmill(
+      {"worker", "--config", write_config("w", coordinator_yaml() + curve_yaml("coordinator")), "--role", "prove"});
+  EXPECT_EQ(w.exit_code, 1);
+  EXPECT_TRUE(contains(w.err, "chmod 600")) << w.err;
+  fs::permissions(dir_ / "curve" / "coordinator.key", fs::perms::group_read, fs::perm_options::remove);
+  auto w2 = run_zkmill({"worker", "--config",
+                        write_config("w2", coordinator_yaml() + "zmq:\n  curve: true\n  key_file: " +
+                                               (dir_ / "curve" / "coordinator.key").string() +
+                                               "\n  coordinator_public_key_file: /nonexistent/c.pub\n"),
+                        "--role", "prove"});
+  EXPECT_EQ(w2.exit_code, 1);
+  EXPECT_TRUE(contains(w2.err, "zmq.coordinator_public_key_file: cannot read '/nonexistent/c.pub'")) << w2.err;
+}
+
+TEST_F(SecureFarmTest, RedisAclUserRunsTheFarmAndAWrongPasswordIsAClearError) {
+  start_redis("zkfarm", "s3cret-pw");
+  start_coordinator("");
+  start_worker("synth-1", "synth", "");
+  start_worker("prove-1", "prove", "");
+  wait_registered(2);
+  const auto job = submit(4);
+  expect_done_and_verified(job, 4);
+
+  auto bad = write_config("bad", redis_yaml("wrong-pw"));
+  auto r = run_zkmill({"status", "--config", bad});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(contains(r.err, "authentication as user 'zkfarm' failed (check redis.user / redis.password)")) << r.err;
+  EXPECT_TRUE(contains(r.err, "WRONGPASS")) << r.err;
+  EXPECT_FALSE(contains(r.err, "wrong-pw")) << "the password was printed";
+  // A coordinator with the wrong password stops at once instead of retrying forever.
+  auto c = run_zkmill({"coordinator", "--config", write_config("badc", redis_yaml("wrong-pw") + coordinator_yaml())});
+  EXPECT_EQ(c.exit_code, 1);
+  EXPECT_TRUE(contains(c.err, "authentication as user 'zkfarm' failed")) << c.err;
+  // No credentials at all against an ACL-only Redis.
+  auto none =
+      run_zkmill({"coordinator", "--config",
+                  write_config("nonec", "redis:\n  unix_socket: " + redis_socket_ + "\n" + coordinator_yaml())});
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_TRUE(contains(none.err, "NOAUTH")) << none.err;
+}
+
+TEST_F(SecureFarmTest, WorkerDrainStopsALiveWorkerAfterItsPartition) {
+  // Partitions of about a second each (2^14 domain), so the drain lands mid-partition.
+  const std::string big = make_key("big", 12000);
+  start_redis();
+  start_coordinator("");
+  start_worker("synth-1", "synth", "");
+  start_worker("prove-1", "prove", "");
+  const pid_t drained = start_worker("prove-2", "prove", "");
+  wait_registered(3);
+  auto ws = wait_workers(3);
+  ASSERT_EQ(ws.size(), 3u) << ws.dump();
+  for (const auto& w : ws) EXPECT_FALSE(w["draining"].get<bool>()) << w.dump();
+
+  auto unknown = run_zkmill({"worker", "drain", "no-such-worker", "--config", client()});
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_TRUE(contains(unknown.err, "no worker 'no-such-worker' is registered")) << unknown.err;
+
+  const auto job = submit(8, big);
+  auto busy = [&] {
+    for (const auto& w : workers())
+      if (w["worker"] == "prove-2") return w["busy"].get<bool>();
+    return false;
+  };
+  for (int i = 0; i < 600 && !busy(); ++i) std::this_thread::sleep_for(20ms);
+  ASSERT_TRUE(busy()) << all_logs();
+  // Paused (well inside its 2 s liveness) so that the drain certainly finds it mid-partition
+  // and `status --workers` certainly sees it draining before it is done.
+  ASSERT_EQ(kill(drained, SIGSTOP), 0);
+  auto r = run_zkmill({"worker", "drain", "prove-2", "--config", client()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "drain requested for worker prove-2")) << r.out;
+  bool seen_draining = false;
+  for (int i = 0; i < 50 && !seen_draining; ++i) {
+    for (const auto& w : workers())
+      if (w["worker"] == "prove-2" && w["draining"].get<bool>()) seen_draining = true;
+    if (!seen_draining) std::this_thread::sleep_for(10ms);
+  }
+  ASSERT_EQ(kill(drained, SIGCONT), 0);
+  EXPECT_TRUE(seen_draining) << log("coordinator");
+  EXPECT_EQ(wait_exit(drained, 60s), 0) << log("prove-2");
+  const std::string wlog = log("prove-2");
+  const size_t asked = wlog.find("drain requested by the coordinator");
+  ASSERT_NE(asked, std::string::npos) << wlog;
+  // It finished the partition it had (exactly one proof after the request), then left.
+  EXPECT_EQ(count_of(wlog.substr(asked), " proved ("), 1u) << wlog;
+  EXPECT_TRUE(contains(wlog.substr(asked), "drained, exiting")) << wlog;
+  EXPECT_TRUE(contains(log("coordinator"), "worker prove-2 left (drained)")) << log("coordinator");
+  expect_done_and_verified(job, 8, big);
+  for (const auto& p : status(job)["partition_states"]) EXPECT_EQ(p["attempts"].get<uint64_t>(), 1u) << p.dump();
+  // The registry forgets it; the others are still there.
+  ws = wait_workers(2);
+  ASSERT_EQ(ws.size(), 2u) << ws.dump();
+  EXPECT_EQ(ws[0]["worker"], "prove-1");
+  EXPECT_EQ(ws[1]["worker"], "synth-1");
+  // SIGTERM drains the same way: exit status 0, not an interrupted poll.
+  for (auto& [name, pid] : procs_)
+    if (name == "prove-1") {
+      EXPECT_EQ(stop(pid), 0) << log("prove-1");
+      pid = 0;
+    }
+  EXPECT_TRUE(contains(log("prove-1"), "drained, exiting")) << log("prove-1");
+}
+
+TEST_F(SecureFarmTest, GpusNeedCudaAndAnExistingDevice) {
+  // 1023 is no device index on any test machine; without CUDA the build itself is the reason.
+  auto r = run_zkmill({"worker", "--role", "prove", "--gpus", "0,1023"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(contains(r.err, "--gpus")) << r.err;
+  EXPECT_TRUE(contains(r.err, "does not exist") || contains(r.err, "built without the CUDA backend")) << r.err;
+  if (!zkmill::testing::gpu_available()) {
+    auto r0 = run_zkmill({"worker", "--role", "prove", "--gpus", "0"});
+    EXPECT_EQ(r0.exit_code, 1);
+    EXPECT_TRUE(contains(r0.err, "--gpus")) << r0.err;
+  }
+  auto synth = run_zkmill({"worker", "--role", "synth", "--gpus", "0"});
+  EXPECT_EQ(synth.exit_code, 1);
+  EXPECT_TRUE(contains(synth.err, "--gpus is for proving") || contains(synth.err, "--gpus")) << synth.err;
+}
+
+TEST_F(SecureFarmTest, GpuProveWorkerCompletesAJob) {
+  ZKMILL_REQUIRE_GPU();
+  start_redis();
+  start_coordinator("");
+  start_worker("synth-1", "synth", "");
+  start_worker("synth-2", "synth", "");
+  start_worker("gpu-1", "prove", "", {"--gpus", "0"});
+  wait_registered(3);
+  auto ws = wait_workers(3);
+  ASSERT_EQ(ws.size(), 3u) << ws.dump();
+  EXPECT_EQ(ws[0]["worker"], "gpu-1");
+  ASSERT_EQ(ws[0]["gpus"].size(), 1u) << ws.dump();
+  EXPECT_EQ(ws[0]["gpus"][0]["index"], 0);
+  const auto job = submit(8);
+  expect_done_and_verified(job, 8);
+  for (const auto& p : status(job)["partition_states"]) EXPECT_EQ(p["worker"], "gpu-1") << p.dump();
+}
+
+}  // namespace
+}  // namespace zkmill::test

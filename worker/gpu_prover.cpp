@@ -1,0 +1,85 @@
+// GpuProver: device checks at startup, round-robin proving, GpuResult -> exception.
+#include "worker/gpu_prover.hpp"
+
+#include <algorithm>
+#include <set>
+#include <stdexcept>
+
+#include "common/groth16/prover.hpp"
+
+#if defined(ZKMILL_HAVE_CUDA)
+#include "cuda/groth16/prover.hpp"
+#include "cuda/runtime/device_query.hpp"
+#endif
+
+namespace zkmill::farm {
+
+namespace {
+
+#if defined(ZKMILL_HAVE_CUDA)
+// One proof on `device`; E picks the curve's entry point.
+template <class E, class Entry>
+groth16::Proof<E> prove_on(Entry entry, int device, const groth16::ProvingKey<E>& pk, const cs::WitnessBundle& w,
+                           const std::string& key_id) {
+  using Fr = typename E::Fr;
+  cuda::GpuProveOptions o;
+  o.device = device;
+  o.key_id = "circuit:" + key_id;
+  groth16::Proof<E> proof;
+  const cuda::GpuResult r =
+      entry(pk, w, groth16::random_blinder<Fr>(), groth16::random_blinder<Fr>(), &proof, nullptr, o);
+  if (!r.ok())
+    throw std::runtime_error("GPU " + std::to_string(device) + ": " + cuda::to_string(r.code) + ": " + r.message);
+  return proof;
+}
+#endif
+
+}  // namespace
+
+GpuProver::GpuProver(std::vector<int> devices) : devices_(std::move(devices)) {
+  if (devices_.empty()) throw std::invalid_argument("--gpus needs at least one CUDA device index");
+  if (std::set<int>(devices_.begin(), devices_.end()).size() != devices_.size())
+    throw std::invalid_argument("--gpus lists a device twice");
+#if defined(ZKMILL_HAVE_CUDA)
+  std::string err;
+  const auto gpus = cuda::query_gpus(&err);
+  for (int d : devices_) {
+    auto it = std::find_if(gpus.begin(), gpus.end(), [d](const cuda::GpuInfo& g) { return g.index == d; });
+    if (it == gpus.end())
+      throw std::invalid_argument(
+          "--gpus: CUDA device " + std::to_string(d) + " does not exist (" +
+          (gpus.empty() ? (err.empty() ? std::string("no CUDA device visible") : err)
+                        : std::to_string(gpus.size()) + " device(s) visible, 0.." + std::to_string(gpus.size() - 1)) +
+          ")");
+    described_.push_back({{"index", d}, {"name", it->name}, {"memory_mb", uint64_t(it->total_mem >> 20)}});
+  }
+#else
+  throw std::invalid_argument(
+      "--gpus: this zkmill was built without the CUDA backend (nvcc not found or ZKMILL_CUDA=OFF); rebuild with "
+      "CUDA or drop --gpus to prove on the CPU");
+#endif
+}
+
+int GpuProver::next_device() { return devices_[size_t(turn_++ % devices_.size())]; }
+
+groth16::Proof<curves::Bn254> GpuProver::prove(const groth16::ProvingKey<curves::Bn254>& pk, const cs::WitnessBundle& w,
+                                               const std::string& key_id) {
+#if defined(ZKMILL_HAVE_CUDA)
+  return prove_on<curves::Bn254>(cuda::prove_gpu_bn254, next_device(), pk, w, key_id);
+#else
+  (void)pk, (void)w, (void)key_id;
+  throw std::runtime_error("GPU proving is not compiled in");
+#endif
+}
+
+groth16::Proof<curves::Bls12381> GpuProver::prove(const groth16::ProvingKey<curves::Bls12381>& pk,
+                                                  const cs::WitnessBundle& w, const std::string& key_id) {
+#if defined(ZKMILL_HAVE_CUDA)
+  return prove_on<curves::Bls12381>(cuda::prove_gpu_bls12_381, next_device(), pk, w, key_id);
+#else
+  (void)pk, (void)w, (void)key_id;
+  throw std::runtime_error("GPU proving is not compiled in");
+#endif
+}
+
+}  // namespace zkmill::farm

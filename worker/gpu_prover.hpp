@@ -1,0 +1,50 @@
+// The prove worker's GPU path (`zkmill worker --role prove --gpus 0,1`): Groth16 proofs on the
+// listed CUDA devices through cuda::prove_gpu_<curve> (native proving keys; the device keeps
+// each key resident in its key cache, keyed by the circuit id).
+//
+// The worker runs one partition at a time (the coordinator assigns one task per worker), so
+// the devices are used one at a time, in turn: partition k proves on devices[k mod n]. To keep
+// several GPUs busy at once, run one worker per GPU (`--gpus 0`, `--gpus 1`, ...).
+//
+// Device problems never crash the worker: a failed proof (out of memory, a CUDA error) throws
+// std::runtime_error, which the worker reports as task_failed so the partition is retried.
+#pragma once
+
+#include <atomic>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "common/cs/witness_bundle.hpp"
+#include "common/curves/bls12_381.hpp"
+#include "common/curves/bn254.hpp"
+#include "common/groth16/proof.hpp"
+#include "common/groth16/proving_key.hpp"
+
+namespace zkmill::farm {
+
+class GpuProver {
+ public:
+  // Checks that this build has CUDA and that every listed device exists; throws
+  // std::invalid_argument saying which does not (the worker then exits non-zero).
+  explicit GpuProver(std::vector<int> devices);
+
+  // What hello advertises: [{index, name, memory_mb}] per device.
+  nlohmann::json describe() const { return described_; }
+
+  // One proof with fresh random blinders on the next device. `key_id` names the key in the
+  // device's key cache (the circuit id). Throws std::runtime_error naming the device.
+  groth16::Proof<curves::Bn254> prove(const groth16::ProvingKey<curves::Bn254>& pk, const cs::WitnessBundle& w,
+                                      const std::string& key_id);
+  groth16::Proof<curves::Bls12381> prove(const groth16::ProvingKey<curves::Bls12381>& pk, const cs::WitnessBundle& w,
+                                         const std::string& key_id);
+
+ private:
+  int next_device();
+
+  std::vector<int> devices_;
+  nlohmann::json described_ = nlohmann::json::array();
+  std::atomic<uint64_t> turn_{0};
+};
+
+}  // namespace zkmill::farm
