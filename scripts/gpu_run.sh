@@ -13,7 +13,7 @@ what=${1:-all}
 shift || true
 out=${OUT:-gpu-logs}
 mkdir -p "$out"
-bin=.device/bin
+bin=${ZK_BIN:-.device/bin}  # ZK_BIN: another folder of binaries (shared .device trees)
 export LD_LIBRARY_PATH=$PWD/.device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 summary=()

@@ -16,14 +16,16 @@ namespace zkmill::cli {
 // command line (its exit code), and returns -1 otherwise.
 std::function<int()> attach_bench_gpu(CLI::App& bench) {
   struct Opts {
-    std::vector<int> msm{20, 22, 24, 26}, ntt{20, 21, 22, 23, 24, 25, 26, 27}, prove{20, 22, 24}, widths{0};
-    int porep_log = 27, check_cpu_log = 20, runs = 3;
+    std::vector<int> msm{20, 22, 24, 26}, msm_g2{20, 22}, ntt{20, 21, 22, 23, 24, 25, 26, 27}, prove{20, 22, 24},
+        widths{0};
+    int porep_log = 27, check_cpu_log = 20, g2_cpu_log = 20, runs = 3;
     bool ceilings = true;
     std::vector<std::string> curves{"bn254", "bls12-381"};
   };
   auto o = std::make_shared<Opts>();
   auto* gpu = bench.add_subcommand("gpu", "GPU MSM / NTT / full-proof / PoRep-partition timings and card ceilings");
   gpu->add_option("--msm-sizes", o->msm, "G1 MSM sizes, log2 (0: skip)")->delimiter(',')->capture_default_str();
+  gpu->add_option("--msm-g2-sizes", o->msm_g2, "G2 MSM sizes, log2 (0: skip)")->delimiter(',')->capture_default_str();
   gpu->add_option("--ntt-sizes", o->ntt, "NTT sizes, log2 (0: skip)")->delimiter(',')->capture_default_str();
   gpu->add_option("--prove-sizes", o->prove, "Full GPU proofs, log2 domain, synthetic keys (0: skip)")
       ->delimiter(',')
@@ -32,6 +34,9 @@ std::function<int()> attach_bench_gpu(CLI::App& bench) {
   gpu->add_option("--porep-log", o->porep_log, "PoRep-sized BLS12-381 partition, log2 domain (0: skip)")
       ->capture_default_str();
   gpu->add_option("--check-cpu-log", o->check_cpu_log, "Compare with the CPU prover at this prove size (0: skip)")
+      ->capture_default_str();
+  gpu->add_option("--g2-cpu-log", o->g2_cpu_log,
+                  "Also prove with B_G2 on the CPU pool (GpuProveOptions::g2_on_cpu) at this size (0: skip)")
       ->capture_default_str();
   gpu->add_option("--runs", o->runs, "Timed runs per MSM (NTT: twice as many)")->capture_default_str();
   gpu->add_option("--ceilings", o->ceilings, "Measure IMAD rate and copy bandwidths")->capture_default_str();
@@ -47,11 +52,13 @@ std::function<int()> attach_bench_gpu(CLI::App& bench) {
     };
     cuda::GpuBenchOptions b;
     b.msm_sizes = nonzero(o->msm);
+    b.msm_g2_sizes = nonzero(o->msm_g2);
     b.ntt_sizes = nonzero(o->ntt);
     b.prove_sizes = nonzero(o->prove);
     b.msm_widths = o->widths.empty() ? std::vector<int>{0} : o->widths;
     b.porep_log = o->porep_log;
     b.check_cpu_log = o->check_cpu_log;
+    b.g2_cpu_log = o->g2_cpu_log;
     b.runs = o->runs < 1 ? 1 : o->runs;
     b.ceilings = o->ceilings;
     b.curves.clear();

@@ -1,9 +1,10 @@
 // zkmill_gpu_bench: command-line front end of the GPU benchmark suite (cuda/bench/suite.hpp);
 // `zkmill bench gpu` runs the same suite.
 //
-//   zkmill_gpu_bench [--msm-sizes 20,22,24,26] [--ntt-sizes 20,...,27] [--prove-sizes 20,22,24]
-//                    [--porep-log 27] [--check-cpu-log 20] [--runs 3] [--curves bn254,bls12-381]
-//                    [--msm-c 0,16] [--ceilings 1]       (a list "0" or a size 0 skips that part)
+//   zkmill_gpu_bench [--msm-sizes 20,22,24,26] [--msm-g2-sizes 20,22] [--ntt-sizes 20,...,27]
+//                    [--prove-sizes 20,22,24] [--porep-log 27] [--check-cpu-log 20] [--g2-cpu-log 20]
+//                    [--runs 3] [--curves bn254,bls12-381] [--msm-c 0,16] [--ceilings 1]
+//                    (a list "0" or a size 0 skips that part)
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -32,6 +33,8 @@ int main(int argc, char** argv) {
     const std::string k = argv[i];
     const char* v = argv[i + 1];
     if (k == "--msm-sizes") o.msm_sizes = parse_list(v);
+    else if (k == "--msm-g2-sizes") o.msm_g2_sizes = parse_list(v);
+    else if (k == "--g2-cpu-log") o.g2_cpu_log = std::atoi(v);
     else if (k == "--ntt-sizes") o.ntt_sizes = parse_list(v);
     else if (k == "--prove-sizes") o.prove_sizes = parse_list(v);
     else if (k == "--msm-c") o.msm_widths = parse_list(v).empty() ? std::vector<int>{0} : parse_list(v);

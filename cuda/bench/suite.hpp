@@ -1,4 +1,4 @@
-// The GPU benchmark suite behind `zkmill_gpu_bench` and `zkmill bench gpu`: card ceilings, G1 MSM,
+// The GPU benchmark suite behind `zkmill_gpu_bench` and `zkmill bench gpu`: card ceilings, G1/G2 MSM,
 // NTT, full GPU proofs and a PoRep-sized partition, printed as one table. Plain C++ header.
 #pragma once
 
@@ -9,11 +9,13 @@ namespace zkmill::cuda {
 
 struct GpuBenchOptions {
   std::vector<int> msm_sizes{20, 22, 24, 26};           // log2 n; empty: skip
+  std::vector<int> msm_g2_sizes{20, 22};                // G2 MSM, log2 n; empty: skip
   std::vector<int> ntt_sizes{20, 21, 22, 23, 24, 25, 26, 27};
   std::vector<int> prove_sizes{20, 22, 24};             // log2 domain of synthetic-key proofs
   std::vector<int> msm_widths{0};                       // window widths (0: automatic)
   int porep_log = 27;        // PoRep-sized BLS12-381 partition (device-generated key); 0: skip
   int check_cpu_log = 20;    // also run the CPU prover at this prove size and compare; 0: skip
+  int g2_cpu_log = 20;       // also prove with B_G2 on the CPU pool at this size (the old path); 0: skip
   int runs = 3;
   bool ceilings = true;      // IMAD rate, D2D and pinned H2D bandwidth
   std::string curves = "bn254,bls12-381";

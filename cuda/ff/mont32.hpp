@@ -66,6 +66,7 @@ struct alignas(16) Fp32 {
   using Params = P;
   using Host = ::zkmill::ff::Fp<P>;
   static constexpr int N = 2 * int(P::kLimbs);
+  static constexpr int kWords = N;  // 32-bit words of one element (Fp2 has twice as many)
   static constexpr int kBits = int(::zkmill::ff::num_bits(::zkmill::ff::MontConstants<P>::p));
   // The top 32-bit limb of p leaves a spare bit: a + b < 2p never overflows N limbs.
   static_assert(mont32_constants<P>().p[N - 1] < 0x80000000u, "modulus needs a spare top bit");
@@ -251,6 +252,14 @@ struct alignas(16) Fp32 {
     constexpr auto K = mont32_constants<P>();
     Fp32 r;
     mont_mul(r.v, a.v, K.r2);
+    return r;
+  }
+
+  // From N little-endian words (an element's bytes as the CPU stores them).
+  ZK_HD static Fp32 from_words(const uint32_t* w) {
+    Fp32 r;
+    ZK_UNROLL
+    for (int i = 0; i < N; ++i) r.v[i] = w[i];
     return r;
   }
 

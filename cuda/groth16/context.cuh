@@ -14,8 +14,10 @@
 #include <type_traits>
 
 #include "cuda/ec/g1.hpp"
+#include "cuda/ec/g2.hpp"
 #include "cuda/ff/gpu_memory.cuh"
 #include "cuda/groth16/prover.hpp"
+#include "cuda/msm/g2_engine.cuh"
 #include "cuda/msm/pippenger.cuh"
 #include "cuda/ntt/ntt.cuh"
 
@@ -93,17 +95,24 @@ class PinnedPool {
   int next_ = 0;
 };
 
-// The resident G1 sections of one proving key on one device.
+// The resident sections of one proving key on one device: the four G1 sections and, when the
+// G2 MSM runs on the GPU, B_G2.
 struct KeyEntryBase {
   virtual ~KeyEntryBase() = default;
   std::string id;
   uint64_t bytes = 0;
 };
 
+// The G2 traits that go with a G1 traits struct (same curve).
+template <class G>
+using G2Of = curve::G2Device<typename G::Host>;
+
 template <class G>
 struct KeyEntry final : KeyEntryBase {
   DeviceBuffer<typename G::Affine> a, b1, l, h;
+  DeviceBuffer<typename G2Of<G>::Affine> b2;  // empty unless the key was cached for GPU G2
   size_t n_vars = 0, n_aux = 0, n_h = 0;
+  bool has_b2 = false;
 };
 
 // Device-resident views the prover core reads (from a KeyEntry, or synthetic in benchmarks).
@@ -114,11 +123,12 @@ struct DeviceKeyView {
   const typename G::Affine* l = nullptr;   // n_aux points
   const typename G::Affine* h = nullptr;   // n_h >= domain - 1 points
   size_t n_vars = 0, n_aux = 0, n_h = 0;
+  const typename G2Of<G>::Affine* b2 = nullptr;  // n_vars G2 points, or nullptr: no G2 MSM on the GPU
 };
 
 template <class G>
 DeviceKeyView<G> view_of(const KeyEntry<G>& e) {
-  return {e.a.get(), e.b1.get(), e.l.get(), e.h.get(), e.n_vars, e.n_aux, e.n_h};
+  return {e.a.get(), e.b1.get(), e.l.get(), e.h.get(), e.n_vars, e.n_aux, e.n_h, e.has_b2 ? e.b2.get() : nullptr};
 }
 
 // LRU list of resident keys under a byte budget. Not thread-safe: the owning context's mutex
@@ -189,8 +199,12 @@ class KeyCache {
 template <class G>
 struct CurveState {
   using F = typename G::Fr;
-  explicit CurveState(cudaStream_t s) : msm(s), ntt(s) {}
+  explicit CurveState(cudaStream_t s) : msm(s, &scratch), msm2(s, &scratch), ntt(s) {}
+  // One scratch for both engines: A, B_G1 and B_G2 share one digit sort (same scalars z), and
+  // the sort buffers and partial sums (the bulk of MSM memory) exist once.
+  pippenger::MsmScratch scratch;
   pippenger::Engine<G> msm;
+  pippenger::G2Engine<typename G::Host> msm2;  // B_G2, on the same stream (kernels in msm_g2_<curve>.cu)
   ntt::Engine<typename G::HostFr> ntt;
   DeviceBuffer<F> a, b, c, t, z;
   DeviceBuffer<unsigned long long> bad_row;

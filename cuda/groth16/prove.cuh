@@ -1,28 +1,31 @@
 // The GPU Groth16 prover's body (CUDA-only), templated on the curve E; prover_<curve>.cu
 // instantiate it. Pipeline of one proof on a device context:
 //   host thread                         copy stream              compute stream
-//   G2 MSM started on the CPU pool (std::async), first of all
+//   [CPU-G2 mode: B_G2 MSM started on the CPU pool (std::async), first of all]
 //   key: cache hit, or chunks -> image -> affine (pinned pool)
 //   z = (inputs, aux) through the pool   H2D z                  waits z
-//   uploader thread: a, b, c via pool    H2D a, b, c            MSM A, B_G1, L (main thread)
+//   uploader thread: a, b, c via pool    H2D a, b, c            digits of z sorted once;
+//                                                               MSM A, B_G1, B_G2, L
 //   join uploader                                               waits a, b, c; row check;
 //                                                               a,b,c: iNTT -> coset NTT;
 //                                                               a <- (a b - c) (g^n - 1)^-1;
 //                                                               t <- icoset iNTT(a) = h
 //                                                               MSM H over t[0 .. n-2]
-//   join G2; combine A, B, C on the host exactly as groth16::prove_with_randomness.
-// The a, b, c uploads (host memcpy into pinned slots + DMA) thus overlap the first three G1
-// MSMs, and the whole GPU side overlaps the CPU's G2 MSM.
+//   [CPU-G2 mode: join G2]; combine A, B, C on the host exactly as prove_with_randomness.
+// The a, b, c uploads (host memcpy into pinned slots + DMA) thus overlap the A, B_G1, B_G2 and
+// L MSMs. The default runs B_G2 on the GPU (cuda/bench/NOTES.md: 30-100x faster than the CPU
+// pool at 2^20-2^24); GpuProveOptions::g2_on_cpu keeps the former CPU path.
 #pragma once
 
 #include <chrono>
 #include <climits>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <future>
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 
 #include "common/msm/pippenger.hpp"
 #include "common/util/thread_pool.hpp"
@@ -53,15 +56,20 @@ __global__ void quotient_kernel(F* a, const F* b, const F* c, uint64_t n, F zinv
 inline unsigned blocks_of(uint64_t n, unsigned threads) { return unsigned((n + threads - 1) / threads); }
 
 template <class E>
-struct G1Parts {
+struct GpuParts {
   typename E::G1 a, b1, l, h;
+  typename E::G2 b2 = E::G2::identity();
+  bool has_b2 = false;  // b2 computed here (key.b2 was given)
 };
 
-// The four G1 MSMs of a proof, with H computed on the device from the bundle's a, b, c; the
-// key's G1 sections are read from `key` (device-resident). log_n: the key's domain.
+// The MSMs of a proof on the device, with H computed there from the bundle's a, b, c: the four
+// G1 MSMs and, when key.b2 is set, B_G2. The key's sections are read from `key`
+// (device-resident). log_n: the key's domain. A, B_G1 and B_G2 take the same scalars z, so
+// their digits are sorted once; B_G2 runs before L and H, while the a, b, c uploads (host
+// staging, the slowest part of the upload) are still going on.
 template <class E>
-G1Parts<E> gpu_g1_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>>& key, const cs::WitnessBundle& w,
-                        uint32_t log_n, GpuProveTimings& t) {
+GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>>& key, const cs::WitnessBundle& w,
+                      uint32_t log_n, GpuProveTimings& t) {
   using G = curve::G1Device<E>;
   using F = typename G::Fr;
   using HostFr = typename E::Fr;
@@ -103,13 +111,20 @@ G1Parts<E> gpu_g1_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<
     return ms_since(u0);
   });
 
-  G1Parts<E> out;
+  GpuParts<E> out;
   auto m0 = std::chrono::steady_clock::now();
-  out.a = st.msm.run(key.a, st.z.get(), n_in + n_aux);
+  st.msm.prepare(st.z.get(), n_in + n_aux);  // shared by A, B_G1 and B_G2
+  out.a = st.msm.sum(key.a);
   t.msm_a_ms = ms_since(m0);
   m0 = std::chrono::steady_clock::now();
-  out.b1 = st.msm.run(key.b1, st.z.get(), n_in + n_aux);
+  out.b1 = st.msm.sum(key.b1);
   t.msm_b_g1_ms = ms_since(m0);
+  if (key.b2 != nullptr) {
+    m0 = std::chrono::steady_clock::now();
+    out.b2 = st.msm2.sum(key.b2);
+    out.has_b2 = true;
+    t.msm_b_g2_ms = ms_since(m0);
+  }
   m0 = std::chrono::steady_clock::now();
   out.l = st.msm.run(key.l, st.z.get() + n_in, n_aux);
   t.msm_l_ms = ms_since(m0);
@@ -168,34 +183,35 @@ struct Fnv64 {
 };
 
 // Cache identity of a key when the caller gives none: curve, metadata, section sizes, the
-// verifying key and 4096 sampled points of every G1 section (coordinates only: padding bytes
-// of in-memory points are unspecified).
+// verifying key and 4096 sampled points of every section, B_G2 included (coordinates only:
+// padding bytes of in-memory points are unspecified).
 template <class E>
 std::string key_fingerprint(const groth16::ProvingKey<E>& pk) {
   Fnv64 f;
   f.add_str(E::kName);
   f.add_str(pk.meta.to_json().dump());
-  auto point = [&](const typename E::G1Affine& p) {
+  auto point = [&](const auto& p) {
     f.add_obj(p.x);
     f.add_obj(p.y);
     f.add_obj(p.infinity);
+  };
+  auto sample = [&](const auto& sec) {
+    f.add_obj(uint64_t(sec.size()));
+    const size_t samples = sec.size() < 4096 ? sec.size() : 4096;
+    for (size_t k = 0; k < samples; ++k) point(sec[sec.size() * k / samples]);
   };
   point(pk.vk.alpha_g1);
   point(pk.vk.beta_g1);
   point(pk.vk.delta_g1);
   const std::span<const typename E::G1Affine> sections[] = {pk.a, pk.b_g1, pk.l, pk.h};
-  for (const auto& sec : sections) {
-    f.add_obj(uint64_t(sec.size()));
-    const size_t samples = sec.size() < 4096 ? sec.size() : 4096;
-    for (size_t k = 0; k < samples; ++k) point(sec[sec.size() * k / samples]);
-  }
-  f.add_obj(uint64_t(pk.b_g2.size()));
+  for (const auto& sec : sections) sample(sec);
+  sample(pk.b_g2);
   char buf[40];
   std::snprintf(buf, sizeof buf, "fp:%016llx", static_cast<unsigned long long>(f.h));
   return buf;
 }
 
-// One G1 section, CPU layout, into resident compact affine points: pinned chunks are copied to
+// One section (G1 or G2), CPU layout, into resident compact affine points: pinned chunks are copied to
 // a device staging image and converted there (ordered on the copy stream, so one staging
 // buffer serves every chunk).
 template <class G>
@@ -216,9 +232,10 @@ void upload_section(DeviceContext& ctx, std::span<const typename G::HostAffine> 
                            });
 }
 
+// The key's G1 sections and, with_b2, its B_G2 section.
 template <class E>
 std::unique_ptr<KeyEntry<curve::G1Device<E>>> upload_key(DeviceContext& ctx, const groth16::ProvingKey<E>& pk,
-                                                         const std::string& id, uint64_t bytes) {
+                                                         const std::string& id, uint64_t bytes, bool with_b2) {
   using G = curve::G1Device<E>;
   auto e = std::make_unique<KeyEntry<G>>();
   e->id = id;
@@ -231,6 +248,14 @@ std::unique_ptr<KeyEntry<curve::G1Device<E>>> upload_key(DeviceContext& ctx, con
   upload_section<G>(ctx, pk.b_g1, e->b1, staging, "resident key B_G1");
   upload_section<G>(ctx, pk.l, e->l, staging, "resident key L");
   upload_section<G>(ctx, pk.h, e->h, staging, "resident key H");
+  if (with_b2) {
+    using G2 = G2Of<G>;
+    DeviceBuffer<typename G2::HostImage> staging2(PinnedPool::kSlotBytes / sizeof(typename G2::HostImage),
+                                                  "key staging (G2)");
+    upload_section<G2>(ctx, pk.b_g2, e->b2, staging2, "resident key B_G2");
+    ctx.copy.sync();  // before staging2 is freed
+    e->has_b2 = true;
+  }
   ctx.copy.sync();
   return e;
 }
@@ -266,7 +291,9 @@ GpuResult prove_impl(const groth16::ProvingKey<E>& pk, const cs::WitnessBundle& 
     GpuProveTimings t;
     const auto inputs = w.inputs<Fr>();
     const auto aux = w.aux<Fr>();
-    // B_G2 on the CPU pool, concurrently with the GPU work. std::async's future waits in its
+    // B_G2 runs on the GPU unless asked otherwise (skip_g2, a benchmark mode, never runs it).
+    const bool gpu_g2 = !o.g2_on_cpu && !o.skip_g2;
+    // CPU mode: B_G2 on the CPU pool, concurrently with the GPU work. std::async's future waits in its
     // destructor (declared before the lease, so it outlives it), so an exception on this thread
     // never leaves the task with dangling references.
     std::future<std::pair<G2, double>> g2;
@@ -284,8 +311,11 @@ GpuResult prove_impl(const groth16::ProvingKey<E>& pk, const cs::WitnessBundle& 
 
     ContextLease lease = acquire_context(o.device);
     DeviceContext& ctx = *lease.ctx;
-    const std::string id = std::string(E::kName) + "|" + (o.key_id.empty() ? key_fingerprint(pk) : o.key_id);
-    const uint64_t bytes = (2 * nvars + pk.meta.n_aux + n) * sizeof(typename G::Affine);
+    // A key cached with its B_G2 section is a different entry from one cached without it.
+    const std::string id =
+        std::string(E::kName) + "|" + (o.key_id.empty() ? key_fingerprint(pk) : o.key_id) + (gpu_g2 ? "|with-g2" : "");
+    const uint64_t bytes = (2 * nvars + pk.meta.n_aux + n) * sizeof(typename G::Affine) +
+                           (gpu_g2 ? nvars * sizeof(typename G2Of<G>::Affine) : 0);
     KeyEntryBase* found = ctx.cache.find(id);
     if (found != nullptr && found->bytes != bytes)
       throw std::invalid_argument("GPU prover: key id '" + id + "' is resident with a different shape");
@@ -297,36 +327,41 @@ GpuResult prove_impl(const groth16::ProvingKey<E>& pk, const cs::WitnessBundle& 
                                               std::to_string(ctx.cache.budget() >> 20) + " MiB"};
         return;
       }
-      start_g2();  // before the key upload: the CPU's G2 MSM overlaps it
+      if (!gpu_g2) start_g2();  // before the key upload: the CPU's G2 MSM overlaps it
       const auto k0 = std::chrono::steady_clock::now();
       ctx.cache.evict_until_fits(bytes, nullptr);
       std::unique_ptr<KeyEntry<G>> entry;
       try {
-        entry = upload_key<E>(ctx, pk, id, bytes);
+        entry = upload_key<E>(ctx, pk, id, bytes, gpu_g2);
       } catch (const DeviceAllocError&) {  // make room from everything else, then once more
         ctx.cache.evict_all_but(nullptr);
         ctx.drop_scratch();
-        entry = upload_key<E>(ctx, pk, id, bytes);
+        entry = upload_key<E>(ctx, pk, id, bytes, gpu_g2);
       }
       found = ctx.cache.insert(std::move(entry));
       t.key_upload_ms = ms_since(k0);
     } else {
       t.key_cache_hit = true;
     }
-    if (!g2.valid()) start_g2();
+    if (!gpu_g2 && !g2.valid()) start_g2();
     const auto& key = static_cast<const KeyEntry<G>&>(*found);  // ids start with the curve name
 
-    G1Parts<E> p;
+    GpuParts<E> p;
     try {
-      p = gpu_g1_parts<E>(ctx, view_of(key), w, pk.meta.domain_log2, t);
+      p = gpu_parts<E>(ctx, view_of(key), w, pk.meta.domain_log2, t);
     } catch (const DeviceAllocError&) {
       ctx.drop_scratch();  // the next proof starts from clean buffers
       throw;
     }
-    const auto w0 = std::chrono::steady_clock::now();
-    const auto [b2, g2_ms] = g2.get();
-    t.g2_wait_ms = ms_since(w0);
-    t.g2_cpu_ms = g2_ms;
+    G2 b2 = p.b2;
+    t.g2_on_gpu = p.has_b2;
+    if (!gpu_g2) {
+      const auto w0 = std::chrono::steady_clock::now();
+      double g2_ms = 0;
+      std::tie(b2, g2_ms) = g2.get();
+      t.g2_wait_ms = ms_since(w0);
+      t.g2_cpu_ms = g2_ms;
+    }
 
     const auto c0 = std::chrono::steady_clock::now();
     const auto& vk = pk.vk;

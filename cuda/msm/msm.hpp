@@ -1,4 +1,5 @@
-// Public entry points of the GPU multi-scalar multiplication over G1 (BN254 and BLS12-381).
+// Public entry points of the GPU multi-scalar multiplication over G1 and G2 (BN254 and
+// BLS12-381).
 // Plain C++: callers built without nvcc include this and link zk_cuda. Inputs are the CPU's own
 // types (points affine, scalars in Montgomery form): their bytes are uploaded unchanged.
 #pragma once
@@ -22,5 +23,11 @@ MsmResult msm_g1_bls12_381(const curves::Bls12381::G1Affine* points, const curve
                            size_t n, curves::Bls12381::G1* out, const MsmOptions& options = {}) noexcept;
 MsmResult msm_g1_bn254(const curves::Bn254::G1Affine* points, const curves::Bn254::Fr* scalars, size_t n,
                        curves::Bn254::G1* out, const MsmOptions& options = {}) noexcept;
+
+// The same over G2 (points over Fq2, the CPU's ec::Affine<G2Params> as they are in memory).
+MsmResult msm_g2_bls12_381(const curves::Bls12381::G2Affine* points, const curves::Bls12381::Fr* scalars, size_t n,
+                           curves::Bls12381::G2* out, const MsmOptions& options = {}) noexcept;
+MsmResult msm_g2_bn254(const curves::Bn254::G2Affine* points, const curves::Bn254::Fr* scalars, size_t n,
+                       curves::Bn254::G2* out, const MsmOptions& options = {}) noexcept;
 
 }  // namespace zkmill::cuda

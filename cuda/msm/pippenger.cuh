@@ -1,4 +1,4 @@
-// GPU Pippenger MSM over G1 (kernels and the engine that sequences them); CUDA-only.
+// GPU Pippenger MSM over G1 or G2 (kernels and the engine that sequences them); CUDA-only.
 // The algebra (windows, signed digits, bucket reduction identity) is in pippenger_plan.hpp.
 //
 // Pipeline for n points and W windows of c bits, everything on one stream:
@@ -27,9 +27,11 @@
 #include <cub/device/device_scan.cuh>
 
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include "cuda/ec/g1.hpp"
+#include "cuda/ec/g2.hpp"
 #include "cuda/ff/gpu_memory.cuh"
 #include "cuda/msm/pippenger_plan.hpp"
 
@@ -41,20 +43,16 @@ constexpr int kReduceThreads = 128;
 
 inline unsigned blocks_for(uint64_t n, int threads) { return unsigned((n + uint64_t(threads) - 1) / uint64_t(threads)); }
 
-// CPU-layout points (HostAffineImage) to the compact affine layout the kernels read.
+// CPU-layout points (HostAffineImage) to the compact affine layout the kernels read; the CPU's
+// infinity flag becomes the (0, 0) encoding. Works for any coordinate field (Fq or Fq2) through
+// its word count.
 template <class G>
 __global__ void image_to_affine_kernel(const typename G::HostImage* in, typename G::Affine* out, uint32_t n) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   using F = typename G::Fq;
   const typename G::HostImage& a = in[i];
-  typename G::Affine p;
-#pragma unroll
-  for (int k = 0; k < F::N; ++k) {
-    p.x.v[k] = a.infinity ? 0u : a.x[k];
-    p.y.v[k] = a.infinity ? 0u : a.y[k];
-  }
-  out[i] = p;
+  out[i] = a.infinity ? G::Affine::infinity() : typename G::Affine{F::from_words(a.x), F::from_words(a.y)};
 }
 
 template <class Fr>
@@ -198,10 +196,28 @@ __global__ void __launch_bounds__(kReduceThreads) window_sums_kernel(const typen
 }
 
 // Milliseconds spent in each phase of the last run (filled only when asked for: the events
-// between phases cost a little).
+// between phases cost a little). digits / sort / bounds are 0 for a run on shared digits.
 struct MsmPhaseTimes {
   float digits = 0, sort = 0, bounds = 0, accumulate = 0, reduce = 0, host_tail = 0, total = 0;
   int levels = 0;  // accumulation levels run (1 when no bucket exceeded one chunk)
+};
+
+// The scalar side of an MSM: the plan, the sorted (bucket key, point index | sign) pairs and the
+// per-bucket runs. It depends on the scalars only, so MSMs over the same scalars (Groth16's A,
+// B_G1 and B_G2 all take z) share one (Engine::prepare, then Engine::sum for each point set),
+// and engines of different groups can share one to share its memory (W n pairs, double-buffered:
+// 16 bytes per digit). Also holds the byte buffers the engines carve their partial sums from.
+struct MsmScratch {
+  MsmPlan plan;
+  const uint32_t* keys = nullptr;  // into keys_[.] after prepare(); sorted
+  const uint32_t* vals = nullptr;
+  uint32_t max_count = 0;  // points in the fullest bucket
+  bool ready = false;
+  DeviceBuffer<uint32_t> keys_buf[2], vals_buf[2];
+  // Per-bucket (start, count): [0] the sorted runs (kept for later sums), [1] / [2] alternate
+  // between accumulation levels.
+  DeviceBuffer<uint32_t> start[3], count[3], max;
+  DeviceBuffer<uint8_t> temp, part[2];
 };
 
 template <class G>
@@ -212,87 +228,118 @@ class Engine {
   using Bucket = typename G::Bucket;
   using HostJacobian = typename G::HostJacobian;
 
-  explicit Engine(cudaStream_t stream) : stream_(stream) {}
+  // `shared`: scratch owned by the caller and shared with other engines on the same stream
+  // (nullptr: the engine's own).
+  explicit Engine(cudaStream_t stream, MsmScratch* shared = nullptr) : stream_(stream), s_(shared ? shared : &own_) {}
 
   // MSM of n device-resident points (compact affine) and scalars (Montgomery form).
   HostJacobian run(const Affine* d_points, const Fr* d_scalars, size_t n, int c_override = 0,
                    MsmPhaseTimes* times = nullptr) {
     if (n == 0) return HostJacobian::identity();
-    plan_ = make_plan(n, Fr::kBits, c_override);
-    const MsmPlan& p = plan_;
+    prepare(d_scalars, n, c_override, times != nullptr);
+    return sum(d_points, times, true);
+  }
+
+  // Digits, sort and bucket runs of n scalars into the scratch (for sum()).
+  void prepare(const Fr* d_scalars, size_t n, int c_override = 0, bool timed = false) {
+    MsmScratch& S = *s_;
+    S.ready = false;
+    S.plan = make_plan(n, Fr::kBits, c_override);
+    const MsmPlan& p = S.plan;
     const uint32_t total = uint32_t(p.digits());
     const uint32_t nb = p.total_buckets;
-    Event ev[7];
     auto mark = [&](int i) {
-      if (times) ev[i].record(stream_);
+      if (timed) ev_[i].record(stream_);
     };
     mark(0);
-
-    keys_[0].reserve(total, "MSM sort keys");
-    keys_[1].reserve(total, "MSM sort keys");
-    vals_[0].reserve(total, "MSM sort values");
-    vals_[1].reserve(total, "MSM sort values");
-    digits_kernel<Fr><<<blocks_for(p.n, kThreads), kThreads, 0, stream_>>>(d_scalars, p, keys_[0].get(), vals_[0].get());
+    for (int k = 0; k < 2; ++k) {
+      S.keys_buf[k].reserve(total, "MSM sort keys");
+      S.vals_buf[k].reserve(total, "MSM sort values");
+    }
+    digits_kernel<Fr>
+        <<<blocks_for(p.n, kThreads), kThreads, 0, stream_>>>(d_scalars, p, S.keys_buf[0].get(), S.vals_buf[0].get());
     ZK_CUDA_OK_LAUNCH();
     mark(1);
 
-    cub::DoubleBuffer<uint32_t> dk(keys_[0].get(), keys_[1].get()), dv(vals_[0].get(), vals_[1].get());
+    cub::DoubleBuffer<uint32_t> dk(S.keys_buf[0].get(), S.keys_buf[1].get()),
+        dv(S.vals_buf[0].get(), S.vals_buf[1].get());
     size_t temp_bytes = 0;
     ZK_CUDA_OK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, dk, dv, total, 0, p.key_bits, stream_));
-    temp_.reserve(temp_bytes, "MSM sort scratch");
-    ZK_CUDA_OK(cub::DeviceRadixSort::SortPairs(temp_.get(), temp_bytes, dk, dv, total, 0, p.key_bits, stream_));
-    const uint32_t* keys = dk.Current();
-    const uint32_t* vals = dv.Current();
+    S.temp.reserve(temp_bytes, "MSM sort scratch");
+    ZK_CUDA_OK(cub::DeviceRadixSort::SortPairs(S.temp.get(), temp_bytes, dk, dv, total, 0, p.key_bits, stream_));
+    S.keys = dk.Current();
+    S.vals = dv.Current();
     mark(2);
 
-    for (auto* b : {&start_[0], &start_[1], &count_[0], &count_[1]}) b->reserve(size_t(nb) + 1, "MSM bucket index");
-    max_.reserve(1, "MSM max bucket");
-    ZK_CUDA_OK(cudaMemsetAsync(start_[0].get(), 0, start_[0].bytes(), stream_));
-    ZK_CUDA_OK(cudaMemsetAsync(count_[0].get(), 0, count_[0].bytes(), stream_));
-    bucket_bounds_kernel<<<blocks_for(total, kThreads), kThreads, 0, stream_>>>(keys, total, nb, start_[0].get(),
-                                                                               count_[0].get());
+    for (int k = 0; k < 3; ++k) {
+      S.start[k].reserve(size_t(nb) + 1, "MSM bucket index");
+      S.count[k].reserve(size_t(nb) + 1, "MSM bucket index");
+    }
+    S.max.reserve(1, "MSM max bucket");
+    ZK_CUDA_OK(cudaMemsetAsync(S.start[0].get(), 0, S.start[0].bytes(), stream_));
+    ZK_CUDA_OK(cudaMemsetAsync(S.count[0].get(), 0, S.count[0].bytes(), stream_));
+    bucket_bounds_kernel<<<blocks_for(total, kThreads), kThreads, 0, stream_>>>(S.keys, total, nb, S.start[0].get(),
+                                                                                S.count[0].get());
     ZK_CUDA_OK_LAUNCH();
-    end_to_count_kernel<<<blocks_for(nb, kThreads), kThreads, 0, stream_>>>(start_[0].get(), count_[0].get(), nb);
+    end_to_count_kernel<<<blocks_for(nb, kThreads), kThreads, 0, stream_>>>(S.start[0].get(), S.count[0].get(), nb);
     ZK_CUDA_OK_LAUNCH();
     temp_bytes = 0;
-    ZK_CUDA_OK(cub::DeviceReduce::Max(nullptr, temp_bytes, count_[0].get(), max_.get(), nb, stream_));
-    temp_.reserve(temp_bytes, "MSM reduce scratch");
-    ZK_CUDA_OK(cub::DeviceReduce::Max(temp_.get(), temp_bytes, count_[0].get(), max_.get(), nb, stream_));
-    uint32_t max_count = 0;
-    ZK_CUDA_OK(cudaMemcpyAsync(&max_count, max_.get(), sizeof(uint32_t), cudaMemcpyDeviceToHost, stream_));
+    ZK_CUDA_OK(cub::DeviceReduce::Max(nullptr, temp_bytes, S.count[0].get(), S.max.get(), nb, stream_));
+    S.temp.reserve(temp_bytes, "MSM reduce scratch");
+    ZK_CUDA_OK(cub::DeviceReduce::Max(S.temp.get(), temp_bytes, S.count[0].get(), S.max.get(), nb, stream_));
+    ZK_CUDA_OK(cudaMemcpyAsync(&S.max_count, S.max.get(), sizeof(uint32_t), cudaMemcpyDeviceToHost, stream_));
     ZK_CUDA_OK(cudaStreamSynchronize(stream_));
     mark(3);
-    if (max_count == 0) {  // every scalar is zero (or every point at infinity)
+    prepared_timed_ = timed;
+    S.ready = true;
+  }
+
+  // sum_i scalars[i] * points[i] for the scalars of the last prepare() on this scratch (by this
+  // or another engine sharing it); points must hold at least that many entries.
+  HostJacobian sum(const Affine* d_points, MsmPhaseTimes* times = nullptr, bool after_prepare = false) {
+    MsmScratch& S = *s_;
+    if (!S.ready) throw std::logic_error("GPU MSM: sum() without prepare()");
+    const MsmPlan& p = S.plan;
+    plan_ = p;
+    const uint32_t total = uint32_t(p.digits());
+    const uint32_t nb = p.total_buckets;
+    const bool with_prepare = after_prepare && prepared_timed_;
+    auto mark = [&](int i) {
+      if (times) ev_[i].record(stream_);
+    };
+    if (!with_prepare) mark(3);
+    if (S.max_count == 0) {  // every scalar is zero (or every point at infinity)
       if (times) *times = MsmPhaseTimes{};
       return HostJacobian::identity();
     }
 
-    // Accumulation levels; (start_[cur], count_[cur]) index the current level's input per bucket.
+    // Accumulation levels; (start[cur], count[cur]) index the current level's input per bucket.
     uint64_t bound = total / p.chunk + nb;
-    part_[0].reserve(bound, "MSM partial sums");
+    S.part[0].reserve(bound * sizeof(Bucket), "MSM partial sums");
     int cur = 0, cur_part = 0, levels = 0;
     uint32_t chunk = p.chunk;
-    uint64_t remaining = max_count;
+    uint64_t remaining = S.max_count;
     for (;;) {
-      const int nxt = 1 - cur;
-      chunk_counts_kernel<<<blocks_for(uint64_t(nb) + 1, kThreads), kThreads, 0, stream_>>>(count_[cur].get(), nb,
-                                                                                          chunk, count_[nxt].get());
+      const int nxt = cur == 1 ? 2 : 1;
+      chunk_counts_kernel<<<blocks_for(uint64_t(nb) + 1, kThreads), kThreads, 0, stream_>>>(S.count[cur].get(), nb,
+                                                                                            chunk, S.count[nxt].get());
       ZK_CUDA_OK_LAUNCH();
-      temp_bytes = 0;
-      ZK_CUDA_OK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, count_[nxt].get(), start_[nxt].get(), nb + 1, stream_));
-      temp_.reserve(temp_bytes, "MSM scan scratch");
-      ZK_CUDA_OK(cub::DeviceScan::ExclusiveSum(temp_.get(), temp_bytes, count_[nxt].get(), start_[nxt].get(), nb + 1,
+      size_t temp_bytes = 0;
+      ZK_CUDA_OK(
+          cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, S.count[nxt].get(), S.start[nxt].get(), nb + 1, stream_));
+      S.temp.reserve(temp_bytes, "MSM scan scratch");
+      ZK_CUDA_OK(cub::DeviceScan::ExclusiveSum(S.temp.get(), temp_bytes, S.count[nxt].get(), S.start[nxt].get(), nb + 1,
                                                stream_));
       if (levels == 0) {
         accumulate_points_kernel<G><<<blocks_for(bound, kAccThreads), kAccThreads, 0, stream_>>>(
-            start_[cur].get(), count_[cur].get(), start_[nxt].get(), nb, chunk, uint32_t(bound), vals, d_points,
-            part_[0].get());
+            S.start[cur].get(), S.count[cur].get(), S.start[nxt].get(), nb, chunk, uint32_t(bound), S.vals, d_points,
+            partials(0));
         ZK_CUDA_OK_LAUNCH();
       } else {
-        part_[1 - cur_part].reserve(bound, "MSM partial sums");
+        S.part[1 - cur_part].reserve(bound * sizeof(Bucket), "MSM partial sums");
         accumulate_partials_kernel<G><<<blocks_for(bound, kAccThreads), kAccThreads, 0, stream_>>>(
-            start_[cur].get(), count_[cur].get(), start_[nxt].get(), nb, chunk, uint32_t(bound),
-            part_[cur_part].get(), part_[1 - cur_part].get());
+            S.start[cur].get(), S.count[cur].get(), S.start[nxt].get(), nb, chunk, uint32_t(bound), partials(cur_part),
+            partials(1 - cur_part));
         ZK_CUDA_OK_LAUNCH();
         cur_part = 1 - cur_part;
       }
@@ -304,9 +351,8 @@ class Engine {
       bound = bound / chunk + nb;
     }
     buckets_.reserve(nb, "MSM buckets");
-    gather_buckets_kernel<G><<<blocks_for(nb, kThreads), kThreads, 0, stream_>>>(start_[cur].get(), count_[cur].get(),
-                                                                                nb, part_[cur_part].get(),
-                                                                                buckets_.get());
+    gather_buckets_kernel<G><<<blocks_for(nb, kThreads), kThreads, 0, stream_>>>(
+        S.start[cur].get(), S.count[cur].get(), nb, partials(cur_part), buckets_.get());
     ZK_CUDA_OK_LAUNCH();
     mark(4);
 
@@ -330,13 +376,18 @@ class Engine {
     const HostJacobian result = combine_windows(p, jac.data());
     mark(6);
     if (times) {
-      times->digits = ev[1].since(ev[0]);
-      times->sort = ev[2].since(ev[1]);
-      times->bounds = ev[3].since(ev[2]);
-      times->accumulate = ev[4].since(ev[3]);
-      times->reduce = ev[5].since(ev[4]);
-      times->host_tail = ev[6].since(ev[5]);
-      times->total = ev[6].since(ev[0]);
+      *times = MsmPhaseTimes{};
+      if (with_prepare) {
+        times->digits = ev_[1].since(ev_[0]);
+        times->sort = ev_[2].since(ev_[1]);
+        times->bounds = ev_[3].since(ev_[2]);
+        times->total = ev_[6].since(ev_[0]);
+      } else {
+        times->total = ev_[6].since(ev_[3]);
+      }
+      times->accumulate = ev_[4].since(ev_[3]);
+      times->reduce = ev_[5].since(ev_[4]);
+      times->host_tail = ev_[6].since(ev_[5]);
       times->levels = levels;
     }
     return result;
@@ -345,11 +396,17 @@ class Engine {
   const MsmPlan& plan() const { return plan_; }
 
  private:
+  // The partial-sum buffers are raw device bytes shared between engines of different groups;
+  // cudaMalloc's 256-byte alignment covers every Bucket type.
+  Bucket* partials(int k) const { return reinterpret_cast<Bucket*>(s_->part[k].get()); }
+
   cudaStream_t stream_;
+  MsmScratch own_;
+  MsmScratch* s_;
   MsmPlan plan_;
-  DeviceBuffer<uint32_t> keys_[2], vals_[2], start_[2], count_[2], max_;
-  DeviceBuffer<uint8_t> temp_;
-  DeviceBuffer<Bucket> part_[2], buckets_, tri_, run_, sums_;
+  Event ev_[7];
+  bool prepared_timed_ = false;
+  DeviceBuffer<Bucket> buckets_, tri_, run_, sums_;
   std::vector<Bucket> host_sums_;
 };
 

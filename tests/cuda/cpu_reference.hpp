@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <random>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "common/curves/bls12_381.hpp"
@@ -15,48 +16,50 @@
 
 namespace zkmill::cuda_ref {
 
-// P_i = [a + i b] G for random a, b: n mixed additions and one batch normalisation.
-template <class Curve>
+// P_i = [a + i b] G for random a, b: n mixed additions and one batch normalisation. GP: the
+// group's params (G1 by default; Curve::G2Params for G2).
+template <class Curve, class GP = typename Curve::G1Params>
 struct KnownPoints {
-  std::vector<typename Curve::G1Affine> points;
+  std::vector<ec::Affine<GP>> points;
   typename Curve::Fr a, b;
 };
 
-template <class Curve>
-KnownPoints<Curve> progression_points(size_t n, std::mt19937_64& rng) {
+template <class Curve, class GP = typename Curve::G1Params>
+KnownPoints<Curve, GP> progression_points(size_t n, std::mt19937_64& rng) {
   using Fr = typename Curve::Fr;
-  using G1 = typename Curve::G1;
-  KnownPoints<Curve> kp;
+  using J = ec::Jacobian<GP>;
+  KnownPoints<Curve, GP> kp;
   kp.a = Fr::random(rng);
   kp.b = Fr::random(rng);
-  const auto step = (G1::generator() * kp.b).to_affine();
-  std::vector<G1> jac(n);
-  G1 p = G1::generator() * kp.a;
+  const auto step = (J::generator() * kp.b).to_affine();
+  std::vector<J> jac(n);
+  J p = J::generator() * kp.a;
   for (size_t i = 0; i < n; ++i) {
     jac[i] = p;
     p = p.add_mixed(step);
   }
-  kp.points = ec::batch_normalize<typename Curve::G1Params>(std::span<const G1>(jac));
+  kp.points = ec::batch_normalize<GP>(std::span<const J>(jac));
   return kp;
 }
 
 // sum_i s_i [a + i b] G = [sum_i s_i (a + i b)] G.
-template <class Curve>
-typename Curve::G1 expected_msm(const KnownPoints<Curve>& kp, std::span<const typename Curve::Fr> scalars) {
+template <class Curve, class GP>
+ec::Jacobian<GP> expected_msm(const KnownPoints<Curve, GP>& kp, std::span<const typename Curve::Fr> scalars) {
   using Fr = typename Curve::Fr;
   Fr e = Fr::zero(), k = kp.a;
   for (const Fr& s : scalars) {
     e += s * k;
     k += kp.b;
   }
-  return Curve::G1::generator() * e;
+  return ec::Jacobian<GP>::generator() * e;
 }
 
-template <class Curve>
-typename Curve::G1 naive_msm(std::span<const typename Curve::G1Affine> points, std::span<const typename Curve::Fr> scalars) {
-  using G1 = typename Curve::G1;
-  G1 acc = G1::identity();
-  for (size_t i = 0; i < points.size(); ++i) acc += G1::from_affine(points[i]) * scalars[i];
+template <class Curve, class GP = typename Curve::G1Params>
+ec::Jacobian<GP> naive_msm(std::span<const std::type_identity_t<ec::Affine<GP>>> points,
+                           std::span<const typename Curve::Fr> scalars) {
+  using J = ec::Jacobian<GP>;
+  J acc = J::identity();
+  for (size_t i = 0; i < points.size(); ++i) acc += J::from_affine(points[i]) * scalars[i];
   return acc;
 }
 

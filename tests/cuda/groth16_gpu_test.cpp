@@ -124,6 +124,43 @@ TYPED_TEST(GpuGroth16, KeyStaysResidentAcrossProofs) {
   EXPECT_TRUE(p3 == groth16::prove_with_randomness<E>(pk_other, w1, r, s));
 }
 
+// B_G2 on the device (the default) and on the CPU pool (g2_on_cpu) give the CPU prover's proof;
+// the resident entry of the GPU-G2 mode holds the B_G2 points too (more bytes than G1 alone).
+TYPED_TEST(GpuGroth16, G2OnGpuAndOnCpuGiveTheSameProof) {
+  ZKMILL_REQUIRE_GPU();
+  using E = typename TestFixture::E;
+  using Fr = typename TestFixture::Fr;
+  auto pk = this->key("merkle", 1200);
+  groth16::PreparedVerifyingKey<E> pvk(pk.vk);
+  auto w = groth16::synthesize_builtin<E>(pk.meta, 6, 2);
+  const Fr r = Fr::random(this->rng), s = Fr::random(this->rng);
+  const auto cpu = groth16::prove_with_randomness<E>(pk, w, r, s);
+  cuda::KeyCacheStats s0{}, s1{}, s2{};
+  ASSERT_TRUE(cuda::key_cache_stats(0, &s0).ok());
+  cuda::GpuProveOptions o;
+  o.key_id = "g2-modes-test";
+  cuda::GpuProveTimings t_gpu, t_cpu;
+  groth16::Proof<E> on_gpu{}, on_cpu{};
+  auto res = TypeParam::prove(pk, w, r, s, &on_gpu, &t_gpu, o);
+  ASSERT_TRUE(res.ok()) << res.message;
+  ASSERT_TRUE(cuda::key_cache_stats(0, &s1).ok());
+  o.g2_on_cpu = true;
+  res = TypeParam::prove(pk, w, r, s, &on_cpu, &t_cpu, o);
+  ASSERT_TRUE(res.ok()) << res.message;
+  ASSERT_TRUE(cuda::key_cache_stats(0, &s2).ok());
+  EXPECT_TRUE(t_gpu.g2_on_gpu);
+  EXPECT_FALSE(t_cpu.g2_on_gpu);
+  EXPECT_TRUE(on_gpu == cpu);
+  EXPECT_TRUE(on_cpu == cpu);
+  EXPECT_TRUE(pvk.verify(on_gpu, groth16::public_inputs<E>(w)));
+  // Resident bytes: G1 sections (A, B_G1: n_vars; L: n_aux; H: domain) plus B_G2 in GPU mode.
+  const uint64_t nvars = pk.meta.n_inputs + pk.meta.n_aux, n = uint64_t(1) << pk.meta.domain_log2;
+  const uint64_t g1_bytes = (2 * nvars + pk.meta.n_aux + n) * 2 * sizeof(typename E::Fq);
+  const uint64_t g2_bytes = nvars * 4 * sizeof(typename E::Fq);
+  EXPECT_EQ(s1.resident_bytes - s0.resident_bytes, g1_bytes + g2_bytes);
+  EXPECT_EQ(s2.resident_bytes - s1.resident_bytes, g1_bytes) << "the CPU-G2 entry holds no B_G2";
+}
+
 TYPED_TEST(GpuGroth16, KeyOverBudgetIsRefusedClearly) {
   ZKMILL_REQUIRE_GPU();
   using E = typename TestFixture::E;

@@ -1,0 +1,63 @@
+// The quadratic extension Fp2 = Fp[u] / (u^2 + 1) over the GPU's 32-bit-limb Fp32 (host-callable
+// too): the coordinate field of G2 on BN254 and BLS12-381, both of which take u^2 = -1 (p = 3 mod
+// 4 makes -1 a non-residue), exactly as the CPU's tower::Fp2 (common/tower/fp2.hpp). An element
+// c0 + c1 u is stored as two Fp32, so its bytes equal the CPU Fq2's (static_asserted in
+// cuda/ec/device_group.hpp against the real CPU type) and G2 points move with plain copies too.
+//
+// Costs, in base-field multiplications (the only expensive operation):
+//   mul: Karatsuba, 3:  v0 = a0 b0, v1 = a1 b1, c0 = v0 - v1, c1 = (a0 + a1)(b0 + b1) - v0 - v1
+//   sqr: complex squaring, 2: c0 = (a0 + a1)(a0 - a1), c1 = 2 a0 a1
+// Results are fully reduced because every Fp32 operation returns values below p.
+#pragma once
+
+#include <cstdint>
+
+#include "common/tower/fp2.hpp"
+#include "cuda/ff/mont32.hpp"
+
+namespace zkmill::cuda::field {
+
+template <class F>
+struct Fp2 {
+  using Base = F;
+  using Host = ::zkmill::tower::Fp2<typename F::Host>;
+  static constexpr int kWords = 2 * F::kWords;  // 32-bit words of the whole element
+
+  F c0, c1;  // c0 + c1 u
+
+  ZK_HD static Fp2 zero() { return {F::zero(), F::zero()}; }
+  ZK_HD static Fp2 one() { return {F::one(), F::zero()}; }
+  ZK_HD bool is_zero() const { return c0.is_zero() && c1.is_zero(); }
+  ZK_HD friend bool operator==(const Fp2& a, const Fp2& b) { return a.c0 == b.c0 && a.c1 == b.c1; }
+  ZK_HD friend bool operator!=(const Fp2& a, const Fp2& b) { return !(a == b); }
+
+  ZK_HD friend Fp2 operator+(const Fp2& a, const Fp2& b) { return {a.c0 + b.c0, a.c1 + b.c1}; }
+  ZK_HD friend Fp2 operator-(const Fp2& a, const Fp2& b) { return {a.c0 - b.c0, a.c1 - b.c1}; }
+  ZK_HD Fp2 operator-() const { return {-c0, -c1}; }
+  ZK_HD Fp2 dbl() const { return {c0.dbl(), c1.dbl()}; }
+
+  ZK_HD friend Fp2 operator*(const Fp2& a, const Fp2& b) {
+    const F v0 = a.c0 * b.c0;
+    const F v1 = a.c1 * b.c1;
+    return {v0 - v1, (a.c0 + a.c1) * (b.c0 + b.c1) - v0 - v1};
+  }
+  ZK_HD Fp2 sqr() const { return {(c0 + c1) * (c0 - c1), (c0 * c1).dbl()}; }
+  ZK_HD Fp2& operator+=(const Fp2& b) { return *this = *this + b; }
+  ZK_HD Fp2& operator-=(const Fp2& b) { return *this = *this - b; }
+  ZK_HD Fp2& operator*=(const Fp2& b) { return *this = *this * b; }
+
+  // 1 / (c0 + c1 u) = (c0 - c1 u) / (c0^2 + c1^2); zero maps to zero. Setup work only (one
+  // base-field Fermat inversion).
+  ZK_HD Fp2 inverse() const {
+    const F n = (c0.sqr() + c1.sqr()).inverse();
+    return {c0 * n, -(c1 * n)};
+  }
+
+  // From kWords little-endian words laid out as the CPU stores the element (c0, then c1).
+  ZK_HD static Fp2 from_words(const uint32_t* w) { return {F::from_words(w), F::from_words(w + F::kWords)}; }
+
+  static Fp2 from_host(const Host& x) { return {F::from_host(x.c0), F::from_host(x.c1)}; }
+  Host to_host() const { return {c0.to_host(), c1.to_host()}; }
+};
+
+}  // namespace zkmill::cuda::field

@@ -1,0 +1,49 @@
+// The host entry of the GPU MSM, shared by the G1 and G2 translation units: argument checks,
+// upload of the CPU's arrays as they are, one Engine run, and every failure turned into a
+// GpuResult. CUDA-only (included by msm_g1.cu and msm_g2.cu).
+#pragma once
+
+#include <stdexcept>
+
+#include "cuda/msm/msm.hpp"
+#include "cuda/msm/pippenger.cuh"
+
+namespace zkmill::cuda::pippenger {
+
+template <class G>
+MsmResult msm_from_host(const typename G::HostAffine* points, const typename G::HostFr* scalars, size_t n,
+                        typename G::HostJacobian* out, const MsmOptions& options) noexcept {
+  if (out == nullptr) return {GpuErrc::kInvalidArgument, "GPU MSM: output pointer is null"};
+  if (n != 0 && (points == nullptr || scalars == nullptr))
+    return {GpuErrc::kInvalidArgument, "GPU MSM: points or scalars pointer is null"};
+  return run_guarded([&] {
+    if (n == 0) {
+      *out = G::HostJacobian::identity();
+      return;
+    }
+    (void)make_plan(n, G::Fr::kBits, options.window_bits);  // reject bad sizes before allocating
+    int devices = 0;
+    ZK_CUDA_OK(cudaGetDeviceCount(&devices));
+    Stream stream;
+    DeviceBuffer<typename G::Affine> d_points(n, "MSM points");
+    DeviceBuffer<typename G::Fr> d_scalars(n, "MSM scalars");
+    {
+      // The CPU array is copied byte for byte (DeviceGroup static_asserts the layout) and
+      // compacted on the device: no per-point work on the host.
+      DeviceBuffer<typename G::HostImage> image(n, "MSM points (CPU layout)");
+      ZK_CUDA_OK(cudaMemcpyAsync(image.get(), points, n * sizeof(typename G::HostAffine), cudaMemcpyHostToDevice,
+                                 stream.get()));
+      image_to_affine_kernel<G>
+          <<<blocks_for(n, kThreads), kThreads, 0, stream.get()>>>(image.get(), d_points.get(), uint32_t(n));
+      ZK_CUDA_OK_LAUNCH();
+      ZK_CUDA_OK(cudaMemcpyAsync(d_scalars.get(), scalars, n * sizeof(typename G::HostFr), cudaMemcpyHostToDevice,
+                                 stream.get()));
+      stream.sync();  // `image` is freed at the end of this scope
+    }
+    Engine<G> engine(stream.get());
+    const auto result = engine.run(d_points.get(), d_scalars.get(), n, options.window_bits);
+    *out = result;
+  });
+}
+
+}  // namespace zkmill::cuda::pippenger
