@@ -77,18 +77,6 @@ void Coordinator::log_handshake_failures() {
   }
 }
 
-void Coordinator::publish_workers() {
-  std::map<std::string, nlohmann::json> records;
-  for (const auto& [id, w] : workers_)
-    records[id] = {{"role", w.role},
-                   {"gpus", w.gpus},
-                   {"busy", w.busy_token != 0},
-                   {"draining", w.draining},
-                   {"last_seen_ms", w.last_seen_ms},
-                   {"updated_ms", now_ms()}};
-  registry_.replace(records);
-}
-
 void Coordinator::forward_drain_requests() {
   const uint64_t now = now_ms();
   for (const auto& [id, requested_ms] : registry_.drain_requests()) {
@@ -173,7 +161,6 @@ void Coordinator::run(const std::atomic<bool>& stop) {
       }
       log_handshake_failures();
       heartbeat_and_expire();
-      publish_status();
       uint64_t now = now_ms();
       store_.promote_delayed(now);
       reap();

@@ -82,7 +82,13 @@ TEST_F(FarmOpsTest, MetricsAndStatusJsonReflectACompletedJob) {
   auto job = farm_.submit(n);
   ASSERT_EQ(farm_.wait(job), 0);
 
-  auto m = scrape(port);
+  // The Redis-derived gauges are cached for a second between scrapes, and the worker counts
+  // are republished every heartbeat period: wait until both show the finished job.
+  std::map<std::string, double> m;
+  ASSERT_TRUE(LocalFarm::eventually([&] {
+    m = scrape(port);
+    return m["zkmill_jobs{state=\"done\"}"] == 1 && m["zkmill_workers{role=\"prove\",state=\"idle\"}"] == 1;
+  })) << "the gauges never showed the job done and the prove worker idle";
   EXPECT_EQ(sample(m, "zkmill_proofs_verified_total"), double(n));
   EXPECT_EQ(sample(m, "zkmill_proofs_rejected_total"), 0);
   EXPECT_GE(sample(m, "zkmill_partitions_synthesized_total"), double(n));
@@ -110,8 +116,12 @@ TEST_F(FarmOpsTest, MetricsAndStatusJsonReflectACompletedJob) {
     EXPECT_EQ(sample(m, std::string("zkmill_queue_depth{queue=\"") + q + "\"}"), 0) << q;
   EXPECT_EQ(sample(m, "zkmill_attempts_failed_total{reason=\"task_failed\"}"), 0);
 
-  // status --json, farm-wide: the same picture, plus the coordinator's worker table.
-  auto farm = farm_.status();
+  // status --json, farm-wide: the same picture, plus the coordinator's worker counts.
+  json farm;
+  ASSERT_TRUE(LocalFarm::eventually([&] {
+    farm = farm_.status();
+    return workers_of(farm, "prove", "idle") == 1;
+  })) << farm.dump();
   ASSERT_FALSE(farm.is_null());
   EXPECT_EQ(farm["jobs"]["done"], 1);
   EXPECT_EQ(farm["jobs"]["running"], 0);
@@ -127,8 +137,11 @@ TEST_F(FarmOpsTest, MetricsAndStatusJsonReflectACompletedJob) {
   EXPECT_EQ(farm["coordinator"]["metrics"], "127.0.0.1:" + std::to_string(port));
   EXPECT_EQ(workers_of(farm, "synth", "idle"), 1u);
   EXPECT_EQ(workers_of(farm, "prove", "idle"), 1u);
+  // The worker list itself is zk:workers (`status --workers`), published with those counts.
+  auto listed = run_zkmill({"status", "--config", farm_.client(), "--workers", "--json"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
   std::set<std::string> ids;
-  for (const auto& w : farm["coordinator"]["worker_list"]) ids.insert(w["id"].get<std::string>());
+  for (const auto& w : json::parse(listed.out)) ids.insert(w["worker"].get<std::string>());
   EXPECT_EQ(ids, (std::set<std::string>{"synth-1", "prove-1"}));
   // status JOB --json (the per-job object) agrees with the metrics.
   auto js = farm_.status(job);
