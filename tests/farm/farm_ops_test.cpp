@@ -201,6 +201,56 @@ TEST_F(FarmOpsTest, MetricsAddressInUseIsAClearError) {
   EXPECT_TRUE(contains(bad.err, "coordinator.metrics_listen")) << bad.err;
 }
 
+// A drained synth worker keeps serving the bundles it holds until their partitions are proved.
+// With no prove worker yet, the synth worker holds the look-ahead's bundles (unfetched); it is
+// drained; only then do a prove worker and another synth worker arrive. Every partition must be
+// proved from its first synthesis (no failed attempt, n syntheses in all), and the drained
+// worker must exit 0 once its bundles are released.
+TEST_F(FarmOpsTest, DrainedSynthWorkerServesItsHeldBundlesUntilReleased) {
+  auto r = farm_.start(0, 0);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const pid_t held = farm_.spawn_worker("synth-held", "synth", "");
+  const uint64_t n = 8;
+  auto job = farm_.submit(n);
+  // No prover: synthesis runs coordinator.synth_lookahead (2) partitions ahead, then waits.
+  ASSERT_TRUE(LocalFarm::eventually([&] { return farm_.status(job)["counts"].value("synthesized", 0) == 2; }))
+      << farm_.status(job).dump() << farm_.log("synth-held");
+
+  // `worker drain` accepts only a worker in the published registry (refreshed every heartbeat).
+  ASSERT_TRUE(LocalFarm::eventually([&] {
+    return contains(run_zkmill({"status", "--config", farm_.client(), "--workers"}).out, "synth-held");
+  }));
+  auto d = run_zkmill({"worker", "drain", "synth-held", "--config", farm_.client()});
+  ASSERT_EQ(d.exit_code, 0) << d.out << d.err;
+  ASSERT_TRUE(LocalFarm::eventually([&] {
+    return contains(farm_.log("synth-held"), "drained; serving 2 held bundle(s) until the coordinator");
+  })) << farm_.log("synth-held");
+  // Several heartbeat periods (250 ms) and a whole liveness period later it still serves them.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  ASSERT_EQ(farm_.wait_exit(held, std::chrono::milliseconds(0)), -1)
+      << "the drained synth worker exited while holding unfetched bundles:\n"
+      << farm_.log("synth-held");
+
+  r = farm_.scale(1, 1);  // synth-1 and prove-1 (synth-held is not the script's)
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  ASSERT_EQ(farm_.wait(job), 0);
+  EXPECT_EQ(farm_.wait_exit(held, std::chrono::seconds(20)), 0) << farm_.log("synth-held");
+  EXPECT_TRUE(contains(farm_.log("synth-held"), "drained, exiting")) << farm_.log("synth-held");
+  EXPECT_FALSE(contains(farm_.log("synth-held"), "never released")) << farm_.log("synth-held");
+
+  auto s = farm_.status(job);
+  uint64_t by_held = 0;
+  for (const auto& p : s["partition_states"]) {
+    EXPECT_EQ(p["attempts"], 0) << p.dump();
+    EXPECT_EQ(p["recorded"], 1) << p.dump();
+    by_held += p["synth_worker"] == "synth-held";
+  }
+  EXPECT_EQ(by_held, 2u) << s.dump();
+  auto m = scrape(farm_.metrics_port());
+  EXPECT_EQ(sample(m, "zkmill_partitions_synthesized_total"), double(n));
+  EXPECT_EQ(sample(m, "zkmill_proofs_verified_total"), double(n));
+}
+
 TEST_F(FarmOpsTest, ScaleUpThenDrainDownWhileAJobRunsThenStop) {
   auto r = farm_.start(1, 1);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
