@@ -21,6 +21,9 @@ constexpr const char* kControlZapDomain = "zkmill.control";
 constexpr uint64_t kRefusalLogPeriodMs = 10000;
 // A drain request for a worker this coordinator does not know (yet) is kept this long.
 constexpr uint64_t kDrainRequestTtlMs = 60000;
+// Bundle keys of one draining worker's heartbeat looked up per heartbeat (a worker holds at
+// most worker.max_held_bundles; the rest wait for the next heartbeats).
+constexpr size_t kMaxReleaseChecks = 1000;
 }  // namespace
 
 uint64_t Coordinator::now_ms() {
@@ -91,6 +94,17 @@ void Coordinator::forward_drain_requests() {
       spdlog::warn("coordinator: dropping the drain request for worker {}: it is not registered", id);
     }
     registry_.clear_drain_request(id);
+  }
+}
+
+void Coordinator::release_unneeded(const std::string& id, const nlohmann::json& held) {
+  if (!held.is_array()) return;
+  std::vector<std::string> keys;
+  for (const auto& k : held)
+    if (k.is_string() && keys.size() < kMaxReleaseChecks) keys.push_back(k.get<std::string>());
+  for (const auto& key : store_.unneeded_bundles(keys)) {
+    spdlog::info("coordinator: releasing bundle {} held by draining worker {} (no partition needs it)", key, id);
+    send(id, ControlMessage("release", {{"bundle_key", key}}));
   }
 }
 
@@ -200,6 +214,7 @@ void Coordinator::handle(const std::string& from, const ControlMessage& m) {
     w.current = m.body["current"].get<uint64_t>();
     // Sticky: a heartbeat sent before our `drain` reached the worker must not undo it.
     w.draining = w.draining || m.body["draining"].get<bool>();
+    if (w.draining && m.body.contains("held")) release_unneeded(from, m.body["held"]);
     // An assignment the worker never got (lost in a reconnect): free the worker; the lease
     // reaper fails that attempt because nobody reports holding it.
     if (w.busy_token && w.current != w.busy_token && !w.tokens.count(w.busy_token) &&

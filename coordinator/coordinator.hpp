@@ -80,6 +80,10 @@ class Coordinator {
   // to zk:coordinator (WorkerRegistry) and to the worker gauges.
   void publish_workers();
   void forward_drain_requests();
+  // A draining synth worker waits for the release of every bundle it holds (`held` in its
+  // heartbeat); those no partition needs any more are released here, so it need not wait
+  // out worker.drain_hold_s for them.
+  void release_unneeded(const std::string& id, const nlohmann::json& held);
 
   FarmConfig cfg_;
   RedisClient redis_;

@@ -108,10 +108,16 @@ ControlMessage Worker::hello() const {
 }
 
 ControlMessage Worker::heartbeat() const {
-  nlohmann::json tokens = nlohmann::json::array();
-  for (const auto& [key, token] : held_) tokens.push_back(token);
-  return ControlMessage("worker_heartbeat",
-                        {{"tokens", tokens}, {"current", task_ ? task_->token : uint64_t(0)}, {"draining", draining_}});
+  nlohmann::json tokens = nlohmann::json::array(), held = nlohmann::json::array();
+  for (const auto& [key, token] : held_) {
+    tokens.push_back(token);
+    held.push_back(key);
+  }
+  nlohmann::json b{{"tokens", tokens}, {"current", task_ ? task_->token : uint64_t(0)}, {"draining", draining_}};
+  // Draining: the held bundles by key, so the coordinator can release those that no partition
+  // needs any more (a failed attempt's, a cancelled job's) instead of letting us wait for them.
+  if (draining_ && !held_.empty()) b["held"] = std::move(held);
+  return ControlMessage("worker_heartbeat", std::move(b));
 }
 
 int Worker::run(const std::atomic<bool>& stop) {
@@ -286,9 +292,10 @@ bool Worker::serve_held_bundles(bool coordinator_gone) {
   if (held_.empty()) return false;
   // The coordinator sends `release` once a bundle's partition is proved; exiting before then
   // would fail the prove worker's fetch (after its timeout) and re-synthesize the partition.
-  // Bundles nobody will release (their job was cancelled, or their proving attempt failed and
-  // the partition was re-synthesized) are why the wait is bounded; a silent coordinator sends
-  // no releases, and its leases for our partitions expire anyway.
+  // Our heartbeats name the held bundles, and the coordinator also releases those nothing will
+  // fetch (a failed attempt's, a finished job's). The wait is still bounded, for a coordinator
+  // that never answers; a silent coordinator sends no releases, and its leases for our
+  // partitions expire anyway.
   const uint64_t now = Coordinator::now_ms();
   const bool timed_out = now - drain_started_ms_ >= uint64_t(cfg_.worker.drain_hold_s) * 1000;
   if (!timed_out && !coordinator_gone) {

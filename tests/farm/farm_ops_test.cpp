@@ -251,6 +251,30 @@ TEST_F(FarmOpsTest, DrainedSynthWorkerServesItsHeldBundlesUntilReleased) {
   EXPECT_EQ(sample(m, "zkmill_proofs_verified_total"), double(n));
 }
 
+// Bundles nothing will fetch (here: their job was cancelled) are released by the coordinator
+// as soon as the draining worker's heartbeat names them, so the drain does not wait out
+// worker.drain_hold_s (300 s) for them.
+TEST_F(FarmOpsTest, DrainedSynthWorkerIsReleasedFromBundlesOfACancelledJob) {
+  auto r = farm_.start(0, 0);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const pid_t held = farm_.spawn_worker("synth-held", "synth", "");
+  auto job = farm_.submit(4);
+  ASSERT_TRUE(LocalFarm::eventually([&] { return farm_.status(job)["counts"].value("synthesized", 0) == 2; }))
+      << farm_.status(job).dump() << farm_.log("synth-held");
+  auto c = run_zkmill({"cancel", "--config", farm_.client(), job});
+  ASSERT_EQ(c.exit_code, 0) << c.out << c.err;
+  ASSERT_TRUE(LocalFarm::eventually([&] {
+    return contains(run_zkmill({"status", "--config", farm_.client(), "--workers"}).out, "synth-held");
+  }));
+  auto d = run_zkmill({"worker", "drain", "synth-held", "--config", farm_.client()});
+  ASSERT_EQ(d.exit_code, 0) << d.out << d.err;
+  EXPECT_EQ(farm_.wait_exit(held, std::chrono::seconds(15)), 0) << farm_.log("synth-held");
+  EXPECT_TRUE(contains(farm_.log("synth-held"), "drained; serving 2 held bundle(s)")) << farm_.log("synth-held");
+  EXPECT_FALSE(contains(farm_.log("synth-held"), "never released")) << farm_.log("synth-held");
+  EXPECT_TRUE(contains(farm_.log("coordinator"), "held by draining worker synth-held (no partition needs it)"))
+      << farm_.log("coordinator");
+}
+
 TEST_F(FarmOpsTest, ScaleUpThenDrainDownWhileAJobRunsThenStop) {
   auto r = farm_.start(1, 1);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
