@@ -21,6 +21,9 @@ constexpr const char* kControlZapDomain = "zkmill.control";
 constexpr uint64_t kRefusalLogPeriodMs = 10000;
 // A drain request for a worker this coordinator does not know (yet) is kept this long.
 constexpr uint64_t kDrainRequestTtlMs = 60000;
+// Bundle keys of one draining worker's heartbeat looked up per heartbeat (a worker holds at
+// most worker.max_held_bundles; the rest wait for the next heartbeats).
+constexpr size_t kMaxReleaseChecks = 1000;
 }  // namespace
 
 uint64_t Coordinator::now_ms() {
@@ -77,18 +80,6 @@ void Coordinator::log_handshake_failures() {
   }
 }
 
-void Coordinator::publish_workers() {
-  std::map<std::string, nlohmann::json> records;
-  for (const auto& [id, w] : workers_)
-    records[id] = {{"role", w.role},
-                   {"gpus", w.gpus},
-                   {"busy", w.busy_token != 0},
-                   {"draining", w.draining},
-                   {"last_seen_ms", w.last_seen_ms},
-                   {"updated_ms", now_ms()}};
-  registry_.replace(records);
-}
-
 void Coordinator::forward_drain_requests() {
   const uint64_t now = now_ms();
   for (const auto& [id, requested_ms] : registry_.drain_requests()) {
@@ -103,6 +94,17 @@ void Coordinator::forward_drain_requests() {
       spdlog::warn("coordinator: dropping the drain request for worker {}: it is not registered", id);
     }
     registry_.clear_drain_request(id);
+  }
+}
+
+void Coordinator::release_unneeded(const std::string& id, const nlohmann::json& held) {
+  if (!held.is_array()) return;
+  std::vector<std::string> keys;
+  for (const auto& k : held)
+    if (k.is_string() && keys.size() < kMaxReleaseChecks) keys.push_back(k.get<std::string>());
+  for (const auto& key : store_.unneeded_bundles(keys)) {
+    spdlog::info("coordinator: releasing bundle {} held by draining worker {} (no partition needs it)", key, id);
+    send(id, ControlMessage("release", {{"bundle_key", key}}));
   }
 }
 
@@ -173,7 +175,6 @@ void Coordinator::run(const std::atomic<bool>& stop) {
       }
       log_handshake_failures();
       heartbeat_and_expire();
-      publish_status();
       uint64_t now = now_ms();
       store_.promote_delayed(now);
       reap();
@@ -213,6 +214,7 @@ void Coordinator::handle(const std::string& from, const ControlMessage& m) {
     w.current = m.body["current"].get<uint64_t>();
     // Sticky: a heartbeat sent before our `drain` reached the worker must not undo it.
     w.draining = w.draining || m.body["draining"].get<bool>();
+    if (w.draining && m.body.contains("held")) release_unneeded(from, m.body["held"]);
     // An assignment the worker never got (lost in a reconnect): free the worker; the lease
     // reaper fails that attempt because nobody reports holding it.
     if (w.busy_token && w.current != w.busy_token && !w.tokens.count(w.busy_token) &&

@@ -72,14 +72,18 @@ class Coordinator {
   // False when it cannot be sent (missing or over the limit): the attempt is failed.
   bool attach_input(const Claim& c, ControlMessage& msg);
   const JobInfo& job_info(const std::string& job);
-  // Metrics and the `zk:coordinator` status key (FarmOverview): workers by role and state.
-  void publish_status();
   double since_submit_s(const std::string& job);
   void count_failure(const std::string& reason, const PartRef& ref, const FarmStore::Failed& f);
   void setup_curve();
   void log_handshake_failures();
+  // Once per heartbeat period: the worker table to zk:workers, its counts by role and state
+  // to zk:coordinator (WorkerRegistry) and to the worker gauges.
   void publish_workers();
   void forward_drain_requests();
+  // A draining synth worker waits for the release of every bundle it holds (`held` in its
+  // heartbeat); those no partition needs any more are released here, so it need not wait
+  // out worker.drain_hold_s for them.
+  void release_unneeded(const std::string& id, const nlohmann::json& held);
 
   FarmConfig cfg_;
   RedisClient redis_;
@@ -107,7 +111,6 @@ class Coordinator {
   uint64_t last_heartbeat_ms_ = 0;
   uint64_t last_sweep_ms_ = 0;
   uint64_t last_redis_error_log_ms_ = 0;
-  uint64_t last_status_ms_ = 0;
   FarmMetrics metrics_;
 };
 

@@ -108,10 +108,16 @@ ControlMessage Worker::hello() const {
 }
 
 ControlMessage Worker::heartbeat() const {
-  nlohmann::json tokens = nlohmann::json::array();
-  for (const auto& [key, token] : held_) tokens.push_back(token);
-  return ControlMessage("worker_heartbeat",
-                        {{"tokens", tokens}, {"current", task_ ? task_->token : uint64_t(0)}, {"draining", draining_}});
+  nlohmann::json tokens = nlohmann::json::array(), held = nlohmann::json::array();
+  for (const auto& [key, token] : held_) {
+    tokens.push_back(token);
+    held.push_back(key);
+  }
+  nlohmann::json b{{"tokens", tokens}, {"current", task_ ? task_->token : uint64_t(0)}, {"draining", draining_}};
+  // Draining: the held bundles by key, so the coordinator can release those that no partition
+  // needs any more (a failed attempt's, a cancelled job's) instead of letting us wait for them.
+  if (draining_ && !held_.empty()) b["held"] = std::move(held);
+  return ControlMessage("worker_heartbeat", std::move(b));
 }
 
 int Worker::run(const std::atomic<bool>& stop) {
@@ -126,13 +132,14 @@ int Worker::run(const std::atomic<bool>& stop) {
   for (;;) {
     if ((stop.load() || drain_requested_) && !draining_) {
       draining_ = true;
+      drain_started_ms_ = Coordinator::now_ms();
       spdlog::info("worker {}: draining (finishing the current partition, taking no new one)", id_);
       send(heartbeat());
     }
     // A draining worker whose coordinator has gone silent would wait for acks forever; its
     // unacked results are not lost (the leases expire and the partitions are redone).
     const bool coordinator_gone = Coordinator::now_ms() - last_heard_ms_ > heartbeat_ms_ * liveness_;
-    if (draining_ && !task_ && (unacked_.empty() || coordinator_gone)) {
+    if (draining_ && !task_ && (unacked_.empty() || coordinator_gone) && !serve_held_bundles(coordinator_gone)) {
       send(ControlMessage("bye", nlohmann::json::object()));
       spdlog::info("worker {}: drained, exiting", id_);
       return 0;
@@ -279,6 +286,30 @@ void Worker::collect_task() {
   }
   unacked_[token] = r;
   send(r);
+}
+
+bool Worker::serve_held_bundles(bool coordinator_gone) {
+  if (held_.empty()) return false;
+  // The coordinator sends `release` once a bundle's partition is proved; exiting before then
+  // would fail the prove worker's fetch (after its timeout) and re-synthesize the partition.
+  // Our heartbeats name the held bundles, and the coordinator also releases those nothing will
+  // fetch (a failed attempt's, a finished job's). The wait is still bounded, for a coordinator
+  // that never answers; a silent coordinator sends no releases, and its leases for our
+  // partitions expire anyway.
+  const uint64_t now = Coordinator::now_ms();
+  const bool timed_out = now - drain_started_ms_ >= uint64_t(cfg_.worker.drain_hold_s) * 1000;
+  if (!timed_out && !coordinator_gone) {
+    if (!serving_held_logged_)
+      spdlog::info(
+          "worker {}: drained; serving {} held bundle(s) until the coordinator releases them (at most {} s "
+          "after the drain began)",
+          id_, held_.size(), cfg_.worker.drain_hold_s);
+    serving_held_logged_ = true;
+    return true;
+  }
+  spdlog::warn("worker {}: dropping {} bundle(s) never released ({}); their partitions are re-synthesized", id_,
+               held_.size(), coordinator_gone ? "the coordinator went silent" : "worker.drain_hold_s passed");
+  return false;
 }
 
 ControlMessage Worker::run_synth(const ControlMessage& m) {

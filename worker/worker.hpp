@@ -3,7 +3,8 @@
 // wire::BundleServer holding the synthesized bundles until a prove worker has fetched them.
 // Results are kept until the coordinator acks them and re-sent meanwhile, so they survive a
 // coordinator restart. SIGTERM (stop flag) drains: the current partition finishes and is
-// acked, no new one is taken, then the worker says bye and exits.
+// acked, no new one is taken, held bundles are served until released (worker.drain_hold_s at
+// most), then the worker says bye and exits.
 #pragma once
 
 #include <atomic>
@@ -57,6 +58,8 @@ class Worker {
   ControlMessage run_synth(const ControlMessage& m);
   ControlMessage run_prove(const nlohmann::json& b);
   void collect_task();
+  // Drained but for held bundles: true while they should still be served (see drain_hold_s).
+  bool serve_held_bundles(bool coordinator_gone);
   void send(const ControlMessage& m);
   void log_handshake_failures();
 
@@ -79,6 +82,8 @@ class Worker {
   std::atomic<bool> bad_proof_once_{false};
   bool draining_ = false;
   bool drain_requested_ = false;  // `drain` from the coordinator: behave as on SIGTERM
+  uint64_t drain_started_ms_ = 0;
+  bool serving_held_logged_ = false;
   uint64_t heartbeat_ms_ = 500, liveness_ = 6;
   uint64_t last_heard_ms_ = 0, last_sent_ms_ = 0, last_hello_ms_ = 0;
   // Polled next to the DEALER: the task thread signals it when done, so a finished partition

@@ -40,6 +40,14 @@ struct Session {
   bool connected = false;
   uint64_t received = 0, total = 0;
 
+  // The monitor is stopped before either socket closes. libzmq reports events on `sock` until
+  // the socket is destroyed, after its linger (during which its session keeps reconnecting and
+  // dropping), and it makes each report on the context's I/O thread with a *blocking* send to
+  // the monitor's PAIR. Once our end of that pair is closed, the next report blocks the I/O
+  // thread for good, and with it every socket of the context (a prove worker's control link).
+  // zmq_socket_monitor(NULL) closes libzmq's end under the lock those reports take.
+  ~Session() { zmq_socket_monitor(sock.handle(), nullptr, 0); }
+
   std::string progress() const {
     if (!total) return "before the server answered the request";
     return "after " + std::to_string(received) + " of " + std::to_string(total) + " bytes";
@@ -143,6 +151,7 @@ cs::WitnessBundle fetch_bundle(zmq::context_t& ctx, const std::string& endpoint,
                          ZMQ_EVENT_CONNECTED | ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_HANDSHAKE_SUCCEEDED |
                              ZMQ_EVENT_HANDSHAKE_FAILED_AUTH | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL) != 0)
     throw zmq::error_t();
+  s.monitor.set(zmq::sockopt::linger, 0);
   s.monitor.connect(mon_ep);
   s.sock.connect(endpoint);
 

@@ -136,6 +136,7 @@ void parse_worker(FarmSection s, WorkerConfig& w) {
   s.num<uint32_t>("cores", w.cores, 0, 1u << 20);
   s.num<uint64_t>("memory_mb", w.memory_mb, 0, uint64_t(1) << 40);
   s.num<uint32_t>("max_held_bundles", w.max_held_bundles, 1, 100000);
+  s.num<uint32_t>("drain_hold_s", w.drain_hold_s, 0, 86400);
   s.num<uint64_t>("max_bundle_mb", w.max_bundle_mb, 1, uint64_t(1) << 30);
   s.reject_unknown();
 }

@@ -49,6 +49,7 @@ struct WorkerConfig {
   uint32_t cores = 0;                         // advertised; 0: hardware threads
   uint64_t memory_mb = 0;                     // advertised; 0: physical memory
   uint32_t max_held_bundles = 16;             // synthesized bundles kept for fetching
+  uint32_t drain_hold_s = 300;                // draining synth side: serve held bundles this long at most
   uint64_t max_bundle_mb = 65536;             // largest bundle a prove worker accepts
 };
 

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "coordinator/common/farm_store.hpp"
+#include "coordinator/common/worker_registry.hpp"
 
 namespace zkmill::farm {
 
@@ -42,7 +43,7 @@ FarmOverview::Snapshot FarmOverview::take() {
                             {"ZCARD", "zk:q:prove"},
                             {"ZCARD", "zk:q:delayed"},
                             {"ZCARD", "zk:leases"},
-                            {"GET", kCoordinatorKey}});
+                            {"GET", WorkerRegistry::kCoordinatorKey}});
   s.queues["synth"] = uint64_t(sizes[0].as_int());
   s.queues["prove"] = uint64_t(sizes[1].as_int());
   s.queues["delayed"] = uint64_t(sizes[2].as_int());
@@ -109,10 +110,6 @@ FarmOverview::Snapshot FarmOverview::take() {
 nlohmann::json FarmOverview::to_json(const Snapshot& s) {
   return {{"jobs", s.jobs},     {"active_jobs", s.active_jobs}, {"partitions", s.partitions},
           {"queues", s.queues}, {"leases", s.leases},           {"coordinator", s.coordinator}};
-}
-
-void FarmOverview::publish_coordinator(const nlohmann::json& self, uint64_t ttl_ms) {
-  r_.command({"SET", kCoordinatorKey, self.dump(), "PX", std::to_string(ttl_ms)});
 }
 
 }  // namespace zkmill::farm

@@ -9,9 +9,9 @@
 // is verified (n_verified), in flight (it holds a lease, and the partition hash says which
 // phase) or queued (everything else, including retries waiting in zk:q:delayed).
 //
-// The coordinator publishes its own view (workers by role and state, each worker's id) as the
-// JSON string `zk:coordinator`, with an expiry of a few heartbeat periods: a missing key means
-// no coordinator has been alive recently.
+// The coordinator's own summary (workers by role and state, metrics address) is read from
+// `zk:coordinator` (WorkerRegistry publishes it, with an expiry of a few heartbeat periods: a
+// missing key means no coordinator has been alive recently).
 #pragma once
 
 #include <cstdint>
@@ -25,7 +25,6 @@ namespace zkmill::farm {
 
 class FarmOverview {
  public:
-  static constexpr const char* kCoordinatorKey = "zk:coordinator";
   // Every state a job or an unfinished job's partition can be in (all reported, zeros too,
   // so dashboards get stable series).
   static const std::vector<std::string>& job_states();
@@ -45,9 +44,6 @@ class FarmOverview {
   // Throws RedisError when Redis cannot be reached.
   Snapshot take();
   static nlohmann::json to_json(const Snapshot& s);
-
-  // The coordinator's side: stores `self` under kCoordinatorKey for `ttl_ms`.
-  void publish_coordinator(const nlohmann::json& self, uint64_t ttl_ms);
 
  private:
   RedisClient& r_;

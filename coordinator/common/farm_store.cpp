@@ -380,4 +380,32 @@ void FarmStore::record_timings(const PartRef& ref, const nlohmann::json& body, s
 
 uint64_t FarmStore::synth_ahead() { return uint64_t(r_.command({"ZCARD", "zk:q:prove"}).as_int()); }
 
+std::vector<std::string> FarmStore::unneeded_bundles(const std::vector<std::string>& bundle_keys) {
+  std::vector<std::string> out, asked;
+  std::vector<std::vector<std::string>> cmds;
+  for (const auto& key : bundle_keys) {
+    const size_t a = key.find('/'), b = a == std::string::npos ? a : key.find('/', a + 1);
+    if (b == std::string::npos) {
+      out.push_back(key);  // not a key this farm makes: no partition can need it
+      continue;
+    }
+    const std::string job = key.substr(0, a), part = key.substr(a + 1, b - a - 1);
+    cmds.push_back({"HMGET", "zk:part:" + job + ":" + part, "state", "bundle_key"});
+    cmds.push_back({"HGET", "zk:job:" + job, "state"});
+    asked.push_back(key);
+  }
+  if (cmds.empty()) return out;
+  auto replies = r_.pipeline(cmds);
+  for (size_t i = 0; i < asked.size(); ++i) {
+    const auto& part = replies[2 * i].elements;
+    const std::string job_state = replies[2 * i + 1].as_string();
+    const bool job_live = job_state == "queued" || job_state == "running";
+    const bool waiting = part.size() == 2 &&
+                         (part[0].as_string() == "synthesized" || part[0].as_string() == "proving") &&
+                         part[1].as_string() == asked[i];
+    if (!job_live || !waiting) out.push_back(asked[i]);
+  }
+  return out;
+}
+
 }  // namespace zkmill::farm

@@ -119,6 +119,10 @@ class FarmStore {
   void record_timings(const PartRef& ref, const nlohmann::json& body, std::initializer_list<const char*> fields);
   // How many partitions are synthesizing or synthesized (the look-ahead in use).
   uint64_t synth_ahead();
+  // Of `bundle_keys` (bundles a synth worker holds, "<job>/<part>/<token>"), those nothing will
+  // fetch any more: the job is over, the partition is proved, or its attempt failed (the
+  // partition names another bundle, or none). One pipelined round trip.
+  std::vector<std::string> unneeded_bundles(const std::vector<std::string>& bundle_keys);
 
   RedisClient& redis() { return r_; }
 

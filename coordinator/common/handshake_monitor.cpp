@@ -30,7 +30,8 @@ std::string protocol_error(uint32_t v) {
 
 }  // namespace
 
-HandshakeMonitor::HandshakeMonitor(zmq::context_t& ctx, zmq::socket_t& watched) : pair_(ctx, zmq::socket_type::pair) {
+HandshakeMonitor::HandshakeMonitor(zmq::context_t& ctx, zmq::socket_t& watched)
+    : watched_(watched), pair_(ctx, zmq::socket_type::pair) {
   const std::string ep = "inproc://zkmill.farm.handshake-monitor." + std::to_string(++g_monitor_counter);
   if (zmq_socket_monitor(watched.handle(), ep.c_str(),
                          ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
@@ -39,6 +40,8 @@ HandshakeMonitor::HandshakeMonitor(zmq::context_t& ctx, zmq::socket_t& watched) 
   pair_.set(zmq::sockopt::linger, 0);
   pair_.connect(ep);
 }
+
+HandshakeMonitor::~HandshakeMonitor() { zmq_socket_monitor(watched_.handle(), nullptr, 0); }
 
 std::optional<HandshakeMonitor::Event> HandshakeMonitor::next() {
   zmq::message_t head, addr;

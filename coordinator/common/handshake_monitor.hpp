@@ -2,6 +2,9 @@
 // mismatched peer is explained in the log instead of failing silently: libzmq retries a
 // refused CURVE handshake forever and never tells the application why nothing arrives.
 // Polled from the owner's loop (non-blocking); the socket and the monitor share a context.
+// The watched socket must outlive the monitor (declare the monitor after it): the destructor
+// stops the monitoring first, since libzmq's blocking report to a closed reader would stall the
+// context's I/O thread (see bundle_fetch.cpp's Session).
 #pragma once
 
 #include <cstdint>
@@ -21,10 +24,14 @@ class HandshakeMonitor {
   };
 
   HandshakeMonitor(zmq::context_t& ctx, zmq::socket_t& watched);
+  ~HandshakeMonitor();
+  HandshakeMonitor(const HandshakeMonitor&) = delete;
+  HandshakeMonitor& operator=(const HandshakeMonitor&) = delete;
   // The next handshake event, if one is pending.
   std::optional<Event> next();
 
  private:
+  zmq::socket_ref watched_;
   zmq::socket_t pair_;
 };
 

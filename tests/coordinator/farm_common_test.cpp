@@ -175,6 +175,7 @@ TEST(FarmConfig, ErrorsNameTheFileAndTheKey) {
   expect("coordinator:\n  max_witness_mb: 65\n", "coordinator.max_witness_mb");  // above the 64 MiB message rule
   expect("coordinator:\n  max_witness_mb: 0\n", "coordinator.max_witness_mb");
   expect("worker:\n  max_held_bundles: [1]\n", "worker.max_held_bundles");
+  expect("worker:\n  drain_hold_s: 86401\n", "worker.drain_hold_s");
   expect("zmq:\n  key_file: [a, b]\n", "zmq.key_file");
   expect("zmq:\n  allowed_key_file: x\n", "zmq.allowed_key_file");
   expect("zmq:\n  curve: maybe\n", "zmq.curve");

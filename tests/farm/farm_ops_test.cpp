@@ -82,7 +82,13 @@ TEST_F(FarmOpsTest, MetricsAndStatusJsonReflectACompletedJob) {
   auto job = farm_.submit(n);
   ASSERT_EQ(farm_.wait(job), 0);
 
-  auto m = scrape(port);
+  // The Redis-derived gauges are cached for a second between scrapes, and the worker counts
+  // are republished every heartbeat period: wait until both show the finished job.
+  std::map<std::string, double> m;
+  ASSERT_TRUE(LocalFarm::eventually([&] {
+    m = scrape(port);
+    return m["zkmill_jobs{state=\"done\"}"] == 1 && m["zkmill_workers{role=\"prove\",state=\"idle\"}"] == 1;
+  })) << "the gauges never showed the job done and the prove worker idle";
   EXPECT_EQ(sample(m, "zkmill_proofs_verified_total"), double(n));
   EXPECT_EQ(sample(m, "zkmill_proofs_rejected_total"), 0);
   EXPECT_GE(sample(m, "zkmill_partitions_synthesized_total"), double(n));
@@ -110,8 +116,12 @@ TEST_F(FarmOpsTest, MetricsAndStatusJsonReflectACompletedJob) {
     EXPECT_EQ(sample(m, std::string("zkmill_queue_depth{queue=\"") + q + "\"}"), 0) << q;
   EXPECT_EQ(sample(m, "zkmill_attempts_failed_total{reason=\"task_failed\"}"), 0);
 
-  // status --json, farm-wide: the same picture, plus the coordinator's worker table.
-  auto farm = farm_.status();
+  // status --json, farm-wide: the same picture, plus the coordinator's worker counts.
+  json farm;
+  ASSERT_TRUE(LocalFarm::eventually([&] {
+    farm = farm_.status();
+    return workers_of(farm, "prove", "idle") == 1;
+  })) << farm.dump();
   ASSERT_FALSE(farm.is_null());
   EXPECT_EQ(farm["jobs"]["done"], 1);
   EXPECT_EQ(farm["jobs"]["running"], 0);
@@ -127,8 +137,11 @@ TEST_F(FarmOpsTest, MetricsAndStatusJsonReflectACompletedJob) {
   EXPECT_EQ(farm["coordinator"]["metrics"], "127.0.0.1:" + std::to_string(port));
   EXPECT_EQ(workers_of(farm, "synth", "idle"), 1u);
   EXPECT_EQ(workers_of(farm, "prove", "idle"), 1u);
+  // The worker list itself is zk:workers (`status --workers`), published with those counts.
+  auto listed = run_zkmill({"status", "--config", farm_.client(), "--workers", "--json"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
   std::set<std::string> ids;
-  for (const auto& w : farm["coordinator"]["worker_list"]) ids.insert(w["id"].get<std::string>());
+  for (const auto& w : json::parse(listed.out)) ids.insert(w["worker"].get<std::string>());
   EXPECT_EQ(ids, (std::set<std::string>{"synth-1", "prove-1"}));
   // status JOB --json (the per-job object) agrees with the metrics.
   auto js = farm_.status(job);
@@ -186,6 +199,80 @@ TEST_F(FarmOpsTest, MetricsAddressInUseIsAClearError) {
   auto bad = run_program("timeout", {"20", zkmill_binary(), "coordinator", "--config", cfg.string()});
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_TRUE(contains(bad.err, "coordinator.metrics_listen")) << bad.err;
+}
+
+// A drained synth worker keeps serving the bundles it holds until their partitions are proved.
+// With no prove worker yet, the synth worker holds the look-ahead's bundles (unfetched); it is
+// drained; only then do a prove worker and another synth worker arrive. Every partition must be
+// proved from its first synthesis (no failed attempt, n syntheses in all), and the drained
+// worker must exit 0 once its bundles are released.
+TEST_F(FarmOpsTest, DrainedSynthWorkerServesItsHeldBundlesUntilReleased) {
+  auto r = farm_.start(0, 0);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const pid_t held = farm_.spawn_worker("synth-held", "synth", "");
+  const uint64_t n = 8;
+  auto job = farm_.submit(n);
+  // No prover: synthesis runs coordinator.synth_lookahead (2) partitions ahead, then waits.
+  ASSERT_TRUE(LocalFarm::eventually([&] { return farm_.status(job)["counts"].value("synthesized", 0) == 2; }))
+      << farm_.status(job).dump() << farm_.log("synth-held");
+
+  // `worker drain` accepts only a worker in the published registry (refreshed every heartbeat).
+  ASSERT_TRUE(LocalFarm::eventually([&] {
+    return contains(run_zkmill({"status", "--config", farm_.client(), "--workers"}).out, "synth-held");
+  }));
+  auto d = run_zkmill({"worker", "drain", "synth-held", "--config", farm_.client()});
+  ASSERT_EQ(d.exit_code, 0) << d.out << d.err;
+  ASSERT_TRUE(LocalFarm::eventually([&] {
+    return contains(farm_.log("synth-held"), "drained; serving 2 held bundle(s) until the coordinator");
+  })) << farm_.log("synth-held");
+  // Several heartbeat periods (250 ms) and a whole liveness period later it still serves them.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  ASSERT_EQ(farm_.wait_exit(held, std::chrono::milliseconds(0)), -1)
+      << "the drained synth worker exited while holding unfetched bundles:\n"
+      << farm_.log("synth-held");
+
+  r = farm_.scale(1, 1);  // synth-1 and prove-1 (synth-held is not the script's)
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  ASSERT_EQ(farm_.wait(job), 0);
+  EXPECT_EQ(farm_.wait_exit(held, std::chrono::seconds(20)), 0) << farm_.log("synth-held");
+  EXPECT_TRUE(contains(farm_.log("synth-held"), "drained, exiting")) << farm_.log("synth-held");
+  EXPECT_FALSE(contains(farm_.log("synth-held"), "never released")) << farm_.log("synth-held");
+
+  auto s = farm_.status(job);
+  uint64_t by_held = 0;
+  for (const auto& p : s["partition_states"]) {
+    EXPECT_EQ(p["attempts"], 0) << p.dump();
+    EXPECT_EQ(p["recorded"], 1) << p.dump();
+    by_held += p["synth_worker"] == "synth-held";
+  }
+  EXPECT_EQ(by_held, 2u) << s.dump();
+  auto m = scrape(farm_.metrics_port());
+  EXPECT_EQ(sample(m, "zkmill_partitions_synthesized_total"), double(n));
+  EXPECT_EQ(sample(m, "zkmill_proofs_verified_total"), double(n));
+}
+
+// Bundles nothing will fetch (here: their job was cancelled) are released by the coordinator
+// as soon as the draining worker's heartbeat names them, so the drain does not wait out
+// worker.drain_hold_s (300 s) for them.
+TEST_F(FarmOpsTest, DrainedSynthWorkerIsReleasedFromBundlesOfACancelledJob) {
+  auto r = farm_.start(0, 0);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const pid_t held = farm_.spawn_worker("synth-held", "synth", "");
+  auto job = farm_.submit(4);
+  ASSERT_TRUE(LocalFarm::eventually([&] { return farm_.status(job)["counts"].value("synthesized", 0) == 2; }))
+      << farm_.status(job).dump() << farm_.log("synth-held");
+  auto c = run_zkmill({"cancel", "--config", farm_.client(), job});
+  ASSERT_EQ(c.exit_code, 0) << c.out << c.err;
+  ASSERT_TRUE(LocalFarm::eventually([&] {
+    return contains(run_zkmill({"status", "--config", farm_.client(), "--workers"}).out, "synth-held");
+  }));
+  auto d = run_zkmill({"worker", "drain", "synth-held", "--config", farm_.client()});
+  ASSERT_EQ(d.exit_code, 0) << d.out << d.err;
+  EXPECT_EQ(farm_.wait_exit(held, std::chrono::seconds(15)), 0) << farm_.log("synth-held");
+  EXPECT_TRUE(contains(farm_.log("synth-held"), "drained; serving 2 held bundle(s)")) << farm_.log("synth-held");
+  EXPECT_FALSE(contains(farm_.log("synth-held"), "never released")) << farm_.log("synth-held");
+  EXPECT_TRUE(contains(farm_.log("coordinator"), "held by draining worker synth-held (no partition needs it)"))
+      << farm_.log("coordinator");
 }
 
 TEST_F(FarmOpsTest, ScaleUpThenDrainDownWhileAJobRunsThenStop) {

@@ -325,11 +325,13 @@ TEST_P(ZkeyFarmTest, SubmitRefusesTruncatedOtherCurveWrongSizeAndOversizeWitness
     EXPECT_TRUE(contains(r.err, c.witness)) << "the message names the file: " << r.err;
     EXPECT_EQ(r.out, "") << "no job id printed";
   }
-  // Nothing was queued or staged.
+  // Nothing was queued or staged: no job, and no key in Redis but the coordinator's own report.
   auto r = run_zkmill({"status", "--config", client(), "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(json::parse(r.out), json::array());
-  EXPECT_EQ(redis_keys("zk:*"), "");
+  const json farm = json::parse(r.out);
+  EXPECT_EQ(farm["recent_jobs"], json::array()) << farm.dump();
+  for (const auto& [state, n] : farm["jobs"].items()) EXPECT_EQ(n, 0) << state;
+  EXPECT_EQ(redis_keys("zk:*"), "zk:coordinator\n");
 }
 
 TEST_P(ZkeyFarmTest, UnsatisfiedWitnessFailsTheJobNamingTheConstraintWithoutAProof) {

@@ -57,7 +57,7 @@ class LocalFarm {
   int metrics_port() const { return std::stoi(slurp(farm_dir() / "metrics.port")); }
 
   // A worker outside the script's bookkeeping (with a --inject-fault), killed at the end.
-  void spawn_worker(const std::string& name, const std::string& role, const std::string& fault) {
+  pid_t spawn_worker(const std::string& name, const std::string& role, const std::string& fault) {
     std::ofstream(farm_dir() / (name + ".yaml")) << slurp(farm_dir() / "farm.yaml") << "worker:\n  id: " << name
                                                  << "\n  key_dir: " << (dir_ / "keys").string() << "\n";
     std::vector<std::string> args{zkmill_binary(), "worker", "--config", (farm_dir() / (name + ".yaml")).string(),
@@ -75,6 +75,21 @@ class LocalFarm {
     EXPECT_EQ(posix_spawn(&pid, args[0].c_str(), &fa, nullptr, argv.data(), environ), 0);
     posix_spawn_file_actions_destroy(&fa);
     extra_.push_back(pid);
+    return pid;
+  }
+  // A spawn_worker process's exit code (128 + signal if killed), once it exits within `limit`;
+  // -1 while it still runs.
+  int wait_exit(pid_t pid, std::chrono::milliseconds limit) {
+    const auto until = std::chrono::steady_clock::now() + limit;
+    for (;;) {
+      int st = 0;
+      if (waitpid(pid, &st, WNOHANG) == pid) {
+        std::erase(extra_, pid);
+        return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+      }
+      if (std::chrono::steady_clock::now() >= until) return -1;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
   }
 
   std::string submit(uint64_t partitions) const {

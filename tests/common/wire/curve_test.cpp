@@ -87,3 +87,29 @@ TEST(BundleCurve, SharedZapHandlerServesSeveralServers) {
   EXPECT_NO_THROW(fetch_bundle(ctx, s2.endpoint(), "k", keys.client(keys.good)));
   EXPECT_GE(zap->accepted(), 2u);
 }
+
+// The scenario a prove worker met: refused fetches in a row on its one context (one I/O thread).
+// A refused fetch's teardown could wedge that thread (fetch_teardown_test.cpp has the
+// deterministic reproduction); here it would show as a Timeout instead of Auth, or as a failed
+// fetch with the right key afterwards. The wedge needed a reconnect inside the socket's linger,
+// a race, hence the loop.
+TEST(BundleCurve, RefusedFetchesLeaveTheClientContextWorking) {
+  if (!zmq_has("curve")) GTEST_SKIP() << "libzmq without CURVE";
+  zmq::context_t server_ctx;
+  CurveSetup keys;
+  BundleServer server(server_ctx, "tcp://127.0.0.1:0", keys.server_options());
+  auto b = test_support::make_shared_bundle_of_size(100000);
+  server.publish("k", b);
+
+  zmq::context_t ctx(1);  // one I/O thread, as in a worker
+  for (int i = 0; i < 40; ++i) {
+    try {
+      fetch_bundle(ctx, server.endpoint(), "k", keys.client(keys.bad));
+      FAIL() << "a client key off the allow-list fetched the bundle";
+    } catch (const TransferError& e) {
+      ASSERT_EQ(e.code(), ErrorCode::Auth) << "refused fetch " << i << ": " << e.what();
+    }
+  }
+  cs::WitnessBundle got = fetch_bundle(ctx, server.endpoint(), "k", keys.client(keys.good));
+  EXPECT_TRUE(std::ranges::equal(got.bytes(), b->bytes()));
+}
