@@ -1,11 +1,13 @@
-// GPU G1 MSM (cuda/msm/msm.hpp) against CPU references, for both curves: random scalars at
-// 2^10, 2^14, 2^18, skewed scalars (70% zero, 20% one), forced narrow windows (huge buckets,
-// several accumulation levels), repeated / opposite / infinite points, and argument errors.
-// References: exact values from points of known discrete log, the naive sum, and the CPU
-// Pippenger (common/msm) on the same inputs.
-// Every test skips cleanly where no GPU is present.
+// GPU MSM (cuda/msm/msm.hpp) against CPU references, one typed suite for G1 and G2 of both
+// curves: random scalars at 2^10, 2^14, 2^18 (exact value and the CPU Pippenger) and 2^20 (exact
+// value), skewed scalars (70% zero, 20% one, 10% random), forced narrow and wide windows (huge
+// buckets, several accumulation levels), repeated / opposite / infinite points, and argument
+// errors. References: points of known discrete log ([a + i b] G: the MSM is one scalar
+// multiplication), the naive sum, and common/msm's Pippenger over the same group on the same
+// inputs. Every GPU test skips cleanly where no GPU is present.
 #include <gtest/gtest.h>
 
+#include <type_traits>
 #include <random>
 #include <vector>
 
@@ -18,101 +20,130 @@ namespace {
 
 using namespace zkmill;
 
-struct Bn254Msm {
-  using Curve = curves::Bn254;
-  static cuda::MsmResult run(const Curve::G1Affine* p, const Curve::Fr* s, size_t n, Curve::G1* out,
+// One group of one curve: its types, the GPU entry point, and the sizes its tests use (G2
+// costs ~4x G1 per point, so its exceptional-point and window tests are a little smaller).
+template <class CurveT, class PointT, class AffineT, class ParamsT, auto Entry, uint64_t Seed>
+struct GroupCase {
+  using Curve = CurveT;
+  using Point = PointT;
+  using Affine = AffineT;
+  using Params = ParamsT;
+  static constexpr uint64_t kSeed = Seed;
+  static constexpr bool kG2 = !std::is_same_v<PointT, typename CurveT::G1>;
+  static constexpr size_t kExceptional = kG2 ? 1500 : 3000;
+  static constexpr size_t kWindowLog = kG2 ? 12 : 13;
+  static std::vector<int> windows() {
+    if constexpr (kG2) {
+      return {2, 5, 12, 17};
+    } else {
+      return {2, 4, 7, 12, 17, 22};
+    }
+  }
+  static cuda::MsmResult run(const Affine* p, const typename Curve::Fr* s, size_t n, Point* out,
                              cuda::MsmOptions o = {}) {
-    return cuda::msm_g1_bn254(p, s, n, out, o);
+    return Entry(p, s, n, out, o);
   }
 };
-struct Bls12381Msm {
-  using Curve = curves::Bls12381;
-  static cuda::MsmResult run(const Curve::G1Affine* p, const Curve::Fr* s, size_t n, Curve::G1* out,
-                             cuda::MsmOptions o = {}) {
-    return cuda::msm_g1_bls12_381(p, s, n, out, o);
-  }
-};
+
+using Bn = curves::Bn254;
+using Bls = curves::Bls12381;
+using Bn254G1 = GroupCase<Bn, Bn::G1, Bn::G1Affine, Bn::G1Params, &cuda::msm_g1_bn254, 0>;
+using Bls12381G1 = GroupCase<Bls, Bls::G1, Bls::G1Affine, Bls::G1Params, &cuda::msm_g1_bls12_381, 0>;
+using Bn254G2 = GroupCase<Bn, Bn::G2, Bn::G2Affine, Bn::G2Params, &cuda::msm_g2_bn254, 10>;
+using Bls12381G2 = GroupCase<Bls, Bls::G2, Bls::G2Affine, Bls::G2Params, &cuda::msm_g2_bls12_381, 10>;
 
 template <class T>
 class GpuMsm : public ::testing::Test {
  protected:
   using C = typename T::Curve;
   using Fr = typename C::Fr;
-  using G1 = typename C::G1;
+  using P = typename T::Point;
+  using A = typename T::Affine;
+  using GP = typename T::Params;
 
   // GPU result for (points, scalars), failing the test on an error.
-  static G1 gpu(const std::vector<typename C::G1Affine>& pts, const std::vector<Fr>& sc, cuda::MsmOptions o = {}) {
-    G1 out = G1::generator();  // poison: a result that was never written shows up as wrong
+  static P gpu(const std::vector<A>& pts, const std::vector<Fr>& sc, cuda::MsmOptions o = {}) {
+    P out = P::generator();  // poison: a result that was never written shows up as wrong
     const cuda::MsmResult r = T::run(pts.data(), sc.data(), pts.size(), &out, o);
     EXPECT_TRUE(r.ok()) << cuda::to_string(r.code) << ": " << r.message;
     return out;
   }
-
-  void random_at(size_t log_n, uint64_t seed) {
-    std::mt19937_64 rng(seed);
-    const auto kp = cuda_ref::progression_points<C>(size_t(1) << log_n, rng);
-    const auto sc = cuda_ref::random_scalars<Fr>(kp.points.size(), rng);
-    const G1 got = gpu(kp.points, sc);
-    EXPECT_EQ(got, cuda_ref::expected_msm<C>(kp, sc)) << "n = 2^" << log_n;
-    EXPECT_EQ(got, cpu_msm(kp.points, sc)) << "n = 2^" << log_n;
+  static P cpu_msm(const std::vector<A>& pts, const std::vector<Fr>& sc) {
+    return msm::msm<GP>(std::span<const A>(pts), std::span<const Fr>(sc));
   }
+  static auto points(size_t log_n, std::mt19937_64& rng) {
+    return cuda_ref::progression_points<C, GP>(size_t(1) << log_n, rng);
+  }
+  static std::mt19937_64 rng(uint64_t seed) { return std::mt19937_64(seed + T::kSeed); }
+  static A random_point(std::mt19937_64& rng) { return (P::generator() * Fr::random(rng)).to_affine(); }
 
-  static G1 cpu_msm(const std::vector<typename C::G1Affine>& pts, const std::vector<Fr>& sc) {
-    return msm::msm<typename C::G1Params>(std::span<const typename C::G1Affine>(pts), std::span<const Fr>(sc));
+  void random_at(size_t log_n, uint64_t seed, bool with_cpu_msm) {
+    auto r = rng(seed);
+    const auto kp = points(log_n, r);
+    const auto sc = cuda_ref::random_scalars<Fr>(kp.points.size(), r);
+    const P got = gpu(kp.points, sc);
+    EXPECT_EQ(got, cuda_ref::expected_msm<C>(kp, sc)) << "n = 2^" << log_n;
+    if (with_cpu_msm) {
+      EXPECT_EQ(got, cpu_msm(kp.points, sc)) << "n = 2^" << log_n;
+    }
   }
 };
-using MsmTypes = ::testing::Types<Bn254Msm, Bls12381Msm>;
+using MsmTypes = ::testing::Types<Bn254G1, Bls12381G1, Bn254G2, Bls12381G2>;
 TYPED_TEST_SUITE(GpuMsm, MsmTypes);
 
 // Independent random points against the naive sum (no structure shared with the reference).
 TYPED_TEST(GpuMsm, Small1kMatchesNaive) {
   ZKMILL_REQUIRE_GPU();
-  using C = typename TestFixture::C;
-  std::mt19937_64 rng(101);
-  std::vector<typename C::G1Affine> pts(1024);
-  for (auto& p : pts) p = (C::G1::generator() * C::Fr::random(rng)).to_affine();
-  const auto sc = cuda_ref::random_scalars<typename C::Fr>(pts.size(), rng);
-  EXPECT_EQ(TestFixture::gpu(pts, sc), cuda_ref::naive_msm<C>(pts, sc));
+  using F = TestFixture;
+  auto rng = F::rng(101);
+  std::vector<typename F::A> pts(1024);
+  for (auto& p : pts) p = F::random_point(rng);
+  const auto sc = cuda_ref::random_scalars<typename F::Fr>(pts.size(), rng);
+  EXPECT_EQ(F::gpu(pts, sc), (cuda_ref::naive_msm<typename F::C, typename F::GP>(pts, sc)));
 }
 
 TYPED_TEST(GpuMsm, Random2e10) {
   ZKMILL_REQUIRE_GPU();
-  this->random_at(10, 1);
+  this->random_at(10, 1, true);
 }
 TYPED_TEST(GpuMsm, Random2e14) {
   ZKMILL_REQUIRE_GPU();
-  this->random_at(14, 2);
+  this->random_at(14, 2, true);
 }
 TYPED_TEST(GpuMsm, Random2e18) {
   ZKMILL_REQUIRE_GPU();
-  this->random_at(18, 3);
+  this->random_at(18, 3, true);
+}
+TYPED_TEST(GpuMsm, Random2e20) {
+  ZKMILL_REQUIRE_GPU();
+  this->random_at(20, 4, false);  // exact value only: the CPU Pippenger takes seconds here
 }
 
 TYPED_TEST(GpuMsm, Skewed2e14And2e18) {
   ZKMILL_REQUIRE_GPU();
-  using C = typename TestFixture::C;
+  using F = TestFixture;
   for (size_t log_n : {14, 18}) {
-    std::mt19937_64 rng(200 + log_n);
-    const auto kp = cuda_ref::progression_points<C>(size_t(1) << log_n, rng);
-    const auto sc = cuda_ref::skewed_scalars<typename C::Fr>(kp.points.size(), rng);
-    const auto got = TestFixture::gpu(kp.points, sc);
-    EXPECT_EQ(got, cuda_ref::expected_msm<C>(kp, sc)) << "n = 2^" << log_n;
-    EXPECT_EQ(got, TestFixture::cpu_msm(kp.points, sc)) << "n = 2^" << log_n;
+    auto rng = F::rng(200 + log_n);
+    const auto kp = F::points(log_n, rng);
+    const auto sc = cuda_ref::skewed_scalars<typename F::Fr>(kp.points.size(), rng);
+    const auto got = F::gpu(kp.points, sc);
+    EXPECT_EQ(got, cuda_ref::expected_msm<typename F::C>(kp, sc)) << "n = 2^" << log_n;
+    EXPECT_EQ(got, F::cpu_msm(kp.points, sc)) << "n = 2^" << log_n;
   }
 }
 
 // Narrow windows put thousands of points in each bucket: several chunk levels per bucket.
 TYPED_TEST(GpuMsm, ForcedWindowWidths) {
   ZKMILL_REQUIRE_GPU();
-  using C = typename TestFixture::C;
-  std::mt19937_64 rng(300);
-  const auto kp = cuda_ref::progression_points<C>(size_t(1) << 13, rng);
-  const auto sc = cuda_ref::random_scalars<typename C::Fr>(kp.points.size(), rng);
-  const auto want = cuda_ref::expected_msm<C>(kp, sc);
-  for (int c : {2, 4, 7, 12, 17, 22}) {
+  using F = TestFixture;
+  auto rng = F::rng(300);
+  const auto kp = F::points(TypeParam::kWindowLog, rng);
+  const auto sc = cuda_ref::random_scalars<typename F::Fr>(kp.points.size(), rng);
+  const auto want = cuda_ref::expected_msm<typename F::C>(kp, sc);
+  for (int c : TypeParam::windows()) {
     cuda::MsmOptions o;
     o.window_bits = c;
-    EXPECT_EQ(TestFixture::gpu(kp.points, sc, o), want) << "c = " << c;
+    EXPECT_EQ(F::gpu(kp.points, sc, o), want) << "c = " << c;
   }
 }
 
@@ -120,53 +151,60 @@ TYPED_TEST(GpuMsm, ForcedWindowWidths) {
 // zero scalars, the scalar -1.
 TYPED_TEST(GpuMsm, ExceptionalPoints) {
   ZKMILL_REQUIRE_GPU();
-  using C = typename TestFixture::C;
-  using Fr = typename C::Fr;
-  std::mt19937_64 rng(400);
-  const auto p = (C::G1::generator() * Fr::random(rng)).to_affine();
-  const auto q = (C::G1::generator() * Fr::random(rng)).to_affine();
-  std::vector<typename C::G1Affine> pts;
+  using F = TestFixture;
+  using Fr = typename F::Fr;
+  using A = typename F::A;
+  auto rng = F::rng(400);
+  const A p = F::random_point(rng), q = F::random_point(rng);
+  std::vector<A> pts;
   std::vector<Fr> sc;
-  for (int i = 0; i < 3000; ++i) {
-    const int kind = i % 5;
-    pts.push_back(kind == 0 ? p : kind == 1 ? -p : kind == 2 ? q : kind == 3 ? C::G1Affine::identity() : p);
+  for (size_t i = 0; i < TypeParam::kExceptional; ++i) {
+    const int kind = int(i % 5);
+    pts.push_back(kind == 0 ? p : kind == 1 ? -p : kind == 2 ? q : kind == 3 ? A::identity() : p);
     // Few distinct scalars: equal digits put equal points in the same bucket.
     sc.push_back(i % 7 == 0 ? Fr::zero() : (i % 3 == 0 ? -Fr::one() : Fr::from_u64(uint64_t(i % 4 + 1))));
   }
-  EXPECT_EQ(TestFixture::gpu(pts, sc), cuda_ref::naive_msm<C>(pts, sc));
+  const auto want = cuda_ref::naive_msm<typename F::C, typename F::GP>(pts, sc);
+  EXPECT_EQ(F::gpu(pts, sc), want);
   cuda::MsmOptions o;
   o.window_bits = 3;
-  EXPECT_EQ(TestFixture::gpu(pts, sc, o), cuda_ref::naive_msm<C>(pts, sc));
+  EXPECT_EQ(F::gpu(pts, sc, o), want);
+  // p and -p with equal scalars only: the exact sum is the identity.
+  const std::vector<A> pair = {p, -p, p, -p};
+  const std::vector<Fr> same(4, Fr::from_u64(5));
+  EXPECT_TRUE(F::gpu(pair, same).is_identity());
 }
 
 TYPED_TEST(GpuMsm, TrivialSizesAndAllZero) {
   ZKMILL_REQUIRE_GPU();
-  using C = typename TestFixture::C;
-  using Fr = typename C::Fr;
-  std::mt19937_64 rng(500);
-  const auto kp = cuda_ref::progression_points<C>(64, rng);
-  std::vector<Fr> sc(64, Fr::zero());
-  EXPECT_TRUE(TestFixture::gpu(kp.points, sc).is_identity());
+  using F = TestFixture;
+  using Fr = typename F::Fr;
+  auto rng = F::rng(500);
+  const auto kp = F::points(6, rng);
+  std::vector<Fr> sc(kp.points.size(), Fr::zero());
+  EXPECT_TRUE(F::gpu(kp.points, sc).is_identity());
   sc = cuda_ref::random_scalars<Fr>(1, rng);
-  const std::vector<typename C::G1Affine> one(kp.points.begin(), kp.points.begin() + 1);
-  EXPECT_EQ(TestFixture::gpu(one, sc), C::G1::from_affine(one[0]) * sc[0]);
-  typename C::G1 out = C::G1::generator();
+  const std::vector<typename F::A> one(kp.points.begin(), kp.points.begin() + 1);
+  EXPECT_EQ(F::gpu(one, sc), F::P::from_affine(one[0]) * sc[0]);
+  typename F::P out = F::P::generator();
   EXPECT_TRUE(TypeParam::run(nullptr, nullptr, 0, &out).ok());
   EXPECT_TRUE(out.is_identity());
 }
 
 TYPED_TEST(GpuMsm, ArgumentErrorsAreReportedNotThrown) {
   // No GPU needed: these are refused before any CUDA call.
-  using C = typename TestFixture::C;
-  std::vector<typename C::G1Affine> pts(4, C::G1Affine::identity());
-  std::vector<typename C::Fr> sc(4, C::Fr::one());
+  using F = TestFixture;
+  std::vector<typename F::A> pts(4, F::A::identity());
+  std::vector<typename F::Fr> sc(4, F::Fr::one());
   EXPECT_EQ(TypeParam::run(pts.data(), sc.data(), 4, nullptr).code, cuda::GpuErrc::kInvalidArgument);
-  typename C::G1 out;
+  typename F::P out;
   EXPECT_EQ(TypeParam::run(nullptr, sc.data(), 4, &out).code, cuda::GpuErrc::kInvalidArgument);
-  cuda::MsmOptions o;
-  o.window_bits = 1;
-  const auto r = TypeParam::run(pts.data(), sc.data(), 4, &out, o);
-  EXPECT_EQ(r.code, cuda::GpuErrc::kInvalidArgument) << r.message;
+  for (int c : {1, 23}) {  // window widths outside 2..22
+    cuda::MsmOptions o;
+    o.window_bits = c;
+    const auto r = TypeParam::run(pts.data(), sc.data(), 4, &out, o);
+    EXPECT_EQ(r.code, cuda::GpuErrc::kInvalidArgument) << "c = " << c << ": " << r.message;
+  }
 }
 
 }  // namespace
