@@ -508,12 +508,17 @@ bool Coordinator::dispatch_prove(const std::string& id, WorkerInfo& w) {
     auto k = bundle_server_keys_.find(c.part["bundle_endpoint"]);
     prove.body["bundle_server_key"] = k == bundle_server_keys_.end() ? std::string() : k->second;
   }
-  send(id, prove);
-  w.busy_token = c.token;
-  w.busy_is_synth = false;
-  w.assigned_ms = now_ms();
-  spdlog::debug("coordinator: {} partition {} -> {} (prove, token {})", c.ref.job, c.ref.part, id, c.token);
+  assign(id, w, c, prove);
   return true;
+}
+
+// Sends an assignment and marks the worker busy with it (the token is what its result must carry).
+void Coordinator::assign(const std::string& id, WorkerInfo& w, const Claim& c, const ControlMessage& m) {
+  send(id, m);
+  w.busy_token = c.token;
+  w.busy_is_synth = m.type == "synth";
+  w.assigned_ms = now_ms();
+  spdlog::debug("coordinator: {} partition {} -> {} ({}, token {})", c.ref.job, c.ref.part, id, m.type, c.token);
 }
 
 bool Coordinator::dispatch_synth(const std::string& id, WorkerInfo& w) {
@@ -531,11 +536,7 @@ bool Coordinator::dispatch_synth(const std::string& id, WorkerInfo& w) {
                                  {"curve", c.job["curve"]},
                                  {"seed", std::stoull(c.job["seed"])}});
     if (c.job["kind"] == "zkey" && !attach_input(c, msg)) continue;  // that attempt failed; try the next entry
-    send(id, msg);
-    w.busy_token = c.token;
-    w.busy_is_synth = true;
-    w.assigned_ms = now_ms();
-    spdlog::debug("coordinator: {} partition {} -> {} (synth, token {})", c.ref.job, c.ref.part, id, c.token);
+    assign(id, w, c, msg);
     return true;
   }
   return false;

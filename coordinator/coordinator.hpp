@@ -68,6 +68,7 @@ class Coordinator {
   void dispatch();
   bool dispatch_prove(const std::string& id, WorkerInfo& w);
   bool dispatch_synth(const std::string& id, WorkerInfo& w);
+  void assign(const std::string& id, WorkerInfo& w, const Claim& c, const ControlMessage& m);
   // A zkey job's synth carries the partition's .wtns (from Redis) as its payload frame.
   // False when it cannot be sent (missing or over the limit): the attempt is failed.
   bool attach_input(const Claim& c, ControlMessage& msg);

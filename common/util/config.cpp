@@ -116,16 +116,31 @@ void parse_log(Section s, LogConfig& out) {
 
 }  // namespace
 
-Config parse_config(const std::string& yaml_text, const std::string& source) {
-  YAML::Node root;
+YAML::Node load_yaml(const std::string& yaml_text, const std::string& source) {
   try {
-    root = YAML::Load(yaml_text);
+    return YAML::Load(yaml_text);
   } catch (const YAML::Exception& e) {
     // yaml-cpp's mark is 0-based; editors count from 1.
     std::string where = source;
     if (!e.mark.is_null()) where += ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1);
     throw ConfigError(where + ": invalid YAML: " + e.msg);
   }
+}
+
+std::string read_config_file(const std::string& path) {
+  std::error_code ec;
+  // ifstream happily "opens" a directory and then reads nothing; say what is wrong instead.
+  if (std::filesystem::is_directory(path, ec)) throw ConfigError(path + ": cannot read file: is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError(path + ": cannot read file: " + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw ConfigError(path + ": cannot read file: " + std::strerror(errno));
+  return text.str();
+}
+
+Config parse_config(const std::string& yaml_text, const std::string& source) {
+  const YAML::Node root = load_yaml(yaml_text, source);
   Config cfg;
   Section top(root, "", source);
   parse_log(top.section("log"), cfg.log);
@@ -138,16 +153,6 @@ Config parse_config(const std::string& yaml_text, const std::string& source) {
   return cfg;
 }
 
-Config load_config(const std::string& path) {
-  std::error_code ec;
-  // ifstream happily "opens" a directory and then reads nothing; say what is wrong instead.
-  if (std::filesystem::is_directory(path, ec)) throw ConfigError(path + ": cannot read file: is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(path + ": cannot read file: " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw ConfigError(path + ": cannot read file: " + std::strerror(errno));
-  return parse_config(text.str(), path);
-}
+Config load_config(const std::string& path) { return parse_config(read_config_file(path), path); }
 
 }  // namespace zkmill::util

@@ -14,6 +14,10 @@
 #include <stdexcept>
 #include <string>
 
+namespace YAML {
+class Node;
+}
+
 namespace zkmill::util {
 
 // Any problem with a configuration file. what() is "<file>: <problem>", the problem naming
@@ -43,5 +47,11 @@ Config load_config(const std::string& path);
 
 // Same, from text; `source` stands in for the file name in error messages.
 Config parse_config(const std::string& yaml_text, const std::string& source);
+
+// The two steps every config file of ours goes through (this one and the farm's): the whole
+// file as text (a directory or unreadable file is a ConfigError naming it), and the YAML parse,
+// whose errors name source:line:column. Callers include <yaml-cpp/yaml.h>.
+std::string read_config_file(const std::string& path);
+YAML::Node load_yaml(const std::string& yaml_text, const std::string& source);
 
 }  // namespace zkmill::util

@@ -1,15 +1,11 @@
-// YAML -> FarmConfig. The farm sections are read here and removed from the document; what is
-// left goes through util::parse_config, so log/threads keep their one strict parser.
+// YAML -> FarmConfig. The farm sections are read here; the rest of the document goes through
+// util::parse_config, so log/threads keep their one strict parser.
 #include "coordinator/common/farm_config.hpp"
 
 #include <yaml-cpp/yaml.h>
 
-#include <cerrno>
 #include <charconv>
-#include <cstring>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 namespace zkmill::farm {
 
@@ -153,14 +149,7 @@ void parse_zmq(FarmSection s, ZmqConfig& z) {
 }  // namespace
 
 FarmConfig parse_farm_config(const std::string& yaml_text, const std::string& source) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(yaml_text);
-  } catch (const YAML::Exception& e) {
-    std::string where = source;
-    if (!e.mark.is_null()) where += ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1);
-    throw ConfigError(where + ": invalid YAML: " + e.msg);
-  }
+  const YAML::Node root = util::load_yaml(yaml_text, source);
   FarmConfig cfg;
   cfg.source = source;
   if (!root.IsDefined() || root.IsNull()) {
@@ -168,11 +157,10 @@ FarmConfig parse_farm_config(const std::string& yaml_text, const std::string& so
     return cfg;
   }
   if (!root.IsMap()) throw ConfigError(source + ": the top level must be a mapping of keys to values");
-  const YAML::Node& croot = root;
-  parse_redis(FarmSection(croot["redis"], "redis", source), cfg.redis);
-  parse_coordinator(FarmSection(croot["coordinator"], "coordinator", source), cfg.coordinator);
-  parse_worker(FarmSection(croot["worker"], "worker", source), cfg.worker);
-  parse_zmq(FarmSection(croot["zmq"], "zmq", source), cfg.zmq);
+  parse_redis(FarmSection(root["redis"], "redis", source), cfg.redis);
+  parse_coordinator(FarmSection(root["coordinator"], "coordinator", source), cfg.coordinator);
+  parse_worker(FarmSection(root["worker"], "worker", source), cfg.worker);
+  parse_zmq(FarmSection(root["zmq"], "zmq", source), cfg.zmq);
   // The rest (log, threads, and anything unknown) is util::Config's to judge.
   YAML::Node rest(YAML::NodeType::Map);
   for (const auto& kv : root) {
@@ -185,13 +173,7 @@ FarmConfig parse_farm_config(const std::string& yaml_text, const std::string& so
   return cfg;
 }
 
-FarmConfig load_farm_config(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(path + ": cannot read file: " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_farm_config(text.str(), path);
-}
+FarmConfig load_farm_config(const std::string& path) { return parse_farm_config(util::read_config_file(path), path); }
 
 }  // namespace zkmill::farm
 
