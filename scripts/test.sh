@@ -32,4 +32,28 @@ if ((rc != 0)); then
   printf 'test.sh: FAILED (ctest exit status %d)\n' "$rc" >&2
   exit "$rc"
 fi
+
+# The untrusted-input readers (.zkey/.wtns/.r1cs) once more, under AddressSanitizer and UBSan:
+# the malformed-input tests of test_formats (every truncation, random corruption) and a short
+# libFuzzer run per reader from the committed fixtures. Needs clang (scripts/setup.sh installs
+# it); a separate small build (build-fuzz/, CPU only, no benchmarks, only these targets).
+#   ZKMILL_SKIP_FUZZ=1 skips this stage; FUZZ_BUILD_DIR=dir builds elsewhere (default build-fuzz/).
+if [[ -z ${ZKMILL_SKIP_FUZZ:-} ]]; then
+  if command -v clang++ >/dev/null; then
+    fuzz_dir=${FUZZ_BUILD_DIR:-build-fuzz}
+    step "readers under ASan+UBSan, and libFuzzer ($fuzz_dir/)"
+    if [[ ! -f $fuzz_dir/CMakeCache.txt ]]; then
+      cmake -S . -B "$fuzz_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+        -DZKMILL_CUDA=OFF -DZKMILL_BENCH=OFF -DZKMILL_SANITIZE=ON -DZKMILL_FUZZ=ON
+    fi
+    cmake --build "$fuzz_dir" --target fuzz_zkey fuzz_wtns fuzz_r1cs test_formats
+    # The fuzzers' smoke runs write crash-* files (the reproducer) into the working directory.
+    (cd "$fuzz_dir" && ctest --output-on-failure -j2 -R '^(fuzz_.*_smoke|Malformed\.|Roots\.)') || {
+      printf 'test.sh: FAILED (sanitized readers / fuzzing; reproducers: %s/tests/fuzz/crash-*)\n' "$fuzz_dir" >&2
+      exit 1
+    }
+  else
+    echo "test.sh: clang++ not found: the sanitized reader tests and fuzzers were NOT run (scripts/setup.sh installs clang)"
+  fi
+fi
 echo "test.sh: all tests passed"

@@ -211,17 +211,22 @@ class Fp {
 
   bool is_zero() const { return ff::is_zero(v); }
   bool is_one() const { return v == C::r1; }
-  friend bool operator==(const Fp& a, const Fp& b) { return a.v == b.v; }
-  friend bool operator!=(const Fp& a, const Fp& b) { return a.v != b.v; }
+  // XOR-OR over the limbs: std::array's == is a memcmp call, visible in the MSM's profile.
+  ZKMILL_FORCE_INLINE friend bool operator==(const Fp& a, const Fp& b) {
+    uint64_t d = 0;
+    for (size_t i = 0; i < N; ++i) d |= a.v[i] ^ b.v[i];
+    return d == 0;
+  }
+  ZKMILL_FORCE_INLINE friend bool operator!=(const Fp& a, const Fp& b) { return !(a == b); }
 
-  friend Fp operator+(const Fp& a, const Fp& b) {
+  ZKMILL_FORCE_INLINE friend Fp operator+(const Fp& a, const Fp& b) {
     Fp r;
     add_to(r.v, a.v, b.v);
     reduce_once(r.v);
     return r;
   }
   // Branch-free: a data-dependent branch here mispredicts half the time on random data.
-  friend Fp operator-(const Fp& a, const Fp& b) {
+  ZKMILL_FORCE_INLINE friend Fp operator-(const Fp& a, const Fp& b) {
     Fp r;
     uint64_t mask = uint64_t(0) - sub_to(r.v, a.v, b.v);
     Limbs<N> pm;
@@ -229,26 +234,26 @@ class Fp {
     add_to(r.v, r.v, pm);
     return r;
   }
-  Fp operator-() const {
+  ZKMILL_FORCE_INLINE Fp operator-() const {
     if (is_zero()) return *this;
     Fp r;
     sub_to(r.v, C::p, v);
     return r;
   }
-  friend Fp operator*(const Fp& a, const Fp& b) {
+  ZKMILL_FORCE_INLINE friend Fp operator*(const Fp& a, const Fp& b) {
     Fp r;
     mont_mul(r.v, a.v, b.v);
     return r;
   }
-  Fp& operator+=(const Fp& b) { return *this = *this + b; }
-  Fp& operator-=(const Fp& b) { return *this = *this - b; }
-  Fp& operator*=(const Fp& b) {
+  ZKMILL_FORCE_INLINE Fp& operator+=(const Fp& b) { return *this = *this + b; }
+  ZKMILL_FORCE_INLINE Fp& operator-=(const Fp& b) { return *this = *this - b; }
+  ZKMILL_FORCE_INLINE Fp& operator*=(const Fp& b) {
     mont_mul(v, v, b.v);
     return *this;
   }
 
-  Fp square() const { return *this * *this; }
-  Fp dbl() const { return *this + *this; }
+  ZKMILL_FORCE_INLINE Fp square() const { return *this * *this; }
+  ZKMILL_FORCE_INLINE Fp dbl() const { return *this + *this; }
 
   // Left-to-right square-and-multiply by a little-endian limb exponent.
   template <size_t M>
@@ -316,7 +321,7 @@ class Fp {
   // Coarse-grained helpers over the internal multiply, exposed for kernels. mont_mul is the
   // fastest available path; mont_mul_portable is the C++ CIOS path, always compiled, so tests
   // and benchmarks can compare the two in one binary. Both return the same fully reduced value.
-  static inline void mont_mul(Limbs<N>& out, const Limbs<N>& a, const Limbs<N>& b);
+  ZKMILL_FORCE_INLINE static void mont_mul(Limbs<N>& out, const Limbs<N>& a, const Limbs<N>& b);
   static inline void mont_mul_portable(Limbs<N>& out, const Limbs<N>& a, const Limbs<N>& b);
 
  private:
@@ -326,7 +331,7 @@ class Fp {
       for (size_t j = 0; j < 8; ++j) a[i] |= uint64_t(in[8 * i + j]) << (8 * j);
     return a;
   }
-  static inline void reduce_once(Limbs<N>& a) {
+  ZKMILL_FORCE_INLINE static void reduce_once(Limbs<N>& a) {
     Limbs<N> t;
     uint64_t keep = uint64_t(0) - sub_to(t, a, C::p);  // all ones: a < p, keep a
     for (size_t i = 0; i < N; ++i) a[i] = (a[i] & keep) | (t[i] & ~keep);
@@ -374,7 +379,7 @@ ZKMILL_UNROLL
 // The dispatch is resolved at compile time. The assembly relies on the same two spare top
 // bits of p as the portable path (asserted there and here).
 template <class P>
-inline void Fp<P>::mont_mul(Limbs<N>& out, const Limbs<N>& a, const Limbs<N>& b) {
+ZKMILL_FORCE_INLINE void Fp<P>::mont_mul(Limbs<N>& out, const Limbs<N>& a, const Limbs<N>& b) {
 #if ZKMILL_FF_X86_ADX
   static_assert(C::p[N - 1] < (uint64_t(1) << 63) - 1, "no-carry Montgomery needs two spare top bits");
   if constexpr (N == 4) {

@@ -45,6 +45,8 @@
 
 #include <cstdint>
 
+#include "common/ff/bigint.hpp"  // ZKMILL_FORCE_INLINE
+
 #if defined(__OPTIMIZE__)
 #define ZKMILL_FF_X86_OUT(n) "=m"(*reinterpret_cast<uint64_t(*)[n]>(out))
 #define ZKMILL_FF_X86_IN(n)                                                                  \
@@ -60,7 +62,7 @@
 namespace zkmill::ff::x86 {
 
 // out = a * b / 2^256 mod p for 4-limb a, b < p; inv = -p^-1 mod 2^64.
-inline void mont_mul_adx_4(uint64_t* out, const uint64_t* a, const uint64_t* b, const uint64_t* p,
+ZKMILL_FORCE_INLINE void mont_mul_adx_4(uint64_t* out, const uint64_t* a, const uint64_t* b, const uint64_t* p,
                               uint64_t inv) {
   asm(  // no outputs at -O0: GCC then treats it as volatile
       "xor %%r8, %%r8\n\t"                          // t = 0
@@ -227,7 +229,7 @@ inline void mont_mul_adx_4(uint64_t* out, const uint64_t* a, const uint64_t* b, 
 }
 
 // out = a * b / 2^384 mod p for 6-limb a, b < p; inv = -p^-1 mod 2^64.
-inline void mont_mul_adx_6(uint64_t* out, const uint64_t* a, const uint64_t* b, const uint64_t* p,
+ZKMILL_NEVER_INLINE void mont_mul_adx_6(uint64_t* out, const uint64_t* a, const uint64_t* b, const uint64_t* p,
                               uint64_t inv) {
   asm(  // no outputs at -O0: GCC then treats it as volatile
       "xor %%r8, %%r8\n\t"                          // t = 0
