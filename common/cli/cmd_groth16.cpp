@@ -60,10 +60,10 @@ bool gpu_usable(const Groth16Options& o, std::string* why_not) {
 template <class E>
 groth16::Proof<E> prove_zkey_on(const Groth16Options& o, bool use_gpu, const formats::ZkeyProvingKey<E>& pk,
                                 const cs::WitnessBundle& bundle, std::string* backend, std::string* phases) {
-  using Fr = typename E::Fr;
   char buf[256];
 #if defined(ZKMILL_HAVE_CUDA)
   if (use_gpu) {
+    using Fr = typename E::Fr;
     cuda::GpuProveOptions go;
     go.device = o.device;
     go.key_id = cuda::zkey_cache_id(o.zkey);
