@@ -4,11 +4,13 @@
 #include <algorithm>
 #include <set>
 #include <stdexcept>
+#include <type_traits>
 
 #include "common/groth16/prover.hpp"
 
 #if defined(ZKMILL_HAVE_CUDA)
 #include "cuda/groth16/prover.hpp"
+#include "cuda/groth16/zkey_prover.hpp"
 #include "cuda/runtime/device_query.hpp"
 #endif
 
@@ -17,14 +19,14 @@ namespace zkmill::farm {
 namespace {
 
 #if defined(ZKMILL_HAVE_CUDA)
-// One proof on `device`; E picks the curve's entry point.
-template <class E, class Entry>
-groth16::Proof<E> prove_on(Entry entry, int device, const groth16::ProvingKey<E>& pk, const cs::WitnessBundle& w,
+// One proof on `device`; E picks the curve's entry point, Key the key format.
+template <class E, class Key, class Entry>
+groth16::Proof<E> prove_on(Entry entry, int device, const Key& pk, const cs::WitnessBundle& w,
                            const std::string& key_id) {
   using Fr = typename E::Fr;
   cuda::GpuProveOptions o;
   o.device = device;
-  o.key_id = "circuit:" + key_id;
+  o.key_id = "circuit:" + key_id;  // a circuit id is a digest of the key file: a changed key is a new id
   groth16::Proof<E> proof;
   const cuda::GpuResult r =
       entry(pk, w, groth16::random_blinder<Fr>(), groth16::random_blinder<Fr>(), &proof, nullptr, o);
@@ -62,24 +64,40 @@ GpuProver::GpuProver(std::vector<int> devices) : devices_(std::move(devices)) {
 
 int GpuProver::next_device() { return devices_[size_t(turn_++ % devices_.size())]; }
 
-groth16::Proof<curves::Bn254> GpuProver::prove(const groth16::ProvingKey<curves::Bn254>& pk, const cs::WitnessBundle& w,
-                                               const std::string& key_id) {
+// One proof of either key format on the next device.
+template <class E, class Key>
+groth16::Proof<E> GpuProver::prove_next(const Key& pk, const cs::WitnessBundle& w, const std::string& key_id) {
 #if defined(ZKMILL_HAVE_CUDA)
-  return prove_on<curves::Bn254>(cuda::prove_gpu_bn254, next_device(), pk, w, key_id);
+  if constexpr (!std::is_same_v<Key, groth16::ProvingKey<E>>)
+    return prove_on<E>(cuda::prove_gpu_zkey<E>, next_device(), pk, w, key_id);
+  else if constexpr (E::kId == CurveId::Bn254)
+    return prove_on<E>(cuda::prove_gpu_bn254, next_device(), pk, w, key_id);
+  else
+    return prove_on<E>(cuda::prove_gpu_bls12_381, next_device(), pk, w, key_id);
 #else
   (void)pk, (void)w, (void)key_id;
   throw std::runtime_error("GPU proving is not compiled in");
 #endif
 }
 
+groth16::Proof<curves::Bn254> GpuProver::prove(const groth16::ProvingKey<curves::Bn254>& pk, const cs::WitnessBundle& w,
+                                               const std::string& key_id) {
+  return prove_next<curves::Bn254>(pk, w, key_id);
+}
+
 groth16::Proof<curves::Bls12381> GpuProver::prove(const groth16::ProvingKey<curves::Bls12381>& pk,
                                                   const cs::WitnessBundle& w, const std::string& key_id) {
-#if defined(ZKMILL_HAVE_CUDA)
-  return prove_on<curves::Bls12381>(cuda::prove_gpu_bls12_381, next_device(), pk, w, key_id);
-#else
-  (void)pk, (void)w, (void)key_id;
-  throw std::runtime_error("GPU proving is not compiled in");
-#endif
+  return prove_next<curves::Bls12381>(pk, w, key_id);
+}
+
+groth16::Proof<curves::Bn254> GpuProver::prove(const formats::ZkeyProvingKey<curves::Bn254>& pk,
+                                               const cs::WitnessBundle& w, const std::string& key_id) {
+  return prove_next<curves::Bn254>(pk, w, key_id);
+}
+
+groth16::Proof<curves::Bls12381> GpuProver::prove(const formats::ZkeyProvingKey<curves::Bls12381>& pk,
+                                                  const cs::WitnessBundle& w, const std::string& key_id) {
+  return prove_next<curves::Bls12381>(pk, w, key_id);
 }
 
 }  // namespace zkmill::farm

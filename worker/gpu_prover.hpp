@@ -1,6 +1,7 @@
 // The prove worker's GPU path (`zkmill worker --role prove --gpus 0,1`): Groth16 proofs on the
-// listed CUDA devices through cuda::prove_gpu_<curve> (native proving keys; the device keeps
-// each key resident in its key cache, keyed by the circuit id).
+// listed CUDA devices through cuda::prove_gpu_<curve> (native proving keys) and
+// cuda::prove_gpu_zkey_<curve> (snarkjs keys); the device keeps each key resident in its key
+// cache, keyed by the circuit id.
 //
 // The worker runs one partition at a time (the coordinator assigns one task per worker), so
 // the devices are used one at a time, in turn: partition k proves on devices[k mod n]. To keep
@@ -18,6 +19,7 @@
 #include "common/cs/witness_bundle.hpp"
 #include "common/curves/bls12_381.hpp"
 #include "common/curves/bn254.hpp"
+#include "common/formats/zkey.hpp"
 #include "common/groth16/proof.hpp"
 #include "common/groth16/proving_key.hpp"
 
@@ -38,9 +40,16 @@ class GpuProver {
                                       const std::string& key_id);
   groth16::Proof<curves::Bls12381> prove(const groth16::ProvingKey<curves::Bls12381>& pk, const cs::WitnessBundle& w,
                                          const std::string& key_id);
+  // The same for a snarkjs key and a zkey bundle (formats::synthesize_zkey).
+  groth16::Proof<curves::Bn254> prove(const formats::ZkeyProvingKey<curves::Bn254>& pk, const cs::WitnessBundle& w,
+                                      const std::string& key_id);
+  groth16::Proof<curves::Bls12381> prove(const formats::ZkeyProvingKey<curves::Bls12381>& pk,
+                                         const cs::WitnessBundle& w, const std::string& key_id);
 
  private:
   int next_device();
+  template <class E, class Key>
+  groth16::Proof<E> prove_next(const Key& pk, const cs::WitnessBundle& w, const std::string& key_id);
 
   std::vector<int> devices_;
   nlohmann::json described_ = nlohmann::json::array();

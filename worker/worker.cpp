@@ -366,8 +366,10 @@ ControlMessage Worker::run_prove(const nlohmann::json& b) {
   double fetch_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   const uint64_t fetched_bytes = w.bytes().size();  // telemetry for the coordinator's data-plane counter
   nlohmann::json proof_json, pub_json;
+  std::string backend;
   if (key->format == KeyDirectory::Format::Zkey) {
-    auto proved = zkeys_.prove(*key, w, bad_proof_once_.exchange(false));
+    auto proved = zkeys_.prove(*key, circuit, w, bad_proof_once_.exchange(false), gpu_.get());
+    backend = proved.backend;
     proof_json = std::move(proved.proof);
     pub_json = std::move(proved.pub);
   } else if (w.kind() != cs::BundleKind::Native) {
@@ -377,6 +379,7 @@ ControlMessage Worker::run_prove(const nlohmann::json& b) {
     curves::with_curve(key->curve, [&]<class E>(E) {
       auto pk = groth16::ProvingKey<E>::open(key->path);
       auto proof = gpu_ ? gpu_->prove(pk, w, circuit) : groth16::prove<E>(pk, w);
+      backend = gpu_ ? "GPU" : "CPU";
       if (bad_proof_once_.exchange(false)) proof.c = proof.a;  // test hook: well-formed but wrong
       auto inputs = groth16::public_inputs<E>(w);
       proof_json = groth16::snarkjs::proof_to_json<E>(proof);
@@ -384,7 +387,8 @@ ControlMessage Worker::run_prove(const nlohmann::json& b) {
     });
   }
   const double total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  spdlog::info("worker {}: {} partition {} proved (fetch {:.1f} ms, total {:.1f} ms)", id_, job, part, fetch_ms, total_ms);
+  spdlog::info("worker {}: {} partition {} proved on the {} (fetch {:.1f} ms, total {:.1f} ms)", id_, job, part,
+               backend, fetch_ms, total_ms);
   return ControlMessage("prove_done", {{"job", job},
                                        {"part", part},
                                        {"token", token},

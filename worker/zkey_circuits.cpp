@@ -1,6 +1,8 @@
 // ZkeyCircuits: witness checks, synthesis and proving of snarkjs circuits on a farm worker.
 #include "worker/zkey_circuits.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <filesystem>
 #include <span>
 
@@ -75,15 +77,27 @@ cs::WitnessBundle ZkeyCircuits::synthesize(const KeyDirectory::Key& key, const s
   });
 }
 
-ZkeyCircuits::Proved ZkeyCircuits::prove(const KeyDirectory::Key& key, const cs::WitnessBundle& w,
-                                         bool corrupt_for_test) {
+ZkeyCircuits::Proved ZkeyCircuits::prove(const KeyDirectory::Key& key, const std::string& circuit,
+                                         const cs::WitnessBundle& w, bool corrupt_for_test, GpuProver* gpu) {
   if (w.kind() != cs::BundleKind::Zkey)
     throw std::runtime_error(std::string("fetched bundle is of kind ") + cs::bundle_kind_name(w.kind()) +
                              ", the circuit's key is a .zkey");
   return curves::with_curve(key.curve, [&]<class E>(E) {
     using Fr = typename E::Fr;
     const auto& pk = proving_key<E>(key);
-    auto proof = formats::prove_zkey<E>(pk, w);
+    std::string backend = "CPU";
+    groth16::Proof<E> proof;
+    bool proved = false;
+    if (gpu != nullptr) {
+      try {
+        proof = gpu->prove(pk, w, circuit);
+        backend = "GPU";
+        proved = true;
+      } catch (const std::exception& e) {  // a device problem: this partition still gets proved
+        spdlog::warn("zkey proof on the GPU failed ({}); proving on the CPU instead", e.what());
+      }
+    }
+    if (!proved) proof = formats::prove_zkey<E>(pk, w);
     const auto signals = formats::zkey_public_signals<E>(w);
     // Without the .r1cs beside the key an unsatisfied witness is only seen here: its proof
     // does not verify. (A failed attempt, not a permanent one: a faulty machine looks alike.)
@@ -93,7 +107,7 @@ ZkeyCircuits::Proved ZkeyCircuits::prove(const KeyDirectory::Key& key, const cs:
           "does not satisfy the circuit (put the circuit's .r1cs beside the .zkey to name the "
           "constraint)");
     if (corrupt_for_test) proof.c = proof.a;
-    return Proved{groth16::snarkjs::proof_to_json<E>(proof), groth16::snarkjs::public_to_json<Fr>(signals)};
+    return Proved{groth16::snarkjs::proof_to_json<E>(proof), groth16::snarkjs::public_to_json<Fr>(signals), backend};
   });
 }
 

@@ -4,8 +4,10 @@
 //     parsed and checked against the key (curve, nVars, ONE = 1, canonical values), checked
 //     against the circuit's constraints when the .r1cs lies beside the key, and turned into a
 //     cs::WitnessBundle of kind Zkey (a, b from the key's coefficients, c = a o b);
-//   prove: the fetched bundle is proved with formats::prove_zkey (snarkjs's odd-coset H) and
-//     the proof is checked against the key's own verifying key before it is reported.
+//   prove: the fetched bundle is proved on the worker's GPU (`--gpus`: GpuProver, i.e.
+//     cuda::prove_gpu_zkey_<curve>) or on the CPU (formats::prove_zkey), both with snarkjs's
+//     odd-coset H; a GPU failure falls back to the CPU for that partition (logged as a
+//     warning). The proof is checked against the key's own verifying key before it is reported.
 // Loaded keys are cached (the most recent per curve): decoding a key's points costs far more
 // than one small partition, and a farm runs many partitions of one circuit.
 #pragma once
@@ -21,6 +23,7 @@
 #include "common/curves/bn254.hpp"
 #include "common/formats/circom_files.hpp"
 #include "common/formats/zkey.hpp"
+#include "worker/gpu_prover.hpp"
 #include "worker/key_directory.hpp"
 
 namespace zkmill::farm {
@@ -40,10 +43,14 @@ class ZkeyCircuits {
 
   struct Proved {
     nlohmann::json proof, pub;
+    std::string backend;  // "GPU" or "CPU": what made the proof
   };
   // `corrupt_for_test`: the bad-proof-once hook (a well-formed proof that does not verify),
   // applied after the self-check so that the coordinator's rejection is what gets tested.
-  Proved prove(const KeyDirectory::Key& key, const cs::WitnessBundle& w, bool corrupt_for_test);
+  // `gpu`: the worker's GPUs (the key stays resident there under `circuit`, the circuit id),
+  // or nullptr to prove on the CPU.
+  Proved prove(const KeyDirectory::Key& key, const std::string& circuit, const cs::WitnessBundle& w,
+               bool corrupt_for_test, GpuProver* gpu);
 
  private:
   template <class E>

@@ -22,13 +22,14 @@
 #pragma once
 
 #include <chrono>
-#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "common/cs/witness_bundle.hpp"
+#include "common/formats/snarkjs_roots.hpp"
 #include "common/formats/zkey.hpp"
+#include "common/groth16/assemble.hpp"
 #include "common/groth16/proof.hpp"
 #include "common/groth16/prover.hpp"
 #include "common/msm/pippenger.hpp"
@@ -36,42 +37,17 @@
 
 namespace zkmill::formats {
 
-// ffjavascript's primitive 2^log_n-th root of unity: nqr^t squared down (wasm_field1.js).
-template <class F>
-F snarkjs_root_of_unity(size_t log_n) {
-  F nqr = F::from_u64(2);
-  while (nqr.legendre() != -1) nqr += F::one();
-  F w = nqr.pow(F::C::t_odd);
-  for (size_t i = log_n; i < F::kTwoAdicity; ++i) w = w.square();
-  return w;
-}
-
-// The k with target = base^k, for base of order 2^log_n and target in <base>: bit b of k is
-// read from (target base^-k)^(2^(log_n - 1 - b)) = +-1.
-template <class F>
-uint64_t discrete_log_2group(const F& base, const F& target, size_t log_n) {
-  uint64_t k = 0;
-  const F base_inv = base.inverse();
-  for (size_t b = 0; b < log_n; ++b) {
-    F y = target * base_inv.pow(k);
-    for (size_t i = 0; i + 1 + b < log_n; ++i) y = y.square();
-    if (!y.is_one()) k |= uint64_t(1) << b;
-  }
-  if (base.pow(k) != target) throw std::logic_error("discrete_log_2group: target is not a power of base");
-  return k;
-}
-
 // h on snarkjs's odd coset, from a, b, c over snarkjs's domain (see the header comment).
 template <class F>
 class SnarkjsQuotient {
  public:
   explicit SnarkjsQuotient(size_t log_n)
       : domain_(poly::EvaluationDomain<F>::from_log_size(log_n)), n_(size_t(1) << log_n) {
-    const F w_theirs = snarkjs_root_of_unity<F>(log_n);
-    k_ = discrete_log_2group(domain_.omega(), w_theirs, log_n);
+    const SnarkjsCoset<F> coset = SnarkjsCoset<F>::of(log_n);
+    k_ = coset.k;
     // zeta^j / n in bit-reversed position: scales the coefficients straight out of the
     // natural->bit-reversed inverse transform, so no bit-reversal pass is needed.
-    const F zeta = snarkjs_root_of_unity<F>(log_n + 1);
+    const F zeta = coset.zeta;
     scale_.resize(n_);
     F p = domain_.size_inv();
     for (size_t j = 0; j < n_; ++j, p *= zeta) scale_[j] = p;
@@ -245,30 +221,25 @@ groth16::Proof<E> prove_zkey_with_randomness(const ZkeyProvingKey<E>& pk, const 
   using G1Span = std::span<const typename E::G1Affine>;
   using G2Span = std::span<const typename E::G2Affine>;
   t0 = std::chrono::steady_clock::now();
-  G1 pa = groth16::detail::msm_z<G1P, Fr>(G1Span(pk.a), inputs, aux, pool);
+  const G1 sum_a = groth16::detail::msm_z<G1P, Fr>(G1Span(pk.a), inputs, aux, pool);
   t.msm_a_ms = ms_since(t0);
   t0 = std::chrono::steady_clock::now();
-  G1 pb1 = groth16::detail::msm_z<G1P, Fr>(G1Span(pk.b1), inputs, aux, pool);
+  const G1 sum_b1 = groth16::detail::msm_z<G1P, Fr>(G1Span(pk.b1), inputs, aux, pool);
   t.msm_b1_ms = ms_since(t0);
   t0 = std::chrono::steady_clock::now();
-  G2 pb = groth16::detail::msm_z<G2P, Fr>(G2Span(pk.b2), inputs, aux, pool);
+  const G2 sum_b2 = groth16::detail::msm_z<G2P, Fr>(G2Span(pk.b2), inputs, aux, pool);
   t.msm_b2_ms = ms_since(t0);
   t0 = std::chrono::steady_clock::now();
-  G1 pc = msm::msm<G1P>(G1Span(pk.c), aux, pool);
+  const G1 sum_c = msm::msm<G1P>(G1Span(pk.c), aux, pool);
   t.msm_c_ms = ms_since(t0);
   t0 = std::chrono::steady_clock::now();
-  G1 ph = msm::msm<G1P>(G1Span(pk.h), std::span<const Fr>(a), pool);
+  const G1 sum_h = msm::msm<G1P>(G1Span(pk.h), std::span<const Fr>(a), pool);
   t.msm_h_ms = ms_since(t0);
 
-  const auto& vk = pk.vk;
-  const G1 delta1 = G1::from_affine(vk.delta_g1);
-  pa = pa.add_mixed(vk.alpha_g1) + delta1 * r;
-  pb = pb.add_mixed(vk.beta_g2) + G2::from_affine(vk.delta_g2) * s;
-  pb1 = pb1.add_mixed(vk.beta_g1) + delta1 * s;
-  pc = pc + ph + pa * s + pb1 * r - delta1 * (r * s);
+  const groth16::Proof<E> proof = groth16::assemble_proof<E>(pk.vk, {sum_a, sum_b1, sum_b2, sum_c, sum_h}, r, s);
   t.total_ms = ms_since(t_all);
   if (timings) *timings = t;
-  return {pa.to_affine(), pb.to_affine(), pc.to_affine()};
+  return proof;
 }
 
 // Step 2 with fresh blinders from the OS entropy source (as groth16::prove does).
@@ -276,12 +247,7 @@ template <class E>
 groth16::Proof<E> prove_zkey(const ZkeyProvingKey<E>& pk, const cs::WitnessBundle& w,
                              util::ThreadPool& pool = util::ThreadPool::global(), ZkeyProveTimings* timings = nullptr) {
   using Fr = typename E::Fr;
-  std::random_device rd;
-  struct OsRng {
-    std::random_device& d;
-    uint64_t operator()() { return (uint64_t(d()) << 32) | d(); }
-  } os{rd};
-  Fr r = Fr::random(os), s = Fr::random(os);
+  const Fr r = groth16::random_blinder<Fr>(), s = groth16::random_blinder<Fr>();
   return prove_zkey_with_randomness<E>(pk, w, r, s, pool, timings);
 }
 

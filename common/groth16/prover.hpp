@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/cs/witness_bundle.hpp"
+#include "common/groth16/assemble.hpp"
 #include "common/groth16/proof.hpp"
 #include "common/groth16/proving_key.hpp"
 #include "common/msm/pippenger.hpp"
@@ -121,15 +122,10 @@ Proof<E> prove_with_randomness(const ProvingKey<E>& pk, const cs::WitnessBundle&
   G1 hq = msm::msm<G1P>(pk.h.first(h.size()), h, pool);
   t.msm_h_ms = detail::ms_since(t0);
 
-  const auto& vk = pk.vk;
-  G1 delta1 = G1::from_affine(vk.delta_g1);
-  G1 pa = a.add_mixed(vk.alpha_g1) + delta1 * r;
-  G1 pb1 = b1.add_mixed(vk.beta_g1) + delta1 * s;
-  G2 pb2 = b2.add_mixed(vk.beta_g2) + G2::from_affine(vk.delta_g2) * s;
-  G1 pc = l + hq + pa * s + pb1 * r - delta1 * (r * s);
+  const Proof<E> proof = assemble_proof<E>(pk.vk, {a, b1, b2, l, hq}, r, s);
   t.total_ms = detail::ms_since(t_all);
   if (timings) *timings = t;
-  return {pa.to_affine(), pb2.to_affine(), pc.to_affine()};
+  return proof;
 }
 
 // A uniformly random blinder (r or s) from the OS entropy source. Each limb straight from it:

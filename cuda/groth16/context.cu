@@ -1,10 +1,12 @@
 // The device registry of the GPU prover (one DeviceContext per device index, created on first
-// use) and the non-template entries: key-cache budget, statistics, release.
+// use) and the non-template entries: key-cache budget, statistics, release, zkey cache ids.
+#include <filesystem>
 #include <map>
 #include <stdexcept>
 #include <string>
 
 #include "cuda/groth16/context.cuh"
+#include "cuda/groth16/zkey_prover.hpp"
 
 namespace zkmill::cuda::g16 {
 namespace {
@@ -87,6 +89,22 @@ GpuResult release_gpu_context(int device) noexcept {
     victim->cache.clear();
     victim->drop_scratch();
   });  // the rest (pinned pool, streams) goes with the last owner of `victim`, after the lock
+}
+
+std::string zkey_cache_id(const std::string& path) noexcept {
+  try {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path abs = fs::absolute(path, ec);
+    const auto size = fs::file_size(path, ec);
+    if (ec) return {};
+    const auto mtime = fs::last_write_time(path, ec);
+    if (ec) return {};
+    return "zkey:" + abs.string() + ":" + std::to_string(size) + ":" +
+           std::to_string(static_cast<long long>(mtime.time_since_epoch().count()));
+  } catch (...) {  // allocation: no id, the prover fingerprints the key instead
+    return {};
+  }
 }
 
 }  // namespace zkmill::cuda

@@ -207,6 +207,7 @@ struct CurveState {
   pippenger::G2Engine<typename G::Host> msm2;  // B_G2, on the same stream (kernels in msm_g2_<curve>.cu)
   ntt::Engine<typename G::HostFr> ntt;
   DeviceBuffer<F> a, b, c, t, z;
+  DeviceBuffer<F> u;  // snarkjs keys whose root differs from ours (BLS12-381): permutation scratch
   DeviceBuffer<unsigned long long> bad_row;
 };
 

@@ -1,5 +1,8 @@
 // The GPU Groth16 prover's body (CUDA-only), templated on the curve E; prover_<curve>.cu
-// instantiate it. Pipeline of one proof on a device context:
+// instantiate it for native keys (prove_impl, below) and snarkjs keys (prove_zkey.cuh). Both
+// key formats have the same five sections (A, B1, B2 over all variables, L or C over the aux
+// variables, H over the domain) and differ only in the H scalars' convention (QuotientPlan).
+// Pipeline of one proof on a device context:
 //   host thread                         copy stream              compute stream
 //   [CPU-G2 mode: B_G2 MSM started on the CPU pool (std::async), first of all]
 //   key: cache hit, or chunks -> image -> affine (pinned pool)
@@ -7,11 +10,12 @@
 //   uploader thread: a, b, c via pool    H2D a, b, c            digits of z sorted once;
 //                                                               MSM A, B_G1, B_G2, L
 //   join uploader                                               waits a, b, c; row check;
-//                                                               a,b,c: iNTT -> coset NTT;
+//                                                               native: a,b,c: iNTT -> coset NTT;
 //                                                               a <- (a b - c) (g^n - 1)^-1;
 //                                                               t <- icoset iNTT(a) = h
-//                                                               MSM H over t[0 .. n-2]
-//   [CPU-G2 mode: join G2]; combine A, B, C on the host exactly as prove_with_randomness.
+//                                                               MSM H over t[0 .. n-2];
+//                                                               snarkjs: see snarkjs_quotient
+//   [CPU-G2 mode: join G2]; groth16::assemble_proof on the host, as the CPU provers.
 // The a, b, c uploads (host memcpy into pinned slots + DMA) thus overlap the A, B_G1, B_G2 and
 // L MSMs. The default runs B_G2 on the GPU (cuda/bench/NOTES.md: 30-100x faster than the CPU
 // pool at 2^20-2^24); GpuProveOptions::g2_on_cpu keeps the former CPU path.
@@ -27,6 +31,7 @@
 #include <string>
 #include <tuple>
 
+#include "common/groth16/assemble.hpp"
 #include "common/msm/pippenger.hpp"
 #include "common/util/thread_pool.hpp"
 #include "cuda/groth16/context.cuh"
@@ -53,7 +58,63 @@ __global__ void quotient_kernel(F* a, const F* b, const F* c, uint64_t n, F zinv
   a[i] = (a[i] * b[i] - c[i]) * zinv;
 }
 
+// Index i of snarkjs's domain is index k i mod n of ours (k odd, so i -> k i is a bijection):
+// scatter: dst[k i mod n] = src[i] (snarkjs order -> ours); gather: dst[i] = src[k i mod n].
+template <class F>
+__global__ void permute_kernel(const F* src, F* dst, uint64_t n, uint64_t k, bool scatter) {
+  const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const uint64_t j = (k * i) & (n - 1);
+  if (scatter)
+    dst[j] = src[i];
+  else
+    dst[i] = src[j];
+}
+
 inline unsigned blocks_of(uint64_t n, unsigned threads) { return unsigned((n + threads - 1) / threads); }
+
+// How a key format wants its H scalars from a, b, c (evaluations over the domain).
+template <class HostFr>
+struct QuotientPlan {
+  // false (native keys): the n - 1 coefficients of h = (a b - c) / Z, through the coset g<w>.
+  // true (snarkjs keys): the n values a' b' - c' on snarkjs's odd coset zeta <w_snarkjs>, with
+  // x' = x interpolated over snarkjs's domain (formats::SnarkjsQuotient, the CPU version).
+  bool snarkjs = false;
+  uint64_t k = 1;               // snarkjs's root of unity is ours^k
+  HostFr zeta = HostFr::one();  // the odd coset's shift
+};
+
+// The snarkjs H scalars on the device, from st.a, st.b, st.c (consumed); returns where the n
+// scalars are (st.a or st.t). Per x in a, b, c: into our domain's order (k != 1), inverse NTT
+// over <w> (coefficients), coset NTT with shift zeta (values at zeta w^i); then a b - c
+// pointwise (no division: snarkjs folds 1/Z(zeta w^i) = -1/2 into its H points) and back into
+// snarkjs's order. The CPU's SnarkjsQuotient does the same steps, so results are identical.
+template <class G>
+const typename G::Fr* snarkjs_quotient(CurveState<G>& st, uint32_t log_n, const QuotientPlan<typename G::HostFr>& plan,
+                                       cudaStream_t cs) {
+  using F = typename G::Fr;
+  const uint64_t n = uint64_t(1) << log_n;
+  const bool permute = plan.k != 1;
+  if (permute) st.u.reserve(n, "prover permutation scratch");
+  if (n > 1) {  // one point: interpolation and evaluation are the identity
+    for (F* v : {st.a.get(), st.b.get(), st.c.get()}) {
+      const F* src = v;
+      if (permute) {
+        permute_kernel<F><<<blocks_of(n, 256), 256, 0, cs>>>(v, st.u.get(), n, plan.k, true);
+        ZK_CUDA_OK_LAUNCH();
+        src = st.u.get();
+      }
+      st.ntt.run(src, st.t.get(), int(log_n), NttDirection::kInverse);
+      st.ntt.run(st.t.get(), v, int(log_n), NttDirection::kCosetForward, plan.zeta);
+    }
+  }
+  quotient_kernel<F><<<blocks_of(n, 256), 256, 0, cs>>>(st.a.get(), st.b.get(), st.c.get(), n, F::one());
+  ZK_CUDA_OK_LAUNCH();
+  if (!permute) return st.a.get();
+  permute_kernel<F><<<blocks_of(n, 256), 256, 0, cs>>>(st.a.get(), st.t.get(), n, plan.k, false);
+  ZK_CUDA_OK_LAUNCH();
+  return st.t.get();
+}
 
 template <class E>
 struct GpuParts {
@@ -62,20 +123,20 @@ struct GpuParts {
   bool has_b2 = false;  // b2 computed here (key.b2 was given)
 };
 
-// The MSMs of a proof on the device, with H computed there from the bundle's a, b, c: the four
-// G1 MSMs and, when key.b2 is set, B_G2. The key's sections are read from `key`
+// The MSMs of a proof on the device, with H computed there from the bundle's a, b, c as `plan`
+// says: the four G1 MSMs and, when key.b2 is set, B_G2. The key's sections are read from `key`
 // (device-resident). log_n: the key's domain. A, B_G1 and B_G2 take the same scalars z, so
 // their digits are sorted once; B_G2 runs before L and H, while the a, b, c uploads (host
 // staging, the slowest part of the upload) are still going on.
 template <class E>
 GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>>& key, const cs::WitnessBundle& w,
-                      uint32_t log_n, GpuProveTimings& t) {
+                      uint32_t log_n, GpuProveTimings& t, const QuotientPlan<typename E::Fr>& plan = {}) {
   using G = curve::G1Device<E>;
   using F = typename G::Fr;
   using HostFr = typename E::Fr;
   const uint64_t n = uint64_t(1) << log_n;
   const uint64_t rows = w.n_rows(), n_in = w.n_inputs(), n_aux = w.n_aux();
-  if (key.n_vars != n_in + n_aux || key.n_aux != n_aux || key.n_h + 1 < n || rows > n)
+  if (key.n_vars != n_in + n_aux || key.n_aux != n_aux || key.n_h + 1 < n || (plan.snarkjs && key.n_h < n) || rows > n)
     throw std::invalid_argument("GPU prover: device key shape does not match the witness bundle");
   CurveState<G>& st = ctx.state<G>();
   st.a.reserve(n, "prover a");
@@ -140,7 +201,12 @@ GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>
                                                                st.bad_row.get());
     ZK_CUDA_OK_LAUNCH();
   }
-  if (n == 1) {
+  const F* h_scalars = st.t.get();
+  uint64_t h_count = n - 1;
+  if (plan.snarkjs) {
+    h_scalars = snarkjs_quotient<G>(st, log_n, plan, cs);
+    h_count = n;
+  } else if (n == 1) {
     ZK_CUDA_OK(cudaMemsetAsync(st.t.get(), 0, sizeof(F), cs));  // h has no coefficients
   } else {
     for (F* v : {st.a.get(), st.b.get(), st.c.get()}) {
@@ -164,7 +230,7 @@ GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>
     throw std::invalid_argument("unsatisfied witness: constraint row " + std::to_string(bad) + " has a*b != c");
 
   m0 = std::chrono::steady_clock::now();
-  out.h = st.msm.run(key.h, st.t.get(), n - 1);
+  out.h = st.msm.run(key.h, h_scalars, h_count);
   t.msm_h_ms = ms_since(m0);
   return out;
 }
@@ -182,14 +248,24 @@ struct Fnv64 {
   void add_str(const std::string& s) { add(reinterpret_cast<const uint8_t*>(s.data()), s.size()); }
 };
 
+// A proving key's sections on the host, as both key formats hold them: A, B1, B2 over all
+// variables, L (native) or C (snarkjs) over the aux variables, H over the domain.
+template <class E>
+struct HostKey {
+  std::span<const typename E::G1Affine> a, b1, l, h;
+  std::span<const typename E::G2Affine> b2;
+  const groth16::VerifyingKey<E>* vk = nullptr;
+  std::string shape;  // the format's metadata, as text: part of the fingerprint
+};
+
 // Cache identity of a key when the caller gives none: curve, metadata, section sizes, the
 // verifying key and 4096 sampled points of every section, B_G2 included (coordinates only:
 // padding bytes of in-memory points are unspecified).
 template <class E>
-std::string key_fingerprint(const groth16::ProvingKey<E>& pk) {
+std::string key_fingerprint(const HostKey<E>& k) {
   Fnv64 f;
   f.add_str(E::kName);
-  f.add_str(pk.meta.to_json().dump());
+  f.add_str(k.shape);
   auto point = [&](const auto& p) {
     f.add_obj(p.x);
     f.add_obj(p.y);
@@ -198,14 +274,14 @@ std::string key_fingerprint(const groth16::ProvingKey<E>& pk) {
   auto sample = [&](const auto& sec) {
     f.add_obj(uint64_t(sec.size()));
     const size_t samples = sec.size() < 4096 ? sec.size() : 4096;
-    for (size_t k = 0; k < samples; ++k) point(sec[sec.size() * k / samples]);
+    for (size_t i = 0; i < samples; ++i) point(sec[sec.size() * i / samples]);
   };
-  point(pk.vk.alpha_g1);
-  point(pk.vk.beta_g1);
-  point(pk.vk.delta_g1);
-  const std::span<const typename E::G1Affine> sections[] = {pk.a, pk.b_g1, pk.l, pk.h};
+  point(k.vk->alpha_g1);
+  point(k.vk->beta_g1);
+  point(k.vk->delta_g1);
+  const std::span<const typename E::G1Affine> sections[] = {k.a, k.b1, k.l, k.h};
   for (const auto& sec : sections) sample(sec);
-  sample(pk.b_g2);
+  sample(k.b2);
   char buf[40];
   std::snprintf(buf, sizeof buf, "fp:%016llx", static_cast<unsigned long long>(f.h));
   return buf;
@@ -234,7 +310,7 @@ void upload_section(DeviceContext& ctx, std::span<const typename G::HostAffine> 
 
 // The key's G1 sections and, with_b2, its B_G2 section.
 template <class E>
-std::unique_ptr<KeyEntry<curve::G1Device<E>>> upload_key(DeviceContext& ctx, const groth16::ProvingKey<E>& pk,
+std::unique_ptr<KeyEntry<curve::G1Device<E>>> upload_key(DeviceContext& ctx, const HostKey<E>& pk,
                                                          const std::string& id, uint64_t bytes, bool with_b2) {
   using G = curve::G1Device<E>;
   auto e = std::make_unique<KeyEntry<G>>();
@@ -245,14 +321,14 @@ std::unique_ptr<KeyEntry<curve::G1Device<E>>> upload_key(DeviceContext& ctx, con
   e->n_h = pk.h.size();
   DeviceBuffer<typename G::HostImage> staging(PinnedPool::kSlotBytes / sizeof(typename G::HostImage), "key staging");
   upload_section<G>(ctx, pk.a, e->a, staging, "resident key A");
-  upload_section<G>(ctx, pk.b_g1, e->b1, staging, "resident key B_G1");
+  upload_section<G>(ctx, pk.b1, e->b1, staging, "resident key B_G1");
   upload_section<G>(ctx, pk.l, e->l, staging, "resident key L");
   upload_section<G>(ctx, pk.h, e->h, staging, "resident key H");
   if (with_b2) {
     using G2 = G2Of<G>;
     DeviceBuffer<typename G2::HostImage> staging2(PinnedPool::kSlotBytes / sizeof(typename G2::HostImage),
                                                   "key staging (G2)");
-    upload_section<G2>(ctx, pk.b_g2, e->b2, staging2, "resident key B_G2");
+    upload_section<G2>(ctx, pk.b2, e->b2, staging2, "resident key B_G2");
     ctx.copy.sync();  // before staging2 is freed
     e->has_b2 = true;
   }
@@ -260,13 +336,17 @@ std::unique_ptr<KeyEntry<curve::G1Device<E>>> upload_key(DeviceContext& ctx, con
   return e;
 }
 
-template <class E>
-GpuResult prove_impl(const groth16::ProvingKey<E>& pk, const cs::WitnessBundle& w, const typename E::Fr& r,
-                     const typename E::Fr& s, groth16::Proof<E>* out, GpuProveTimings* timings,
-                     const GpuProveOptions& o) noexcept {
+// One proof of either key format: `validate` (throws std::invalid_argument) checks the bundle
+// against the key, then the key is found in (or uploaded to) the device's key cache, the MSMs
+// and H run on the device (H as `plan` says) and groth16::assemble_proof combines them. The
+// caller has checked that the key's sections have the shapes its metadata states, and that
+// n = 2^log_n is within the NTT's range.
+template <class E, class Validate>
+GpuResult prove_key(const HostKey<E>& pk, Validate&& validate, const cs::WitnessBundle& w, uint32_t log_n,
+                    const QuotientPlan<typename E::Fr>& plan, const typename E::Fr& r, const typename E::Fr& s,
+                    groth16::Proof<E>* out, GpuProveTimings* timings, const GpuProveOptions& o) noexcept {
   using G = curve::G1Device<E>;
   using Fr = typename E::Fr;
-  using G1 = typename E::G1;
   using G2 = typename E::G2;
   if (out == nullptr) return {GpuErrc::kInvalidArgument, "GPU prover: output pointer is null"};
   GpuResult refused;
@@ -276,18 +356,10 @@ GpuResult prove_impl(const groth16::ProvingKey<E>& pk, const cs::WitnessBundle& 
     if (w.curve() != E::kId)
       throw std::invalid_argument(std::string("GPU prover: witness bundle is for curve ") + curve_name(w.curve()) +
                                   ", key is for " + E::kName);
-    if (w.n_inputs() != pk.meta.n_inputs || w.n_aux() != pk.meta.n_aux)
-      throw std::invalid_argument("GPU prover: witness bundle shape (" + std::to_string(w.n_inputs()) + " inputs, " +
-                                  std::to_string(w.n_aux()) + " aux) does not match the proving key (" +
-                                  std::to_string(pk.meta.n_inputs) + ", " + std::to_string(pk.meta.n_aux) + ")");
-    const uint64_t n = uint64_t(1) << pk.meta.domain_log2;
-    if (w.n_rows() > n || pk.h.size() != n)
-      throw std::invalid_argument("GPU prover: witness bundle has more rows than the key's domain");
-    const uint64_t nvars = pk.meta.n_inputs + pk.meta.n_aux;
-    if (pk.a.size() != nvars || pk.b_g1.size() != nvars || pk.b_g2.size() != nvars || pk.l.size() != pk.meta.n_aux)
-      throw std::invalid_argument("GPU prover: proving key sections do not match its metadata");
-    if (pk.meta.domain_log2 > uint32_t(ntt::Engine<Fr>::max_log_n()))
-      throw std::invalid_argument("GPU prover: domain 2^" + std::to_string(pk.meta.domain_log2) + " too large");
+    validate();
+    if (log_n > uint32_t(ntt::Engine<Fr>::max_log_n()))
+      throw std::invalid_argument("GPU prover: domain 2^" + std::to_string(log_n) + " too large");
+    const uint64_t nvars = pk.a.size();
     GpuProveTimings t;
     const auto inputs = w.inputs<Fr>();
     const auto aux = w.aux<Fr>();
@@ -303,8 +375,8 @@ GpuResult prove_impl(const groth16::ProvingKey<E>& pk, const cs::WitnessBundle& 
         if (o.skip_g2) return {G2::identity(), 0.0};
         using G2P = typename E::G2Params;
         auto& pool = util::ThreadPool::global();
-        G2 b2 = msm::msm<G2P>(pk.b_g2.first(inputs.size()), inputs, pool);
-        b2 += msm::msm<G2P>(pk.b_g2.subspan(inputs.size()), aux, pool);
+        G2 b2 = msm::msm<G2P>(pk.b2.first(inputs.size()), inputs, pool);
+        b2 += msm::msm<G2P>(pk.b2.subspan(inputs.size()), aux, pool);
         return {b2, ms_since(g0)};
       });
     };
@@ -314,7 +386,7 @@ GpuResult prove_impl(const groth16::ProvingKey<E>& pk, const cs::WitnessBundle& 
     // A key cached with its B_G2 section is a different entry from one cached without it.
     const std::string id =
         std::string(E::kName) + "|" + (o.key_id.empty() ? key_fingerprint(pk) : o.key_id) + (gpu_g2 ? "|with-g2" : "");
-    const uint64_t bytes = (2 * nvars + pk.meta.n_aux + n) * sizeof(typename G::Affine) +
+    const uint64_t bytes = (2 * nvars + pk.l.size() + pk.h.size()) * sizeof(typename G::Affine) +
                            (gpu_g2 ? nvars * sizeof(typename G2Of<G>::Affine) : 0);
     KeyEntryBase* found = ctx.cache.find(id);
     if (found != nullptr && found->bytes != bytes)
@@ -348,7 +420,7 @@ GpuResult prove_impl(const groth16::ProvingKey<E>& pk, const cs::WitnessBundle& 
 
     GpuParts<E> p;
     try {
-      p = gpu_parts<E>(ctx, view_of(key), w, pk.meta.domain_log2, t);
+      p = gpu_parts<E>(ctx, view_of(key), w, log_n, t, plan);
     } catch (const DeviceAllocError&) {
       ctx.drop_scratch();  // the next proof starts from clean buffers
       throw;
@@ -364,19 +436,38 @@ GpuResult prove_impl(const groth16::ProvingKey<E>& pk, const cs::WitnessBundle& 
     }
 
     const auto c0 = std::chrono::steady_clock::now();
-    const auto& vk = pk.vk;
-    G1 delta1 = G1::from_affine(vk.delta_g1);
-    G1 pa = p.a.add_mixed(vk.alpha_g1) + delta1 * r;
-    G1 pb1 = p.b1.add_mixed(vk.beta_g1) + delta1 * s;
-    G2 pb2 = b2.add_mixed(vk.beta_g2) + G2::from_affine(vk.delta_g2) * s;
-    G1 pc = p.l + p.h + pa * s + pb1 * r - delta1 * (r * s);
-    *out = {pa.to_affine(), pb2.to_affine(), pc.to_affine()};
+    *out = groth16::assemble_proof<E>(*pk.vk, {p.a, p.b1, b2, p.l, p.h}, r, s);
     t.combine_ms = ms_since(c0);
     t.total_ms = ms_since(t_all);
     if (timings) *timings = t;
   });
   if (res.ok() && !refused.ok()) return refused;
   return res;
+}
+
+// Native keys (groth16::ProvingKey): H is the n - 1 coefficients of (a b - c) / Z.
+template <class E>
+GpuResult prove_impl(const groth16::ProvingKey<E>& pk, const cs::WitnessBundle& w, const typename E::Fr& r,
+                     const typename E::Fr& s, groth16::Proof<E>* out, GpuProveTimings* timings,
+                     const GpuProveOptions& o) noexcept {
+  HostKey<E> key;
+  GpuResult made = run_guarded([&] {  // the shape text allocates
+    key = {pk.a, pk.b_g1, pk.l, pk.h, pk.b_g2, &pk.vk, o.key_id.empty() ? pk.meta.to_json().dump() : std::string()};
+  });
+  if (!made.ok()) return made;
+  auto validate = [&] {
+    if (w.n_inputs() != pk.meta.n_inputs || w.n_aux() != pk.meta.n_aux)
+      throw std::invalid_argument("GPU prover: witness bundle shape (" + std::to_string(w.n_inputs()) + " inputs, " +
+                                  std::to_string(w.n_aux()) + " aux) does not match the proving key (" +
+                                  std::to_string(pk.meta.n_inputs) + ", " + std::to_string(pk.meta.n_aux) + ")");
+    const uint64_t n = uint64_t(1) << pk.meta.domain_log2;
+    if (w.n_rows() > n || pk.h.size() != n)
+      throw std::invalid_argument("GPU prover: witness bundle has more rows than the key's domain");
+    const uint64_t nvars = pk.meta.n_inputs + pk.meta.n_aux;
+    if (pk.a.size() != nvars || pk.b_g1.size() != nvars || pk.b_g2.size() != nvars || pk.l.size() != pk.meta.n_aux)
+      throw std::invalid_argument("GPU prover: proving key sections do not match its metadata");
+  };
+  return prove_key<E>(key, validate, w, pk.meta.domain_log2, QuotientPlan<typename E::Fr>{}, r, s, out, timings, o);
 }
 
 }  // namespace zkmill::cuda::g16

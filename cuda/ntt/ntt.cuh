@@ -3,8 +3,10 @@
 // Convention (the CPU's, so results compare element for element): natural order in and out,
 //   forward:       e_k = sum_j a_j w^(jk),            w = Fr::root_of_unity(log n)
 //   inverse:       a_j = n^-1 sum_k e_k w^(-jk)
-//   coset forward: e_k = sum_j a_j (g w^k)^j,          g = Fr::generator()
+//   coset forward: e_k = sum_j a_j (g w^k)^j,          g = Fr::generator() unless given
 //   coset inverse: a_j = g^-j n^-1 sum_k e_k w^(-jk).
+// The coset shift g is an argument of Engine::run: the native prover takes the multiplicative
+// generator, the snarkjs (.zkey) prover a primitive 2n-th root of unity (its odd coset).
 //
 // Method: iterative radix-2 Cooley-Tukey DIT (bit-reversed input, natural output), with the
 // log n stages grouped into passes that each run up to 10 stages on a 1024-element tile in
@@ -147,24 +149,25 @@ class Engine {
 
   static int max_log_n() { return int(HostFr::kTwoAdicity) < 30 ? int(HostFr::kTwoAdicity) : 30; }
 
-  // d_out = transform(d_in); both hold 2^log_n elements and must not overlap.
-  void run(const F* d_in, F* d_out, int log_n, NttDirection dir) {
+  // d_out = transform(d_in); both hold 2^log_n elements and must not overlap. `shift` is the
+  // coset's g for the coset directions (ignored by the others).
+  void run(const F* d_in, F* d_out, int log_n, NttDirection dir, const HostFr& shift = HostFr::generator()) {
     if (log_n < 1 || log_n > max_log_n())
       throw std::invalid_argument("GPU NTT: log2 size must be in [1, " + std::to_string(max_log_n()) + "], got " +
                                   std::to_string(log_n));
     if (d_in == d_out) throw std::invalid_argument("GPU NTT: input and output must be distinct buffers");
     ensure_twiddles(log_n);
     const bool coset = dir == NttDirection::kCosetForward || dir == NttDirection::kCosetInverse;
-    if (coset) ensure_coset_tables(log_n);
+    const CosetTables* ct = coset ? &coset_tables(log_n, shift) : nullptr;
     const bool inverse = dir == NttDirection::kInverse || dir == NttDirection::kCosetInverse;
     PassArgs<F> a{};
     a.log_n = uint32_t(log_n);
     a.gather = inverse ? Gather::kInverse : (coset ? Gather::kCoset : Gather::kForward);
     a.scale = inverse ? F::from_host(HostFr::from_u64(uint64_t(1) << log_n).inverse()) : F::one();
-    const F* g_lo = coset ? pow_.get() : nullptr;
-    const F* g_hi = coset ? pow_.get() + 2 * kPowLo : nullptr;
-    const F* ginv_lo = coset ? pow_.get() + kPowLo : nullptr;
-    const F* ginv_hi = coset ? pow_.get() + 2 * kPowLo + pow_hi_ : nullptr;
+    const F* g_lo = coset ? ct->pow.get() : nullptr;
+    const F* g_hi = coset ? ct->pow.get() + 2 * kPowLo : nullptr;
+    const F* ginv_lo = coset ? ct->pow.get() + kPowLo : nullptr;
+    const F* ginv_hi = coset ? ct->pow.get() + 2 * kPowLo + ct->hi_count : nullptr;
     uint32_t s0 = 0;
     while (s0 < uint32_t(log_n)) {
       a.s0 = s0;
@@ -182,6 +185,13 @@ class Engine {
   }
 
  private:
+  // Coset tables of one shift (layout in coset_tables).
+  struct CosetTables {
+    HostFr shift;
+    size_t hi_count;
+    DeviceBuffer<F> pow;
+  };
+
   // w_lo[i] = x^i (i < 2^12), w_hi[h] = x^(h 2^12) (h < hi_count), computed on the host.
   static std::vector<F> pow_tables(const HostFr& x, size_t hi_count) {
     std::vector<F> t(kPowLo + hi_count);
@@ -208,11 +218,20 @@ class Engine {
     tw_log_ = log_n;
   }
 
-  // Layout of pow_: [g^i (2^12)] [g^-i (2^12)] [g^(h 2^12) (pow_hi_)] [g^-(h 2^12) (pow_hi_)].
-  void ensure_coset_tables(int log_n) {
-    const size_t hi_count = log_n > kPowLoLog ? size_t(1) << (log_n - kPowLoLog) : 1;
-    if (hi_count <= pow_hi_) return;
-    const HostFr g = HostFr::generator();
+  // hi-table entries of the coset tables for 2^log_n (an exponent j < n is hi 2^12 + lo).
+  static size_t pow_hi_count(int log_n) { return log_n > kPowLoLog ? size_t(1) << (log_n - kPowLoLog) : 1; }
+
+  // Coset tables of one shift g, layout [g^i (2^12)] [g^-i (2^12)] [g^(h 2^12) (hi)] [g^-(h 2^12) (hi)]
+  // with hi = pow_hi_count(log_n). Kept per shift (a process proving both key formats uses
+  // two shifts) and rebuilt, larger, when a bigger transform needs more hi entries; the
+  // reference returned stays valid until the next call.
+  const CosetTables& coset_tables(int log_n, const HostFr& g) {
+    const size_t hi_count = pow_hi_count(log_n);
+    CosetTables* slot = nullptr;
+    for (auto& c : cosets_)
+      if (c.shift == g) slot = &c;
+    if (slot != nullptr && slot->hi_count >= hi_count) return *slot;
+    if (slot == nullptr) slot = &cosets_.emplace_back(CosetTables{g, 0, {}});
     const std::vector<F> fwd = pow_tables(g, hi_count), inv = pow_tables(g.inverse(), hi_count);
     std::vector<F> host;
     host.reserve(2 * fwd.size());
@@ -220,16 +239,17 @@ class Engine {
     host.insert(host.end(), inv.begin(), inv.begin() + kPowLo);
     host.insert(host.end(), fwd.begin() + kPowLo, fwd.end());
     host.insert(host.end(), inv.begin() + kPowLo, inv.end());
-    pow_ = DeviceBuffer<F>(host.size(), "NTT coset tables");
-    ZK_CUDA_OK(cudaMemcpyAsync(pow_.get(), host.data(), host.size() * sizeof(F), cudaMemcpyHostToDevice, stream_));
+    slot->pow = DeviceBuffer<F>(host.size(), "NTT coset tables");
+    ZK_CUDA_OK(cudaMemcpyAsync(slot->pow.get(), host.data(), host.size() * sizeof(F), cudaMemcpyHostToDevice, stream_));
     ZK_CUDA_OK(cudaStreamSynchronize(stream_));
-    pow_hi_ = hi_count;
+    slot->hi_count = hi_count;
+    return *slot;
   }
 
   cudaStream_t stream_;
-  DeviceBuffer<F> tw_, pow_;
+  DeviceBuffer<F> tw_;
   int tw_log_ = 0;
-  size_t pow_hi_ = 0;
+  std::vector<CosetTables> cosets_;
 };
 
 }  // namespace zkmill::cuda::ntt

@@ -477,5 +477,37 @@ TEST_F(SecureFarmTest, GpuProveWorkerCompletesAJob) {
   for (const auto& p : status(job)["partition_states"]) EXPECT_EQ(p["worker"], "gpu-1") << p.dump();
 }
 
+// A zkey (circom/snarkjs) job on a --gpus prove worker: proved on the GPU (the worker's log says
+// so per partition) and every proof passes `zkmill groth16 verify` against snarkjs's vk.json.
+TEST_F(SecureFarmTest, GpuProveWorkerProvesAZkeyJob) {
+  ZKMILL_REQUIRE_GPU();
+  const std::string fixtures = std::string(ZKMILL_SOURCE_DIR) + "/tests/interop/fixtures/bls12381/";
+  const std::string zkey = (dir_ / "keys" / "poseidon.zkey").string();
+  fs::copy_file(fixtures + "poseidon.zkey", zkey);
+  fs::copy_file(fixtures + "poseidon.r1cs", dir_ / "keys" / "poseidon.r1cs");
+  start_redis();
+  start_coordinator("");
+  start_worker("synth-1", "synth", "");
+  start_worker("gpu-1", "prove", "", {"--gpus", "0"});
+  wait_registered(2);
+  const std::string wtns = fixtures + "poseidon.wtns";
+  auto r = run_zkmill({"submit", "--config", client(), "--zkey", zkey, "--witness", wtns, "--witness", wtns});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string job = r.out.substr(0, r.out.find('\n'));
+  auto w = run_zkmill({"wait", "--config", client(), job, "--timeout", "120"});
+  ASSERT_EQ(w.exit_code, 0) << w.err << all_logs();
+  EXPECT_EQ(status(job)["verified"].get<uint64_t>(), 2u);
+  const auto out = (dir_ / "out").string();
+  ASSERT_EQ(run_zkmill({"result", "--config", client(), job, "--out", out}).exit_code, 0);
+  for (int i = 0; i < 2; ++i) {
+    const std::string base = out + "/partition-" + std::to_string(i);
+    auto v =
+        run_zkmill({"groth16", "verify", fixtures + "poseidon.vk.json", base + ".public.json", base + ".proof.json"});
+    EXPECT_EQ(v.exit_code, 0) << "partition " << i << ": " << v.out << v.err;
+  }
+  EXPECT_EQ(count_of(log("gpu-1"), "proved on the GPU"), 2u) << log("gpu-1");
+  EXPECT_FALSE(contains(log("gpu-1"), "proving on the CPU instead")) << log("gpu-1");
+}
+
 }  // namespace
 }  // namespace zkmill::test

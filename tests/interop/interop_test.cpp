@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/gpu.hpp"
 #include "tests/support/process.hpp"
 
 using namespace zkmill::test;
@@ -100,6 +101,83 @@ TEST_P(Interop, WitnessCheckAgainstR1cs) {
 INSTANTIATE_TEST_SUITE_P(All, Interop,
                          ::testing::Combine(::testing::Values("bn128", "bls12381"),
                                             ::testing::Values("multiplier", "hashchain", "poseidon")),
+                         [](const auto& info) {
+                           return std::string(std::get<0>(info.param)) + "_" + std::get<1>(info.param);
+                         });
+
+// --gpu picks the backend and the summary line names it: off proves on the CPU; on proves on the
+// GPU (snarkjs accepts the proof) or, without one, exits 2 saying why and writes nothing; auto
+// proves wherever it can. A device index no machine has is exit 2 under --gpu on.
+class GpuFlag : public Interop {
+ protected:
+  void SetUp() override {
+    d_ = scratch_dir();
+    proof_ = (d_ / "proof.json").string();
+    pub_ = (d_ / "public.json").string();
+  }
+  Result prove(const std::vector<std::string>& flags) const {
+    std::vector<std::string> args{"groth16", "prove"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    args.insert(args.end(), {f("zkey"), f("wtns"), proof_, pub_});
+    return run_zkmill(args);
+  }
+  fs::path d_;
+  std::string proof_, pub_;
+};
+
+TEST_P(GpuFlag, OffProvesOnTheCpuAndBadChoicesAreErrors) {
+  auto r = prove({"--gpu", "off"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.err, " on CPU (")) << r.err;
+  EXPECT_EQ(run_zkmill({"groth16", "verify", f("vk.json"), pub_, proof_}).exit_code, 0);
+  fs::remove(proof_);
+  r = prove({"--gpu", "on", "--device", "1023"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(contains(r.err, "--gpu on")) << r.err;
+  EXPECT_TRUE(contains(r.err, "1023") || contains(r.err, "without the CUDA backend")) << r.err;
+  EXPECT_FALSE(fs::exists(proof_));
+  r = prove({"--gpu", "sometimes"});
+  EXPECT_NE(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(proof_));
+}
+
+// Runs where there is no GPU (CI); the GPU machine runs the next test instead.
+TEST_P(GpuFlag, OnWithoutAGpuIsExit2AndAutoFallsToTheCpu) {
+  if (zkmill::testing::gpu_available()) GTEST_SKIP() << "a GPU is present (OnProvesOnTheGpu covers it)";
+  auto r = prove({"--gpu", "on"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(contains(r.err, "--gpu on: no GPU to prove on")) << r.err;
+  EXPECT_FALSE(fs::exists(proof_));
+  r = prove({});  // auto: the CPU, silently
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.err, " on CPU (")) << r.err;
+  EXPECT_FALSE(contains(r.err, "warning")) << r.err;
+}
+
+TEST_P(GpuFlag, OnProvesOnTheGpuAndSnarkjsVerifies) {
+  ZKMILL_REQUIRE_GPU();
+  auto r = prove({"--gpu", "on", "--device", "0"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.err, " on GPU 0: ")) << r.err;
+  EXPECT_TRUE(contains(r.err, "verified")) << r.err;
+  EXPECT_EQ(run_zkmill({"groth16", "verify", f("vk.json"), pub_, proof_}).exit_code, 0);
+  r = prove({});  // auto takes the GPU when there is one
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.err, " on GPU 0: ")) << r.err;
+  if (!have_snarkjs()) GTEST_SKIP() << "snarkjs not installed";
+  r = snarkjs({"groth16", "verify", f("vk.json"), pub_, proof_});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "OK")) << r.out << r.err;
+  auto prj = nlohmann::json::parse(slurp(proof_));
+  prj["pi_a"] = prj["pi_c"];
+  write(d_ / "bad_proof.json", prj.dump());
+  r = snarkjs({"groth16", "verify", f("vk.json"), pub_, (d_ / "bad_proof.json").string()});
+  EXPECT_TRUE(contains(r.out + r.err, "Invalid proof")) << r.out << r.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(All, GpuFlag,
+                         ::testing::Combine(::testing::Values("bn128", "bls12381"),
+                                            ::testing::Values("multiplier", "poseidon")),
                          [](const auto& info) {
                            return std::string(std::get<0>(info.param)) + "_" + std::get<1>(info.param);
                          });
