@@ -1,8 +1,9 @@
 // `zkmill groth16 prove|verify`: drop-in replacements for snarkjs's commands of the same name,
 // same argument order, over snarkjs .zkey/.wtns files and snarkjs-schema JSON.
 //   prove [--gpu auto|on|off] [--device N] <circuit.zkey> <witness.wtns> <proof.json> <public.json>
-//     on the GPU (cuda::prove_gpu_zkey_<curve>) when the build has CUDA and the device exists
-//     (auto, the default; a GPU failure then falls back to the CPU with a warning), always (on:
+//     on the GPU (cuda::prove_gpu_zkey_<curve>) when the build has CUDA, the device exists and
+//     the domain is at least 2^17 (auto, the default; a GPU failure then falls back to the CPU
+//     with a warning), always (on:
 //     exit 2 when there is no GPU) or never (off: formats::prove_zkey on the CPU pool).
 //   verify <verification_key.json> <public.json> <proof.json>   (exit 0 valid, 1 invalid, 2 error)
 //   check <circuit.r1cs> <witness.wtns>  (snarkjs wtns check: exit 0 satisfied, 1 not, 2 error)
@@ -10,6 +11,8 @@
 // zkmill-cli-links: zk_formats
 #include <cstdio>
 #include <memory>
+
+#include <spdlog/spdlog.h>
 
 #include "common/cli/command.hpp"
 #include "common/curves/dispatch.hpp"
@@ -34,11 +37,24 @@ struct Groth16Options {
   int device = 0;
 };
 
-// Whether `zkmill groth16 prove` uses the GPU: empty `why_not` and true when it does; false with
-// the reason when it does not (no CUDA in this build, no such device, --gpu off).
-bool gpu_usable(const Groth16Options& o, std::string* why_not) {
+// --gpu auto proves domains below 2^kAutoGpuMinLogDomain on the CPU. A one-shot GPU proof pays
+// ~0.3 s of CUDA and device-context start-up before any work (docs/benchmarks.md, "GPU: snarkjs
+// .zkey proofs": at 2^16 the GPU command took 0.51 s, 16 CPU threads 0.26 s); the CPU proof
+// doubles per doubling of the domain, the GPU's start-up does not, so they break even about 2^17.
+// (Farm workers keep their GPU context and use it at every size.)
+constexpr uint32_t kAutoGpuMinLogDomain = 17;
+
+// Whether `zkmill groth16 prove` uses the GPU for a key of domain 2^log_domain: empty `why_not`
+// and true when it does; false with the reason when it does not (no CUDA in this build, no such
+// device, --gpu off, or a small domain under --gpu auto).
+bool gpu_usable(const Groth16Options& o, uint32_t log_domain, std::string* why_not) {
   if (o.gpu == "off") {
     *why_not = "--gpu off";
+    return false;
+  }
+  if (o.gpu == "auto" && log_domain < kAutoGpuMinLogDomain) {
+    *why_not = "domain 2^" + std::to_string(log_domain) + " is below 2^" + std::to_string(kAutoGpuMinLogDomain) +
+               ", where the CPU is faster (--gpu on forces the GPU)";
     return false;
   }
 #if defined(ZKMILL_HAVE_CUDA)
@@ -103,11 +119,13 @@ int run_zkey_prove(const Groth16Options& o) {
   namespace sj = groth16::snarkjs;
   try {
     auto t0 = std::chrono::steady_clock::now();
-    std::string why_not;
-    const bool use_gpu = gpu_usable(o, &why_not);
-    const double probe_ms = groth16::detail::ms_since(t0);  // CUDA's initialisation, when it is probed
-    if (o.gpu == "on" && !use_gpu) throw std::runtime_error("--gpu on: no GPU to prove on: " + why_not);
     auto zfile = formats::ZkeyFile::open(o.zkey);
+    std::string why_not;
+    auto t_probe = std::chrono::steady_clock::now();
+    const bool use_gpu = gpu_usable(o, zfile.log_domain_size(), &why_not);
+    const double probe_ms = groth16::detail::ms_since(t_probe);  // CUDA's initialisation, when it is probed
+    if (o.gpu == "on" && !use_gpu) throw std::runtime_error("--gpu on: no GPU to prove on: " + why_not);
+    if (o.gpu == "auto" && !use_gpu) spdlog::debug("proving on the CPU: {}", why_not);
     auto wtns = formats::WtnsFile::open(o.wtns);
     if (wtns.curve() != zfile.curve())
       throw formats::FormatError(o.wtns + ": witness is for " + curve_snarkjs_name(wtns.curve()) + ", the key " + o.zkey +
@@ -183,8 +201,8 @@ RunFn setup_groth16(CLI::App& sub) {
   o->prove->add_option("public", o->pub, "public.json to write")->required();
   o->prove
       ->add_option("--gpu", o->gpu,
-                   "Prove on the GPU: auto (when built with CUDA and the device exists; a GPU failure falls "
-                   "back to the CPU), on (exit 2 without a GPU), off (CPU only)")
+                   "Prove on the GPU: auto (when built with CUDA, the device exists and the domain is 2^17 or "
+                   "more; a GPU failure falls back to the CPU), on (exit 2 without a GPU), off (CPU only)")
       ->check(CLI::IsMember({"auto", "on", "off"}))
       ->capture_default_str();
   o->prove->add_option("--device", o->device, "CUDA device index for --gpu auto|on")

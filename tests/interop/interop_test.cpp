@@ -161,9 +161,9 @@ TEST_P(GpuFlag, OnProvesOnTheGpuAndSnarkjsVerifies) {
   EXPECT_TRUE(contains(r.err, " on GPU 0: ")) << r.err;
   EXPECT_TRUE(contains(r.err, "verified")) << r.err;
   EXPECT_EQ(run_zkmill({"groth16", "verify", f("vk.json"), pub_, proof_}).exit_code, 0);
-  r = prove({});  // auto takes the GPU when there is one
+  r = prove({});  // auto leaves a fixture-sized domain (below 2^17) to the CPU: start-up dominates
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(contains(r.err, " on GPU 0: ")) << r.err;
+  EXPECT_TRUE(contains(r.err, " on CPU (")) << r.err;
   if (!have_snarkjs()) GTEST_SKIP() << "snarkjs not installed";
   r = snarkjs({"groth16", "verify", f("vk.json"), pub_, proof_});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
