@@ -45,7 +45,18 @@
 
 #include <cstdint>
 
-#include "common/ff/bigint.hpp"  // ZKMILL_FORCE_INLINE
+#include "common/ff/bigint.hpp"  // ZKMILL_FORCE_INLINE, ZKMILL_NEVER_INLINE
+
+#if defined(__SANITIZE_ADDRESS__)
+#define ZKMILL_MUL4_INLINE ZKMILL_NEVER_INLINE
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ZKMILL_MUL4_INLINE ZKMILL_NEVER_INLINE
+#endif
+#endif
+#ifndef ZKMILL_MUL4_INLINE
+#define ZKMILL_MUL4_INLINE ZKMILL_FORCE_INLINE
+#endif
 
 #if defined(__OPTIMIZE__)
 #define ZKMILL_FF_X86_OUT(n) "=m"(*reinterpret_cast<uint64_t(*)[n]>(out))
@@ -62,7 +73,7 @@
 namespace zkmill::ff::x86 {
 
 // out = a * b / 2^256 mod p for 4-limb a, b < p; inv = -p^-1 mod 2^64.
-ZKMILL_FORCE_INLINE void mont_mul_adx_4(uint64_t* out, const uint64_t* a, const uint64_t* b, const uint64_t* p,
+ZKMILL_MUL4_INLINE void mont_mul_adx_4(uint64_t* out, const uint64_t* a, const uint64_t* b, const uint64_t* p,
                               uint64_t inv) {
   asm(  // no outputs at -O0: GCC then treats it as volatile
       "xor %%r8, %%r8\n\t"                          // t = 0
