@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <utility>
 
 #include "common/formats/circom_files.hpp"
 #include "common/formats/zkey_prover.hpp"
@@ -22,24 +23,20 @@ namespace {
 
 using namespace zkmill;
 
-struct Bn {
-  using E = curves::Bn254;
-  static constexpr const char* kDir = "bn128";
-  static cuda::GpuResult prove(const formats::ZkeyProvingKey<E>& pk, const cs::WitnessBundle& w, const E::Fr& r,
-                               const E::Fr& s, groth16::Proof<E>* out, cuda::GpuProveTimings* t = nullptr,
-                               const cuda::GpuProveOptions& o = {}) {
-    return cuda::prove_gpu_zkey_bn254(pk, w, r, s, out, t, o);
+// One adapter per curve: the snarkjs fixture folder, and the generic GPU entry of that curve.
+template <class Engine, const char* Dir>
+struct Curve {
+  using E = Engine;
+  static constexpr const char* kDir = Dir;
+  template <class... Args>
+  static cuda::GpuResult prove(Args&&... args) {
+    return cuda::prove_gpu_zkey<E>(std::forward<Args>(args)...);
   }
 };
-struct Bls {
-  using E = curves::Bls12381;
-  static constexpr const char* kDir = "bls12381";
-  static cuda::GpuResult prove(const formats::ZkeyProvingKey<E>& pk, const cs::WitnessBundle& w, const E::Fr& r,
-                               const E::Fr& s, groth16::Proof<E>* out, cuda::GpuProveTimings* t = nullptr,
-                               const cuda::GpuProveOptions& o = {}) {
-    return cuda::prove_gpu_zkey_bls12_381(pk, w, r, s, out, t, o);
-  }
-};
+constexpr char kBn128[] = "bn128";
+constexpr char kBls12381[] = "bls12381";
+using Bn = Curve<curves::Bn254, kBn128>;
+using Bls = Curve<curves::Bls12381, kBls12381>;
 
 std::string fixture(const std::string& dir, const std::string& name, const std::string& ext) {
   return std::string(ZKMILL_SOURCE_DIR) + "/tests/interop/fixtures/" + dir + "/" + name + "." + ext;

@@ -311,7 +311,7 @@ TEST_F(SecureFarmTest, BundleServerAdmitsOnlyItsAllowListedProveWorkers) {
   expect_done_and_verified(job, 3);
   for (const auto& p : status(job)["partition_states"]) EXPECT_EQ(p["worker"], "prove-good") << p.dump();
   EXPECT_TRUE(contains(log("prove-bad"), "refused the handshake")) << log("prove-bad");
-  EXPECT_FALSE(contains(log("prove-bad"), " proved (")) << log("prove-bad");
+  EXPECT_FALSE(contains(log("prove-bad"), " proved on the ")) << log("prove-bad");
 }
 
 TEST_F(SecureFarmTest, CurveSetupErrorsAreClear) {
@@ -424,7 +424,7 @@ TEST_F(SecureFarmTest, WorkerDrainStopsALiveWorkerAfterItsPartition) {
   const size_t asked = wlog.find("drain requested by the coordinator");
   ASSERT_NE(asked, std::string::npos) << wlog;
   // It finished the partition it had (exactly one proof after the request), then left.
-  EXPECT_EQ(count_of(wlog.substr(asked), " proved ("), 1u) << wlog;
+  EXPECT_EQ(count_of(wlog.substr(asked), " proved on the "), 1u) << wlog;
   EXPECT_TRUE(contains(wlog.substr(asked), "drained, exiting")) << wlog;
   EXPECT_TRUE(contains(log("coordinator"), "worker prove-2 left (drained)")) << log("coordinator");
   expect_done_and_verified(job, 8, big);
