@@ -1,7 +1,6 @@
 // GpuProver: device checks at startup, round-robin proving, GpuResult -> exception.
 #include "worker/gpu_prover.hpp"
 
-#include <algorithm>
 #include <set>
 #include <stdexcept>
 #include <type_traits>
@@ -43,17 +42,11 @@ GpuProver::GpuProver(std::vector<int> devices) : devices_(std::move(devices)) {
   if (std::set<int>(devices_.begin(), devices_.end()).size() != devices_.size())
     throw std::invalid_argument("--gpus lists a device twice");
 #if defined(ZKMILL_HAVE_CUDA)
-  std::string err;
-  const auto gpus = cuda::query_gpus(&err);
   for (int d : devices_) {
-    auto it = std::find_if(gpus.begin(), gpus.end(), [d](const cuda::GpuInfo& g) { return g.index == d; });
-    if (it == gpus.end())
-      throw std::invalid_argument(
-          "--gpus: CUDA device " + std::to_string(d) + " does not exist (" +
-          (gpus.empty() ? (err.empty() ? std::string("no CUDA device visible") : err)
-                        : std::to_string(gpus.size()) + " device(s) visible, 0.." + std::to_string(gpus.size() - 1)) +
-          ")");
-    described_.push_back({{"index", d}, {"name", it->name}, {"memory_mb", uint64_t(it->total_mem >> 20)}});
+    std::string why_not;
+    const auto gpu = cuda::find_gpu(d, &why_not);
+    if (!gpu) throw std::invalid_argument("--gpus: " + why_not);
+    described_.push_back({{"index", d}, {"name", gpu->name}, {"memory_mb", uint64_t(gpu->total_mem >> 20)}});
   }
 #else
   throw std::invalid_argument(

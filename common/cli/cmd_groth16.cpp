@@ -58,13 +58,7 @@ bool gpu_usable(const Groth16Options& o, uint32_t log_domain, std::string* why_n
     return false;
   }
 #if defined(ZKMILL_HAVE_CUDA)
-  std::string err;
-  const auto gpus = cuda::query_gpus(&err);
-  for (const auto& g : gpus)
-    if (g.index == o.device) return true;
-  *why_not = "CUDA device " + std::to_string(o.device) + ": " +
-             (gpus.empty() ? (err.empty() ? std::string("no CUDA device visible") : err)
-                           : "does not exist (" + std::to_string(gpus.size()) + " device(s) visible)");
+  if (cuda::find_gpu(o.device, why_not)) return true;
 #else
   *why_not = "this zkmill was built without the CUDA backend (nvcc not found or ZKMILL_CUDA=OFF)";
 #endif

@@ -17,6 +17,7 @@
 #include "common/groth16/snarkjs_json.hpp"
 #include "common/groth16/verifier.hpp"
 #include "cuda/groth16/zkey_prover.hpp"
+#include "tests/support/fixtures.hpp"
 #include "tests/support/gpu.hpp"
 
 namespace {
@@ -38,9 +39,7 @@ constexpr char kBls12381[] = "bls12381";
 using Bn = Curve<curves::Bn254, kBn128>;
 using Bls = Curve<curves::Bls12381, kBls12381>;
 
-std::string fixture(const std::string& dir, const std::string& name, const std::string& ext) {
-  return std::string(ZKMILL_SOURCE_DIR) + "/tests/interop/fixtures/" + dir + "/" + name + "." + ext;
-}
+using zkmill::testing::interop_fixture;
 
 template <class T>
 class GpuZkey : public ::testing::Test {
@@ -60,7 +59,7 @@ class GpuZkey : public ::testing::Test {
     return {std::move(pk), std::move(w)};
   }
   static Loaded fixture_of(const char* circuit) {
-    return load(fixture(T::kDir, circuit, "zkey"), fixture(T::kDir, circuit, "wtns"));
+    return load(interop_fixture(T::kDir, circuit, "zkey"), interop_fixture(T::kDir, circuit, "wtns"));
   }
   groth16::Proof<E> gpu(const Loaded& k, const Fr& r, const Fr& s, cuda::GpuProveTimings* t = nullptr,
                         const cuda::GpuProveOptions& o = {}) {
@@ -102,7 +101,7 @@ TYPED_TEST(GpuZkey, SameProofAsCpuOnFixturesAndVerifies) {
   ZKMILL_REQUIRE_GPU();
   for (const char* circuit : {"multiplier", "poseidon", "hashchain"}) {
     const auto k = this->fixture_of(circuit);
-    this->check_against_cpu(k, circuit, fixture(TypeParam::kDir, circuit, "vk.json"));
+    this->check_against_cpu(k, circuit, interop_fixture(TypeParam::kDir, circuit, "vk.json"));
   }
 }
 
@@ -125,8 +124,8 @@ TYPED_TEST(GpuZkey, KeyStaysResidentUnderItsFileId) {
   ZKMILL_REQUIRE_GPU();
   using E = typename TestFixture::E;
   using Fr = typename TestFixture::Fr;
-  const std::string path = fixture(TypeParam::kDir, "hashchain", "zkey");
-  const auto k = this->load(path, fixture(TypeParam::kDir, "hashchain", "wtns"));
+  const std::string path = interop_fixture(TypeParam::kDir, "hashchain", "zkey");
+  const auto k = this->load(path, interop_fixture(TypeParam::kDir, "hashchain", "wtns"));
   cuda::GpuProveOptions o;
   o.key_id = cuda::zkey_cache_id(path);
   ASSERT_FALSE(o.key_id.empty());

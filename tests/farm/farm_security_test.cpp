@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "tests/support/fixtures.hpp"
 #include "tests/support/gpu.hpp"
 #include "tests/support/process.hpp"
 
@@ -481,7 +482,7 @@ TEST_F(SecureFarmTest, GpuProveWorkerCompletesAJob) {
 // so per partition) and every proof passes `zkmill groth16 verify` against snarkjs's vk.json.
 TEST_F(SecureFarmTest, GpuProveWorkerProvesAZkeyJob) {
   ZKMILL_REQUIRE_GPU();
-  const std::string fixtures = std::string(ZKMILL_SOURCE_DIR) + "/tests/interop/fixtures/bls12381/";
+  const std::string fixtures = zkmill::testing::interop_fixture_dir("bls12381");
   const std::string zkey = (dir_ / "keys" / "poseidon.zkey").string();
   fs::copy_file(fixtures + "poseidon.zkey", zkey);
   fs::copy_file(fixtures + "poseidon.r1cs", dir_ / "keys" / "poseidon.r1cs");

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support/gpu.hpp"
+#include "tests/support/fixtures.hpp"
 #include "tests/support/process.hpp"
 
 using namespace zkmill::test;
@@ -15,9 +16,7 @@ namespace {
 
 const std::string kRoot = ZKMILL_SOURCE_DIR;
 std::string snarkjs_cli() { return kRoot + "/tests/interop/node_modules/snarkjs/cli.js"; }
-std::string fixture(const std::string& curve, const std::string& name, const std::string& ext) {
-  return kRoot + "/tests/interop/fixtures/" + curve + "/" + name + "." + ext;
-}
+using zkmill::testing::interop_fixture;
 bool have_snarkjs() {
   if (fs::exists(snarkjs_cli())) return true;
   if (std::getenv("CI")) ADD_FAILURE() << "snarkjs missing at " << snarkjs_cli() << ": run ./scripts/setup.sh";
@@ -34,7 +33,7 @@ class Interop : public ::testing::TestWithParam<std::tuple<const char*, const ch
  protected:
   std::string curve() const { return std::get<0>(GetParam()); }
   std::string circuit() const { return std::get<1>(GetParam()); }
-  std::string f(const char* ext) const { return fixture(curve(), circuit(), ext); }
+  std::string f(const char* ext) const { return interop_fixture(curve(), circuit(), ext); }
 };
 
 TEST_P(Interop, ZkmillProvesSnarkjsVerifies) {
@@ -188,8 +187,8 @@ class BadInput : public ::testing::TestWithParam<const char*> {};
 TEST_P(BadInput, ErrorsAreExit2AndNamed) {
   const std::string curve = GetParam(), other = curve == "bn128" ? "bls12381" : "bn128";
   fs::path d = scratch_dir();
-  const std::string zkey = fixture(curve, "multiplier", "zkey"), wtns = fixture(curve, "multiplier", "wtns"),
-                    r1cs = fixture(curve, "multiplier", "r1cs");
+  const std::string zkey = interop_fixture(curve, "multiplier", "zkey"), wtns = interop_fixture(curve, "multiplier", "wtns"),
+                    r1cs = interop_fixture(curve, "multiplier", "r1cs");
   const std::string proof = (d / "proof.json").string(), pub = (d / "public.json").string();
   auto prove = [&](const std::string& z, const std::string& w) {
     return run_zkmill({"groth16", "prove", z, w, proof, pub});
@@ -219,15 +218,15 @@ TEST_P(BadInput, ErrorsAreExit2AndNamed) {
     write(d / "plonk.zkey", b);
     expect_error(prove((d / "plonk.zkey").string(), wtns), "PLONK", "plonk.zkey");
   }
-  expect_error(prove(zkey, fixture(other, "multiplier", "wtns")), "witness is for " + other, "multiplier.wtns");
-  expect_error(prove(zkey, fixture(curve, "poseidon", "wtns")), "expects nVars", "poseidon.wtns");
+  expect_error(prove(zkey, interop_fixture(other, "multiplier", "wtns")), "witness is for " + other, "multiplier.wtns");
+  expect_error(prove(zkey, interop_fixture(curve, "poseidon", "wtns")), "expects nVars", "poseidon.wtns");
   expect_error(prove(wtns, wtns), "not a .zkey file", "multiplier.wtns");
   expect_error(prove((d / "missing.zkey").string(), wtns), "missing.zkey", "missing.zkey");
 
   auto r = run_zkmill({"groth16", "check", cut(r1cs, "t.r1cs", 2, 3), wtns});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_TRUE(contains(r.err, "t.r1cs") && contains(r.err, "truncated")) << r.err;
-  r = run_zkmill({"groth16", "check", r1cs, fixture(curve, "hashchain", "wtns")});
+  r = run_zkmill({"groth16", "check", r1cs, interop_fixture(curve, "hashchain", "wtns")});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   r = run_zkmill({"zkey", "export", "verificationkey", cut(zkey, "e.zkey", 1, 3), (d / "vk.json").string()});
   EXPECT_EQ(r.exit_code, 2) << r.err;

@@ -13,6 +13,7 @@
 #include "common/formats/circom_files.hpp"
 #include "common/groth16/snarkjs_verify.hpp"
 #include "common/formats/zkey_prover.hpp"
+#include "tests/support/fixtures.hpp"
 
 namespace zkmill::formats {
 namespace {
@@ -22,9 +23,7 @@ namespace fs = std::filesystem;
 const char* const kCircuits[] = {"multiplier", "hashchain", "poseidon"};
 const char* const kCurves[] = {"bn128", "bls12381"};
 
-std::string fixture(const std::string& curve, const std::string& name, const std::string& ext) {
-  return std::string(ZKMILL_SOURCE_DIR) + "/tests/interop/fixtures/" + curve + "/" + name + "." + ext;
-}
+using zkmill::testing::interop_fixture;
 
 std::vector<uint8_t> slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -46,7 +45,7 @@ class Fixture : public ::testing::TestWithParam<std::tuple<const char*, const ch
  protected:
   std::string curve() const { return std::get<0>(GetParam()); }
   std::string circuit() const { return std::get<1>(GetParam()); }
-  std::string path(const char* ext) const { return fixture(curve(), circuit(), ext); }
+  std::string path(const char* ext) const { return interop_fixture(curve(), circuit(), ext); }
 };
 
 TEST_P(Fixture, HeadersAgreeAndWitnessSatisfiesR1cs) {
@@ -159,7 +158,7 @@ TEST(Roots, QuotientMatchesDirectEvaluation) {
 TEST(Malformed, EveryTruncationIsRejected) {
   for (const char* curve : kCurves) {
     for (const char* ext : {"wtns", "r1cs", "zkey"}) {
-      auto bytes = slurp(fixture(curve, "multiplier", ext));
+      auto bytes = slurp(interop_fixture(curve, "multiplier", ext));
       ASSERT_FALSE(bytes.empty());
       // Every prefix for the small files, a spread of prefixes for the key.
       size_t step = bytes.size() > 4096 ? bytes.size() / 997 : 1;
@@ -180,9 +179,9 @@ TEST(Malformed, EveryTruncationIsRejected) {
 TEST(Malformed, RandomCorruptionNeverCrashes) {
   std::mt19937 rng(1);
   for (const char* curve : kCurves) {
-    auto zk = slurp(fixture(curve, "multiplier", "zkey"));
-    auto wt = slurp(fixture(curve, "multiplier", "wtns"));
-    auto rc = slurp(fixture(curve, "multiplier", "r1cs"));
+    auto zk = slurp(interop_fixture(curve, "multiplier", "zkey"));
+    auto wt = slurp(interop_fixture(curve, "multiplier", "wtns"));
+    auto rc = slurp(interop_fixture(curve, "multiplier", "r1cs"));
     for (int iter = 0; iter < 300; ++iter) {
       for (auto* buf : {&zk, &wt, &rc}) {
         auto copy = *buf;
@@ -213,9 +212,9 @@ std::vector<uint8_t> patched(std::vector<uint8_t> b, size_t at, uint32_t v) {
 }
 
 TEST(Malformed, NamedErrors) {
-  auto zk = slurp(fixture("bn128", "multiplier", "zkey"));
-  auto wt = slurp(fixture("bn128", "multiplier", "wtns"));
-  auto rc = slurp(fixture("bn128", "multiplier", "r1cs"));
+  auto zk = slurp(interop_fixture("bn128", "multiplier", "zkey"));
+  auto wt = slurp(interop_fixture("bn128", "multiplier", "wtns"));
+  auto rc = slurp(interop_fixture("bn128", "multiplier", "r1cs"));
   auto zparse = [](const std::vector<uint8_t>& b) { return error_of([&] { ZkeyFile::parse(b, "k.zkey"); }); };
   EXPECT_NE(zparse(patched(zk, 0, 0x12345678)).find("not a .zkey file"), std::string::npos);
   EXPECT_NE(zparse(patched(zk, 4, 7)).find("unsupported .zkey version 7"), std::string::npos);
@@ -248,7 +247,7 @@ TEST(Malformed, NamedErrors) {
 
 // A point that is off the curve is caught at load, with section and index.
 TEST(Malformed, OffCurvePointNamed) {
-  auto zk = slurp(fixture("bn128", "poseidon", "zkey"));
+  auto zk = slurp(interop_fixture("bn128", "poseidon", "zkey"));
   auto z0 = ZkeyFile::parse(zk, "k.zkey");
   size_t at = size_t(z0.h().data() - zk.data()) + 5 * z0.g1_size();  // H point 5, x coordinate
   zk[at] ^= 1;
