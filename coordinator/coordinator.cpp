@@ -9,8 +9,8 @@
 #include <thread>
 #include <zmq_addon.hpp>
 
-#include "coordinator/common/curve_keys.hpp"
-#include "coordinator/common/signal_safe_poll.hpp"
+#include "farm/curve_keys.hpp"
+#include "farm/signal_safe_poll.hpp"
 
 namespace zkmill::farm {
 
@@ -25,12 +25,6 @@ constexpr uint64_t kDrainRequestTtlMs = 60000;
 // most worker.max_held_bundles; the rest wait for the next heartbeats).
 constexpr size_t kMaxReleaseChecks = 1000;
 }  // namespace
-
-uint64_t Coordinator::now_ms() {
-  return uint64_t(std::chrono::duration_cast<std::chrono::milliseconds>(
-                      std::chrono::system_clock::now().time_since_epoch())
-                      .count());
-}
 
 Coordinator::Coordinator(FarmConfig cfg)
     : cfg_(std::move(cfg)), redis_(cfg_.redis), wake_(cfg_.redis), store_(redis_), checker_(store_), ctx_(1), router_(ctx_, zmq::socket_type::router), registry_(redis_) {

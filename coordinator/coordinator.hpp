@@ -17,12 +17,13 @@
 #include <zmq.hpp>
 
 #include "common/wire/zap_handler.hpp"
-#include "coordinator/common/control_message.hpp"
-#include "coordinator/common/farm_config.hpp"
-#include "coordinator/common/farm_store.hpp"
+#include "farm/control_message.hpp"
+#include "farm/farm_config.hpp"
+#include "farm/farm_store.hpp"
 #include "coordinator/farm_metrics.hpp"
-#include "coordinator/common/handshake_monitor.hpp"
-#include "coordinator/common/worker_registry.hpp"
+#include "farm/handshake_monitor.hpp"
+#include "farm/clock.hpp"
+#include "farm/worker_registry.hpp"
 #include "coordinator/proof_checker.hpp"
 
 namespace zkmill::farm {
@@ -32,8 +33,6 @@ class Coordinator {
   explicit Coordinator(FarmConfig cfg);
   // Serves until `stop` becomes true. Throws only for setup problems (bind failure).
   void run(const std::atomic<bool>& stop);
-
-  static uint64_t now_ms();
 
  private:
   struct WorkerInfo {

@@ -15,8 +15,8 @@
 #include "common/groth16/snarkjs_json.hpp"
 #include "common/serde/evm.hpp"
 #include "common/serde/zcash.hpp"
-#include "coordinator/common/farm_overview.hpp"
-#include "coordinator/common/sha256.hpp"
+#include "farm/farm_overview.hpp"
+#include "farm/sha256.hpp"
 #include "coordinator/coordinator.hpp"
 
 namespace zkmill::farm {
@@ -118,7 +118,7 @@ std::pair<std::string, bool> FarmClient::submit_zkey(const SubmitRequest& req, J
     store_.stage_input(spec.stage, i, inputs[i]);
     inputs[i] = {};
   }
-  return store_.submit(spec, Coordinator::now_ms());
+  return store_.submit(spec, now_ms());
 }
 
 std::pair<std::string, bool> FarmClient::submit(const SubmitRequest& req) {
@@ -132,7 +132,7 @@ std::pair<std::string, bool> FarmClient::submit(const SubmitRequest& req) {
     spec.circuit = Sha256::circuit_id_of_file(req.zkey_path);
     spec.priority = req.priority;
     spec.idempotency_key = req.idempotency_key;
-    const uint64_t now = Coordinator::now_ms();
+    const uint64_t now = now_ms();
     spec.deadline_ms = req.deadline_s ? now + req.deadline_s * 1000 : 0;
     return submit_zkey(req, std::move(spec));
   }
@@ -152,7 +152,7 @@ std::pair<std::string, bool> FarmClient::submit(const SubmitRequest& req) {
   spec.seed = req.seed;
   spec.priority = req.priority;
   spec.idempotency_key = req.idempotency_key;
-  const uint64_t now = Coordinator::now_ms();
+  const uint64_t now = now_ms();
   spec.deadline_ms = req.deadline_s ? now + req.deadline_s * 1000 : 0;
   return store_.submit(spec, now);
 }
@@ -254,7 +254,7 @@ int FarmClient::wait(const std::string& job, uint64_t timeout_s, bool quiet) {
   }
 }
 
-std::string FarmClient::cancel(const std::string& job) { return store_.cancel(job, Coordinator::now_ms()); }
+std::string FarmClient::cancel(const std::string& job) { return store_.cancel(job, now_ms()); }
 
 void FarmClient::write_result(const std::string& job, const std::string& dir) {
   auto j = store_.job(job);

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "coordinator/common/farm_store.hpp"
+#include "farm/farm_store.hpp"
 
 namespace zkmill::farm {
 

@@ -18,7 +18,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "coordinator/common/farm_config.hpp"
+#include "farm/farm_config.hpp"
 #include "coordinator/farm_state_collector.hpp"
 
 namespace zkmill::farm {

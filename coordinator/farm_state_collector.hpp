@@ -15,8 +15,8 @@
 #include <optional>
 #include <vector>
 
-#include "coordinator/common/farm_overview.hpp"
-#include "coordinator/common/redis_client.hpp"
+#include "farm/farm_overview.hpp"
+#include "farm/redis_client.hpp"
 
 namespace zkmill::farm {
 

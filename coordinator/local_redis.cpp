@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "coordinator/common/redis_client.hpp"
+#include "farm/redis_client.hpp"
 
 namespace zkmill::farm {
 

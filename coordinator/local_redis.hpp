@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "coordinator/common/farm_config.hpp"
+#include "farm/farm_config.hpp"
 
 namespace zkmill::farm {
 

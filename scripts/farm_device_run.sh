@@ -2,7 +2,7 @@
 # One device-machine session for the farm's host-side benchmarks (issue 7) on a many-core host:
 # data-plane throughput (bench_wire), farm overhead (zkmill bench-farm) and prove-worker scaling
 # (bench/farm/scaling.sh), plus the GPU farm tests when a GPU is there. Runs from the repository
-# root with binaries built on the dev box in .device-farm/ (bin/: zkmill, bench_wire, test_farm,
+# root with binaries built on the dev box in .device-farm/ (bin/: zkmill, bench_wire, test_system,
 # redis-server, redis-cli; lib/: the shared libraries ldd lists). Logs go to $OUT (or
 # ./farm-logs); the summary is printed last. Each step has its own time limit.
 #   scripts/farm_device_run.sh [wire|overhead|scaling|gpu|all]...
@@ -42,7 +42,7 @@ if want scaling; then
 fi
 
 if want gpu; then
-  timeout "${T_GPU:-240}" "$bin/test_farm" --gtest_brief=1 --gtest_filter='*Gpu*' >"$out/gpu_farm.log" 2>&1
+  timeout "${T_GPU:-240}" "$bin/test_system" --gtest_brief=1 --gtest_filter='*Gpu*' >"$out/gpu_farm.log" 2>&1
   summary+=("gpu farm tests: rc=$?")
 fi
 

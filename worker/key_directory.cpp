@@ -9,7 +9,7 @@
 #include "common/formats/circom_files.hpp"
 #include "common/formats/zkey.hpp"
 #include "common/groth16/key_file.hpp"
-#include "coordinator/common/sha256.hpp"
+#include "farm/sha256.hpp"
 
 namespace zkmill::farm {
 

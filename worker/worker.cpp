@@ -14,8 +14,8 @@
 #include "common/groth16/prover.hpp"
 #include "common/groth16/snarkjs_json.hpp"
 #include "common/wire/bundle_fetch.hpp"
-#include "coordinator/common/signal_safe_poll.hpp"
-#include "coordinator/coordinator.hpp"
+#include "farm/signal_safe_poll.hpp"
+#include "farm/clock.hpp"
 
 namespace zkmill::farm {
 
@@ -91,7 +91,7 @@ Worker::~Worker() {
 
 void Worker::send(const ControlMessage& m) {
   if (!m.send(dealer_)) spdlog::debug("worker {}: could not send {} (coordinator queue full)", id_, m.type);
-  last_sent_ms_ = Coordinator::now_ms();
+  last_sent_ms_ = now_ms();
 }
 
 ControlMessage Worker::hello() const {
@@ -127,18 +127,18 @@ int Worker::run(const std::atomic<bool>& stop) {
                curve_ ? ", CURVE public key " + curve_->own.public_key : std::string(", plaintext (zmq.curve off)"),
                gpu_ ? ", proving on GPU(s) " + gpu_->describe().dump() : std::string());
   send(hello());
-  last_hello_ms_ = last_heard_ms_ = Coordinator::now_ms();
+  last_hello_ms_ = last_heard_ms_ = now_ms();
   const size_t max_body = size_t(cfg_.zmq.max_message_kb) * 1024;
   for (;;) {
     if ((stop.load() || drain_requested_) && !draining_) {
       draining_ = true;
-      drain_started_ms_ = Coordinator::now_ms();
+      drain_started_ms_ = now_ms();
       spdlog::info("worker {}: draining (finishing the current partition, taking no new one)", id_);
       send(heartbeat());
     }
     // A draining worker whose coordinator has gone silent would wait for acks forever; its
     // unacked results are not lost (the leases expire and the partitions are redone).
-    const bool coordinator_gone = Coordinator::now_ms() - last_heard_ms_ > heartbeat_ms_ * liveness_;
+    const bool coordinator_gone = now_ms() - last_heard_ms_ > heartbeat_ms_ * liveness_;
     if (draining_ && !task_ && (unacked_.empty() || coordinator_gone) && !serve_held_bundles(coordinator_gone)) {
       send(ControlMessage("bye", nlohmann::json::object()));
       spdlog::info("worker {}: drained, exiting", id_);
@@ -159,12 +159,12 @@ int Worker::run(const std::atomic<bool>& stop) {
         spdlog::warn("worker {}: dropped a malformed message from the coordinator: {}", id_, why);
         continue;
       }
-      last_heard_ms_ = Coordinator::now_ms();
+      last_heard_ms_ = now_ms();
       handle(*m);
     }
     collect_task();
     log_handshake_failures();
-    const uint64_t now = Coordinator::now_ms();
+    const uint64_t now = now_ms();
     if (now - last_sent_ms_ >= heartbeat_ms_) {
       send(heartbeat());
       for (const auto& [token, r] : unacked_) send(r);  // until acked (coordinator may have restarted)
@@ -187,7 +187,7 @@ void Worker::log_handshake_failures() {
       continue;
     }
     // libzmq retries a refused handshake forever; one line per 10 s says why nothing happens.
-    const uint64_t now = Coordinator::now_ms();
+    const uint64_t now = now_ms();
     ++handshake_failures_;
     if (now - last_refusal_log_ms_ < 10000) continue;
     last_refusal_log_ms_ = now;
@@ -211,7 +211,7 @@ void Worker::handle(const ControlMessage& m) {
     for (const auto& [token, r] : unacked_) send(r);
   } else if (m.type == "reconnect") {
     send(hello());
-    last_hello_ms_ = Coordinator::now_ms();
+    last_hello_ms_ = now_ms();
   } else if (m.type == "heartbeat") {
     // liveness only
   } else if (m.type == "ack") {
@@ -296,7 +296,7 @@ bool Worker::serve_held_bundles(bool coordinator_gone) {
   // fetch (a failed attempt's, a finished job's). The wait is still bounded, for a coordinator
   // that never answers; a silent coordinator sends no releases, and its leases for our
   // partitions expire anyway.
-  const uint64_t now = Coordinator::now_ms();
+  const uint64_t now = now_ms();
   const bool timed_out = now - drain_started_ms_ >= uint64_t(cfg_.worker.drain_hold_s) * 1000;
   if (!timed_out && !coordinator_gone) {
     if (!serving_held_logged_)

@@ -17,10 +17,10 @@
 #include <zmq.hpp>
 
 #include "common/wire/bundle_server.hpp"
-#include "coordinator/common/control_message.hpp"
-#include "coordinator/common/curve_keys.hpp"
-#include "coordinator/common/farm_config.hpp"
-#include "coordinator/common/handshake_monitor.hpp"
+#include "farm/control_message.hpp"
+#include "farm/curve_keys.hpp"
+#include "farm/farm_config.hpp"
+#include "farm/handshake_monitor.hpp"
 #include "worker/gpu_prover.hpp"
 #include "worker/key_directory.hpp"
 #include "worker/zkey_circuits.hpp"

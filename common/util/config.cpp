@@ -146,7 +146,7 @@ Config parse_config(const std::string& yaml_text, const std::string& source) {
   parse_log(top.section("log"), cfg.log);
   top.get_size("threads", cfg.threads, kMaxConfigThreads);
   // The farm's sections belong to the farm layer, which validates them just as strictly
-  // (coordinator/common/farm_config.cpp); here they are only passed over, so one file can
+  // (farm/farm_config.cpp); here they are only passed over, so one file can
   // configure every command and `zkmill --config FILE worker` works like `worker --config FILE`.
   for (const char* farm_section : {"redis", "coordinator", "worker", "zmq"}) top.take(farm_section);
   top.reject_unknown();

@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-#include "cuda/ff/gpu_memory.cuh"
+#include "cuda/runtime/gpu_memory.cuh"
 #include "cuda/ff/mont32.hpp"
 
 namespace zkmill::cuda::limbs {

@@ -13,21 +13,7 @@
 
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define ZK_HD __host__ __device__ __forceinline__
-#else
-#define ZK_HD inline
-#endif
-// Full unrolling keeps limb arrays in registers on the device. nvcc's host pass gets nothing
-// (its front end rejects GCC's spelling; host speed of .cu code does not matter), g++ gets
-// GCC's, which the host-emulation tests build with.
-#if defined(__CUDA_ARCH__)
-#define ZK_UNROLL _Pragma("unroll")
-#elif defined(__CUDACC__)
-#define ZK_UNROLL
-#else
-#define ZK_UNROLL _Pragma("GCC unroll 32")
-#endif
+#include "cuda/runtime/host_device.hpp"
 
 namespace zkmill::cuda::field {
 

@@ -15,7 +15,7 @@
 
 #include "cuda/ec/g1.hpp"
 #include "cuda/ec/g2.hpp"
-#include "cuda/ff/gpu_memory.cuh"
+#include "cuda/runtime/gpu_memory.cuh"
 #include "cuda/groth16/prover.hpp"
 #include "cuda/msm/g2_engine.cuh"
 #include "cuda/msm/pippenger.cuh"

@@ -20,7 +20,7 @@
 #include "common/curves/bn254.hpp"
 #include "common/groth16/proof.hpp"
 #include "common/groth16/proving_key.hpp"
-#include "cuda/ff/gpu_result.hpp"
+#include "cuda/runtime/gpu_result.hpp"
 
 namespace zkmill::cuda {
 

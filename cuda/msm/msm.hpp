@@ -8,7 +8,7 @@
 
 #include "common/curves/bls12_381.hpp"
 #include "common/curves/bn254.hpp"
-#include "cuda/ff/gpu_result.hpp"
+#include "cuda/runtime/gpu_result.hpp"
 
 namespace zkmill::cuda {
 

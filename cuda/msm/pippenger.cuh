@@ -32,7 +32,7 @@
 
 #include "cuda/ec/g1.hpp"
 #include "cuda/ec/g2.hpp"
-#include "cuda/ff/gpu_memory.cuh"
+#include "cuda/runtime/gpu_memory.cuh"
 #include "cuda/msm/pippenger_plan.hpp"
 
 namespace zkmill::cuda::pippenger {

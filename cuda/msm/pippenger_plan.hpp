@@ -24,7 +24,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "cuda/ff/carry_chain.hpp"
+#include "cuda/runtime/host_device.hpp"
 
 namespace zkmill::cuda::pippenger {
 

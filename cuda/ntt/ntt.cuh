@@ -32,7 +32,7 @@
 #include <string>
 #include <vector>
 
-#include "cuda/ff/gpu_memory.cuh"
+#include "cuda/runtime/gpu_memory.cuh"
 #include "cuda/ff/mont32.hpp"
 #include "cuda/ntt/ntt.hpp"
 

@@ -8,7 +8,7 @@
 
 #include "common/ff/bls12_381_fields.hpp"
 #include "common/ff/bn254_fields.hpp"
-#include "cuda/ff/gpu_result.hpp"
+#include "cuda/runtime/gpu_result.hpp"
 
 namespace zkmill::cuda {
 

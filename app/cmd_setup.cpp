@@ -1,0 +1,72 @@
+// `zkmill setup`: a development trusted setup for a built-in circuit; writes the proving key
+// (sectioned binary, see docs/formats.md) and KEYFILE.vk.json in snarkjs's schema.
+// zkmill-cli-links: zk_groth16
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <random>
+
+#include "app/command.hpp"
+#include "common/curves/dispatch.hpp"
+#include "common/groth16/builtin.hpp"
+#include "common/groth16/snarkjs_json.hpp"
+#include "spdlog/spdlog.h"
+
+namespace zkmill::cli {
+namespace {
+
+struct SetupOptions {
+  std::string circuit, curve = "bls12-381", out;
+  uint64_t size = 0;
+  std::optional<uint64_t> seed;
+};
+
+struct OsRng {
+  std::random_device d;
+  uint64_t operator()() { return (uint64_t(d()) << 32) | d(); }
+};
+
+int run_setup(const SetupOptions& o) {
+  auto curve = parse_curve(o.curve);
+  if (!curve) throw std::invalid_argument("unknown curve '" + o.curve + "' (use bn254 or bls12-381)");
+  if (o.size == 0) throw std::invalid_argument("--size must be at least 1");
+  return curves::with_curve(*curve, [&]<class E>(E) {
+    using Fr = typename E::Fr;
+    auto t0 = std::chrono::steady_clock::now();
+    groth16::ToxicWaste<Fr> tw;
+    if (o.seed) {
+      spdlog::warn("setup with --seed: the toxic waste is reproducible, so this key is for testing only");
+      std::mt19937_64 rng(*o.seed);
+      tw = groth16::ToxicWaste<Fr>::random(rng);
+    } else {
+      OsRng rng;
+      tw = groth16::ToxicWaste<Fr>::random(rng);
+    }
+    std::fprintf(stderr, "setup: %s, size %llu, curve %s ...\n", o.circuit.c_str(), (unsigned long long)o.size,
+                 E::kName);
+    auto pk = groth16::setup_builtin<E>(o.circuit, o.size, tw);
+    pk.write(o.out);
+    groth16::snarkjs::write_json_file(o.out + ".vk.json", groth16::snarkjs::vk_to_json<E>(pk.vk));
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("wrote %s (%llu constraints incl. inputs, %llu public inputs, domain 2^%u) and %s.vk.json in %.2f s\n",
+                o.out.c_str(), (unsigned long long)pk.meta.n_constraints, (unsigned long long)(pk.meta.n_inputs - 1),
+                pk.meta.domain_log2, o.out.c_str(), s);
+    return 0;
+  });
+}
+
+RunFn setup_setup(CLI::App& sub) {
+  auto o = std::make_shared<SetupOptions>();
+  sub.add_option("--circuit", o->circuit, "Built-in circuit: chain or merkle")->required()->check(CLI::IsMember({"chain", "merkle"}));
+  sub.add_option("--size", o->size, "About this many constraints")->required();
+  sub.add_option("--curve", o->curve, "bn254 or bls12-381")->capture_default_str();
+  sub.add_option("--out", o->out, "Proving-key file to write (the verifying key goes to OUT.vk.json)")->required();
+  sub.add_option("--seed", o->seed, "Derive the toxic waste from this seed (reproducible; testing only)");
+  return [o](const Context&) { return run_setup(*o); };
+}
+
+const RegisterCommand kSetup{"setup", "Development trusted setup for a built-in circuit (proving key + vk.json)",
+                             setup_setup};
+
+}  // namespace
+}  // namespace zkmill::cli

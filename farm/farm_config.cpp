@@ -1,0 +1,196 @@
+// YAML -> FarmConfig. The farm sections are read here; the rest of the document goes through
+// util::parse_config, so log/threads keep their one strict parser.
+#include "farm/farm_config.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <charconv>
+#include <set>
+
+namespace zkmill::farm {
+
+namespace {
+
+using util::ConfigError;
+
+// One farm mapping: typed getters that remember consumed keys, then reject_unknown().
+class FarmSection {
+ public:
+  FarmSection(YAML::Node node, std::string path, std::string source)
+      : node_(std::move(node)), path_(std::move(path)), source_(std::move(source)) {
+    if (node_.IsDefined() && !node_.IsNull() && !node_.IsMap())
+      fail("key '" + path_ + "' must be a mapping (a section of keys)");
+  }
+  [[noreturn]] void fail(const std::string& what) const { throw ConfigError(source_ + ": " + what); }
+  std::string key(const std::string& n) const { return path_ + "." + n; }
+
+  YAML::Node take(const std::string& n) {
+    seen_.insert(n);
+    if (!node_.IsDefined() || node_.IsNull()) return YAML::Node();
+    const YAML::Node& m = node_;
+    return m[n];
+  }
+  void str(const std::string& n, std::string& out) {
+    YAML::Node v = take(n);
+    if (!v.IsDefined() || v.IsNull()) return;
+    if (!v.IsScalar()) fail("key '" + key(n) + "' must be a string");
+    out = v.Scalar();
+  }
+  template <class T>
+  void num(const std::string& n, T& out, T min, T max) {
+    YAML::Node v = take(n);
+    if (!v.IsDefined() || v.IsNull()) return;
+    const std::string bad = "key '" + key(n) + "' must be an integer in [" + std::to_string(min) + ", " +
+                            std::to_string(max) + "]";
+    if (!v.IsScalar()) fail(bad);
+    const std::string& s = v.Scalar();
+    T x{};
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
+    if (s.empty() || ec != std::errc() || end != s.data() + s.size() || x < min || x > max) fail(bad + " (got '" + s + "')");
+    out = x;
+  }
+  void boolean(const std::string& n, bool& out) {
+    YAML::Node v = take(n);
+    if (!v.IsDefined() || v.IsNull()) return;
+    if (!v.IsScalar() || (v.Scalar() != "true" && v.Scalar() != "false"))
+      fail("key '" + key(n) + "' must be true or false");
+    out = v.Scalar() == "true";
+  }
+  void reject_unknown() const {
+    if (!node_.IsDefined() || node_.IsNull()) return;
+    for (const auto& kv : node_)
+      if (!seen_.count(kv.first.Scalar())) fail("unknown key '" + key(kv.first.Scalar()) + "'");
+  }
+
+ private:
+  YAML::Node node_;
+  std::string path_, source_;
+  std::set<std::string> seen_;
+};
+
+void check_endpoint(FarmSection& s, const std::string& name, const std::string& v) {
+  if (v.rfind("tcp://", 0) != 0 && v.rfind("ipc://", 0) != 0 && v.rfind("inproc://", 0) != 0)
+    s.fail("key '" + s.key(name) + "' must be a ZeroMQ endpoint (tcp://HOST:PORT or ipc://PATH), got '" + v + "'");
+}
+
+// HOST:PORT (an IPv6 host in brackets, [::1]:9464), the form the metrics HTTP server binds.
+// Empty means off. A bare port would listen on every interface: say 0.0.0.0:PORT if meant.
+void check_listen_address(FarmSection& s, const std::string& name, const std::string& v) {
+  if (v.empty()) return;
+  const size_t colon = v.rfind(':');
+  const std::string host = colon == std::string::npos ? "" : v.substr(0, colon);
+  const std::string port = colon == std::string::npos ? v : v.substr(colon + 1);
+  unsigned p = 0;
+  auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), p);
+  const bool bracketed = host.size() > 2 && host.front() == '[' && host.back() == ']';
+  const bool host_ok = !host.empty() && (bracketed || host.find_first_of(":[]") == std::string::npos);
+  if (!host_ok || port.empty() || ec != std::errc() || end != port.data() + port.size() || p < 1 || p > 65535)
+    s.fail("key '" + s.key(name) + "' must be HOST:PORT with a port in [1, 65535] (e.g. 127.0.0.1:9464), got '" + v +
+           "'");
+}
+
+void parse_redis(FarmSection s, RedisConfig& r) {
+  s.str("host", r.host);
+  s.num<uint32_t>("port", r.port, 1, 65535);
+  s.str("unix_socket", r.unix_socket);
+  s.str("user", r.user);
+  s.str("password", r.password);
+  s.num<uint32_t>("connect_timeout_ms", r.connect_timeout_ms, 1, 600000);
+  s.num<uint32_t>("command_timeout_ms", r.command_timeout_ms, 1, 600000);
+  if (!r.user.empty() && r.password.empty()) s.fail("key '" + s.key("user") + "' needs 'redis.password' too");
+  s.reject_unknown();
+}
+
+void parse_coordinator(FarmSection s, CoordinatorConfig& c) {
+  s.str("endpoint", c.endpoint);
+  check_endpoint(s, "endpoint", c.endpoint);
+  s.str("bind", c.bind);
+  if (c.bind.empty()) c.bind = c.endpoint;
+  check_endpoint(s, "bind", c.bind);
+  s.num<uint32_t>("heartbeat_ms", c.heartbeat_ms, 10, 60000);
+  s.num<uint32_t>("liveness", c.liveness, 2, 100);
+  s.num<uint32_t>("lease_ms", c.lease_ms, 100, 3600000);
+  s.num<uint32_t>("max_attempts", c.max_attempts, 1, 1000);
+  s.num<uint32_t>("backoff_ms", c.backoff_ms, 0, 3600000);
+  s.num<uint32_t>("backoff_max_ms", c.backoff_max_ms, 0, 3600000);
+  s.num<uint32_t>("synth_lookahead", c.synth_lookahead, 1, 1000);
+  s.str("metrics_listen", c.metrics_listen);
+  check_listen_address(s, "metrics_listen", c.metrics_listen);
+  s.num<uint32_t>("max_witness_mb", c.max_witness_mb, 1, 64);
+  // A lease shorter than the dead-peer window would requeue work of workers that are alive.
+  if (uint64_t(c.lease_ms) < uint64_t(c.heartbeat_ms) * 2)
+    s.fail("key '" + s.key("lease_ms") + "' must be at least twice coordinator.heartbeat_ms");
+  s.reject_unknown();
+}
+
+void parse_worker(FarmSection s, WorkerConfig& w) {
+  s.str("key_dir", w.key_dir);
+  s.str("bundle_bind", w.bundle_bind);
+  check_endpoint(s, "bundle_bind", w.bundle_bind);
+  s.str("id", w.id);
+  if (w.id.size() > 128) s.fail("key '" + s.key("id") + "' must be at most 128 characters");
+  s.num<uint32_t>("cores", w.cores, 0, 1u << 20);
+  s.num<uint64_t>("memory_mb", w.memory_mb, 0, uint64_t(1) << 40);
+  s.num<uint32_t>("max_held_bundles", w.max_held_bundles, 1, 100000);
+  s.num<uint32_t>("drain_hold_s", w.drain_hold_s, 0, 86400);
+  s.num<uint64_t>("max_bundle_mb", w.max_bundle_mb, 1, uint64_t(1) << 30);
+  s.reject_unknown();
+}
+
+void parse_zmq(FarmSection s, ZmqConfig& z) {
+  s.boolean("curve", z.curve);
+  s.str("key_file", z.key_file);
+  s.str("coordinator_public_key_file", z.coordinator_public_key_file);
+  s.str("allowed_keys_file", z.allowed_keys_file);
+  s.num<uint32_t>("max_message_kb", z.max_message_kb, 1, 65536);
+  s.reject_unknown();
+}
+
+}  // namespace
+
+FarmConfig parse_farm_config(const std::string& yaml_text, const std::string& source) {
+  const YAML::Node root = util::load_yaml(yaml_text, source);
+  FarmConfig cfg;
+  cfg.source = source;
+  if (!root.IsDefined() || root.IsNull()) {
+    cfg.coordinator.bind = cfg.coordinator.endpoint;
+    return cfg;
+  }
+  if (!root.IsMap()) throw ConfigError(source + ": the top level must be a mapping of keys to values");
+  parse_redis(FarmSection(root["redis"], "redis", source), cfg.redis);
+  parse_coordinator(FarmSection(root["coordinator"], "coordinator", source), cfg.coordinator);
+  parse_worker(FarmSection(root["worker"], "worker", source), cfg.worker);
+  parse_zmq(FarmSection(root["zmq"], "zmq", source), cfg.zmq);
+  // The rest (log, threads, and anything unknown) is util::Config's to judge.
+  YAML::Node rest(YAML::NodeType::Map);
+  for (const auto& kv : root) {
+    const std::string k = kv.first.Scalar();
+    if (k != "redis" && k != "coordinator" && k != "worker" && k != "zmq") rest[k] = kv.second;
+  }
+  YAML::Emitter em;
+  em << rest;
+  cfg.base = util::parse_config(em.c_str(), source);
+  return cfg;
+}
+
+FarmConfig load_farm_config(const std::string& path) { return parse_farm_config(util::read_config_file(path), path); }
+
+}  // namespace zkmill::farm
+
+#include "common/util/log.hpp"
+#include "common/util/thread_pool.hpp"
+
+namespace zkmill::farm {
+
+FarmConfig load_command_config(const std::string& path, const std::string& cli_level) {
+  FarmConfig cfg = path.empty() ? parse_farm_config("", "(defaults)") : load_farm_config(path);
+  util::init_logging(cli_level.empty() ? cfg.base.log.level : cli_level, cfg.base.log.file);
+  try {
+    util::ThreadPool::set_global_threads(cfg.base.threads);
+  } catch (const std::logic_error&) {
+    // The pool was already sized (by main, from the same default): nothing to change.
+  }
+  return cfg;
+}
+
+}  // namespace zkmill::farm

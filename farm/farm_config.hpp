@@ -1,0 +1,88 @@
+// The farm's sections of the YAML config (redis, coordinator, worker, zmq), parsed strictly in
+// util::Config's style: unknown keys, wrong types and refused values are errors naming the file
+// and the dotted key. The base sections (log, threads) are handed to util::parse_config, so a
+// farm config file is one file with one schema (docs/config.md, "Farm" section).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/util/config.hpp"
+
+namespace zkmill::farm {
+
+// redis: where the farm's state lives. Either host+port or unix_socket.
+struct RedisConfig {
+  std::string host = "127.0.0.1";
+  uint32_t port = 6379;
+  std::string unix_socket;          // non-empty: connect here instead of host:port
+  std::string user;                 // ACL user (Redis 6+); empty: the default user
+  std::string password;             // empty: no AUTH
+  uint32_t connect_timeout_ms = 2000;
+  uint32_t command_timeout_ms = 5000;
+};
+
+// coordinator: the control plane; `endpoint` is what workers connect to, `bind` what the
+// coordinator binds (defaults to endpoint).
+struct CoordinatorConfig {
+  std::string endpoint = "tcp://127.0.0.1:7710";
+  std::string bind;
+  uint32_t heartbeat_ms = 500;      // both directions
+  uint32_t liveness = 6;            // missed heartbeats before a peer is declared dead
+  uint32_t lease_ms = 4000;         // a leased partition is re-checked this often
+  uint32_t max_attempts = 5;        // per partition, then the job fails with the last error
+  uint32_t backoff_ms = 200;        // retry delay: backoff_ms * 2^(attempt-1) ...
+  uint32_t backoff_max_ms = 10000;  // ... capped here
+  uint32_t synth_lookahead = 2;     // synthesized-but-unproved partitions allowed per prove worker
+  std::string metrics_listen;       // HOST:PORT for Prometheus /metrics; empty: no metrics endpoint
+  // Largest .wtns a zkey job may have per partition (checked by submit, again by the
+  // coordinator before sending it in the `synth` message). At most 64 MiB: the farm's
+  // largest message (ControlMessage::kMaxPayloadBytes).
+  uint32_t max_witness_mb = 64;
+};
+
+// worker: one worker process.
+struct WorkerConfig {
+  std::string key_dir;                        // native proving keys this worker serves
+  std::string bundle_bind = "tcp://127.0.0.1:0";  // the synth side's BundleServer
+  std::string id;                             // empty: <hostname>-<pid>
+  uint32_t cores = 0;                         // advertised; 0: hardware threads
+  uint64_t memory_mb = 0;                     // advertised; 0: physical memory
+  uint32_t max_held_bundles = 16;             // synthesized bundles kept for fetching
+  uint32_t drain_hold_s = 300;                // draining synth side: serve held bundles this long at most
+  uint64_t max_bundle_mb = 65536;             // largest bundle a prove worker accepts
+};
+
+// zmq: transport security. With `curve` on, the control plane (coordinator ROUTER, worker
+// DEALERs) and the bundle data plane are CURVE-encrypted and a ZAP handler admits only the
+// public keys in allowed_keys_file (docs/farm.md, "Encryption and authentication"). The files
+// are read when the coordinator or worker starts (farm/curve_keys.hpp).
+struct ZmqConfig {
+  bool curve = false;
+  std::string key_file;                     // this process's secret key (PREFIX.key, mode 0600)
+  std::string coordinator_public_key_file;  // workers: the coordinator's PREFIX.pub
+  std::string allowed_keys_file;            // coordinator and synth workers: admitted public keys
+  uint32_t max_message_kb = 256;  // control messages larger than this are dropped
+};
+
+struct FarmConfig {
+  util::Config base;
+  RedisConfig redis;
+  CoordinatorConfig coordinator;
+  WorkerConfig worker;
+  ZmqConfig zmq;
+  std::string source;  // the file it came from ("" for defaults)
+};
+
+// Throws util::ConfigError ("<file>: <problem>").
+FarmConfig load_farm_config(const std::string& path);
+FarmConfig parse_farm_config(const std::string& yaml_text, const std::string& source);
+
+}  // namespace zkmill::farm
+
+namespace zkmill::farm {
+// For farm commands, which take their own --config (see docs/config.md "Farm": main's
+// util::Config loader does not know the farm sections): loads `path` (defaults when empty),
+// then re-initialises logging from it unless --log-level (`cli_level`, non-empty) overrides.
+FarmConfig load_command_config(const std::string& path, const std::string& cli_level);
+}  // namespace zkmill::farm

@@ -1,0 +1,411 @@
+// FarmStore: the Lua scripts that move partitions through their lifecycle atomically.
+// Keys (all under "zk:"; the scripts touch keys derived from their arguments, so the farm
+// needs a standalone Redis or one cluster hash slot, not a sharded cluster):
+//   zk:seq:job, zk:seq:token          counters (job ids "j<n>", attempt tokens)
+//   zk:job:<id>                       hash: spec, state, error, n_verified, created_ms ...
+//   zk:part:<id>:<i>                  hash: state, attempts, token, worker, synth_worker,
+//                                     bundle_endpoint, bundle_key, error, recorded, proof, public
+//   zk:jobs (zset by created), zk:active (set), zk:idem:<key> (job id)
+//   zk:q:synth, zk:q:prove            zsets, score -priority, member PartRef::member()
+//   zk:q:delayed                      zset, score = when the retry may run (ms)
+//   zk:leases                         zset, score = when the holder's lease is re-checked (ms)
+//   zk:circuit:<id>                   hash: curve, vk (snarkjs JSON), meta
+//   zk:wtns:<id>:<i>                  string: a zkey job's partition input (.wtns bytes),
+//                                     deleted by the script that makes the job final
+//   zk:stage:<nonce>:<i>              string: an input uploaded by submit, expiring unless
+//                                     the submit script renames it to zk:wtns:<id>:<i>
+#include "farm/farm_store.hpp"
+
+#include <cstdio>
+
+namespace zkmill::farm {
+
+namespace {
+
+// Shared Lua prologue: decode a member into the job and partition keys.
+#define ZK_LUA_REF                                                              \
+  "local m = ARGV[1]\n"                                                         \
+  "local seq = tonumber(string.sub(m, 1, 12))\n"                                \
+  "local part = tonumber(string.sub(m, 14))\n"                                  \
+  "if not seq or not part then return redis.error_reply('bad member ' .. m) end\n" \
+  "local id = 'j' .. seq\n"                                                     \
+  "local jk = 'zk:job:' .. id\n"                                                \
+  "local pk = 'zk:part:' .. id .. ':' .. part\n"
+
+// Shared Lua helper: a final job's inputs are no longer needed (no attempt can start once a
+// job is done, failed or cancelled; the proofs and public signals stay in the partitions).
+#define ZK_LUA_DROP_INPUTS                                                              \
+  "local function drop_inputs(job_id)\n"                                                \
+  "  local jkey = 'zk:job:' .. job_id\n"                                                \
+  "  if redis.call('HGET', jkey, 'kind') ~= 'zkey' then return end\n"                   \
+  "  local count = tonumber(redis.call('HGET', jkey, 'partitions'))\n"                  \
+  "  for i = 0, count - 1 do redis.call('DEL', 'zk:wtns:' .. job_id .. ':' .. i) end\n" \
+  "end\n"
+
+const char* kSubmit = R"lua(
+local circuit, curve, n, seed, prio, idem, deadline, now = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], tonumber(ARGV[5]), ARGV[6], ARGV[7], ARGV[8]
+local kind, stage = ARGV[9], ARGV[10]
+local function drop_stage()
+  if stage ~= '' then for i = 0, n - 1 do redis.call('DEL', 'zk:stage:' .. stage .. ':' .. i) end end
+end
+if idem ~= '' then
+  local existing = redis.call('GET', 'zk:idem:' .. idem)
+  if existing then
+    drop_stage()
+    return {existing, 0}
+  end
+end
+if stage ~= '' then
+  for i = 0, n - 1 do
+    if redis.call('EXISTS', 'zk:stage:' .. stage .. ':' .. i) == 0 then
+      return redis.error_reply('staged input ' .. i .. ' is missing (expired?); submit again')
+    end
+  end
+end
+local seq = redis.call('INCR', 'zk:seq:job')
+local id = 'j' .. seq
+local pfx = string.format('%012d', seq)
+redis.call('HSET', 'zk:job:' .. id, 'id', id, 'circuit', circuit, 'curve', curve, 'partitions', n, 'seed', seed,
+  'priority', prio, 'idempotency_key', idem, 'deadline_ms', deadline, 'state', 'queued', 'created_ms', now,
+  'updated_ms', now, 'n_verified', 0, 'error', '', 'kind', kind)
+if stage ~= '' then
+  for i = 0, n - 1 do
+    local dst = 'zk:wtns:' .. id .. ':' .. i
+    redis.call('RENAME', 'zk:stage:' .. stage .. ':' .. i, dst)
+    redis.call('PERSIST', dst)  -- RENAME keeps the staging TTL; an accepted input must not expire
+  end
+end
+for i = 0, n - 1 do
+  redis.call('HSET', 'zk:part:' .. id .. ':' .. i, 'state', 'queued', 'attempts', 0, 'token', 0, 'recorded', 0,
+    'worker', '', 'synth_worker', '', 'error', '')
+  redis.call('ZADD', 'zk:q:synth', -prio, pfx .. ':' .. string.format('%08d', i))
+end
+redis.call('ZADD', 'zk:jobs', now, id)
+redis.call('PUBLISH', 'zk:wake', id)  -- the coordinator dispatches at once, not on its next idle turn
+redis.call('SADD', 'zk:active', id)
+if idem ~= '' then redis.call('SET', 'zk:idem:' .. idem, id) end
+return {id, 1}
+)lua";
+
+const char* kClaim = ZK_LUA_REF R"lua(
+local q, worker, now, lease = ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5])
+if redis.call('ZREM', 'zk:q:' .. q, m) == 0 then return {0, 'gone'} end
+local js = redis.call('HGET', jk, 'state')
+if js ~= 'queued' and js ~= 'running' then return {0, 'job ' .. tostring(js)} end
+local ps = redis.call('HGET', pk, 'state')
+local want, next = 'queued', 'synthesizing'
+if q == 'prove' then want, next = 'synthesized', 'proving' end
+if ps ~= want then return {0, 'partition ' .. tostring(ps)} end
+local token = redis.call('INCR', 'zk:seq:token')
+redis.call('HSET', pk, 'state', next, 'token', token, 'worker', worker, 'updated_ms', now)
+if js == 'queued' then redis.call('HSET', jk, 'state', 'running', 'updated_ms', now) end
+redis.call('ZADD', 'zk:leases', now + lease, m)
+return {1, token, redis.call('HGETALL', jk), redis.call('HGETALL', pk)}
+)lua";
+
+const char* kSynthDone = ZK_LUA_REF R"lua(
+local token, endpoint, bkey, now, lease = ARGV[2], ARGV[3], ARGV[4], ARGV[5], tonumber(ARGV[6])
+if redis.call('HGET', pk, 'state') ~= 'synthesizing' or redis.call('HGET', pk, 'token') ~= token then return 0 end
+local js = redis.call('HGET', jk, 'state')
+if js ~= 'running' then return 0 end
+local w = redis.call('HGET', pk, 'worker')
+redis.call('HSET', pk, 'state', 'synthesized', 'synth_worker', w, 'bundle_endpoint', endpoint, 'bundle_key', bkey,
+  'updated_ms', now)
+redis.call('ZADD', 'zk:q:prove', -tonumber(redis.call('HGET', jk, 'priority')), m)
+redis.call('ZADD', 'zk:leases', now + lease, m)
+return 1
+)lua";
+
+const char* kProveDone = ZK_LUA_REF R"lua(
+local token, proof, pub, now = ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local js = redis.call('HGET', jk, 'state')
+if js ~= 'running' then return {0, 'job ' .. tostring(js)} end
+if redis.call('HGET', pk, 'state') ~= 'proving' then return {0, 'partition ' .. tostring(redis.call('HGET', pk, 'state'))} end
+if redis.call('HGET', pk, 'token') ~= token then return {0, 'stale token'} end
+redis.call('HSET', pk, 'state', 'verified', 'proof', proof, 'public', pub, 'updated_ms', now)
+redis.call('HINCRBY', pk, 'recorded', 1)
+redis.call('ZREM', 'zk:leases', m)
+local nv = redis.call('HINCRBY', jk, 'n_verified', 1)
+return {1, nv, tonumber(redis.call('HGET', jk, 'partitions')), redis.call('HGET', pk, 'synth_worker'),
+  redis.call('HGET', pk, 'bundle_key')}
+)lua";
+
+const char* kFail = ZK_LUA_DROP_INPUTS ZK_LUA_REF R"lua(
+local token, worker, err, now, maxa, backoff, backoff_max = ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
+local ps = redis.call('HGET', pk, 'state')
+if ps ~= 'synthesizing' and ps ~= 'synthesized' and ps ~= 'proving' then return {0} end
+if token ~= '0' then
+  if redis.call('HGET', pk, 'token') ~= token then return {0} end
+else
+  if redis.call('HGET', pk, 'worker') ~= worker then return {0} end
+end
+redis.call('ZREM', 'zk:leases', m)
+redis.call('ZREM', 'zk:q:prove', m)
+local js = redis.call('HGET', jk, 'state')
+if js ~= 'running' and js ~= 'queued' then
+  redis.call('HSET', pk, 'state', js == 'cancelled' and 'cancelled' or ps, 'worker', '')
+  return {0}
+end
+local attempts = redis.call('HINCRBY', pk, 'attempts', 1)
+redis.call('HSET', pk, 'error', err, 'worker', '', 'synth_worker', '', 'bundle_endpoint', '', 'bundle_key', '',
+  'updated_ms', now)
+if attempts >= maxa then
+  redis.call('HSET', pk, 'state', 'failed')
+  redis.call('HSET', jk, 'state', 'failed', 'error', 'partition ' .. part .. ' failed after ' .. attempts ..
+    ' attempts: ' .. err, 'updated_ms', now)
+  redis.call('SREM', 'zk:active', id)
+  drop_inputs(id)
+  return {2, attempts, 0}
+end
+local delay = math.min(backoff * math.pow(2, attempts - 1), backoff_max)
+redis.call('HSET', pk, 'state', 'queued')
+redis.call('ZADD', 'zk:q:delayed', now + delay, m)
+return {1, attempts, delay}
+)lua";
+
+const char* kPromote = R"lua(
+local now = ARGV[1]
+local due = redis.call('ZRANGEBYSCORE', 'zk:q:delayed', '-inf', now, 'LIMIT', 0, 256)
+for _, m in ipairs(due) do
+  redis.call('ZREM', 'zk:q:delayed', m)
+  local id = 'j' .. tonumber(string.sub(m, 1, 12))
+  local prio = redis.call('HGET', 'zk:job:' .. id, 'priority')
+  if prio then redis.call('ZADD', 'zk:q:synth', -tonumber(prio), m) end
+end
+return #due
+)lua";
+
+const char* kCancel = ZK_LUA_DROP_INPUTS R"lua(
+local id, now = ARGV[1], ARGV[2]
+local jk = 'zk:job:' .. id
+local js = redis.call('HGET', jk, 'state')
+if not js then return '' end
+if js ~= 'queued' and js ~= 'running' then return js end
+redis.call('HSET', jk, 'state', 'cancelled', 'updated_ms', now)
+redis.call('SREM', 'zk:active', id)
+local n = tonumber(redis.call('HGET', jk, 'partitions'))
+local pfx = string.format('%012d', tonumber(string.sub(id, 2)))
+for i = 0, n - 1 do
+  local m = pfx .. ':' .. string.format('%08d', i)
+  local pk = 'zk:part:' .. id .. ':' .. i
+  if redis.call('HGET', pk, 'state') ~= 'verified' then redis.call('HSET', pk, 'state', 'cancelled') end
+  redis.call('ZREM', 'zk:q:synth', m)
+  redis.call('ZREM', 'zk:q:prove', m)
+  redis.call('ZREM', 'zk:q:delayed', m)
+  redis.call('ZREM', 'zk:leases', m)
+end
+drop_inputs(id)
+return 'cancelled'
+)lua";
+
+const char* kFinish = ZK_LUA_DROP_INPUTS R"lua(
+local id, state, err, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local jk = 'zk:job:' .. id
+local js = redis.call('HGET', jk, 'state')
+if js ~= 'running' and js ~= 'queued' then return 0 end
+redis.call('HSET', jk, 'state', state, 'error', err, 'updated_ms', now)
+redis.call('SREM', 'zk:active', id)
+if state == 'done' then
+  local n = tonumber(redis.call('HGET', jk, 'partitions'))
+  for i = 0, n - 1 do redis.call('HSET', 'zk:part:' .. id .. ':' .. i, 'state', 'done') end
+end
+drop_inputs(id)
+return 1
+)lua";
+
+std::string num(uint64_t x) { return std::to_string(x); }
+
+}  // namespace
+
+std::string PartRef::member() const {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%012llu:%08llu", std::stoull(job.substr(1)), (unsigned long long)part);
+  return buf;
+}
+
+std::optional<PartRef> PartRef::parse(const std::string& m) {
+  if (m.size() != 21 || m[12] != ':') return std::nullopt;
+  for (size_t i = 0; i < m.size(); ++i)
+    if (i != 12 && (m[i] < '0' || m[i] > '9')) return std::nullopt;
+  PartRef r;
+  r.job = std::to_string(std::stoull(m.substr(0, 12)));
+  r.job.insert(r.job.begin(), 'j');  // (not "j" + ...: GCC 12 warns falsely on that, -Wrestrict)
+  r.part = std::stoull(m.substr(13));
+  return r;
+}
+
+void FarmStore::put_circuit(const std::string& circuit, const std::string& curve, const std::string& vk_json,
+                            const std::string& meta_json) {
+  r_.command({"HSET", "zk:circuit:" + circuit, "curve", curve, "vk", vk_json, "meta", meta_json});
+}
+
+std::map<std::string, std::string> FarmStore::circuit(const std::string& circuit) {
+  return r_.command({"HGETALL", "zk:circuit:" + circuit}).as_map();
+}
+
+std::pair<std::string, bool> FarmStore::submit(const JobSpec& s, uint64_t now_ms) {
+  auto r = r_.eval(kSubmit, {},
+                   {s.circuit, s.curve, num(s.partitions), num(s.seed), std::to_string(s.priority), s.idempotency_key,
+                    num(s.deadline_ms), num(now_ms), s.kind, s.stage});
+  return {r.elements.at(0).as_string(), r.elements.at(1).as_int() == 1};
+}
+
+void FarmStore::stage_input(const std::string& stage, uint64_t part, const std::string& bytes) {
+  r_.command({"SET", "zk:stage:" + stage + ":" + num(part), bytes, "PX", num(kStageTtlMs)});
+}
+
+std::optional<std::string> FarmStore::input(const std::string& job, uint64_t part) {
+  auto r = r_.command({"GET", "zk:wtns:" + job + ":" + num(part)});
+  if (r.is_nil()) return std::nullopt;
+  return std::move(r.str);
+}
+
+std::string FarmStore::cancel(const std::string& job, uint64_t now_ms) {
+  return r_.eval(kCancel, {}, {job, num(now_ms)}).as_string();
+}
+
+std::map<std::string, std::string> FarmStore::job(const std::string& job) {
+  return r_.command({"HGETALL", "zk:job:" + job}).as_map();
+}
+
+std::vector<std::map<std::string, std::string>> FarmStore::partitions(const std::string& job, uint64_t n) {
+  std::vector<std::vector<std::string>> cmds;
+  for (uint64_t i = 0; i < n; ++i) cmds.push_back({"HGETALL", "zk:part:" + job + ":" + num(i)});
+  std::vector<std::map<std::string, std::string>> out;
+  for (auto& r : r_.pipeline(cmds)) out.push_back(r.as_map());
+  return out;
+}
+
+std::vector<std::string> FarmStore::list_jobs(size_t limit) {
+  std::vector<std::string> out;
+  for (auto& e : r_.command({"ZREVRANGE", "zk:jobs", "0", std::to_string(long(limit) - 1)}).elements)
+    out.push_back(e.as_string());
+  return out;
+}
+
+std::vector<std::string> FarmStore::active_jobs() {
+  std::vector<std::string> out;
+  for (auto& e : r_.command({"SMEMBERS", "zk:active"}).elements) out.push_back(e.as_string());
+  return out;
+}
+
+std::vector<std::string> FarmStore::peek(const std::string& queue, size_t limit) {
+  std::vector<std::string> out;
+  for (auto& e : r_.command({"ZRANGE", "zk:q:" + queue, "0", std::to_string(long(limit) - 1)}).elements)
+    out.push_back(e.as_string());
+  return out;
+}
+
+Claim FarmStore::claim(const std::string& queue, const std::string& member, const std::string& worker,
+                       uint64_t now_ms, uint64_t lease_ms) {
+  auto r = r_.eval(kClaim, {}, {member, queue, worker, num(now_ms), num(lease_ms)});
+  Claim c;
+  auto ref = PartRef::parse(member);
+  if (ref) c.ref = *ref;
+  if (r.elements.at(0).as_int() != 1) {
+    c.reason = r.elements.at(1).as_string();
+    return c;
+  }
+  c.ok = true;
+  c.token = uint64_t(r.elements.at(1).as_int());
+  c.job = r.elements.at(2).as_map();
+  c.part = r.elements.at(3).as_map();
+  return c;
+}
+
+bool FarmStore::synth_done(const PartRef& ref, uint64_t token, const std::string& endpoint,
+                           const std::string& bundle_key, uint64_t now_ms, uint64_t lease_ms) {
+  return r_.eval(kSynthDone, {}, {ref.member(), num(token), endpoint, bundle_key, num(now_ms), num(lease_ms)})
+             .as_int() == 1;
+}
+
+FarmStore::ProveDone FarmStore::prove_done(const PartRef& ref, uint64_t token, const std::string& proof_json,
+                                           const std::string& public_json, uint64_t now_ms) {
+  auto r = r_.eval(kProveDone, {}, {ref.member(), num(token), proof_json, public_json, num(now_ms)});
+  ProveDone d;
+  d.recorded = r.elements.at(0).as_int() == 1;
+  if (!d.recorded) {
+    d.reason = r.elements.at(1).as_string();
+    return d;
+  }
+  d.verified = uint64_t(r.elements.at(1).as_int());
+  d.total = uint64_t(r.elements.at(2).as_int());
+  d.synth_worker = r.elements.at(3).as_string();
+  d.bundle_key = r.elements.at(4).as_string();
+  return d;
+}
+
+FarmStore::Failed FarmStore::fail(const PartRef& ref, uint64_t token, const std::string& worker,
+                                  const std::string& error, uint64_t now_ms, const CoordinatorConfig& cc) {
+  auto r = r_.eval(kFail, {},
+                   {ref.member(), num(token), worker, error.substr(0, 1000), num(now_ms), num(cc.max_attempts),
+                    num(cc.backoff_ms), num(cc.backoff_max_ms)});
+  Failed f;
+  f.outcome = int(r.elements.at(0).as_int());
+  if (f.outcome) {
+    f.attempts = uint64_t(r.elements.at(1).as_int());
+    f.delay_ms = uint64_t(r.elements.at(2).as_int());
+  }
+  return f;
+}
+
+uint64_t FarmStore::promote_delayed(uint64_t now_ms) { return uint64_t(r_.eval(kPromote, {}, {num(now_ms)}).as_int()); }
+
+std::vector<std::string> FarmStore::expired_leases(uint64_t now_ms, size_t limit) {
+  std::vector<std::string> out;
+  for (auto& e :
+       r_.command({"ZRANGEBYSCORE", "zk:leases", "-inf", num(now_ms), "LIMIT", "0", std::to_string(limit)}).elements)
+    out.push_back(e.as_string());
+  return out;
+}
+
+void FarmStore::renew_lease(const std::string& member, uint64_t until_ms) {
+  r_.command({"ZADD", "zk:leases", "XX", num(until_ms), member});
+}
+
+bool FarmStore::finish(const std::string& job, const std::string& state, const std::string& error, uint64_t now_ms) {
+  return r_.eval(kFinish, {}, {job, state, error, num(now_ms)}).as_int() == 1;
+}
+
+void FarmStore::record_timings(const PartRef& ref, const nlohmann::json& body, std::initializer_list<const char*> fields) {
+  std::vector<std::string> cmd{"HSET", "zk:part:" + ref.job + ":" + num(ref.part)};
+  for (const char* f : fields) {
+    if (!body.contains(f) || !body[f].is_number()) continue;
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3f", body[f].get<double>());
+    cmd.insert(cmd.end(), {f, buf});
+  }
+  if (cmd.size() > 2) r_.command(cmd);
+}
+
+uint64_t FarmStore::synth_ahead() { return uint64_t(r_.command({"ZCARD", "zk:q:prove"}).as_int()); }
+
+std::vector<std::string> FarmStore::unneeded_bundles(const std::vector<std::string>& bundle_keys) {
+  std::vector<std::string> out, asked;
+  std::vector<std::vector<std::string>> cmds;
+  for (const auto& key : bundle_keys) {
+    const size_t a = key.find('/'), b = a == std::string::npos ? a : key.find('/', a + 1);
+    if (b == std::string::npos) {
+      out.push_back(key);  // not a key this farm makes: no partition can need it
+      continue;
+    }
+    const std::string job = key.substr(0, a), part = key.substr(a + 1, b - a - 1);
+    cmds.push_back({"HMGET", "zk:part:" + job + ":" + part, "state", "bundle_key"});
+    cmds.push_back({"HGET", "zk:job:" + job, "state"});
+    asked.push_back(key);
+  }
+  if (cmds.empty()) return out;
+  auto replies = r_.pipeline(cmds);
+  for (size_t i = 0; i < asked.size(); ++i) {
+    const auto& part = replies[2 * i].elements;
+    const std::string job_state = replies[2 * i + 1].as_string();
+    const bool job_live = job_state == "queued" || job_state == "running";
+    const bool waiting = part.size() == 2 &&
+                         (part[0].as_string() == "synthesized" || part[0].as_string() == "proving") &&
+                         part[1].as_string() == asked[i];
+    if (!job_live || !waiting) out.push_back(asked[i]);
+  }
+  return out;
+}
+
+}  // namespace zkmill::farm

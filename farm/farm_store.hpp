@@ -1,0 +1,133 @@
+// The farm's state in Redis, the single source of truth: jobs, partitions, attempts, leases,
+// results and the two priority queues. Every multi-key change is one Lua script (atomic in
+// Redis), and every result write is fenced by the attempt token, so a stale, duplicate or
+// cancelled result is refused rather than recorded twice. Key schema: docs/config.md "Farm".
+//
+// Queues are sorted sets, not Streams: the coordinator is the only consumer and it needs
+// priority (score = -priority) with FIFO inside a priority (equal scores order by member,
+// and members start with the zero-padded job sequence number) and to pick, among the first
+// few entries, one a given worker can serve. Streams deliver strictly in append order; the
+// at-least-once part (pending entries, XAUTOCLAIM) is covered here by explicit leases.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "farm/redis_client.hpp"
+
+namespace zkmill::farm {
+
+struct JobSpec {
+  std::string circuit;  // circuit id (sha256 hex of the key file)
+  std::string curve;    // "bn254" | "bls12-381"
+  uint64_t partitions = 1;
+  uint64_t seed = 0;
+  int64_t priority = 0;  // higher first
+  std::string idempotency_key;
+  uint64_t deadline_ms = 0;  // unix ms; 0: none
+  // "builtin" (a native key's built-in circuit, inputs from `seed`) or "zkey" (a snarkjs key;
+  // partition i's input is the .wtns staged under `stage`, moved to zk:wtns:<job>:<i>).
+  std::string kind = "builtin";
+  std::string stage;  // zkey: the nonce the witnesses were staged under (stage_input)
+};
+
+// A partition reference as it travels in queues and leases: "<job seq, 12 digits>:<part, 8 digits>".
+struct PartRef {
+  std::string job;  // "j<seq>"
+  uint64_t part = 0;
+  std::string member() const;
+  static std::optional<PartRef> parse(const std::string& member);
+};
+
+struct Claim {
+  bool ok = false;
+  std::string reason;  // why not, when !ok
+  uint64_t token = 0;
+  PartRef ref;
+  std::map<std::string, std::string> job;   // the job hash
+  std::map<std::string, std::string> part;  // the partition hash after the claim
+};
+
+class FarmStore {
+ public:
+  static constexpr uint64_t kMaxPartitions = 100000;
+  static constexpr int64_t kMaxPriority = 1000000;
+
+  explicit FarmStore(RedisClient& redis) : r_(redis) {}
+
+  // Registers a circuit's verifying key (idempotent) so the coordinator can verify proofs
+  // without the proving key.
+  void put_circuit(const std::string& circuit, const std::string& curve, const std::string& vk_json,
+                   const std::string& meta_json);
+  std::map<std::string, std::string> circuit(const std::string& circuit);
+
+  // Returns (job id, created?) — an existing idempotency key gives the existing job. A zkey
+  // job's staged inputs become the job's in the same script (atomic with its creation); the
+  // script refuses a job whose staged inputs are missing (expired), before creating anything.
+  std::pair<std::string, bool> submit(const JobSpec& spec, uint64_t now_ms);
+  // Uploads partition `part`'s input bytes (binary-safe) under a staging key that expires
+  // after kStageTtlMs unless submit() claims it: one command per input keeps each Redis
+  // request within one input's size, and a client that dies mid-upload leaves nothing behind.
+  static constexpr uint64_t kStageTtlMs = 3600 * 1000;
+  void stage_input(const std::string& stage, uint64_t part, const std::string& bytes);
+  // Partition `part`'s input (zkey jobs); nullopt once the job is final (inputs are deleted
+  // by the script that makes a job done, failed or cancelled).
+  std::optional<std::string> input(const std::string& job, uint64_t part);
+  // "cancelled", or the job's state when it was already final/unknown ("" = no such job).
+  std::string cancel(const std::string& job, uint64_t now_ms);
+
+  std::map<std::string, std::string> job(const std::string& job);
+  std::vector<std::map<std::string, std::string>> partitions(const std::string& job, uint64_t n);
+  std::vector<std::string> list_jobs(size_t limit);
+  std::vector<std::string> active_jobs();
+
+  // First `limit` queue members ("synth" | "prove"), best first.
+  std::vector<std::string> peek(const std::string& queue, size_t limit);
+  Claim claim(const std::string& queue, const std::string& member, const std::string& worker, uint64_t now_ms,
+              uint64_t lease_ms);
+  bool synth_done(const PartRef& ref, uint64_t token, const std::string& endpoint, const std::string& bundle_key,
+                  uint64_t now_ms, uint64_t lease_ms);
+  // {recorded?, n_verified, n_partitions}
+  struct ProveDone {
+    bool recorded = false;
+    std::string reason;
+    uint64_t verified = 0, total = 0;
+    std::string synth_worker, bundle_key;
+  };
+  ProveDone prove_done(const PartRef& ref, uint64_t token, const std::string& proof_json,
+                       const std::string& public_json, uint64_t now_ms);
+  struct Failed {
+    int outcome = 0;  // 0 stale (nothing changed), 1 requeued, 2 job failed
+    uint64_t attempts = 0, delay_ms = 0;
+  };
+  // token 0 means "whatever attempt `worker` holds" (the reaper, for a dead worker).
+  Failed fail(const PartRef& ref, uint64_t token, const std::string& worker, const std::string& error,
+              uint64_t now_ms, const CoordinatorConfig& cc);
+  // Moves retries whose backoff has passed back into the synth queue; returns how many.
+  uint64_t promote_delayed(uint64_t now_ms);
+  std::vector<std::string> expired_leases(uint64_t now_ms, size_t limit);
+  void renew_lease(const std::string& member, uint64_t until_ms);
+  // Final state of a job: "done" (partitions marked done) or "failed" with `error`.
+  bool finish(const std::string& job, const std::string& state, const std::string& error, uint64_t now_ms);
+  // Copies the numeric `fields` of a worker's result (optional telemetry such as synth_ms)
+  // into the partition hash; absent or non-numeric fields are skipped.
+  void record_timings(const PartRef& ref, const nlohmann::json& body, std::initializer_list<const char*> fields);
+  // How many partitions are synthesizing or synthesized (the look-ahead in use).
+  uint64_t synth_ahead();
+  // Of `bundle_keys` (bundles a synth worker holds, "<job>/<part>/<token>"), those nothing will
+  // fetch any more: the job is over, the partition is proved, or its attempt failed (the
+  // partition names another bundle, or none). One pipelined round trip.
+  std::vector<std::string> unneeded_bundles(const std::vector<std::string>& bundle_keys);
+
+  RedisClient& redis() { return r_; }
+
+ private:
+  RedisClient& r_;
+};
+
+}  // namespace zkmill::farm

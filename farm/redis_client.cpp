@@ -1,0 +1,187 @@
+// hiredis wrapper: connection, AUTH, reply conversion, pipelining and EVALSHA with reload.
+#include "farm/redis_client.hpp"
+
+#include <hiredis/hiredis.h>
+#include <sys/time.h>
+
+#include <cstring>
+
+namespace zkmill::farm {
+
+namespace {
+
+timeval to_timeval(uint32_t ms) { return timeval{time_t(ms / 1000), suseconds_t((ms % 1000) * 1000)}; }
+
+RedisReply convert(const redisReply* r) {
+  RedisReply out;
+  switch (r->type) {
+    case REDIS_REPLY_INTEGER:
+      out.type = RedisReply::Type::Integer;
+      out.integer = r->integer;
+      break;
+    case REDIS_REPLY_STRING:
+      out.type = RedisReply::Type::String;
+      out.str.assign(r->str, r->len);
+      break;
+    case REDIS_REPLY_STATUS:
+      out.type = RedisReply::Type::Status;
+      out.str.assign(r->str, r->len);
+      break;
+    case REDIS_REPLY_ARRAY:
+      out.type = RedisReply::Type::Array;
+      for (size_t i = 0; i < r->elements; ++i) out.elements.push_back(convert(r->element[i]));
+      break;
+    case REDIS_REPLY_ERROR:
+      throw RedisReplyError(std::string(r->str, r->len));
+    default:
+      break;
+  }
+  return out;
+}
+
+}  // namespace
+
+long long RedisReply::as_int() const {
+  if (type == Type::Integer) return integer;
+  if (type == Type::Nil) return 0;
+  try {
+    return std::stoll(str);
+  } catch (const std::exception&) {
+    throw RedisError("redis: expected an integer, got '" + str + "'");
+  }
+}
+
+std::map<std::string, std::string> RedisReply::as_map() const {
+  std::map<std::string, std::string> m;
+  for (size_t i = 0; i + 1 < elements.size(); i += 2) m[elements[i].as_string()] = elements[i + 1].as_string();
+  return m;
+}
+
+void RedisClient::CtxFree::operator()(redisContext* c) const { redisFree(c); }
+
+RedisClient::RedisClient(RedisConfig cfg) : cfg_(std::move(cfg)) {}
+RedisClient::~RedisClient() = default;
+
+void RedisClient::disconnect() { ctx_.reset(); }
+
+void RedisClient::ensure_connected() {
+  if (ctx_) return;
+  timeval tv = to_timeval(cfg_.connect_timeout_ms);
+  redisContext* c = cfg_.unix_socket.empty() ? redisConnectWithTimeout(cfg_.host.c_str(), int(cfg_.port), tv)
+                                             : redisConnectUnixWithTimeout(cfg_.unix_socket.c_str(), tv);
+  std::unique_ptr<redisContext, CtxFree> guard(c);
+  const std::string where = cfg_.unix_socket.empty() ? cfg_.host + ":" + std::to_string(cfg_.port) : cfg_.unix_socket;
+  if (!c) throw RedisError("redis " + where + ": cannot allocate a connection");
+  if (c->err) throw RedisError("redis " + where + ": " + c->errstr);
+  timeval ctv = to_timeval(cfg_.command_timeout_ms);
+  redisSetTimeout(c, ctv);
+  ctx_ = std::move(guard);
+  if (!cfg_.password.empty()) {
+    try {
+      if (cfg_.user.empty())
+        command({"AUTH", cfg_.password});
+      else
+        command({"AUTH", cfg_.user, cfg_.password});
+    } catch (const RedisError& e) {
+      ctx_.reset();
+      throw RedisAuthError("redis " + where + ": authentication as " +
+                           (cfg_.user.empty() ? "the default user" : "user '" + cfg_.user + "'") +
+                           " failed (check redis.user / redis.password): " + e.what());
+    }
+  }
+}
+
+void RedisClient::subscribe(const std::string& channel) { command({"SUBSCRIBE", channel}); }
+
+int RedisClient::fd() const { return ctx_ ? ctx_->fd : -1; }
+
+size_t RedisClient::drain_pubsub() {
+  if (!ctx_) return 0;
+  if (redisBufferRead(ctx_.get()) != REDIS_OK) {
+    std::string err = ctx_->errstr;
+    ctx_.reset();
+    throw RedisError("redis: connection lost: " + err);
+  }
+  size_t n = 0;
+  void* raw = nullptr;
+  while (redisGetReplyFromReader(ctx_.get(), &raw) == REDIS_OK && raw) {
+    freeReplyObject(raw);
+    raw = nullptr;
+    ++n;
+  }
+  return n;
+}
+
+void RedisClient::append(const std::vector<std::string>& argv) {
+  std::vector<const char*> args;
+  std::vector<size_t> lens;
+  for (const auto& a : argv) {
+    args.push_back(a.data());
+    lens.push_back(a.size());
+  }
+  if (redisAppendCommandArgv(ctx_.get(), int(args.size()), args.data(), lens.data()) != REDIS_OK) {
+    std::string err = ctx_->errstr;
+    ctx_.reset();
+    throw RedisError("redis: " + err);
+  }
+}
+
+RedisReply RedisClient::read_reply() {
+  void* raw = nullptr;
+  if (redisGetReply(ctx_.get(), &raw) != REDIS_OK || !raw) {
+    std::string err = ctx_->err ? ctx_->errstr : "no reply";
+    ctx_.reset();  // the stream is out of step; a fresh connection is the only safe state
+    throw RedisError("redis: connection lost: " + err);
+  }
+  std::unique_ptr<redisReply, void (*)(redisReply*)> r(static_cast<redisReply*>(raw),
+                                                        [](redisReply* p) { freeReplyObject(p); });
+  return convert(r.get());
+}
+
+RedisReply RedisClient::command(const std::vector<std::string>& argv) {
+  ensure_connected();
+  append(argv);
+  return read_reply();
+}
+
+std::vector<RedisReply> RedisClient::pipeline(const std::vector<std::vector<std::string>>& cmds) {
+  ensure_connected();
+  for (const auto& c : cmds) append(c);
+  std::vector<RedisReply> out;
+  std::string first_error;
+  for (size_t i = 0; i < cmds.size(); ++i) {
+    try {
+      out.push_back(read_reply());
+    } catch (const RedisReplyError& e) {
+      // Keep reading so the connection stays in step, then report the first error.
+      if (first_error.empty()) first_error = e.what();
+      out.emplace_back();
+    }
+  }
+  if (!first_error.empty()) throw RedisReplyError(first_error);
+  return out;
+}
+
+RedisReply RedisClient::eval(const std::string& script, const std::vector<std::string>& keys,
+                             const std::vector<std::string>& args) {
+  ensure_connected();
+  auto build = [&](const std::string& sha) {
+    std::vector<std::string> argv{"EVALSHA", sha, std::to_string(keys.size())};
+    argv.insert(argv.end(), keys.begin(), keys.end());
+    argv.insert(argv.end(), args.begin(), args.end());
+    return argv;
+  };
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    auto it = sha_of_.find(script);
+    if (it == sha_of_.end()) it = sha_of_.emplace(script, command({"SCRIPT", "LOAD", script}).as_string()).first;
+    try {
+      return command(build(it->second));
+    } catch (const RedisReplyError& e) {
+      if (std::strncmp(e.what(), "NOSCRIPT", 8) != 0 || attempt == 1) throw;
+      sha_of_.erase(it);  // Redis restarted (or SCRIPT FLUSH): load again
+    }
+  }
+  throw RedisError("redis: script could not be loaded");
+}
+
+}  // namespace zkmill::farm

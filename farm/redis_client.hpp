@@ -1,0 +1,93 @@
+// A synchronous Redis connection (hiredis) for the farm: AUTH with an ACL user/password,
+// replies copied into plain values, Lua scripts run by EVALSHA with a transparent reload on
+// NOSCRIPT (a restarted Redis forgets its script cache), and reconnect-on-demand so a Redis
+// restart costs the caller one failed call, not the process.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "farm/farm_config.hpp"
+
+struct redisContext;
+
+namespace zkmill::farm {
+
+// Connection or protocol trouble (retryable after reconnect), as opposed to a Redis error
+// reply to a well-formed command, which is RedisReplyError.
+class RedisError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+class RedisReplyError : public RedisError {
+ public:
+  using RedisError::RedisError;
+};
+// AUTH refused (wrong redis.user / redis.password): a configuration error, not an outage, so
+// long-running components stop on it at startup instead of retrying forever.
+class RedisAuthError : public RedisError {
+ public:
+  using RedisError::RedisError;
+};
+
+struct RedisReply {
+  enum class Type { Nil, Integer, String, Array, Status };
+  Type type = Type::Nil;
+  long long integer = 0;
+  std::string str;  // String and Status
+  std::vector<RedisReply> elements;
+
+  bool is_nil() const { return type == Type::Nil; }
+  // The reply as a string ("" for nil); integers are formatted.
+  std::string as_string() const { return type == Type::Integer ? std::to_string(integer) : str; }
+  long long as_int() const;
+  // An array of alternating field/value strings (HGETALL) as a map.
+  std::map<std::string, std::string> as_map() const;
+};
+
+class RedisClient {
+ public:
+  explicit RedisClient(RedisConfig cfg);
+  ~RedisClient();
+  RedisClient(const RedisClient&) = delete;
+  RedisClient& operator=(const RedisClient&) = delete;
+
+  // Runs one command. Reconnects first if the connection was lost. Throws RedisError
+  // (connection: the connection is dropped and retried on the next call) or RedisReplyError.
+  RedisReply command(const std::vector<std::string>& argv);
+  // Several commands in one round trip (no atomicity; use scripts for that).
+  std::vector<RedisReply> pipeline(const std::vector<std::vector<std::string>>& cmds);
+  // EVALSHA of a registered script, loading it on NOSCRIPT.
+  RedisReply eval(const std::string& script, const std::vector<std::string>& keys, const std::vector<std::string>& args);
+
+  void ensure_connected();
+  void disconnect();
+
+  // Pub/sub, used to wake the coordinator when a job is submitted: after subscribe() this
+  // connection only receives messages.
+  void subscribe(const std::string& channel);
+  // The socket to poll; -1 when not connected.
+  int fd() const;
+  // Call once the socket polled readable: consumes what arrived with a single read (so it
+  // never blocks) and returns the number of messages. Throws RedisError when the connection
+  // is lost.
+  size_t drain_pubsub();
+  const RedisConfig& config() const { return cfg_; }
+
+ private:
+  struct CtxFree {
+    void operator()(redisContext* c) const;
+  };
+  RedisReply read_reply();
+  void append(const std::vector<std::string>& argv);
+
+  RedisConfig cfg_;
+  std::unique_ptr<redisContext, CtxFree> ctx_;
+  std::map<std::string, std::string> sha_of_;  // script text -> SHA1 as Redis knows it
+};
+
+}  // namespace zkmill::farm

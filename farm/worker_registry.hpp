@@ -1,0 +1,52 @@
+// The farm's registered workers as Redis sees them: the one place the coordinator publishes its
+// worker table, and where clients read it. The coordinator is the only writer: once per
+// heartbeat period one script replaces the whole of zk:workers (so a worker it dropped
+// vanishes) and rewrites zk:coordinator, its own summary of that same table, with an expiry.
+// Clients read zk:workers (`zkmill status --workers`, `zkmill worker drain` validation) and
+// zk:coordinator (`zkmill status` farm summary and --json, via FarmOverview; the coordinator
+// sets its zkmill_workers gauges from the same counts), and append drain requests to zk:drain,
+// which the coordinator turns into `drain` control messages.
+//
+//   zk:workers      hash    worker id -> JSON {role, gpus[], busy, draining, last_seen_ms, updated_ms}
+//   zk:coordinator  string  JSON {updated_ms, started_ms, workers: {role: {idle, busy, draining}},
+//                           metrics}; expires a few heartbeat periods after the last write, so a
+//                           missing key means no coordinator is alive (zk:workers has no expiry:
+//                           it is the last table a coordinator published)
+//   zk:drain        hash    worker id -> when the drain was requested (unix ms)
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "farm/redis_client.hpp"
+
+namespace zkmill::farm {
+
+class WorkerRegistry {
+ public:
+  static constexpr const char* kWorkersKey = "zk:workers";
+  static constexpr const char* kCoordinatorKey = "zk:coordinator";
+  static constexpr const char* kDrainKey = "zk:drain";
+
+  explicit WorkerRegistry(RedisClient& redis) : r_(redis) {}
+
+  // Coordinator: replaces zk:workers with `workers` (id -> record) and sets zk:coordinator to
+  // `summary` for `ttl_ms`, atomically (readers never see a table and a summary that disagree).
+  void publish(const std::map<std::string, nlohmann::json>& workers, const nlohmann::json& summary, uint64_t ttl_ms);
+  // Clients: every registered worker, id -> record.
+  std::map<std::string, nlohmann::json> list();
+
+  // Clients: records a drain request. False (nothing recorded) when `worker` is not
+  // registered; checked and written in one script, so a request never names a stranger.
+  bool request_drain(const std::string& worker, uint64_t now_ms);
+  // Coordinator: the pending requests (id -> requested ms), and removing one once handled.
+  std::map<std::string, uint64_t> drain_requests();
+  void clear_drain_request(const std::string& worker);
+
+ private:
+  RedisClient& r_;
+};
+
+}  // namespace zkmill::farm
