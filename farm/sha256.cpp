@@ -59,7 +59,9 @@ std::string Sha256::hex(const Digest& d) {
 }
 
 Sha256::Digest Sha256::file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer before the
+  // regular-file check below could refuse it. Reads of a regular file never block anyway.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) throw std::runtime_error(path + ": cannot open: " + std::strerror(errno));
   struct Closer {
     int fd;
