@@ -2,9 +2,9 @@
 // node functions:
 //
 //  * binary SHA-256 trees (the data tree): node = trunc(SHA-256(left || right)), where
-//    trunc clears the two most significant bits of the digest's last byte so that every
-//    node, read as a little-endian 32-byte integer, is below 2^254 (a field element on
-//    both curves; Filecoin's "Sha256Domain" truncation). A level costs two SHA-256
+//    trunc clears the three most significant bits of the digest's last byte so that every
+//    node, read as a little-endian 32-byte integer, is below 2^253 < p on both curves
+//    (Filecoin truncates two bits, which suffices for BLS12-381 but not for BN254). A level costs two SHA-256
 //    compressions (the second over the constant padding block) plus 512 Ch constraints
 //    that order (cur, sibling) by the direction bit.
 //  * 8-ary Poseidon trees (the column tree): node = Poseidon_9(child_0..child_7). A level
@@ -29,7 +29,7 @@ using Node32 = std::array<uint8_t, 32>;
 // ---- Native ----
 
 inline Node32 truncate_node(Node32 d) {
-  d[31] &= 0x3f;
+  d[31] &= 0x1f;
   return d;
 }
 inline Node32 sha256_node(const Node32& left, const Node32& right) {
@@ -50,11 +50,12 @@ F poseidon_node(std::span<const F, 8> children) {
 
 // ---- Gadgets ----
 
-// The 256 digest bits with the truncated positions (byte 31's two top bits) forced to 0.
+// The 256 digest bits with the truncated positions (byte 31's three top bits) forced to 0.
 template <class F>
 std::vector<Bit<F>> truncate_bits(std::vector<Bit<F>> bits) {
   bits[248] = Bit<F>::constant(false);
   bits[249] = Bit<F>::constant(false);
+  bits[250] = Bit<F>::constant(false);
   return bits;
 }
 // 256 bits in message order (a node's little-endian bytes, each byte MSB first) as the
@@ -64,7 +65,7 @@ Num<F> pack_node(std::span<const Bit<F>> bits) {
   Num<F> n{{}, F::zero()};
   for (size_t i = 0; i < 256; ++i) {
     const size_t weight = 8 * (i / 8) + (7 - i % 8);
-    if (weight >= 254) continue;  // truncated away (constant 0)
+    if (weight >= 253) continue;  // truncated away (constant 0)
     bits[i].add_to(n.lc, pow2<F>(weight));
     if (bits[i].value()) n.value += pow2<F>(weight);
   }
