@@ -95,7 +95,8 @@ TEST(PorepCli, ProofVerifiesUnderSnarkjsAndNotForATamperedChallenge) {
   fs::path d = scratch_dir();
   std::string key = (d / "porep.pk").string(), vk = key + ".vk.json";
   std::string proof = (d / "proof.json").string(), pub = (d / "public.json").string();
-  auto r = run_zkmill({"setup", "--circuit", "porep", "--size", "65536", "--curve", "bn254", "--out", key, "--seed", "3"});
+  auto r =
+      run_zkmill({"setup", "--circuit", "porep", "--size", "65536", "--curve", "bn254", "--out", key, "--seed", "3"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(contains(r.out, "5 public inputs")) << r.out;
   r = run_zkmill({"prove", "--key", key, "--seed", "21", "--partition", "2", proof, pub});
