@@ -74,7 +74,10 @@ RunFn setup_bench(CLI::App& sub) {
   auto* prove = sub.add_subcommand("prove", "Per-phase CPU prove times at several sizes");
   prove->add_option("--log-sizes", o->log_sizes, "Circuit sizes as powers of two")->delimiter(',')->capture_default_str();
   prove->add_option("--curves", o->curves, "Curves (bn254, bls12-381)")->delimiter(',')->capture_default_str();
-  prove->add_option("--circuit", o->circuit, "chain or merkle")->capture_default_str()->check(CLI::IsMember({"chain", "merkle"}));
+  prove->add_option("--circuit", o->circuit, "chain, merkle or porep")
+      ->capture_default_str()
+      ->check(
+          CLI::IsMember(std::vector<std::string>(circuits::circuit_names().begin(), circuits::circuit_names().end())));
   prove->add_option("--repeat", o->repeat, "Proofs per size")->capture_default_str();
   auto gpu = attach_bench_gpu(sub);
   return [o, prove, gpu](const Context&) {

@@ -86,7 +86,7 @@ fi
 # ---------------------------------------------------------------------------------------------
 # 2. npm tools for the interop tests, project-local (tests/interop/node_modules, git-ignored)
 # ---------------------------------------------------------------------------------------------
-step "npm packages for tests/interop (snarkjs, circom2, circomlib, @noble/curves)"
+step "npm packages for tests/interop (snarkjs, circom2, circomlib, circomlibjs, @noble/curves)"
 if [[ ${ZKMILL_SKIP_NPM:-0} == 1 ]]; then
   note "ZKMILL_SKIP_NPM=1: skipping npm"
 else

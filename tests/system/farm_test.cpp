@@ -131,6 +131,29 @@ TEST_F(FarmTest, KilledSynthAndProveWorkersDoNotLoseOrDuplicatePartitions) {
   expect_done_and_verified(job, 30);
 }
 
+// The PoRep-shaped circuit through the farm (its smallest size, ~100k constraints a
+// partition, mostly-bit witnesses): a synth worker killed (-9) mid-job loses nothing.
+TEST_F(FarmTest, PorepJobCompletesWithASynthWorkerKilledMidJob) {
+  key_ = (dir_ / "keys" / "porep.key").string();
+  auto r =
+      run_zkmill({"setup", "--circuit", "porep", "--size", "65536", "--curve", "bn254", "--seed", "7", "--out", key_});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  start(2, 2);
+  auto job = submit(6);
+  // Under way (a partition proved; porep proofs take seconds here, so wait longer than
+  // wait_verified's 15 s), then kill a synth worker while the rest are in flight.
+  bool started = false;
+  for (int i = 0; i < 1200 && !started; ++i) {
+    auto s = status(job);
+    started = !s.is_null() && s["verified"].get<uint64_t>() >= 1;
+    if (!started) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(started) << "job " << job << " made no progress";
+  kill9("synth-1");
+  ASSERT_EQ(wait(job), 0);
+  expect_done_and_verified(job, 6);
+}
+
 TEST_F(FarmTest, CoordinatorKilledAndRestartedMidJobCompletes) {
   start(2, 2);
   auto job = submit(30);
