@@ -66,8 +66,9 @@ struct KeyCacheStats {
 };
 
 // out is written only on success. r, s are the blinders (prove_with_randomness's r, s). E is
-// curves::Bn254 or curves::Bls12381, deduced from the key (one instantiation per curve, in
-// prover_<curve>.cu); the overload for snarkjs keys is in zkey_prover.hpp.
+// curves::Bn254 or curves::Bls12381, deduced from the key and `out` (name it, prove_gpu<E>,
+// when passing a null `out`); one instantiation per curve, in prover_<curve>.cu. The overload
+// for snarkjs keys is in zkey_prover.hpp.
 template <class E>
 GpuResult prove_gpu(const groth16::ProvingKey<E>& pk, const cs::WitnessBundle& w, const typename E::Fr& r,
                     const typename E::Fr& s, groth16::Proof<E>* out, GpuProveTimings* timings = nullptr,
