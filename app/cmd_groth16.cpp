@@ -1,7 +1,7 @@
 // `zkmill groth16 prove|verify`: drop-in replacements for snarkjs's commands of the same name,
 // same argument order, over snarkjs .zkey/.wtns files and snarkjs-schema JSON.
 //   prove [--gpu auto|on|off] [--device N] <circuit.zkey> <witness.wtns> <proof.json> <public.json>
-//     on the GPU (cuda::prove_gpu_zkey_<curve>) when the build has CUDA, the device exists and
+//     on the GPU (cuda::prove_gpu, cuda/groth16/zkey_prover.hpp) when the build has CUDA, the device exists and
 //     the domain is at least 2^17 (auto, the default; a GPU failure then falls back to the CPU
 //     with a warning), always (on:
 //     exit 2 when there is no GPU) or never (off: formats::prove_zkey on the CPU pool).
@@ -9,16 +9,16 @@
 //   check <circuit.r1cs> <witness.wtns>  (snarkjs wtns check: exit 0 satisfied, 1 not, 2 error)
 // prove verifies its proof before writing anything and exits 2 on any error.
 // zkmill-cli-links: zk_formats
+#include <spdlog/spdlog.h>
+
 #include <cstdio>
 #include <memory>
-
-#include <spdlog/spdlog.h>
 
 #include "app/command.hpp"
 #include "common/curves/dispatch.hpp"
 #include "common/formats/circom_files.hpp"
-#include "common/groth16/snarkjs_verify.hpp"
 #include "common/formats/zkey_prover.hpp"
+#include "common/groth16/snarkjs_verify.hpp"
 
 #if defined(ZKMILL_HAVE_CUDA)
 #include "cuda/groth16/zkey_prover.hpp"
@@ -79,8 +79,8 @@ groth16::Proof<E> prove_zkey_on(const Groth16Options& o, bool use_gpu, const for
     go.key_id = cuda::zkey_cache_id(o.zkey);
     cuda::GpuProveTimings t;
     groth16::Proof<E> proof;
-    const cuda::GpuResult r = cuda::prove_gpu_zkey<E>(pk, bundle, groth16::random_blinder<Fr>(),
-                                                      groth16::random_blinder<Fr>(), &proof, &t, go);
+    const cuda::GpuResult r =
+        cuda::prove_gpu(pk, bundle, groth16::random_blinder<Fr>(), groth16::random_blinder<Fr>(), &proof, &t, go);
     if (r.ok()) {
       *backend = "GPU " + std::to_string(o.device);
       // The GPU call's total also holds the device context's creation (streams, pinned staging,
@@ -122,11 +122,12 @@ int run_zkey_prove(const Groth16Options& o) {
     if (o.gpu == "auto" && !use_gpu) spdlog::debug("proving on the CPU: {}", why_not);
     auto wtns = formats::WtnsFile::open(o.wtns);
     if (wtns.curve() != zfile.curve())
-      throw formats::FormatError(o.wtns + ": witness is for " + curve_snarkjs_name(wtns.curve()) + ", the key " + o.zkey +
-                                 " for " + curve_snarkjs_name(zfile.curve()));
+      throw formats::FormatError(o.wtns + ": witness is for " + curve_snarkjs_name(wtns.curve()) + ", the key " +
+                                 o.zkey + " for " + curve_snarkjs_name(zfile.curve()));
     if (wtns.size() != zfile.n_vars())
-      throw formats::FormatError(o.wtns + ": witness has " + std::to_string(wtns.size()) + " values, the key " + o.zkey +
-                                 " expects nVars = " + std::to_string(zfile.n_vars()) + " (a witness of another circuit?)");
+      throw formats::FormatError(o.wtns + ": witness has " + std::to_string(wtns.size()) + " values, the key " +
+                                 o.zkey + " expects nVars = " + std::to_string(zfile.n_vars()) +
+                                 " (a witness of another circuit?)");
     return curves::with_curve(zfile.curve(), [&]<class E>(E) {
       using Fr = typename E::Fr;
       auto& pool = util::ThreadPool::global();
@@ -146,12 +147,11 @@ int run_zkey_prove(const Groth16Options& o) {
                                  " does not satisfy the circuit of " + o.zkey + "; nothing written");
       sj::write_json_file(o.proof, sj::proof_to_json<E>(proof));
       sj::write_json_file(o.pub, sj::public_to_json<Fr>(pub));
-      std::fprintf(
-          stderr,
-          "proved %s (%s, %u vars, domain 2^%u) on %s: device probe %.1f ms, load %.1f ms, synth %.1f ms, %s; "
-          "total %.1f ms; verified\n",
-          o.zkey.c_str(), curve_snarkjs_name(E::kId), zfile.n_vars(), zfile.log_domain_size(), backend.c_str(),
-          probe_ms, load_ms, synth_ms, phases.c_str(), groth16::detail::ms_since(t0));
+      std::fprintf(stderr,
+                   "proved %s (%s, %u vars, domain 2^%u) on %s: device probe %.1f ms, load %.1f ms, synth %.1f ms, %s; "
+                   "total %.1f ms; verified\n",
+                   o.zkey.c_str(), curve_snarkjs_name(E::kId), zfile.n_vars(), zfile.log_domain_size(), backend.c_str(),
+                   probe_ms, load_ms, synth_ms, phases.c_str(), groth16::detail::ms_since(t0));
       return 0;
     });
   } catch (const std::exception& e) {
@@ -202,11 +202,13 @@ RunFn setup_groth16(CLI::App& sub) {
   o->prove->add_option("--device", o->device, "CUDA device index for --gpu auto|on")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  o->verify = sub.add_subcommand("verify", "Verify a Groth16 proof (snarkjs groth16 verify; exit 0 valid, 1 invalid, 2 error)");
+  o->verify =
+      sub.add_subcommand("verify", "Verify a Groth16 proof (snarkjs groth16 verify; exit 0 valid, 1 invalid, 2 error)");
   o->verify->add_option("verification_key", o->vk, "verification_key.json")->required();
   o->verify->add_option("public", o->pub, "public.json")->required();
   o->verify->add_option("proof", o->proof, "proof.json")->required();
-  o->check = sub.add_subcommand("check", "Check a witness against its circuit (snarkjs wtns check; exit 0 ok, 1 not, 2 error)");
+  o->check = sub.add_subcommand("check",
+                                "Check a witness against its circuit (snarkjs wtns check; exit 0 ok, 1 not, 2 error)");
   o->check->add_option("r1cs", o->r1cs, "circuit.r1cs")->required();
   o->check->add_option("witness", o->wtns, "witness.wtns")->required();
   return [o](const Context&) {
@@ -216,7 +218,8 @@ RunFn setup_groth16(CLI::App& sub) {
   };
 }
 
-const RegisterCommand kGroth16{"groth16", "snarkjs-compatible Groth16: prove (.zkey + .wtns), verify, check (.r1cs + .wtns)", setup_groth16};
+const RegisterCommand kGroth16{
+    "groth16", "snarkjs-compatible Groth16: prove (.zkey + .wtns), verify, check (.r1cs + .wtns)", setup_groth16};
 
 }  // namespace
 }  // namespace zkmill::cli
