@@ -129,6 +129,12 @@ HttpApi::HttpApi(const FarmConfig& cfg, std::shared_ptr<prometheus::Collectable>
 
   collectables_ = {std::move(registry), std::make_shared<FarmStateCollector>(cfg.redis, 1000)};
   server_->new_task_queue = [] { return new httplib::ThreadPool(kThreads); };
+  // cpp-httplib's default also sets SO_REUSEPORT, which would let a second coordinator bind
+  // the same address and share its requests; SO_REUSEADDR alone allows a quick restart only.
+  server_->set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
   server_->set_read_timeout(kIoTimeoutS);
   server_->set_write_timeout(kIoTimeoutS);
   server_->set_keep_alive_timeout(kIoTimeoutS);

@@ -240,7 +240,7 @@ scale() {
     rm -f "$dir/$name.pid" "$dir/$name.draining"
   done
   echo "scaled: $(live_workers synth | wc -l) synth + $(live_workers prove | wc -l) prove workers" \
-    "+ $(live_workers gpu | wc -l) GPU prove workers (started: ${started[*]:-none}; drained: ${draining[*]:-none})"
+    "$(n=$(live_workers gpu | wc -l); (( n == 0 )) || echo "+ $n GPU prove workers ")(started: ${started[*]:-none}; drained: ${draining[*]:-none})"
 }
 
 status() {
