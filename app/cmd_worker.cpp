@@ -1,12 +1,13 @@
 // `zkmill worker --config FILE --role synth|prove|both [--gpus 0,1]`: runs one farm worker
 // until SIGTERM, which drains it (the current partition finishes, no new one is taken, then it
-// exits). `zkmill worker drain ID --config CLIENT.yaml` asks the farm to drain worker ID the
-// same way, through Redis (zk:drain; the coordinator forwards it as a `drain` message).
-// zkmill-cli-links: zk_worker
+// exits); SIGHUP re-reads its key directory (worker.key_rescan_s also does, periodically). `zkmill worker drain ID
+// --config CLIENT.yaml` asks the farm to drain worker ID the same way, through Redis (zk:drain; the coordinator
+// forwards it as a `drain` message). zkmill-cli-links: zk_worker
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <memory>
+#include <stdexcept>
 
 #include "app/command.hpp"
 #include "farm/worker_registry.hpp"
@@ -17,9 +18,11 @@ namespace {
 
 std::atomic<bool> g_stop{false};
 void on_worker_signal(int) { g_stop.store(true); }
+// SIGHUP: re-read worker.key_dir (new keys are served without a restart).
+void on_worker_hup(int) { farm::Worker::rescan_keys_requested.store(true); }
 
 struct WorkerCliOptions {
-  std::string config;
+  std::string config, id;
   farm::WorkerOptions worker;
   std::string drain_config, drain_id;
 };
@@ -48,6 +51,8 @@ RunFn setup_worker(CLI::App& sub) {
   auto o = std::make_shared<WorkerCliOptions>();
   sub.add_option("--config", o->config, "Farm config (redis, coordinator, worker, zmq sections; docs/config.md)")
       ->check(CLI::ExistingFile);
+  sub.add_option("--id", o->id,
+                 "This worker's farm-unique id (overrides worker.id; deploy/farmctl sets it per systemd instance)");
   sub.add_option("--role", o->worker.role, "What this worker does: synth, prove or both")
       ->check(CLI::IsMember({"synth", "prove", "both"}))
       ->capture_default_str();
@@ -70,8 +75,13 @@ RunFn setup_worker(CLI::App& sub) {
     if (drain->parsed()) return request_drain(*o, ctx);
     auto cfg = farm::load_command_config(o->config.empty() ? ctx.config_path : o->config,
                                          ctx.log_level == ctx.config.log.level ? "" : ctx.log_level);
+    if (!o->id.empty()) {
+      if (o->id.size() > 128) throw std::invalid_argument("--id must be at most 128 characters");
+      cfg.worker.id = o->id;
+    }
     std::signal(SIGTERM, on_worker_signal);
     std::signal(SIGINT, on_worker_signal);
+    std::signal(SIGHUP, on_worker_hup);
     farm::Worker w(std::move(cfg), o->worker);
     return w.run(g_stop);
   };

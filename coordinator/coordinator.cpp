@@ -127,8 +127,9 @@ void Coordinator::run(const std::atomic<bool>& stop) {
     redis_.disconnect();
   }
   router_.bind(cfg_.coordinator.bind);
-  if (!cfg_.coordinator.metrics_listen.empty()) metrics_.serve(cfg_.coordinator.metrics_listen, cfg_.redis);
   started_ms_ = now_ms();
+  if (!cfg_.coordinator.metrics_listen.empty())
+    http_ = std::make_unique<HttpApi>(cfg_, metrics_.registry(), started_ms_);
   spdlog::info("coordinator: serving on {} (redis {}), lease {} ms, heartbeat {} ms x {}", cfg_.coordinator.bind,
                cfg_.redis.unix_socket.empty() ? cfg_.redis.host + ":" + std::to_string(cfg_.redis.port)
                                               : cfg_.redis.unix_socket,

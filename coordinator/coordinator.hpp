@@ -17,14 +17,15 @@
 #include <zmq.hpp>
 
 #include "common/wire/zap_handler.hpp"
+#include "coordinator/farm_metrics.hpp"
+#include "coordinator/http_api.hpp"
+#include "coordinator/proof_checker.hpp"
+#include "farm/clock.hpp"
 #include "farm/control_message.hpp"
 #include "farm/farm_config.hpp"
 #include "farm/farm_store.hpp"
-#include "coordinator/farm_metrics.hpp"
 #include "farm/handshake_monitor.hpp"
-#include "farm/clock.hpp"
 #include "farm/worker_registry.hpp"
-#include "coordinator/proof_checker.hpp"
 
 namespace zkmill::farm {
 
@@ -112,6 +113,9 @@ class Coordinator {
   uint64_t last_sweep_ms_ = 0;
   uint64_t last_redis_error_log_ms_ = 0;
   FarmMetrics metrics_;
+  // /metrics, the JSON API and the dashboard (coordinator.metrics_listen); last, so it stops
+  // serving before anything it reads goes.
+  std::unique_ptr<HttpApi> http_;
 };
 
 }  // namespace zkmill::farm

@@ -27,6 +27,8 @@ void Coordinator::publish_workers() {
     counts[w.role][state] = counts[w.role][state].get<uint64_t>() + 1;
     records[id] = {{"role", w.role},
                    {"gpus", w.gpus},
+                   {"circuits", w.circuits},
+                   {"held", w.tokens.size()},
                    {"busy", w.busy_token != 0},
                    {"draining", w.draining},
                    {"last_seen_ms", w.last_seen_ms},
@@ -39,6 +41,7 @@ void Coordinator::publish_workers() {
                     {{"updated_ms", now},
                      {"started_ms", started_ms_},
                      {"workers", counts},
+                     {"throughput", metrics_.throughput(now)},
                      {"metrics", cfg_.coordinator.metrics_listen}},
                     std::max<uint64_t>(5000, 3ull * cfg_.coordinator.heartbeat_ms * cfg_.coordinator.liveness));
 }

@@ -40,6 +40,8 @@ PACKAGES=(
   clang libclang-rt-14-dev
   # benchmarking and scripts
   hyperfine time python3
+  # the dashboard's browser test (headless)
+  chromium
 )
 
 # NodeSource's nodejs package bundles npm and conflicts with Debian's npm package; asking for

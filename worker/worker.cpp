@@ -14,8 +14,8 @@
 #include "common/groth16/prover.hpp"
 #include "common/groth16/snarkjs_json.hpp"
 #include "common/wire/bundle_fetch.hpp"
-#include "farm/signal_safe_poll.hpp"
 #include "farm/clock.hpp"
+#include "farm/signal_safe_poll.hpp"
 
 namespace zkmill::farm {
 
@@ -53,7 +53,8 @@ Worker::Worker(FarmConfig cfg, WorkerOptions opts)
     throw std::invalid_argument("unknown --inject-fault '" + opts_.fault + "'");
   corrupt_once_ = opts_.fault == "corrupt-bundle-once";
   bad_proof_once_ = opts_.fault == "bad-proof-once";
-  if (keys_.size() == 0) spdlog::warn("worker {}: no proving keys in '{}': it will get no work", id_, cfg_.worker.key_dir);
+  if (keys_.size() == 0)
+    spdlog::warn("worker {}: no proving keys in '{}': it will get no work", id_, cfg_.worker.key_dir);
   if (opts_.role != "prove") {
     wire::BundleServerOptions so;
     // The first chunk served (the bundle header travels separately, so not offset 0).
@@ -82,6 +83,29 @@ Worker::Worker(FarmConfig cfg, WorkerOptions opts)
   liveness_ = cfg_.coordinator.liveness;
   wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (wake_fd_ < 0) throw std::runtime_error("worker: cannot create an eventfd");
+}
+
+std::atomic<bool> Worker::rescan_keys_requested{false};
+
+void Worker::rescan_keys() {
+  last_rescan_ms_ = now_ms();
+  const bool asked = rescan_keys_requested.exchange(false);
+  try {
+    KeyDirectory fresh(cfg_.worker.key_dir, &keys_);
+    const auto before = keys_.circuit_ids(), after = fresh.circuit_ids();
+    keys_ = std::move(fresh);
+    if (before == after) {
+      if (asked) spdlog::info("worker {}: key directory re-read (SIGHUP): {} circuit(s), unchanged", id_, after.size());
+      return;
+    }
+    spdlog::info("worker {}: key directory changed: now serving {} circuit(s) (was {}); registering them", id_,
+                 after.size(), before.size());
+    send(hello());
+    last_hello_ms_ = now_ms();
+  } catch (const std::exception& e) {
+    spdlog::warn("worker {}: cannot re-read the key directory ({}); still serving the {} circuit(s) read before", id_,
+                 e.what(), keys_.size());
+  }
 }
 
 Worker::~Worker() {
@@ -127,7 +151,7 @@ int Worker::run(const std::atomic<bool>& stop) {
                curve_ ? ", CURVE public key " + curve_->own.public_key : std::string(", plaintext (zmq.curve off)"),
                gpu_ ? ", proving on GPU(s) " + gpu_->describe().dump() : std::string());
   send(hello());
-  last_hello_ms_ = last_heard_ms_ = now_ms();
+  last_hello_ms_ = last_heard_ms_ = last_rescan_ms_ = now_ms();
   const size_t max_body = size_t(cfg_.zmq.max_message_kb) * 1024;
   for (;;) {
     if ((stop.load() || drain_requested_) && !draining_) {
@@ -165,6 +189,9 @@ int Worker::run(const std::atomic<bool>& stop) {
     collect_task();
     log_handshake_failures();
     const uint64_t now = now_ms();
+    const uint64_t rescan_ms = uint64_t(cfg_.worker.key_rescan_s) * 1000;
+    if (!task_ && !draining_ && (rescan_keys_requested.load() || (rescan_ms && now - last_rescan_ms_ >= rescan_ms)))
+      rescan_keys();
     if (now - last_sent_ms_ >= heartbeat_ms_) {
       send(heartbeat());
       for (const auto& [token, r] : unacked_) send(r);  // until acked (coordinator may have restarted)
@@ -359,8 +386,8 @@ ControlMessage Worker::run_prove(const nlohmann::json& b) {
                                " (its synth worker has not registered with this coordinator)");
     fo.curve = wire::CurveClientKeys{curve_->own, server_key};
   }
-  cs::WitnessBundle w = wire::fetch_bundle(ctx_, b["bundle_endpoint"].get<std::string>(),
-                                           b["bundle_key"].get<std::string>(), fo);
+  cs::WitnessBundle w =
+      wire::fetch_bundle(ctx_, b["bundle_endpoint"].get<std::string>(), b["bundle_key"].get<std::string>(), fo);
   if (w.header().circuit_id != key->digest || w.header().partition != part || w.curve() != key->curve)
     throw std::runtime_error("fetched bundle is for another circuit, curve or partition");
   double fetch_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

@@ -42,6 +42,8 @@ class Worker {
   ~Worker();
   // Runs until drained after `stop`, or forever. Returns the exit code.
   int run(const std::atomic<bool>& stop);
+  // Set (e.g. by a SIGHUP handler) to re-read worker.key_dir at the next idle moment.
+  static std::atomic<bool> rescan_keys_requested;
 
  private:
   struct Task {
@@ -62,12 +64,15 @@ class Worker {
   bool serve_held_bundles(bool coordinator_gone);
   void send(const ControlMessage& m);
   void log_handshake_failures();
+  // Re-reads worker.key_dir; when the set of circuits changed, says hello again so the
+  // coordinator assigns (or stops assigning) them. Only between tasks: the task thread reads keys_.
+  void rescan_keys();
 
   FarmConfig cfg_;
   WorkerOptions opts_;
   std::string id_;
   KeyDirectory keys_;
-  ZkeyCircuits zkeys_;  // used by the task thread only
+  ZkeyCircuits zkeys_;                      // used by the task thread only
   std::optional<CurveKeys::Loaded> curve_;  // zmq.curve: own keypair, coordinator key, allow-list
   std::unique_ptr<GpuProver> gpu_;          // --gpus
   zmq::context_t ctx_;
@@ -76,7 +81,7 @@ class Worker {
   uint64_t handshake_failures_ = 0, last_refusal_log_ms_ = 0;
   std::unique_ptr<wire::BundleServer> server_;
   std::unique_ptr<Task> task_;
-  std::map<uint64_t, ControlMessage> unacked_;          // token -> result
+  std::map<uint64_t, ControlMessage> unacked_;         // token -> result
   std::deque<std::pair<std::string, uint64_t>> held_;  // bundle key, synth token
   std::atomic<bool> corrupt_once_{false};
   std::atomic<bool> bad_proof_once_{false};
@@ -85,7 +90,7 @@ class Worker {
   uint64_t drain_started_ms_ = 0;
   bool serving_held_logged_ = false;
   uint64_t heartbeat_ms_ = 500, liveness_ = 6;
-  uint64_t last_heard_ms_ = 0, last_sent_ms_ = 0, last_hello_ms_ = 0;
+  uint64_t last_heard_ms_ = 0, last_sent_ms_ = 0, last_hello_ms_ = 0, last_rescan_ms_ = 0;
   // Polled next to the DEALER: the task thread signals it when done, so a finished partition
   // is reported at once instead of on the next poll timeout (that wait was most of the farm's
   // per-partition overhead for small partitions).
