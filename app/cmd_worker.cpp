@@ -70,6 +70,8 @@ RunFn setup_worker(CLI::App& sub) {
     if (drain->parsed()) return request_drain(*o, ctx);
     auto cfg = farm::load_command_config(o->config.empty() ? ctx.config_path : o->config,
                                          ctx.log_level == ctx.config.log.level ? "" : ctx.log_level);
+    // Before connecting or binding anything: a prove-only worker serves no bundles.
+    farm::check_exposure(cfg, farm::FarmRole::kWorker, o->worker.role != "prove");
     std::signal(SIGTERM, on_worker_signal);
     std::signal(SIGINT, on_worker_signal);
     farm::Worker w(std::move(cfg), o->worker);
