@@ -245,6 +245,18 @@ active() { [[ $(rcli SCARD zk:active) == 0 ]]; }
 if ! wait_until $(( short ? 150 : 600 )) active; then
   log "jobs still active after the drain period: $(rcli SMEMBERS zk:active | tr '\n' ' ')"
 fi
+# Let the farm settle before draining: a worker drained while the coordinator is still silent
+# to it (a cut just healed) gives its held bundles up at once, by design; the invariant is
+# about a farm whose links work. Every worker must have been heard from in the last second.
+all_heard() {
+  rcli --raw HGETALL zk:workers | python3 -c '
+import json, sys
+lines = sys.stdin.read().split("\n")
+now, want = int(sys.argv[1]), set(sys.argv[2:])
+seen = {lines[i]: json.loads(lines[i + 1]) for i in range(0, len(lines) - 1, 2) if lines[i]}
+sys.exit(0 if all(w in seen and now - seen[w]["last_seen_ms"] < 1000 for w in want) else 1)' "$(now_ms)" "${WORKERS[@]}"
+}
+wait_until 30 all_heard || log "not every worker has been heard from by the coordinator (see zk:workers)"
 log "all jobs final; draining the workers"
 held_fail=0
 for w in "${WORKERS[@]}"; do kill -TERM "${PID[$w]}"; done
