@@ -25,6 +25,7 @@ RunFn setup_coordinator(CLI::App& sub) {
   return [o](const Context& ctx) {
     auto cfg = farm::load_command_config(o->config.empty() ? ctx.config_path : o->config,
                                          ctx.log_level == ctx.config.log.level ? "" : ctx.log_level);
+    farm::check_exposure(cfg, farm::FarmRole::kCoordinator, false);  // before binding anything
     std::signal(SIGTERM, on_coordinator_signal);
     std::signal(SIGINT, on_coordinator_signal);
     farm::Coordinator c(std::move(cfg));

@@ -79,6 +79,8 @@ RunFn setup_worker(CLI::App& sub) {
       if (o->id.size() > 128) throw std::invalid_argument("--id must be at most 128 characters");
       cfg.worker.id = o->id;
     }
+    // Before connecting or binding anything: a prove-only worker serves no bundles.
+    farm::check_exposure(cfg, farm::FarmRole::kWorker, o->worker.role != "prove");
     std::signal(SIGTERM, on_worker_signal);
     std::signal(SIGINT, on_worker_signal);
     std::signal(SIGHUP, on_worker_hup);

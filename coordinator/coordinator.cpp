@@ -130,6 +130,7 @@ void Coordinator::run(const std::atomic<bool>& stop) {
   started_ms_ = now_ms();
   if (!cfg_.coordinator.metrics_listen.empty())
     http_ = std::make_unique<HttpApi>(cfg_, metrics_.registry(), started_ms_);
+  seq_ = started_ms_ * 1000;
   spdlog::info("coordinator: serving on {} (redis {}), lease {} ms, heartbeat {} ms x {}", cfg_.coordinator.bind,
                cfg_.redis.unix_socket.empty() ? cfg_.redis.host + ":" + std::to_string(cfg_.redis.port)
                                               : cfg_.redis.unix_socket,
@@ -211,8 +212,12 @@ void Coordinator::handle(const std::string& from, const ControlMessage& m) {
     w.draining = w.draining || m.body["draining"].get<bool>();
     if (w.draining && m.body.contains("held")) release_unneeded(from, m.body["held"]);
     // An assignment the worker never got (lost in a reconnect): free the worker; the lease
-    // reaper fails that attempt because nobody reports holding it.
-    if (w.busy_token && w.current != w.busy_token && !w.tokens.count(w.busy_token) &&
+    // reaper fails that attempt because nobody reports holding it. Only once the worker has
+    // received something sent after it (`seen`, when it reports one): before that the
+    // assignment may just be slow (TCP retransmissions on a lossy link), not lost.
+    const bool had_it = !m.body.contains("seen") || !m.body["seen"].is_number_unsigned() ||
+                        m.body["seen"].get<uint64_t>() >= w.assigned_seq;
+    if (w.busy_token && w.current != w.busy_token && !w.tokens.count(w.busy_token) && had_it &&
         w.last_seen_ms - w.assigned_ms > 4ull * cfg_.coordinator.heartbeat_ms)
       w.busy_token = 0;
   } else if (m.type == "bye") {
@@ -347,7 +352,7 @@ void Coordinator::heartbeat_and_expire() {
       metrics_.worker_lost();
       continue;
     }
-    send(it->first, ControlMessage("heartbeat", nlohmann::json::object()));
+    send(it->first, ControlMessage("heartbeat", {{"seq", ++seq_}}));
     ++it;
   }
   forward_drain_requests();  // first, so the registry shows new draining flags at once
@@ -508,7 +513,8 @@ bool Coordinator::dispatch_prove(const std::string& id, WorkerInfo& w) {
 }
 
 // Sends an assignment and marks the worker busy with it (the token is what its result must carry).
-void Coordinator::assign(const std::string& id, WorkerInfo& w, const Claim& c, const ControlMessage& m) {
+void Coordinator::assign(const std::string& id, WorkerInfo& w, const Claim& c, ControlMessage& m) {
+  m.body["seq"] = w.assigned_seq = ++seq_;
   send(id, m);
   w.busy_token = c.token;
   w.busy_is_synth = m.type == "synth";

@@ -45,6 +45,7 @@ class Coordinator {
     uint64_t busy_token = 0;    // what we assigned it and have not heard back about
     bool busy_is_synth = false;
     uint64_t assigned_ms = 0;
+    uint64_t assigned_seq = 0;  // the `seq` of that assignment (see seq_)
     uint64_t last_seen_ms = 0;
     bool draining = false;
     nlohmann::json gpus = nlohmann::json::array();  // as advertised in hello (prove on GPUs)
@@ -68,7 +69,7 @@ class Coordinator {
   void dispatch();
   bool dispatch_prove(const std::string& id, WorkerInfo& w);
   bool dispatch_synth(const std::string& id, WorkerInfo& w);
-  void assign(const std::string& id, WorkerInfo& w, const Claim& c, const ControlMessage& m);
+  void assign(const std::string& id, WorkerInfo& w, const Claim& c, ControlMessage& m);
   // A zkey job's synth carries the partition's .wtns (from Redis) as its payload frame.
   // False when it cannot be sent (missing or over the limit): the attempt is failed.
   bool attach_input(const Claim& c, ControlMessage& msg);
@@ -109,6 +110,12 @@ class Coordinator {
   std::map<std::string, WorkerInfo> workers_;
   std::map<std::string, JobInfo> jobs_;  // immutable job facts, cached
   uint64_t started_ms_ = 0;
+  // Numbers assignments and heartbeats to workers (field `seq`); a worker's heartbeat echoes the
+  // highest it received (`seen`). Messages to one worker arrive in order, so seen >= an
+  // assignment's seq proves the worker has had it: only then may a heartbeat that does not list
+  // it free the worker. On a slow link the assignment is still in flight, not lost. Starts at
+  // the clock (ms x 1000) so a restarted coordinator's numbers exceed its predecessor's.
+  uint64_t seq_ = 0;
   uint64_t last_heartbeat_ms_ = 0;
   uint64_t last_sweep_ms_ = 0;
   uint64_t last_redis_error_log_ms_ = 0;

@@ -127,6 +127,21 @@ std::pair<std::string, bool> FarmClient::submit_zkey(const SubmitRequest& req, J
 }
 
 std::pair<std::string, bool> FarmClient::submit(const SubmitRequest& req) {
+  auto created = create(req);
+  // With a replicated Redis (redis.min_replicas), a job is accepted only once a replica has it:
+  // a failover right after an unreplicated submit would lose it while the client thinks it is
+  // in. The job stays on the primary either way; resubmitting with the same idempotency key
+  // is safe.
+  if (!redis_.wait_replicas())
+    throw std::runtime_error("job " + created.first + " was created on the primary, but fewer than " +
+                             std::to_string(redis_.config().min_replicas) + " replica(s) confirmed it within " +
+                             std::to_string(redis_.config().wait_timeout_ms) +
+                             " ms (redis.min_replicas, redis.wait_timeout_ms): it may be lost in a failover; "
+                             "submit again with the same --idempotency-key");
+  return created;
+}
+
+std::pair<std::string, bool> FarmClient::create(const SubmitRequest& req) {
   if (req.priority < -FarmStore::kMaxPriority || req.priority > FarmStore::kMaxPriority)
     throw std::invalid_argument("--priority must be within +-" + std::to_string(FarmStore::kMaxPriority));
   if (req.idempotency_key.size() > 256) throw std::invalid_argument("--idempotency-key must be at most 256 characters");

@@ -69,6 +69,7 @@ class FarmClient {
   void write_result(const std::string& job, const std::string& dir);
 
  private:
+  std::pair<std::string, bool> create(const SubmitRequest& req);
   std::pair<std::string, bool> submit_zkey(const SubmitRequest& req, JobSpec spec);
 
   RedisClient redis_;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/util/config.hpp"
 
@@ -20,6 +21,16 @@ struct RedisConfig {
   std::string password;     // empty: no AUTH
   uint32_t connect_timeout_ms = 2000;
   uint32_t command_timeout_ms = 5000;
+  // Redis Sentinel: with `sentinels` ("HOST:PORT" each) the primary of `master_name` is asked
+  // of them on every (re)connect, and host/port are not used. A connection to a server that is
+  // no longer the primary (READONLY, or ROLE says replica) is dropped and resolved again.
+  std::vector<std::string> sentinels;
+  std::string master_name;
+  std::string sentinel_password;  // empty: the sentinels need no AUTH
+  // Durable writes (job creation, recorded proofs) wait until this many replicas have them
+  // (WAIT), at most wait_timeout_ms. 0: no waiting (a lone Redis).
+  uint32_t min_replicas = 0;
+  uint32_t wait_timeout_ms = 2000;
 };
 
 // coordinator: the control plane; `endpoint` is what workers connect to, `bind` what the
@@ -67,6 +78,9 @@ struct ZmqConfig {
   std::string coordinator_public_key_file;  // workers: the coordinator's PREFIX.pub
   std::string allowed_keys_file;            // coordinator and synth workers: admitted public keys
   uint32_t max_message_kb = 256;            // control messages larger than this are dropped
+  // Allow plaintext ZeroMQ beyond loopback (check_exposure). Off: a coordinator or worker
+  // that would speak plaintext to other hosts refuses to start.
+  bool insecure = false;
 };
 
 struct FarmConfig {
@@ -85,6 +99,23 @@ FarmConfig parse_farm_config(const std::string& yaml_text, const std::string& so
 }  // namespace zkmill::farm
 
 namespace zkmill::farm {
+
+// True when a ZeroMQ endpoint is reachable from this host only: ipc://, inproc://, or tcp://
+// on a loopback address (127.0.0.0/8, ::1, ::ffff:127.x.y.z, `localhost`, the `lo`
+// interface). Anything else — another address, `*`, a host or interface name — may be
+// reachable from the network. For a connect endpoint `tcp://SOURCE;HOST:PORT` the HOST counts.
+bool is_loopback_endpoint(const std::string& endpoint);
+
+// Refuses, before anything binds or connects, a coordinator or worker that would speak
+// plaintext ZeroMQ (zmq.curve off) beyond loopback: anyone on the network could then read
+// witnesses and proofs, send a worker assignments, or register as a worker. Checks the
+// coordinator's `coordinator.bind`; a worker's `coordinator.endpoint` (its only peer) and,
+// when it serves bundles (role synth or both), `worker.bundle_bind`. Throws util::ConfigError
+// naming the file and the key, unless `zmq.insecure: true`, which logs a warning per endpoint
+// instead.
+enum class FarmRole { kCoordinator, kWorker };
+void check_exposure(const FarmConfig& cfg, FarmRole role, bool serves_bundles);
+
 // For farm commands, which take their own --config (see docs/config.md "Farm": main's
 // util::Config loader does not know the farm sections): loads `path` (defaults when empty),
 // then re-initialises logging from it unless --log-level (`cli_level`, non-empty) overrides.

@@ -5,6 +5,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <zmq_addon.hpp>
@@ -137,7 +138,8 @@ ControlMessage Worker::heartbeat() const {
     tokens.push_back(token);
     held.push_back(key);
   }
-  nlohmann::json b{{"tokens", tokens}, {"current", task_ ? task_->token : uint64_t(0)}, {"draining", draining_}};
+  nlohmann::json b{
+      {"tokens", tokens}, {"current", task_ ? task_->token : uint64_t(0)}, {"draining", draining_}, {"seen", seen_seq_}};
   // Draining: the held bundles by key, so the coordinator can release those that no partition
   // needs any more (a failed attempt's, a cancelled job's) instead of letting us wait for them.
   if (draining_ && !held_.empty()) b["held"] = std::move(held);
@@ -184,6 +186,8 @@ int Worker::run(const std::atomic<bool>& stop) {
         continue;
       }
       last_heard_ms_ = now_ms();
+      if (m->body.contains("seq") && m->body["seq"].is_number_unsigned())
+        seen_seq_ = std::max(seen_seq_, m->body["seq"].get<uint64_t>());
       handle(*m);
     }
     collect_task();

@@ -91,6 +91,7 @@ class Worker {
   bool serving_held_logged_ = false;
   uint64_t heartbeat_ms_ = 500, liveness_ = 6;
   uint64_t last_heard_ms_ = 0, last_sent_ms_ = 0, last_hello_ms_ = 0, last_rescan_ms_ = 0;
+  uint64_t seen_seq_ = 0;  // highest `seq` from the coordinator, echoed as `seen` in heartbeats
   // Polled next to the DEALER: the task thread signals it when done, so a finished partition
   // is reported at once instead of on the next poll timeout (that wait was most of the farm's
   // per-partition overhead for small partitions).
