@@ -6,7 +6,14 @@
 # `zkmill submit|status|wait|cancel|result --config DIR/client.yaml`.
 #   local-farm.sh start  --dir DIR --keys KEYDIR --synth N --prove M [--bin ZKMILL] [--worker-threads T]
 #       KEYDIR: zkmill keys and/or snarkjs .zkey files (each .zkey best with its .r1cs beside it);
-#       --worker-threads: each worker's CPU thread pool (config `threads`; default 0 = all cores)
+#       --worker-threads: each worker's CPU thread pool (config `threads`; default 0 = all cores);
+#       the zkmill binary: --bin, else $ZKMILL_BIN, else build/bin/zkmill of this checkout, else
+#       `zkmill` on PATH. Refuses a DIR whose farm still runs (stop it first).
+#       Ports: each server gets a kernel-chosen free loopback port; if another process takes it
+#       before our server binds it (farms started in parallel), that server exits with "Address
+#       already in use" and is started again on a new port (a few tries). A server counts as up
+#       only once it answers as itself (redis: INFO's process_id is our pid). A component that
+#       fails to start has the tail of its log printed.
 #   local-farm.sh scale  --dir DIR [--synth N] [--prove M] [--gpus LIST] [--drain-timeout S]
 #       start workers, or drain the highest-numbered ones (SIGTERM: each finishes its current
 #       partition, then exits), until N synth and M prove workers run; returns once new
@@ -67,10 +74,42 @@ check_gpus() {
 }
 check_gpus
 
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
 free_port() {
-  # Ask the kernel for an ephemeral port; the tiny race until our server binds it is fine
-  # on a development box (a clash shows up as a start failure, not as a silent problem).
+  # A port the kernel considers free now. Another process may bind it before our server does
+  # (the port is released here); start_redis and start_coordinator detect that and retry.
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+# How many times a server is started on a fresh port after losing its port to another process.
+port_tries=5
+# Test hook: the first port redis and the coordinator try (tests pass a port they hold, to
+# show that a lost port is retried); unset in normal use.
+clash_port=${ZKMILL_LOCAL_FARM_FIRST_PORT:-}
+
+log_tail() {  # log_tail FILE: its last lines on stderr, so a failed start shows why
+  [[ -f "$1" ]] || return 0
+  echo "---- last lines of $1:" >&2
+  tail -n 25 "$1" | sed 's/^/  | /' >&2
+  echo "----" >&2
+}
+
+# The metrics server (civetweb) says only "cannot listen on HOST:PORT" when its port is taken.
+port_clash() { grep -qiE "address already in use|EADDRINUSE|cannot listen on" "$1" 2>/dev/null; }  # port_clash LOG
+
+# The zkmill binary: --bin, $ZKMILL_BIN, this checkout's build, or PATH; one line if none.
+find_bin() {
+  if [[ -n "$bin" ]]; then :
+  elif [[ -n "${ZKMILL_BIN:-}" ]]; then bin=$ZKMILL_BIN
+  elif [[ -x "$(cd "$here/.." && pwd)/build/bin/zkmill" ]]; then bin="$(cd "$here/.." && pwd)/build/bin/zkmill"
+  elif command -v zkmill >/dev/null 2>&1; then bin=$(command -v zkmill)
+  else
+    echo "local-farm.sh: no zkmill binary: build it (cmake -S . -B build -G Ninja && cmake --build build --target zkmill), or pass --bin PATH or set ZKMILL_BIN" >&2
+    exit 2
+  fi
+  [[ "$bin" == */* ]] && bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+  [[ -x "$bin" ]] || { echo "local-farm.sh: '$bin' is not an executable zkmill binary" >&2; exit 2; }
 }
 
 wait_for() {  # wait_for SECONDS COMMAND...
@@ -81,7 +120,30 @@ wait_for() {  # wait_for SECONDS COMMAND...
   done
 }
 
-alive() { [[ -f "$1" ]] && kill -0 "$(cat "$1")" 2>/dev/null; }  # alive PIDFILE
+# alive PIDFILE: the process runs (a zombie, i.e. a child of ours that exited and was not yet
+# reaped, does not count: it answers kill -0).
+alive() {
+  [[ -f "$1" ]] || return 1
+  local pid; pid=$(cat "$1")
+  kill -0 "$pid" 2>/dev/null && [[ "$(ps -o stat= -p "$pid" 2>/dev/null)" != Z* ]]
+}
+
+# redis_pid_at PORT: the process id the redis on PORT reports (empty if none answers within
+# 2 s; a listener that is not redis never answers, hence the timeout).
+redis_pid_at() { timeout 2 redis-cli -p "$1" info server 2>/dev/null | tr -d '\r' | sed -n 's/^process_id://p'; }
+
+# The processes of a farm in DIR that still run (by pid file; a pid reused by an unrelated
+# process is not counted: the command must be redis-server or zkmill).
+running_here() {
+  local f pid comm
+  for f in "$dir"/redis.pid "$dir"/coordinator.pid "$dir"/synth-*.pid "$dir"/prove-*.pid; do
+    [[ -f "$f" ]] || continue
+    pid=$(cat "$f")
+    kill -0 "$pid" 2>/dev/null || continue
+    comm=$(ps -o comm= -p "$pid" 2>/dev/null || true)
+    [[ "$comm" == redis-server* || "$comm" == zkmill* ]] && echo "$(basename "$f" .pid) (pid $pid)"
+  done
+}
 
 # The coordinator logs "worker NAME registered (role ..." (or re-registered) on each hello.
 registered() { grep -qE "worker $1 (re-)?registered \(role" "$dir/coordinator.log" 2>/dev/null; }
@@ -90,7 +152,7 @@ start_worker() {  # start_worker NAME ROLE [ARGS...]
   local name=$1 role=$2; shift 2
   { cat "$dir/farm.yaml"; printf 'threads: %s\nworker:\n  id: %s\n  key_dir: %s\n' "$(cat "$dir/worker.threads" 2>/dev/null || echo 0)" \
       "$name" "$(cat "$dir/keys.dir")"; } > "$dir/$name.yaml"
-  "$(cat "$dir/zkmill.bin")" worker --config "$dir/$name.yaml" --role "$role" "$@" >> "$dir/$name.log" 2>&1 &
+  "$(cat "$dir/zkmill.bin")" worker --config "$dir/$name.yaml" --role "$role" "$@" < /dev/null >> "$dir/$name.log" 2>&1 &
   echo $! > "$dir/$name.pid"
   rm -f "$dir/$name.draining"
 }
@@ -98,7 +160,7 @@ start_worker() {  # start_worker NAME ROLE [ARGS...]
 wait_registered() {  # wait_registered NAME...
   local name
   for name in "$@"; do
-    wait_for 30 registered "$name" || fail_start "worker $name did not register (see $dir/$name.log)"
+    wait_for 30 registered "$name" || fail_start "worker $name did not register" "$dir/$name.log"
   done
 }
 
@@ -124,28 +186,36 @@ next_index() {  # next_index ROLE: one past the highest number in use (running o
 
 # A start that fails half-way stops what it started (workers, coordinator, redis), so no
 # orphan redis-server is left on a port; the logs stay in DIR.
-fail_start() {
+fail_start() {  # fail_start MESSAGE [LOG]: says why (with the log's tail), stops what started
   echo "local-farm.sh: $1" >&2
+  [[ -n "${2:-}" ]] && log_tail "$2"
   [[ $cmd == start ]] && stop >/dev/null 2>&1
   exit 1
 }
 
-start() {
-  [[ -n "$keys" && -d "$keys" ]] || { echo "local-farm.sh: --keys must name a directory of proving keys (zkmill keys, .zkey files)" >&2; exit 2; }
-  synth=${synth:-1} prove=${prove:-1} bin=${bin:-${ZKMILL_BIN:-zkmill}}
-  mkdir -p "$dir/redis"
-  dir=$(cd "$dir" && pwd); keys=$(cd "$keys" && pwd)
-  [[ "$bin" == */* ]] && bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
-  echo "$keys" > "$dir/keys.dir"
-  echo "${worker_threads:-0}" > "$dir/worker.threads"
-  echo "$bin" > "$dir/zkmill.bin"
-  local rport cport mport
-  rport=$(free_port); cport=$(free_port); mport=$(free_port)
-  redis-server --port "$rport" --bind 127.0.0.1 --dir "$dir/redis" --appendonly yes --appendfsync always \
-    --save "" --daemonize no --logfile "$dir/redis.log" &
-  echo $! > "$dir/redis.pid"
-  echo "$rport" > "$dir/redis.port"
-  wait_for 10 redis-cli -p "$rport" ping || fail_start "redis did not start (see $dir/redis.log)"
+# Starts redis-server on a free port; retries on a port lost to another process. Sets rport.
+start_redis() {
+  local try
+  for ((try = 1; try <= port_tries; try++)); do
+    rport=$(free_port)
+    (( try == 1 )) && [[ -n "$clash_port" ]] && rport=$clash_port
+    : > "$dir/redis.log"
+    redis-server --port "$rport" --bind 127.0.0.1 --dir "$dir/redis" --appendonly yes --appendfsync always \
+      --save "" --daemonize no --logfile "$dir/redis.log" < /dev/null >> "$dir/redis.log" 2>&1 &
+    echo $! > "$dir/redis.pid"
+    echo "$rport" > "$dir/redis.port"
+    # Up: it answers, and the answer is from our process (not another farm's redis that got
+    # the port first).
+    ours() { ! alive "$dir/redis.pid" || [[ "$(redis_pid_at "$rport")" == "$(cat "$dir/redis.pid")" ]]; }
+    wait_for 30 ours || fail_start "redis did not answer on 127.0.0.1:$rport within 30 s" "$dir/redis.log"
+    alive "$dir/redis.pid" && return 0
+    port_clash "$dir/redis.log" || fail_start "redis did not start" "$dir/redis.log"
+    echo "local-farm.sh: redis lost port $rport to another process; trying another" >&2
+  done
+  fail_start "redis did not start: $port_tries ports taken by other processes" "$dir/redis.log"
+}
+
+write_configs() {  # the client's and the farm's config, for rport, cport, mport
   cat > "$dir/client.yaml" <<YAML
 redis:
   host: 127.0.0.1
@@ -167,13 +237,47 @@ coordinator:
   metrics_listen: 127.0.0.1:$mport
 YAML
   echo "$mport" > "$dir/metrics.port"
-  "$bin" coordinator --config "$dir/farm.yaml" > "$dir/coordinator.log" 2>&1 &
-  echo $! > "$dir/coordinator.pid"
-  # Up means bound (control endpoint and metrics): it logs "serving on" after both.
-  serving() { grep -q "coordinator: serving on" "$dir/coordinator.log" || ! alive "$dir/coordinator.pid"; }
-  if ! { wait_for 30 serving && alive "$dir/coordinator.pid"; }; then
-    fail_start "the coordinator did not start (see $dir/coordinator.log)"
+}
+
+# Starts the coordinator on free control and metrics ports; retries on a port lost to
+# another process (it exits with "Address already in use"). Sets cport and mport.
+start_coordinator() {
+  local try
+  for ((try = 1; try <= port_tries; try++)); do
+    cport=$(free_port); mport=$(free_port)
+    (( try == 1 )) && [[ -n "$clash_port" ]] && cport=$clash_port
+    [[ "$cport" != "$mport" ]] || continue
+    write_configs
+    "$bin" coordinator --config "$dir/farm.yaml" < /dev/null > "$dir/coordinator.log" 2>&1 &
+    echo $! > "$dir/coordinator.pid"
+    # Up means bound (control endpoint and metrics): it logs "serving on" after both.
+    serving() { grep -q "coordinator: serving on" "$dir/coordinator.log" || ! alive "$dir/coordinator.pid"; }
+    wait_for 30 serving || fail_start "the coordinator did not start within 30 s" "$dir/coordinator.log"
+    alive "$dir/coordinator.pid" && return 0
+    port_clash "$dir/coordinator.log" || fail_start "the coordinator did not start" "$dir/coordinator.log"
+    echo "local-farm.sh: the coordinator lost port $cport or $mport to another process; trying others" >&2
+  done
+  fail_start "the coordinator did not start: $port_tries port pairs taken by other processes" "$dir/coordinator.log"
+}
+
+start() {
+  [[ -n "$keys" && -d "$keys" ]] || { echo "local-farm.sh: --keys must name a directory of proving keys (zkmill keys, .zkey files)" >&2; exit 2; }
+  synth=${synth:-1} prove=${prove:-1}
+  find_bin
+  mkdir -p "$dir/redis"
+  dir=$(cd "$dir" && pwd); keys=$(cd "$keys" && pwd)
+  local running
+  running=$(running_here | paste -sd, - | sed 's/,/, /g')
+  if [[ -n "$running" ]]; then
+    echo "local-farm.sh: a farm is still running in $dir ($running); stop it first: $0 stop --dir $dir" >&2
+    exit 1
   fi
+  echo "$keys" > "$dir/keys.dir"
+  echo "${worker_threads:-0}" > "$dir/worker.threads"
+  echo "$bin" > "$dir/zkmill.bin"
+  local rport cport mport
+  start_redis
+  start_coordinator
   local i role names=()
   for role in synth prove; do
     local n=$synth; [[ $role == prove ]] && n=$prove
@@ -278,7 +382,12 @@ stop() {
   for f in "$dir"/synth-*.pid "$dir"/prove-*.pid "$dir"/gpu-*.pid; do [[ -e "$f" ]] && stop_pid "$f" 30; done
   rm -f "$dir"/*.draining
   stop_pid "$dir/coordinator.pid" 10
-  if [[ -f "$dir/redis.port" ]]; then redis-cli -p "$(cat "$dir/redis.port")" shutdown >/dev/null 2>&1 || true; fi
+  # SHUTDOWN (a clean AOF close) only when the redis on that port is ours: after a start that
+  # lost its port, the port belongs to someone else's redis.
+  if [[ -f "$dir/redis.port" && -f "$dir/redis.pid" ]] && alive "$dir/redis.pid" &&
+     [[ "$(redis_pid_at "$(cat "$dir/redis.port")")" == "$(cat "$dir/redis.pid")" ]]; then
+    timeout 10 redis-cli -p "$(cat "$dir/redis.port")" shutdown >/dev/null 2>&1 || true
+  fi
   stop_pid "$dir/redis.pid" 10
   echo "farm in $dir stopped"
 }

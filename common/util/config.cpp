@@ -15,6 +15,7 @@
 #include <system_error>
 #include <utility>
 
+#include "common/util/input_file.hpp"
 #include "common/util/log.hpp"
 
 namespace zkmill::util {
@@ -128,15 +129,17 @@ YAML::Node load_yaml(const std::string& yaml_text, const std::string& source) {
 }
 
 std::string read_config_file(const std::string& path) {
-  std::error_code ec;
-  // ifstream happily "opens" a directory and then reads nothing; say what is wrong instead.
-  if (std::filesystem::is_directory(path, ec)) throw ConfigError(path + ": cannot read file: is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(path + ": cannot read file: " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw ConfigError(path + ": cannot read file: " + std::strerror(errno));
-  return text.str();
+  // Regular files only (a directory, FIFO or device is refused by name), and a config is
+  // small: 16 MiB bounds a wrong path pointing at something huge.
+  try {
+    return read_input_file(path, uint64_t(16) << 20);
+  } catch (const InputFileError& e) {
+    // "<path>: cannot read file: <why>", the documented form (docs/config.md).
+    std::string why = e.what();
+    if (why.rfind(path + ": ", 0) == 0) why.erase(0, path.size() + 2);
+    if (why.rfind("cannot open: ", 0) == 0) why.erase(0, 13);
+    throw ConfigError(path + ": cannot read file: " + why);
+  }
 }
 
 Config parse_config(const std::string& yaml_text, const std::string& source) {
