@@ -9,16 +9,16 @@
 //   check <circuit.r1cs> <witness.wtns>  (snarkjs wtns check: exit 0 satisfied, 1 not, 2 error)
 // prove verifies its proof before writing anything and exits 2 on any error.
 // zkmill-cli-links: zk_formats
+#include <spdlog/spdlog.h>
+
 #include <cstdio>
 #include <memory>
-
-#include <spdlog/spdlog.h>
 
 #include "app/command.hpp"
 #include "common/curves/dispatch.hpp"
 #include "common/formats/circom_files.hpp"
-#include "common/groth16/snarkjs_verify.hpp"
 #include "common/formats/zkey_prover.hpp"
+#include "common/groth16/snarkjs_verify.hpp"
 
 #if defined(ZKMILL_HAVE_CUDA)
 #include "cuda/groth16/zkey_prover.hpp"
@@ -87,7 +87,7 @@ groth16::Proof<E> prove_zkey_on(const Groth16Options& o, bool use_gpu, const for
       // MSM/NTT scratch): a one-shot process pays it on every proof, a farm worker once.
       std::snprintf(buf, sizeof buf,
                     "GPU prover %.1f ms (key upload %.1f ms, upload %.1f ms, H %.1f ms, MSM A %.1f, B1 %.1f, B2 %.1f, "
-                    "C %.1f, H %.1f ms)",
+                    "L %.1f, H %.1f ms)",
                     t.total_ms, t.key_upload_ms, t.upload_ms, t.h_ms, t.msm_a_ms, t.msm_b_g1_ms, t.msm_b_g2_ms,
                     t.msm_l_ms, t.msm_h_ms);
       *phases = buf;
@@ -100,12 +100,10 @@ groth16::Proof<E> prove_zkey_on(const Groth16Options& o, bool use_gpu, const for
 #else
   (void)o, (void)use_gpu;
 #endif
-  formats::ZkeyProveTimings t;
+  groth16::ProveTimings t;
   auto proof = formats::prove_zkey<E>(pk, bundle, util::ThreadPool::global(), &t);
   *backend = "CPU (" + std::to_string(util::ThreadPool::global().size()) + " threads)";
-  std::snprintf(buf, sizeof buf, "H %.1f ms, MSM A %.1f, B1 %.1f, B2 %.1f, C %.1f, H %.1f ms", t.h_ms, t.msm_a_ms,
-                t.msm_b1_ms, t.msm_b2_ms, t.msm_c_ms, t.msm_h_ms);
-  *phases = buf;
+  *phases = groth16::format_prove_timings(t);
   return proof;
 }
 
@@ -122,11 +120,12 @@ int run_zkey_prove(const Groth16Options& o) {
     if (o.gpu == "auto" && !use_gpu) spdlog::debug("proving on the CPU: {}", why_not);
     auto wtns = formats::WtnsFile::open(o.wtns);
     if (wtns.curve() != zfile.curve())
-      throw formats::FormatError(o.wtns + ": witness is for " + curve_snarkjs_name(wtns.curve()) + ", the key " + o.zkey +
-                                 " for " + curve_snarkjs_name(zfile.curve()));
+      throw formats::FormatError(o.wtns + ": witness is for " + curve_snarkjs_name(wtns.curve()) + ", the key " +
+                                 o.zkey + " for " + curve_snarkjs_name(zfile.curve()));
     if (wtns.size() != zfile.n_vars())
-      throw formats::FormatError(o.wtns + ": witness has " + std::to_string(wtns.size()) + " values, the key " + o.zkey +
-                                 " expects nVars = " + std::to_string(zfile.n_vars()) + " (a witness of another circuit?)");
+      throw formats::FormatError(o.wtns + ": witness has " + std::to_string(wtns.size()) + " values, the key " +
+                                 o.zkey + " expects nVars = " + std::to_string(zfile.n_vars()) +
+                                 " (a witness of another circuit?)");
     return curves::with_curve(zfile.curve(), [&]<class E>(E) {
       using Fr = typename E::Fr;
       auto& pool = util::ThreadPool::global();
@@ -146,12 +145,11 @@ int run_zkey_prove(const Groth16Options& o) {
                                  " does not satisfy the circuit of " + o.zkey + "; nothing written");
       sj::write_json_file(o.proof, sj::proof_to_json<E>(proof));
       sj::write_json_file(o.pub, sj::public_to_json<Fr>(pub));
-      std::fprintf(
-          stderr,
-          "proved %s (%s, %u vars, domain 2^%u) on %s: device probe %.1f ms, load %.1f ms, synth %.1f ms, %s; "
-          "total %.1f ms; verified\n",
-          o.zkey.c_str(), curve_snarkjs_name(E::kId), zfile.n_vars(), zfile.log_domain_size(), backend.c_str(),
-          probe_ms, load_ms, synth_ms, phases.c_str(), groth16::detail::ms_since(t0));
+      std::fprintf(stderr,
+                   "proved %s (%s, %u vars, domain 2^%u) on %s: device probe %.1f ms, load %.1f ms, synth %.1f ms, %s; "
+                   "total %.1f ms; verified\n",
+                   o.zkey.c_str(), curve_snarkjs_name(E::kId), zfile.n_vars(), zfile.log_domain_size(), backend.c_str(),
+                   probe_ms, load_ms, synth_ms, phases.c_str(), groth16::detail::ms_since(t0));
       return 0;
     });
   } catch (const std::exception& e) {
@@ -202,11 +200,13 @@ RunFn setup_groth16(CLI::App& sub) {
   o->prove->add_option("--device", o->device, "CUDA device index for --gpu auto|on")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  o->verify = sub.add_subcommand("verify", "Verify a Groth16 proof (snarkjs groth16 verify; exit 0 valid, 1 invalid, 2 error)");
+  o->verify =
+      sub.add_subcommand("verify", "Verify a Groth16 proof (snarkjs groth16 verify; exit 0 valid, 1 invalid, 2 error)");
   o->verify->add_option("verification_key", o->vk, "verification_key.json")->required();
   o->verify->add_option("public", o->pub, "public.json")->required();
   o->verify->add_option("proof", o->proof, "proof.json")->required();
-  o->check = sub.add_subcommand("check", "Check a witness against its circuit (snarkjs wtns check; exit 0 ok, 1 not, 2 error)");
+  o->check = sub.add_subcommand("check",
+                                "Check a witness against its circuit (snarkjs wtns check; exit 0 ok, 1 not, 2 error)");
   o->check->add_option("r1cs", o->r1cs, "circuit.r1cs")->required();
   o->check->add_option("witness", o->wtns, "witness.wtns")->required();
   return [o](const Context&) {
@@ -216,7 +216,8 @@ RunFn setup_groth16(CLI::App& sub) {
   };
 }
 
-const RegisterCommand kGroth16{"groth16", "snarkjs-compatible Groth16: prove (.zkey + .wtns), verify, check (.r1cs + .wtns)", setup_groth16};
+const RegisterCommand kGroth16{
+    "groth16", "snarkjs-compatible Groth16: prove (.zkey + .wtns), verify, check (.r1cs + .wtns)", setup_groth16};
 
 }  // namespace
 }  // namespace zkmill::cli

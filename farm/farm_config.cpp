@@ -40,13 +40,14 @@ class FarmSection {
   void num(const std::string& n, T& out, T min, T max) {
     YAML::Node v = take(n);
     if (!v.IsDefined() || v.IsNull()) return;
-    const std::string bad = "key '" + key(n) + "' must be an integer in [" + std::to_string(min) + ", " +
-                            std::to_string(max) + "]";
+    const std::string bad =
+        "key '" + key(n) + "' must be an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
     if (!v.IsScalar()) fail(bad);
     const std::string& s = v.Scalar();
     T x{};
     auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
-    if (s.empty() || ec != std::errc() || end != s.data() + s.size() || x < min || x > max) fail(bad + " (got '" + s + "')");
+    if (s.empty() || ec != std::errc() || end != s.data() + s.size() || x < min || x > max)
+      fail(bad + " (got '" + s + "')");
     out = x;
   }
   void boolean(const std::string& n, bool& out) {
@@ -134,6 +135,7 @@ void parse_worker(FarmSection s, WorkerConfig& w) {
   s.num<uint32_t>("max_held_bundles", w.max_held_bundles, 1, 100000);
   s.num<uint32_t>("drain_hold_s", w.drain_hold_s, 0, 86400);
   s.num<uint64_t>("max_bundle_mb", w.max_bundle_mb, 1, uint64_t(1) << 30);
+  s.boolean("pce", w.pce);
   s.reject_unknown();
 }
 

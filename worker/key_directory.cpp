@@ -42,12 +42,13 @@ std::string matching_r1cs(const std::filesystem::path& zkey_path, const formats:
 KeyDirectory::KeyDirectory(const std::string& dir) {
   if (dir.empty()) return;
   std::error_code ec;
-  if (!std::filesystem::is_directory(dir, ec)) throw std::runtime_error("worker.key_dir '" + dir + "' is not a directory");
+  if (!std::filesystem::is_directory(dir, ec))
+    throw std::runtime_error("worker.key_dir '" + dir + "' is not a directory");
   for (const auto& e : std::filesystem::directory_iterator(dir)) {
     if (!e.is_regular_file()) continue;
     const std::string path = e.path().string();
     const auto ext = e.path().extension();
-    if (ext == ".json" || ext == ".r1cs" || ext == ".wtns") continue;
+    if (ext == ".json" || ext == ".r1cs" || ext == ".wtns" || ext == ".pce") continue;  // .pce: PCE matrices
     Key k;
     k.path = path;
     try {

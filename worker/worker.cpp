@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <zmq_addon.hpp>
 
@@ -14,8 +15,8 @@
 #include "common/groth16/prover.hpp"
 #include "common/groth16/snarkjs_json.hpp"
 #include "common/wire/bundle_fetch.hpp"
-#include "farm/signal_safe_poll.hpp"
 #include "farm/clock.hpp"
+#include "farm/signal_safe_poll.hpp"
 
 namespace zkmill::farm {
 
@@ -53,7 +54,8 @@ Worker::Worker(FarmConfig cfg, WorkerOptions opts)
     throw std::invalid_argument("unknown --inject-fault '" + opts_.fault + "'");
   corrupt_once_ = opts_.fault == "corrupt-bundle-once";
   bad_proof_once_ = opts_.fault == "bad-proof-once";
-  if (keys_.size() == 0) spdlog::warn("worker {}: no proving keys in '{}': it will get no work", id_, cfg_.worker.key_dir);
+  if (keys_.size() == 0)
+    spdlog::warn("worker {}: no proving keys in '{}': it will get no work", id_, cfg_.worker.key_dir);
   if (opts_.role != "prove") {
     wire::BundleServerOptions so;
     // The first chunk served (the bundle header travels separately, so not offset 0).
@@ -312,6 +314,25 @@ bool Worker::serve_held_bundles(bool coordinator_gone) {
   return false;
 }
 
+template <class E>
+std::shared_ptr<const cs::PceMatrices> Worker::pce_for(const std::string& key_path, const groth16::KeyMeta& meta) {
+  if (auto it = pce_.find(key_path); it != pce_.end()) return it->second;
+  const std::string path = key_path + ".pce";
+  const bool existed = std::filesystem::exists(path);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::string why;
+  auto m = std::make_shared<const cs::PceMatrices>(groth16::load_or_build_pce<E>(path, meta, &why));
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (why.empty())
+    spdlog::info("worker {}: PCE matrices {} opened ({:.1f} ms)", id_, path, ms);
+  else if (existed)
+    spdlog::warn("worker {}: PCE file refused: {} ({:.1f} ms)", id_, why, ms);
+  else
+    spdlog::info("worker {}: PCE matrices recorded for {} ({:.1f} ms)", id_, path, ms);
+  pce_[key_path] = m;
+  return m;
+}
+
 ControlMessage Worker::run_synth(const ControlMessage& m) {
   const auto& b = m.body;
   const std::string circuit = b["circuit"], job = b["job"];
@@ -325,6 +346,16 @@ ControlMessage Worker::run_synth(const ControlMessage& m) {
   auto t0 = std::chrono::steady_clock::now();
   auto bundle = zkey ? zkeys_.synthesize(*key, m.payload, part) : curves::with_curve(key->curve, [&]<class E>(E) {
     auto pk = groth16::ProvingKey<E>::open(key->path);
+    if (cfg_.worker.pce) {
+      // Precompiled constraint evaluation; any failure falls back to plain synthesis for this
+      // task, and the key's matrices are opened (or rebuilt) afresh next time.
+      try {
+        return groth16::synthesize_builtin_pce<E>(*pce_for<E>(key->path, pk.meta), pk.meta, seed, part, key->digest);
+      } catch (const std::exception& e) {
+        pce_.erase(key->path);
+        spdlog::warn("worker {}: PCE synthesis of {} failed ({}); synthesizing without it", id_, key->path, e.what());
+      }
+    }
     return groth16::synthesize_builtin<E>(pk.meta, seed, part, key->digest);
   });
   const std::string bundle_key = job + "/" + std::to_string(part) + "/" + std::to_string(token);
@@ -359,8 +390,8 @@ ControlMessage Worker::run_prove(const nlohmann::json& b) {
                                " (its synth worker has not registered with this coordinator)");
     fo.curve = wire::CurveClientKeys{curve_->own, server_key};
   }
-  cs::WitnessBundle w = wire::fetch_bundle(ctx_, b["bundle_endpoint"].get<std::string>(),
-                                           b["bundle_key"].get<std::string>(), fo);
+  cs::WitnessBundle w =
+      wire::fetch_bundle(ctx_, b["bundle_endpoint"].get<std::string>(), b["bundle_key"].get<std::string>(), fo);
   if (w.header().circuit_id != key->digest || w.header().partition != part || w.curve() != key->curve)
     throw std::runtime_error("fetched bundle is for another circuit, curve or partition");
   double fetch_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

@@ -16,6 +16,8 @@
 #include <thread>
 #include <zmq.hpp>
 
+#include "common/cs/pce_matrices.hpp"
+#include "common/groth16/proving_key.hpp"
 #include "common/wire/bundle_server.hpp"
 #include "farm/control_message.hpp"
 #include "farm/curve_keys.hpp"
@@ -56,6 +58,9 @@ class Worker {
   void handle(const ControlMessage& m);
   void start_task(const ControlMessage& m);
   ControlMessage run_synth(const ControlMessage& m);
+  // The PCE matrices of a native key (cached in pce_; see groth16::load_or_build_pce).
+  template <class E>
+  std::shared_ptr<const cs::PceMatrices> pce_for(const std::string& key_path, const groth16::KeyMeta& meta);
   ControlMessage run_prove(const nlohmann::json& b);
   void collect_task();
   // Drained but for held bundles: true while they should still be served (see drain_hold_s).
@@ -68,6 +73,9 @@ class Worker {
   std::string id_;
   KeyDirectory keys_;
   ZkeyCircuits zkeys_;  // used by the task thread only
+  // PCE matrices of the native keys synthesized so far, by key path (task thread only): opened
+  // (or recorded and written beside the key) on a key's first synth task when worker.pce is on.
+  std::map<std::string, std::shared_ptr<const cs::PceMatrices>> pce_;
   std::optional<CurveKeys::Loaded> curve_;  // zmq.curve: own keypair, coordinator key, allow-list
   std::unique_ptr<GpuProver> gpu_;          // --gpus
   zmq::context_t ctx_;
@@ -76,7 +84,7 @@ class Worker {
   uint64_t handshake_failures_ = 0, last_refusal_log_ms_ = 0;
   std::unique_ptr<wire::BundleServer> server_;
   std::unique_ptr<Task> task_;
-  std::map<uint64_t, ControlMessage> unacked_;          // token -> result
+  std::map<uint64_t, ControlMessage> unacked_;         // token -> result
   std::deque<std::pair<std::string, uint64_t>> held_;  // bundle key, synth token
   std::atomic<bool> corrupt_once_{false};
   std::atomic<bool> bad_proof_once_{false};
