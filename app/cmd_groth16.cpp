@@ -87,7 +87,7 @@ groth16::Proof<E> prove_zkey_on(const Groth16Options& o, bool use_gpu, const for
       // MSM/NTT scratch): a one-shot process pays it on every proof, a farm worker once.
       std::snprintf(buf, sizeof buf,
                     "GPU prover %.1f ms (key upload %.1f ms, upload %.1f ms, H %.1f ms, MSM A %.1f, B1 %.1f, B2 %.1f, "
-                    "C %.1f, H %.1f ms)",
+                    "L %.1f, H %.1f ms)",
                     t.total_ms, t.key_upload_ms, t.upload_ms, t.h_ms, t.msm_a_ms, t.msm_b_g1_ms, t.msm_b_g2_ms,
                     t.msm_l_ms, t.msm_h_ms);
       *phases = buf;
@@ -100,12 +100,10 @@ groth16::Proof<E> prove_zkey_on(const Groth16Options& o, bool use_gpu, const for
 #else
   (void)o, (void)use_gpu;
 #endif
-  formats::ZkeyProveTimings t;
+  groth16::ProveTimings t;
   auto proof = formats::prove_zkey<E>(pk, bundle, util::ThreadPool::global(), &t);
   *backend = "CPU (" + std::to_string(util::ThreadPool::global().size()) + " threads)";
-  std::snprintf(buf, sizeof buf, "H %.1f ms, MSM A %.1f, B1 %.1f, B2 %.1f, C %.1f, H %.1f ms", t.h_ms, t.msm_a_ms,
-                t.msm_b1_ms, t.msm_b2_ms, t.msm_c_ms, t.msm_h_ms);
-  *phases = buf;
+  *phases = groth16::format_prove_timings(t);
   return proof;
 }
 

@@ -161,6 +161,7 @@ void parse_worker(FarmSection s, WorkerConfig& w) {
   s.num<uint32_t>("drain_hold_s", w.drain_hold_s, 0, 86400);
   s.num<uint32_t>("key_rescan_s", w.key_rescan_s, 0, 86400);
   s.num<uint64_t>("max_bundle_mb", w.max_bundle_mb, 1, uint64_t(1) << 30);
+  s.boolean("pce", w.pce);
   s.reject_unknown();
 }
 

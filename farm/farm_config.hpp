@@ -66,6 +66,7 @@ struct WorkerConfig {
   uint32_t drain_hold_s = 300;                    // draining synth side: serve held bundles this long at most
   uint32_t key_rescan_s = 10;                     // key_dir re-read this often (and on SIGHUP); 0: SIGHUP only
   uint64_t max_bundle_mb = 65536;                 // largest bundle a prove worker accepts
+  bool pce = true;                                // synth: precompiled constraint evaluation (KEY.pce files)
 };
 
 // zmq: transport security. With `curve` on, the control plane (coordinator ROUTER, worker

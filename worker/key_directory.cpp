@@ -50,7 +50,7 @@ KeyDirectory::KeyDirectory(const std::string& dir, const KeyDirectory* previous)
     if (!e.is_regular_file()) continue;
     const std::string path = e.path().string();
     const auto ext = e.path().extension();
-    if (ext == ".json" || ext == ".r1cs" || ext == ".wtns") continue;
+    if (ext == ".json" || ext == ".r1cs" || ext == ".wtns" || ext == ".pce") continue;  // .pce: PCE matrices
     std::error_code sec;
     const uint64_t size = e.file_size(sec);
     const int64_t mtime = int64_t(e.last_write_time(sec).time_since_epoch().count());

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <zmq_addon.hpp>
 
@@ -343,6 +344,25 @@ bool Worker::serve_held_bundles(bool coordinator_gone) {
   return false;
 }
 
+template <class E>
+std::shared_ptr<const cs::PceMatrices> Worker::pce_for(const std::string& key_path, const groth16::KeyMeta& meta) {
+  if (auto it = pce_.find(key_path); it != pce_.end()) return it->second;
+  const std::string path = key_path + ".pce";
+  const bool existed = std::filesystem::exists(path);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::string why;
+  auto m = std::make_shared<const cs::PceMatrices>(groth16::load_or_build_pce<E>(path, meta, &why));
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (why.empty())
+    spdlog::info("worker {}: PCE matrices {} opened ({:.1f} ms)", id_, path, ms);
+  else if (existed)
+    spdlog::warn("worker {}: PCE file refused: {} ({:.1f} ms)", id_, why, ms);
+  else
+    spdlog::info("worker {}: PCE matrices recorded for {} ({:.1f} ms)", id_, path, ms);
+  pce_[key_path] = m;
+  return m;
+}
+
 ControlMessage Worker::run_synth(const ControlMessage& m) {
   const auto& b = m.body;
   const std::string circuit = b["circuit"], job = b["job"];
@@ -356,6 +376,16 @@ ControlMessage Worker::run_synth(const ControlMessage& m) {
   auto t0 = std::chrono::steady_clock::now();
   auto bundle = zkey ? zkeys_.synthesize(*key, m.payload, part) : curves::with_curve(key->curve, [&]<class E>(E) {
     auto pk = groth16::ProvingKey<E>::open(key->path);
+    if (cfg_.worker.pce) {
+      // Precompiled constraint evaluation; any failure falls back to plain synthesis for this
+      // task, and the key's matrices are opened (or rebuilt) afresh next time.
+      try {
+        return groth16::synthesize_builtin_pce<E>(*pce_for<E>(key->path, pk.meta), pk.meta, seed, part, key->digest);
+      } catch (const std::exception& e) {
+        pce_.erase(key->path);
+        spdlog::warn("worker {}: PCE synthesis of {} failed ({}); synthesizing without it", id_, key->path, e.what());
+      }
+    }
     return groth16::synthesize_builtin<E>(pk.meta, seed, part, key->digest);
   });
   const std::string bundle_key = job + "/" + std::to_string(part) + "/" + std::to_string(token);

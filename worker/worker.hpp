@@ -16,6 +16,8 @@
 #include <thread>
 #include <zmq.hpp>
 
+#include "common/cs/pce_matrices.hpp"
+#include "common/groth16/proving_key.hpp"
 #include "common/wire/bundle_server.hpp"
 #include "farm/control_message.hpp"
 #include "farm/curve_keys.hpp"
@@ -58,6 +60,9 @@ class Worker {
   void handle(const ControlMessage& m);
   void start_task(const ControlMessage& m);
   ControlMessage run_synth(const ControlMessage& m);
+  // The PCE matrices of a native key (cached in pce_; see groth16::load_or_build_pce).
+  template <class E>
+  std::shared_ptr<const cs::PceMatrices> pce_for(const std::string& key_path, const groth16::KeyMeta& meta);
   ControlMessage run_prove(const nlohmann::json& b);
   void collect_task();
   // Drained but for held bundles: true while they should still be served (see drain_hold_s).
@@ -72,7 +77,10 @@ class Worker {
   WorkerOptions opts_;
   std::string id_;
   KeyDirectory keys_;
-  ZkeyCircuits zkeys_;                      // used by the task thread only
+  ZkeyCircuits zkeys_;  // used by the task thread only
+  // PCE matrices of the native keys synthesized so far, by key path (task thread only): opened
+  // (or recorded and written beside the key) on a key's first synth task when worker.pce is on.
+  std::map<std::string, std::shared_ptr<const cs::PceMatrices>> pce_;
   std::optional<CurveKeys::Loaded> curve_;  // zmq.curve: own keypair, coordinator key, allow-list
   std::unique_ptr<GpuProver> gpu_;          // --gpus
   zmq::context_t ctx_;
