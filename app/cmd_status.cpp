@@ -1,12 +1,14 @@
 // The farm's client commands besides submit: `zkmill status [JOB] [--json]`, `zkmill wait JOB`,
 // `zkmill cancel JOB` and `zkmill result JOB --out DIR`. All read Redis, the source of truth.
 // zkmill-cli-links: zk_coordinator
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <memory>
 
 #include "app/command.hpp"
-#include "farm/worker_registry.hpp"
 #include "coordinator/farm_client.hpp"
+#include "farm/worker_registry.hpp"
 
 namespace zkmill::cli {
 namespace {
@@ -61,12 +63,26 @@ void print_farm_summary(const nlohmann::json& f) {
   line("workers:", total);
 }
 
-// The workers registered with the coordinator (zk:workers), one line each, or as JSON.
+uint64_t now_unix_ms() {
+  return uint64_t(
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count());
+}
+
+// The workers registered with the coordinator (zk:workers), one line each, or as JSON, and
+// the quarantined ones (zk:quarantine), connected or not.
 int print_workers(const ClientOptions& o, const Context& ctx) {
   auto cfg = farm::load_command_config(o.config.empty() ? ctx.config_path : o.config,
                                        ctx.log_level == ctx.config.log.level ? "" : ctx.log_level);
   farm::RedisClient redis(cfg.redis);
-  auto workers = farm::WorkerRegistry(redis).list();
+  farm::WorkerRegistry registry(redis);
+  auto workers = registry.list();
+  // Quarantined workers are listed even when not connected: they stay quarantined until cleared.
+  for (const auto& [id, q] : registry.quarantined()) {
+    auto& w = workers[id];
+    if (w.empty()) w = {{"role", "?"}, {"connected", false}};
+    w["quarantined"] = q;
+  }
   if (o.json) {
     nlohmann::json out = nlohmann::json::array();
     for (auto& [id, w] : workers) {
@@ -77,11 +93,20 @@ int print_workers(const ClientOptions& o, const Context& ctx) {
     return 0;
   }
   for (const auto& [id, w] : workers) {
-    const uint64_t seen = w.value("last_seen_ms", uint64_t(0)), updated = w.value("updated_ms", uint64_t(0));
-    std::printf("worker %-24s %-6s %-9s %s heard %.1f s ago%s\n", id.c_str(), w.value("role", std::string("?")).c_str(),
-                w.value("draining", false) ? "DRAINING" : "active", w.value("busy", false) ? "busy," : "idle,",
-                double(updated > seen ? updated - seen : 0) / 1000.0,
-                w.contains("gpus") && !w["gpus"].empty() ? (", GPUs " + w["gpus"].dump()).c_str() : "");
+    if (!w.value("connected", true)) {
+      std::printf("worker %-24s not connected\n", id.c_str());
+    } else {
+      const uint64_t seen = w.value("last_seen_ms", uint64_t(0)), updated = w.value("updated_ms", uint64_t(0));
+      std::printf("worker %-24s %-6s %-9s %s heard %.1f s ago%s\n", id.c_str(),
+                  w.value("role", std::string("?")).c_str(), w.value("draining", false) ? "DRAINING" : "active",
+                  w.value("busy", false) ? "busy," : "idle,", double(updated > seen ? updated - seen : 0) / 1000.0,
+                  w.contains("gpus") && !w["gpus"].empty() ? (", GPUs " + w["gpus"].dump()).c_str() : "");
+    }
+    if (w.contains("quarantined") && w["quarantined"].is_object())
+      std::printf(
+          "  QUARANTINED %.0f s ago: %s (`zkmill worker clear %s` lifts it)\n",
+          double(now_unix_ms() - std::min(now_unix_ms(), w["quarantined"].value("since_ms", uint64_t(0)))) / 1000.0,
+          w["quarantined"].value("reason", std::string("?")).c_str(), id.c_str());
   }
   if (workers.empty()) std::printf("no workers registered\n");
   return 0;
@@ -124,10 +149,11 @@ RunFn setup_status(CLI::App& sub) {
                 (unsigned long long)s["partitions"].get<uint64_t>(), (long long)s["priority"].get<int64_t>(),
                 s["error"].get<std::string>().empty() ? "" : ", error: ", s["error"].get<std::string>().c_str());
     for (const auto& p : s["partition_states"])
-      std::printf("  partition %-4llu %-13s attempts %llu %s%s\n", (unsigned long long)p["partition"].get<uint64_t>(),
-                  p["state"].get<std::string>().c_str(), (unsigned long long)p["attempts"].get<uint64_t>(),
-                  p["worker"].get<std::string>().c_str(),
-                  p["error"].get<std::string>().empty() ? "" : (" last error: " + p["error"].get<std::string>()).c_str());
+      std::printf(
+          "  partition %-4llu %-13s attempts %llu %s%s\n", (unsigned long long)p["partition"].get<uint64_t>(),
+          p["state"].get<std::string>().c_str(), (unsigned long long)p["attempts"].get<uint64_t>(),
+          p["worker"].get<std::string>().c_str(),
+          p["error"].get<std::string>().empty() ? "" : (" last error: " + p["error"].get<std::string>()).c_str());
     return 0;
   };
 }

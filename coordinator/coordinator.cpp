@@ -10,6 +10,7 @@
 #include <zmq_addon.hpp>
 
 #include "farm/curve_keys.hpp"
+#include "farm/log_text.hpp"
 #include "farm/signal_safe_poll.hpp"
 
 namespace zkmill::farm {
@@ -27,7 +28,14 @@ constexpr size_t kMaxReleaseChecks = 1000;
 }  // namespace
 
 Coordinator::Coordinator(FarmConfig cfg)
-    : cfg_(std::move(cfg)), redis_(cfg_.redis), wake_(cfg_.redis), store_(redis_), checker_(store_), ctx_(1), router_(ctx_, zmq::socket_type::router), registry_(redis_) {
+    : cfg_(std::move(cfg)),
+      redis_(cfg_.redis),
+      wake_(cfg_.redis),
+      store_(redis_),
+      checker_(store_),
+      ctx_(1),
+      router_(ctx_, zmq::socket_type::router),
+      registry_(redis_) {
   router_.set(zmq::sockopt::linger, 0);
   router_.set(zmq::sockopt::router_mandatory, 1);
   router_.set(zmq::sockopt::maxmsgsize, int64_t(cfg_.zmq.max_message_kb) * 1024 + 64);
@@ -80,7 +88,7 @@ void Coordinator::forward_drain_requests() {
     auto it = workers_.find(id);
     if (it != workers_.end()) {
       spdlog::info("coordinator: draining worker {} (requested with `zkmill worker drain`)", id);
-      send(id, ControlMessage("drain", nlohmann::json::object()));
+      send(id, Drain{});
       it->second.draining = true;  // no new work from now on, whatever its next heartbeat says
     } else if (now - std::min(now, requested_ms) < kDrainRequestTtlMs) {
       continue;  // not (re-)registered yet, e.g. right after a coordinator restart
@@ -91,48 +99,114 @@ void Coordinator::forward_drain_requests() {
   }
 }
 
-void Coordinator::release_unneeded(const std::string& id, const nlohmann::json& held) {
-  if (!held.is_array()) return;
-  std::vector<std::string> keys;
-  for (const auto& k : held)
-    if (k.is_string() && keys.size() < kMaxReleaseChecks) keys.push_back(k.get<std::string>());
+void Coordinator::release_unneeded(const std::string& id, const std::vector<std::string>& held) {
+  std::vector<std::string> keys(held.begin(), held.begin() + std::min(held.size(), kMaxReleaseChecks));
   for (const auto& key : store_.unneeded_bundles(keys)) {
-    spdlog::info("coordinator: releasing bundle {} held by draining worker {} (no partition needs it)", key, id);
-    send(id, ControlMessage("release", {{"bundle_key", key}}));
+    spdlog::info("coordinator: releasing bundle {} held by draining worker {} (no partition needs it)", printable(key),
+                 printable(id));
+    send(id, Release{key});
   }
 }
 
 void Coordinator::send(const std::string& to, const ControlMessage& m) {
-  std::string why;
-  if (!ControlMessage::valid(m.type, m.body, &why)) {
-    spdlog::error("coordinator: refusing to send invalid message: {}", why);
-    return;
+  if (!m.send_to(router_, to)) spdlog::debug("coordinator: could not send {} to {}", m.type_name(), printable(to));
+}
+
+void Coordinator::peer_warning(const std::string& peer, const std::string& line) {
+  const auto d = peer_log_limit_.allow(peer, now_ms());
+  if (!d.log) return;
+  if (d.suppressed)
+    spdlog::warn("{} ({} similar warning(s) about peer '{}' suppressed before this one)", line, d.suppressed,
+                 printable(d.key, 64));
+  else
+    spdlog::warn("{}", line);
+}
+
+uint64_t Coordinator::lease_period_ms() const {
+  return std::max<uint64_t>(1000, uint64_t(cfg_.coordinator.heartbeat_ms) * cfg_.coordinator.liveness);
+}
+
+void Coordinator::take_lease(const std::atomic<bool>& stop) {
+  lease_ = std::make_unique<CoordinatorLease>(redis_, cfg_.coordinator.bind, lease_period_ms());
+  for (uint64_t last_log = 0;;) {
+    try {
+      if (auto holder = lease_->acquire(now_ms()))
+        throw CoordinatorLeaseHeld(
+            "another coordinator is active on this Redis: " + holder->describe() +
+            " holds the coordinator lease (zk:lease:coordinator, renewed every heartbeat; it expires " +
+            std::to_string(lease_period_ms()) + " ms after that coordinator stops). One coordinator per farm");
+      break;
+    } catch (const RedisAuthError& e) {
+      throw std::runtime_error(e.what());
+    } catch (const RedisReplyError& e) {
+      const std::string what = e.what();
+      if (what.find("NOAUTH") != std::string::npos || what.find("NOPERM") != std::string::npos)
+        throw std::runtime_error("redis refused the coordinator (set redis.user / redis.password): " + what);
+      throw;
+    } catch (const RedisError& e) {
+      redis_.disconnect();
+      if (now_ms() - last_log > 2000) {
+        spdlog::warn("coordinator: redis unavailable at start ({}); retrying", e.what());
+        last_log = now_ms();
+      }
+      if (stop.load()) throw std::runtime_error("stopped before redis was reachable");
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
   }
-  if (!m.send_to(router_, to)) spdlog::debug("coordinator: could not send {} to {}", m.type, to);
+  store_.set_fence(lease_->token());
+  registry_.set_fence(lease_->token());
+  spdlog::info("coordinator: holding the coordinator lease ({} ms, renewed every {} ms)", lease_period_ms(),
+               cfg_.coordinator.heartbeat_ms);
+}
+
+void Coordinator::renew_lease() {
+  CoordinatorLease::Holder by;
+  switch (lease_->renew(&by)) {
+    case CoordinatorLease::Renewal::Renewed:
+      return;
+    case CoordinatorLease::Renewal::Retaken:
+      spdlog::warn(
+          "coordinator: the coordinator lease had lapsed (redis restarted, or this coordinator stalled); "
+          "nobody else held it, so it is ours again");
+      return;
+    case CoordinatorLease::Renewal::Lost:
+      throw CoordinatorLeaseLost("another coordinator took over the coordinator lease: " + by.describe() +
+                                 "; this one stops (its writes are refused from now on)");
+  }
 }
 
 void Coordinator::run(const std::atomic<bool>& stop) {
-  // Wrong credentials are a configuration error, not an outage to wait out: stop with it.
-  try {
-    redis_.command({"PING"});
-  } catch (const RedisAuthError& e) {
-    throw std::runtime_error(e.what());
-  } catch (const RedisReplyError& e) {
-    const std::string what = e.what();
-    if (what.find("NOAUTH") != std::string::npos || what.find("NOPERM") != std::string::npos)
-      throw std::runtime_error("redis refused the coordinator (set redis.user / redis.password): " + what);
-    throw;
-  } catch (const RedisError& e) {
-    spdlog::warn("coordinator: redis unavailable at start ({}); retrying", e.what());
-    redis_.disconnect();
-  }
-  router_.bind(cfg_.coordinator.bind);
+  // Resources first (a second coordinator with a clashing metrics address says so), then the
+  // lease, and only then the ROUTER: a refused coordinator never takes the control endpoint.
   if (!cfg_.coordinator.metrics_listen.empty()) metrics_.serve(cfg_.coordinator.metrics_listen, cfg_.redis);
+  take_lease(stop);
+  try {
+    serve(stop);
+  } catch (const CoordinatorLeaseLost&) {
+    throw;  // not ours any more: nothing to release
+  } catch (...) {
+    try {
+      lease_->release();
+    } catch (const RedisError&) {
+    }
+    throw;
+  }
+  try {
+    lease_->release();  // a successor need not wait out the period
+  } catch (const RedisError& e) {
+    spdlog::warn("coordinator: could not release the coordinator lease ({}); it expires in {} ms", e.what(),
+                 lease_period_ms());
+  }
+  spdlog::info("coordinator: stopping");
+}
+
+void Coordinator::serve(const std::atomic<bool>& stop) {
+  router_.bind(cfg_.coordinator.bind);
   started_ms_ = now_ms();
-  spdlog::info("coordinator: serving on {} (redis {}), lease {} ms, heartbeat {} ms x {}", cfg_.coordinator.bind,
-               cfg_.redis.unix_socket.empty() ? cfg_.redis.host + ":" + std::to_string(cfg_.redis.port)
-                                              : cfg_.redis.unix_socket,
-               cfg_.coordinator.lease_ms, cfg_.coordinator.heartbeat_ms, cfg_.coordinator.liveness);
+  spdlog::info(
+      "coordinator: serving on {} (redis {}), lease {} ms, heartbeat {} ms x {}", cfg_.coordinator.bind,
+      cfg_.redis.unix_socket.empty() ? cfg_.redis.host + ":" + std::to_string(cfg_.redis.port) : cfg_.redis.unix_socket,
+      cfg_.coordinator.lease_ms, cfg_.coordinator.heartbeat_ms, cfg_.coordinator.liveness);
   const size_t max_body = size_t(cfg_.zmq.max_message_kb) * 1024;
   while (!stop.load()) {
     if (wake_.fd() < 0) {
@@ -155,14 +229,23 @@ void Coordinator::run(const std::atomic<bool>& stop) {
       for (int n = 0; n < 1000; ++n) {
         std::vector<zmq::message_t> frames;
         if (!zmq::recv_multipart(router_, std::back_inserter(frames), zmq::recv_flags::dontwait)) break;
-        if (frames.empty()) continue;
-        std::string from = frames.front().to_string();
+        if (frames.size() < 2) continue;
+        Peer from{frames.front().to_string(), {}};
         frames.erase(frames.begin());
+        // CURVE: the key the ZAP handler authenticated (its User-Id). A routing id alone can
+        // be claimed by anyone once its owner disconnects; the key cannot.
+        if (cfg_.zmq.curve) {
+          try {
+            if (const char* key = frames.front().gets("User-Id")) from.key = key;
+          } catch (const zmq::error_t&) {
+          }
+        }
         std::string why;
         auto m = ControlMessage::decode(frames, max_body, &why);
         if (!m) {
-          spdlog::warn("coordinator: dropped a malformed message from '{}': {}", from.substr(0, 64), why);
           metrics_.message_dropped();
+          peer_warning(from.id, "coordinator: dropped a malformed message from '" + printable(from.id, 64) +
+                                    "': " + printable(why));
           continue;
         }
         handle(from, *m);
@@ -177,6 +260,15 @@ void Coordinator::run(const std::atomic<bool>& stop) {
         last_sweep_ms_ = now;
       }
       dispatch();
+    } catch (const CoordinatorLeaseLost& e) {
+      // A write was refused by the fence: either the lease lapsed (then it is re-taken and we
+      // go on) or another coordinator holds it (then renew_lease throws and we stop).
+      spdlog::warn("coordinator: {}", e.what());
+      try {
+        renew_lease();
+      } catch (const RedisError&) {
+        redis_.disconnect();  // checked again on the next heartbeat
+      }
     } catch (const RedisError& e) {
       redis_.disconnect();
       uint64_t now = now_ms();
@@ -187,137 +279,263 @@ void Coordinator::run(const std::atomic<bool>& stop) {
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
   }
-  spdlog::info("coordinator: stopping");
 }
 
-void Coordinator::handle(const std::string& from, const ControlMessage& m) {
-  if (m.type == "hello") return on_hello(from, m.body);
-  auto it = workers_.find(from);
+void Coordinator::handle(const Peer& from, const ControlMessage& m) {
+  if (const auto* h = m.as<Hello>()) return on_hello(from, *h);
+  auto it = workers_.find(from.id);
   if (it == workers_.end()) {
     // A worker from before our restart (or one we declared dead): it must introduce itself
     // again before anything it says is trusted. Its results are re-sent after the hello.
-    send(from, ControlMessage("reconnect", nlohmann::json::object()));
+    send(from.id, Reconnect{});
     return;
   }
   WorkerInfo& w = it->second;
+  if (w.curve_key != from.key) {
+    peer_warning(from.id, "coordinator: ignored a " + std::string(m.type_name()) + " from '" + printable(from.id, 64) +
+                              "': its CURVE key is not the one that worker registered with");
+    return;
+  }
   w.last_seen_ms = now_ms();
-  if (m.type == "worker_heartbeat") {
-    w.tokens.clear();
-    for (const auto& t : m.body["tokens"])
-      if (t.is_number_unsigned()) w.tokens.insert(t.get<uint64_t>());
-    w.current = m.body["current"].get<uint64_t>();
-    // Sticky: a heartbeat sent before our `drain` reached the worker must not undo it.
-    w.draining = w.draining || m.body["draining"].get<bool>();
-    if (w.draining && m.body.contains("held")) release_unneeded(from, m.body["held"]);
-    // An assignment the worker never got (lost in a reconnect): free the worker; the lease
-    // reaper fails that attempt because nobody reports holding it.
-    if (w.busy_token && w.current != w.busy_token && !w.tokens.count(w.busy_token) &&
-        w.last_seen_ms - w.assigned_ms > 4ull * cfg_.coordinator.heartbeat_ms)
-      w.busy_token = 0;
-  } else if (m.type == "bye") {
-    spdlog::info("coordinator: worker {} left (drained)", from);
-    workers_.erase(it);
-  } else if (m.type == "synth_done" || m.type == "prove_done" || m.type == "task_failed") {
-    on_result(from, w, m);
-  } else {
-    spdlog::warn("coordinator: unexpected '{}' from worker {}", m.type, from);
+  switch (m.type()) {
+    case MessageType::WorkerHeartbeat:
+      return on_heartbeat(from, w, *m.as<WorkerHeartbeat>());
+    case MessageType::Bye:
+      spdlog::info("coordinator: worker {} left (drained)", printable(from.id));
+      workers_.erase(it);
+      return;
+    case MessageType::SynthDone:
+      return on_synth_done(from, w, *m.as<SynthDone>());
+    case MessageType::ProveDone:
+      return on_prove_done(from, w, *m.as<ProveDone>());
+    case MessageType::TaskFailed:
+      return on_task_failed(from, w, *m.as<TaskFailed>());
+    default:
+      peer_warning(from.id, "coordinator: ignored a " + std::string(m.type_name()) + " from worker '" +
+                                printable(from.id, 64) + "' (a coordinator-to-worker message)");
   }
 }
 
-void Coordinator::on_hello(const std::string& from, const nlohmann::json& b) {
-  const std::string role = b["role"].get<std::string>();
-  if (role != "synth" && role != "prove" && role != "both") {
-    spdlog::warn("coordinator: worker {} announced an unknown role '{}'; ignored", from, role.substr(0, 32));
-    return;
-  }
-  if (b["worker"].get<std::string>() != from) {
-    spdlog::warn("coordinator: hello from '{}' names itself '{}'; ignored", from, b["worker"].get<std::string>());
+void Coordinator::on_heartbeat(const Peer& from, WorkerInfo& w, const WorkerHeartbeat& h) {
+  w.tokens = {h.tokens.begin(), h.tokens.end()};
+  w.current = h.current;
+  // Sticky: a heartbeat sent before our `drain` reached the worker must not undo it.
+  w.draining = w.draining || h.draining;
+  if (w.draining && !h.held.empty()) release_unneeded(from.id, h.held);
+  // An assignment the worker never got (lost in a reconnect): free the worker; the lease
+  // reaper fails that attempt because nobody reports holding it.
+  if (!w.busy_token.empty() && w.current != w.busy_token && !w.tokens.count(w.busy_token) &&
+      w.last_seen_ms - w.assigned_ms > 4ull * cfg_.coordinator.heartbeat_ms)
+    w.busy_token.clear();
+}
+
+void Coordinator::on_hello(const Peer& from, const Hello& h) {
+  if (h.worker != from.id) {
+    peer_warning(from.id, "coordinator: hello from '" + printable(from.id, 64) + "' names itself '" +
+                              printable(h.worker, 64) + "'; ignored");
     return;
   }
   WorkerInfo w;
-  w.role = role;
-  for (const auto& c : b["circuits"])
-    if (c.is_string()) w.circuits.insert(c.get<std::string>());
-  w.bundle_endpoint = b["bundle_endpoint"].get<std::string>();
-  for (const auto& t : b["tokens"])
-    if (t.is_number_unsigned()) w.tokens.insert(t.get<uint64_t>());
-  w.current = b["current"].get<uint64_t>();
+  w.role = h.role;
+  w.curve_key = from.key;
+  w.circuits = {h.circuits.begin(), h.circuits.end()};
+  w.bundle_endpoint = h.bundle_endpoint;
+  w.tokens = {h.tokens.begin(), h.tokens.end()};
+  w.current = h.current;
   w.busy_token = w.current;  // busy with something from before our restart
   w.assigned_ms = now_ms();
-  w.draining = b["draining"].get<bool>();
+  w.draining = h.draining;
   w.last_seen_ms = now_ms();
-  // Optional fields: the GPUs a prove worker proves on, and (CURVE) its bundle server's key.
-  if (b.contains("gpus") && b["gpus"].is_array()) w.gpus = b["gpus"];
-  if (b.contains("bundle_server_key") && b["bundle_server_key"].is_string() && !w.bundle_endpoint.empty())
-    bundle_server_keys_[w.bundle_endpoint] = b["bundle_server_key"].get<std::string>();
-  bool known = workers_.count(from);
-  spdlog::info("coordinator: worker {} {} (role {}, {} cores, {} MiB, {} circuit(s), {} GPU(s))", from,
-               known ? "re-registered" : "registered", role, b["cores"].get<uint64_t>(), b["memory_mb"].get<uint64_t>(),
-               w.circuits.size(), w.gpus.size());
-  workers_[from] = std::move(w);
-  send(from, ControlMessage("welcome", {{"heartbeat_ms", cfg_.coordinator.heartbeat_ms},
-                                        {"liveness", cfg_.coordinator.liveness}}));
+  w.gpus = h.gpus;
+  if (!h.bundle_server_key.empty() && !w.bundle_endpoint.empty())
+    bundle_server_keys_[w.bundle_endpoint] = h.bundle_server_key;
+  const bool known = workers_.count(from.id);
+  spdlog::info("coordinator: worker {} {} (role {}, {} cores, {} MiB, {} circuit(s), {} GPU(s)){}", printable(from.id),
+               known ? "re-registered" : "registered", role_name(h.role), h.cores, h.memory_mb, w.circuits.size(),
+               w.gpus.size(), quarantined(from.id, w) ? "; it is QUARANTINED and gets no work" : "");
+  workers_[from.id] = std::move(w);
+  send(from.id, Welcome{cfg_.coordinator.heartbeat_ms, cfg_.coordinator.liveness});
 }
 
-void Coordinator::on_result(const std::string& from, WorkerInfo& w, const ControlMessage& m) {
-  const auto& b = m.body;
-  PartRef ref{b["job"].get<std::string>(), b["part"].get<uint64_t>()};
-  const uint64_t token = b["token"].get<uint64_t>();
-  if (ref.job.size() < 2 || ref.job[0] != 'j' || ref.job.find_first_not_of("0123456789", 1) != std::string::npos) {
-    spdlog::warn("coordinator: {} from {} names a malformed job '{}'", m.type, from, ref.job.substr(0, 32));
-    return;
+void Coordinator::settle(const Peer& from, WorkerInfo& w, const std::string& token) {
+  if (w.busy_token == token) w.busy_token.clear();
+  send(from.id, Ack{token});
+}
+
+void Coordinator::refused(const Peer& from, std::string_view what, const AttemptRef& at, const std::string& why) {
+  metrics_.discarded();
+  // Routine for a worker's own late re-send (its attempt was retried); anything else is a peer
+  // naming someone else's attempt. Rate-limited per peer either way.
+  peer_warning(from.id, "coordinator: refused " + std::string(what) + " for " + at.job + " partition " +
+                            std::to_string(at.part) + " from '" + printable(from.id, 64) + "': " + printable(why));
+}
+
+std::optional<std::vector<std::string>> Coordinator::zkey_statement(const PartRef& ref, const std::string& circuit,
+                                                                    std::string* why) {
+  if (auto it = zkey_statements_.find(ref.member()); it != zkey_statements_.end()) return it->second;
+  auto wtns = store_.input(ref.job, ref.part);
+  if (!wtns) {
+    if (why) *why = "the partition's witness is no longer in Redis";
+    return std::nullopt;
   }
+  try {
+    return checker_.statement_from_wtns(circuit, *wtns);
+  } catch (const std::exception& e) {
+    if (why) *why = e.what();
+  }
+  return std::nullopt;
+}
+
+void Coordinator::on_synth_done(const Peer& from, WorkerInfo& w, const SynthDone& m) {
+  const PartRef ref{m.at.job, m.at.part};
+  const FarmStore::Sender sender{from.id, from.key, m.at.token};
   const uint64_t now = now_ms();
-  if (m.type == "synth_done") {
-    bool ok = store_.synth_done(ref, token, w.bundle_endpoint, b["bundle_key"].get<std::string>(), now,
-                                cfg_.coordinator.lease_ms);
-    spdlog::debug("coordinator: {} partition {} synthesized by {}{}", ref.job, ref.part, from, ok ? "" : " (stale)");
-    if (!ok) send(from, ControlMessage("release", {{"bundle_key", b["bundle_key"]}}));
-    else store_.record_timings(ref, b, {"synth_ms"});
-    if (ok) metrics_.synthesized(b);
-    else metrics_.discarded();
-  } else if (m.type == "task_failed") {
-    // `permanent` (optional): the worker found the input itself wrong (an unsatisfied or
-    // malformed witness); another attempt would fail the same way, so the job fails now.
-    CoordinatorConfig cc = cfg_.coordinator;
-    if (b.contains("permanent") && b["permanent"].is_boolean() && b["permanent"].get<bool>()) cc.max_attempts = 1;
-    auto f = store_.fail(ref, token, from, b["error"].get<std::string>(), now, cc);
-    count_failure("task_failed", ref, f);
-    if (f.outcome == 1)
-      spdlog::warn("coordinator: {} partition {} attempt {} failed on {}: {}; retry in {} ms", ref.job, ref.part,
-                   f.attempts, from, b["error"].get<std::string>(), f.delay_ms);
-    else if (f.outcome == 2)
-      spdlog::error("coordinator: job {} failed: partition {} exhausted {} attempts; last error: {}", ref.job, ref.part,
-                    f.attempts, b["error"].get<std::string>());
-  } else {  // prove_done
-    const JobInfo& ji = job_info(ref.job);
-    std::string why;
-    const auto t0 = std::chrono::steady_clock::now();
-    const bool good = checker_.verify_one(ji.circuit, b["proof"], b["public"], &why);
-    const double verify_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (!good) {
-      spdlog::error("coordinator: !!! PROOF REJECTED: job {} partition {} from worker {}: {} — counted as a failed attempt",
-                    ref.job, ref.part, from, why);
-      metrics_.rejected(verify_s);
-      count_failure("proof_rejected", ref,
-                    store_.fail(ref, token, from, "proof from " + from + " rejected: " + why, now, cfg_.coordinator));
-    } else {
-      auto d = store_.prove_done(ref, token, b["proof"].dump(), b["public"].dump(), now);
-      if (d.recorded) {
-        store_.record_timings(ref, b, {"fetch_ms", "prove_ms"});
-        metrics_.verified(b, verify_s, since_submit_s(ref.job));
-        spdlog::info("coordinator: {} partition {} verified ({}/{})", ref.job, ref.part, d.verified, d.total);
-        if (auto sw = workers_.find(d.synth_worker); sw != workers_.end() && !d.bundle_key.empty())
-          send(d.synth_worker, ControlMessage("release", {{"bundle_key", d.bundle_key}}));
-        if (d.verified == d.total) finalize(ref.job);
-      } else {
-        spdlog::info("coordinator: {} partition {} result from {} discarded ({})", ref.job, ref.part, from, d.reason);
-        metrics_.discarded();
-      }
+  auto release = [&] { send(from.id, Release{m.bundle_key}); };
+  // Who may end this attempt is checked before anything costly; the script checks it again.
+  const auto attempt = store_.attempt(ref);
+  std::string why = attempt.refusal(sender);
+  if (why.empty() && attempt.state != "synthesizing") why = "partition " + attempt.state;
+  if (!why.empty()) {
+    refused(from, "synth_done", m.at, why);
+    release();
+    return settle(from, w, m.at.token);
+  }
+  // The statement: checked against the key (count, field elements) and, for a zkey job, equal
+  // to the one the coordinator read from the witness.
+  const JobInfo& ji = job_info(ref.job);
+  auto statement = checker_.canonical_statement(ji.circuit, m.public_inputs, &why);
+  if (statement && ji.kind == "zkey") {
+    std::string missing;
+    auto expected = zkey_statement(ref, ji.circuit, &missing);
+    if (!expected) {
+      spdlog::warn("coordinator: {} partition {}: no statement to check the synthesis against: {}", ref.job, ref.part,
+                   missing);
+    } else if (*expected != *statement) {
+      statement.reset();
+      why = "its public inputs are not the partition's (signals 1..nPublic of the job's witness)";
     }
   }
-  if (w.busy_token == token) w.busy_token = 0;
-  send(from, ControlMessage("ack", {{"token", token}}));
+  if (!statement) {
+    release();
+    quarantine(from, ref, "synth_done for " + ref.job + " partition " + std::to_string(ref.part) + ": " + why);
+    count_failure("statement_rejected", ref,
+                  store_.fail(ref, sender, "synthesis by " + printable(from.id, 64) + " rejected: " + why, false, now,
+                              cfg_.coordinator));
+    return settle(from, w, m.at.token);
+  }
+  const auto o = store_.synth_done(ref, sender, w.bundle_endpoint, m.bundle_key, nlohmann::json(*statement).dump(), now,
+                                   cfg_.coordinator.lease_ms);
+  zkey_statements_.erase(ref.member());
+  spdlog::debug("coordinator: {} partition {} synthesized by {}{}", ref.job, ref.part, printable(from.id),
+                o.ok ? "" : " (" + o.reason + ")");
+  if (o.ok) {
+    store_.record_timings(ref, {{"synth_ms", m.synth_ms}});
+    metrics_.synthesized(m);
+  } else {
+    release();
+    metrics_.discarded();
+  }
+  settle(from, w, m.at.token);
+}
+
+void Coordinator::on_prove_done(const Peer& from, WorkerInfo& w, const ProveDone& m) {
+  const PartRef ref{m.at.job, m.at.part};
+  const FarmStore::Sender sender{from.id, from.key, m.at.token};
+  const uint64_t now = now_ms();
+  const auto attempt = store_.attempt(ref);
+  std::string why = attempt.refusal(sender);
+  if (why.empty() && attempt.state != "proving") why = "partition " + attempt.state;
+  if (!why.empty()) {
+    refused(from, "prove_done", m.at, why);
+    return settle(from, w, m.at.token);
+  }
+  const JobInfo& ji = job_info(ref.job);
+  const auto statement = nlohmann::json::parse(attempt.statement, nullptr, false);
+  const auto t0 = std::chrono::steady_clock::now();
+  const bool good = statement.is_array() && checker_.verify_one(ji.circuit, m.proof, statement, &why);
+  const double verify_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!good) {
+    if (!statement.is_array()) why = "the partition has no statement recorded";
+    // The prover's own idea of the statement is only a diagnostic: did it prove something else?
+    std::string ignored;
+    if (!m.public_inputs.empty()) {
+      auto claimed = checker_.canonical_statement(ji.circuit, m.public_inputs, &ignored);
+      if (claimed && nlohmann::json(*claimed) != statement)
+        why += " (its public inputs are not the partition's: a proof of another statement)";
+    }
+    spdlog::error(
+        "coordinator: !!! PROOF REJECTED: job {} partition {} from worker {}: {} — counted as a failed attempt",
+        ref.job, ref.part, printable(from.id), why);
+    metrics_.rejected(verify_s);
+    quarantine(from, ref, "prove_done for " + ref.job + " partition " + std::to_string(ref.part) + ": " + why);
+    count_failure("proof_rejected", ref,
+                  store_.fail(ref, sender, "proof from " + printable(from.id, 64) + " rejected: " + why, false, now,
+                              cfg_.coordinator));
+    return settle(from, w, m.at.token);
+  }
+  auto d = store_.prove_done(ref, sender, m.proof.dump(), now);
+  if (d.recorded) {
+    store_.record_timings(ref, {{"fetch_ms", m.fetch_ms}, {"prove_ms", m.prove_ms}});
+    metrics_.verified(m, verify_s, since_submit_s(ref.job));
+    spdlog::info("coordinator: {} partition {} verified ({}/{})", ref.job, ref.part, d.verified, d.total);
+    if (workers_.count(d.synth_worker) && !d.bundle_key.empty()) send(d.synth_worker, Release{d.bundle_key});
+    if (d.verified == d.total) finalize(ref.job);
+  } else {
+    spdlog::info("coordinator: {} partition {} result from {} discarded ({})", ref.job, ref.part, printable(from.id),
+                 d.reason);
+    metrics_.discarded();
+  }
+  settle(from, w, m.at.token);
+}
+
+void Coordinator::on_task_failed(const Peer& from, WorkerInfo& w, const TaskFailed& m) {
+  const PartRef ref{m.at.job, m.at.part};
+  const std::string error = printable(m.error, 1000);
+  auto f = store_.fail(ref, {from.id, from.key, m.at.token}, error, m.permanent, now_ms(), cfg_.coordinator);
+  if (f.outcome == 0) {
+    if (f.reason == "stale token" || f.reason.rfind("not from", 0) == 0) refused(from, "task_failed", m.at, f.reason);
+    return settle(from, w, m.at.token);
+  }
+  count_failure("task_failed", ref, f);
+  if (f.permanent_ignored)
+    spdlog::warn(
+        "coordinator: {} partition {}: prove worker {} reported a permanent failure of a witness a synth worker "
+        "checked; counted as a failed attempt of that worker, not the job's",
+        ref.job, ref.part, printable(from.id));
+  if (f.outcome == 1)
+    spdlog::warn("coordinator: {} partition {} attempt {} failed on {}: {}; retry in {} ms", ref.job, ref.part,
+                 f.attempts, printable(from.id), error, f.delay_ms);
+  else
+    spdlog::error("coordinator: job {} failed: partition {} exhausted {} attempts; last error: {}", ref.job, ref.part,
+                  f.attempts, error);
+  settle(from, w, m.at.token);
+}
+
+void Coordinator::quarantine(const Peer& who, const PartRef& ref, const std::string& reason) {
+  nlohmann::json record{
+      {"reason", reason}, {"job", ref.job}, {"part", ref.part}, {"since_ms", now_ms()}, {"key", who.key}};
+  registry_.quarantine(who.id, record);
+  quarantined_[who.id] = record;
+  if (!who.key.empty()) quarantined_keys_.insert(who.key);
+  spdlog::error(
+      "coordinator: worker {} QUARANTINED: {}; it gets no more work until an operator runs `zkmill worker "
+      "clear {}`",
+      printable(who.id), reason, printable(who.id));
+}
+
+bool Coordinator::quarantined(const std::string& id, const WorkerInfo& w) const {
+  return quarantined_.count(id) || (!w.curve_key.empty() && quarantined_keys_.count(w.curve_key));
+}
+
+void Coordinator::refresh_quarantine() {
+  auto now = registry_.quarantined();
+  for (const auto& [id, rec] : quarantined_)
+    if (!now.count(id)) spdlog::info("coordinator: worker {} cleared from quarantine by an operator", printable(id));
+  quarantined_ = std::move(now);
+  quarantined_keys_.clear();
+  for (const auto& [id, rec] : quarantined_)
+    if (rec.contains("key") && rec["key"].is_string() && !rec["key"].get<std::string>().empty())
+      quarantined_keys_.insert(rec["key"].get<std::string>());
 }
 
 const Coordinator::JobInfo& Coordinator::job_info(const std::string& job) {
@@ -327,6 +545,7 @@ const Coordinator::JobInfo& Coordinator::job_info(const std::string& job) {
   if (!j.empty()) {
     ji.circuit = j["circuit"];
     ji.curve = j["curve"];
+    ji.kind = j["kind"];
     ji.seed = std::stoull(j["seed"]);
     ji.created_ms = j["created_ms"].empty() ? 0 : std::stoull(j["created_ms"]);
   }
@@ -337,16 +556,18 @@ void Coordinator::heartbeat_and_expire() {
   const uint64_t now = now_ms();
   if (now - last_heartbeat_ms_ < cfg_.coordinator.heartbeat_ms) return;
   last_heartbeat_ms_ = now;
+  renew_lease();
+  refresh_quarantine();
   const uint64_t dead_after = uint64_t(cfg_.coordinator.heartbeat_ms) * cfg_.coordinator.liveness;
   for (auto it = workers_.begin(); it != workers_.end();) {
     if (now - it->second.last_seen_ms > dead_after) {
-      spdlog::warn("coordinator: worker {} missed {} heartbeats; declared dead, its leases will be requeued", it->first,
-                   cfg_.coordinator.liveness);
+      spdlog::warn("coordinator: worker {} missed {} heartbeats; declared dead, its leases will be requeued",
+                   printable(it->first), cfg_.coordinator.liveness);
       it = workers_.erase(it);
       metrics_.worker_lost();
       continue;
     }
-    send(it->first, ControlMessage("heartbeat", nlohmann::json::object()));
+    send(it->first, Heartbeat{});
     ++it;
   }
   forward_drain_requests();  // first, so the registry shows new draining flags at once
@@ -364,20 +585,22 @@ void Coordinator::reap() {
     if (!ref) continue;
     auto r = redis_.command({"HMGET", "zk:part:" + ref->job + ":" + std::to_string(ref->part), "worker", "token"});
     const std::string holder = r.elements.at(0).as_string();
-    const uint64_t token = uint64_t(r.elements.at(1).as_int());
+    const std::string token = r.elements.at(1).as_string();
     auto w = workers_.find(holder);
-    bool held = w != workers_.end() && (w->second.tokens.count(token) || w->second.current == token ||
-                                        w->second.busy_token == token);
+    bool held = w != workers_.end() && !token.empty() &&
+                (w->second.tokens.count(token) || w->second.current == token || w->second.busy_token == token);
     if (held || grace) {
       store_.renew_lease(member, now + cfg_.coordinator.lease_ms);
       continue;
     }
-    std::string why = w == workers_.end() ? "worker " + holder + " lost (missed heartbeats)"
-                                          : "worker " + holder + " no longer holds the attempt";
-    auto f = store_.fail(*ref, 0, holder, why, now, cfg_.coordinator);
+    std::string why = w == workers_.end() ? "worker " + printable(holder, 64) + " lost (missed heartbeats)"
+                                          : "worker " + printable(holder, 64) + " no longer holds the attempt";
+    auto f = store_.fail(*ref, {holder, "", ""}, why, false, now, cfg_.coordinator);
     count_failure("lease_expired", *ref, f);
-    if (f.outcome == 0) store_.redis().command({"ZREM", "zk:leases", member});  // nothing leased any more
-    else spdlog::warn("coordinator: {} partition {} requeued: {}", ref->job, ref->part, why);
+    if (f.outcome == 0)
+      store_.drop_lease(member);  // nothing leased any more
+    else
+      spdlog::warn("coordinator: {} partition {} requeued: {}", ref->job, ref->part, why);
   }
 }
 
@@ -425,7 +648,7 @@ void Coordinator::finalize(const std::string& job) {
   }
 }
 
-bool Coordinator::attach_input(const Claim& c, ControlMessage& msg) {
+bool Coordinator::attach_input(const std::string& id, const WorkerInfo& w, const Claim& c, ControlMessage& msg) {
   auto wtns = store_.input(c.ref.job, c.ref.part);
   std::string why;
   if (!wtns)
@@ -435,15 +658,23 @@ bool Coordinator::attach_input(const Claim& c, ControlMessage& msg) {
            std::min<size_t>(size_t(cfg_.coordinator.max_witness_mb) << 20, ControlMessage::kMaxPayloadBytes))
     why = "the partition's witness of " + std::to_string(wtns->size()) +
           " bytes exceeds coordinator.max_witness_mb = " + std::to_string(cfg_.coordinator.max_witness_mb);
+  if (why.empty()) {
+    // The statement is the witness's public signals, known before any worker reports.
+    try {
+      if (zkey_statements_.size() > 10000) zkey_statements_.clear();  // bounded; a miss re-reads the witness
+      zkey_statements_[c.ref.member()] = checker_.statement_from_wtns(c.job.at("circuit"), *wtns);
+    } catch (const std::exception& e) {
+      why = std::string("the partition's witness is malformed: ") + e.what();
+    }
+  }
   if (!why.empty()) {
     // Nothing another attempt could change: fail the job (a no-op if it is already final).
     CoordinatorConfig cc = cfg_.coordinator;
     cc.max_attempts = 1;
-    store_.fail(c.ref, c.token, "", why, now_ms(), cc);
+    store_.fail(c.ref, {id, w.curve_key, c.token}, why, false, now_ms(), cc);
     spdlog::error("coordinator: {} partition {}: {}", c.ref.job, c.ref.part, why);
     return false;
   }
-  msg.body["input_bytes"] = uint64_t(wtns->size());
   msg.payload = std::move(*wtns);
   return true;
 }
@@ -451,17 +682,18 @@ bool Coordinator::attach_input(const Claim& c, ControlMessage& msg) {
 void Coordinator::dispatch() {
   size_t provers = 0, synthesizing = 0;
   for (auto& [id, w] : workers_) {
-    if (w.can_prove() && !w.draining) ++provers;
-    if (w.busy_token && w.busy_is_synth) ++synthesizing;
+    if (can_prove(w.role) && !w.draining && !quarantined(id, w)) ++provers;
+    if (!w.busy_token.empty() && w.busy_is_synth) ++synthesizing;
   }
   // Prove work first: it drains what synthesis already produced.
   for (auto& [id, w] : workers_)
-    if (!w.busy_token && !w.draining && w.can_prove()) dispatch_prove(id, w);
+    if (w.busy_token.empty() && !w.draining && can_prove(w.role) && !quarantined(id, w)) dispatch_prove(id, w);
   uint64_t ahead = store_.synth_ahead() + synthesizing;
   const uint64_t limit = uint64_t(cfg_.coordinator.synth_lookahead) * std::max<size_t>(provers, 1);
   for (auto& [id, w] : workers_) {
     if (ahead >= limit) break;
-    if (!w.busy_token && !w.draining && w.can_synth() && dispatch_synth(id, w)) ++ahead;
+    if (w.busy_token.empty() && !w.draining && can_synth(w.role) && !quarantined(id, w) && dispatch_synth(id, w))
+      ++ahead;
   }
 }
 
@@ -471,7 +703,8 @@ bool Coordinator::dispatch_prove(const std::string& id, WorkerInfo& w) {
   std::vector<std::vector<std::string>> cmds;
   for (auto& m : cands) {
     auto ref = PartRef::parse(m);
-    cmds.push_back({"HGET", "zk:part:" + (ref ? ref->job : std::string("?")) + ":" + (ref ? std::to_string(ref->part) : "0"),
+    cmds.push_back({"HGET",
+                    "zk:part:" + (ref ? ref->job : std::string("?")) + ":" + (ref ? std::to_string(ref->part) : "0"),
                     "synth_worker"});
   }
   auto holders = redis_.pipeline(cmds);
@@ -487,20 +720,24 @@ bool Coordinator::dispatch_prove(const std::string& id, WorkerInfo& w) {
     if (pick < 0) pick = int(i);
   }
   if (pick < 0) return false;
-  auto c = store_.claim("prove", cands[size_t(pick)], id, now_ms(), cfg_.coordinator.lease_ms);
+  auto c = store_.claim("prove", cands[size_t(pick)], id, w.curve_key, now_ms(), cfg_.coordinator.lease_ms);
   if (!c.ok) return false;
-  ControlMessage prove("prove", {{"job", c.ref.job},
-                                 {"part", c.ref.part},
-                                 {"token", c.token},
-                                 {"circuit", c.job["circuit"]},
-                                 {"curve", c.job["curve"]},
-                                 {"bundle_endpoint", c.part["bundle_endpoint"]},
-                                 {"bundle_key", c.part["bundle_key"]}});
+  Prove prove;
+  prove.at = {c.ref.job, c.ref.part, c.token};
+  prove.circuit = c.job["circuit"];
+  prove.curve = c.job["curve"];
+  prove.bundle_endpoint = c.part["bundle_endpoint"];
+  prove.bundle_key = c.part["bundle_key"];
+  // The statement the proof must be of; the prove worker checks its bundle against it.
+  auto statement = nlohmann::json::parse(c.part["statement"], nullptr, false);
+  if (statement.is_array())
+    for (const auto& x : statement)
+      if (x.is_string()) prove.public_inputs.push_back(x.get<std::string>());
   // CURVE: the prove worker authenticates the bundle server by this key. Unknown (its synth
   // worker has not said hello since our start): empty, the fetch fails and the partition is retried.
   if (cfg_.zmq.curve) {
-    auto k = bundle_server_keys_.find(c.part["bundle_endpoint"]);
-    prove.body["bundle_server_key"] = k == bundle_server_keys_.end() ? std::string() : k->second;
+    auto k = bundle_server_keys_.find(prove.bundle_endpoint);
+    if (k != bundle_server_keys_.end()) prove.bundle_server_key = k->second;
   }
   assign(id, w, c, prove);
   return true;
@@ -510,9 +747,9 @@ bool Coordinator::dispatch_prove(const std::string& id, WorkerInfo& w) {
 void Coordinator::assign(const std::string& id, WorkerInfo& w, const Claim& c, const ControlMessage& m) {
   send(id, m);
   w.busy_token = c.token;
-  w.busy_is_synth = m.type == "synth";
+  w.busy_is_synth = m.type() == MessageType::Synth;
   w.assigned_ms = now_ms();
-  spdlog::debug("coordinator: {} partition {} -> {} ({}, token {})", c.ref.job, c.ref.part, id, m.type, c.token);
+  spdlog::debug("coordinator: {} partition {} -> {} ({})", c.ref.job, c.ref.part, printable(id), m.type_name());
 }
 
 bool Coordinator::dispatch_synth(const std::string& id, WorkerInfo& w) {
@@ -521,15 +758,15 @@ bool Coordinator::dispatch_synth(const std::string& id, WorkerInfo& w) {
     if (!ref) continue;
     const JobInfo& ji = job_info(ref->job);
     if (!ji.circuit.empty() && !w.circuits.count(ji.circuit)) continue;
-    auto c = store_.claim("synth", m, id, now_ms(), cfg_.coordinator.lease_ms);
+    auto c = store_.claim("synth", m, id, w.curve_key, now_ms(), cfg_.coordinator.lease_ms);
     if (!c.ok) continue;  // stale entry (cancelled or failed job): the claim removed it
-    ControlMessage msg("synth", {{"job", c.ref.job},
-                                 {"part", c.ref.part},
-                                 {"token", c.token},
-                                 {"circuit", c.job["circuit"]},
-                                 {"curve", c.job["curve"]},
-                                 {"seed", std::stoull(c.job["seed"])}});
-    if (c.job["kind"] == "zkey" && !attach_input(c, msg)) continue;  // that attempt failed; try the next entry
+    Synth synth;
+    synth.at = {c.ref.job, c.ref.part, c.token};
+    synth.circuit = c.job["circuit"];
+    synth.curve = c.job["curve"];
+    synth.seed = std::stoull(c.job["seed"]);
+    ControlMessage msg(std::move(synth));
+    if (c.job["kind"] == "zkey" && !attach_input(id, w, c, msg)) continue;  // that attempt failed; try the next entry
     assign(id, w, c, msg);
     return true;
   }
