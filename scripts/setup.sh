@@ -31,7 +31,7 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config git ca-certificates
   # C++ libraries
   libzmq3-dev cppzmq-dev libhiredis-dev libyaml-cpp-dev libspdlog-dev libgtest-dev libbenchmark-dev
-  libcli11-dev nlohmann-json3-dev prometheus-cpp-dev libcpp-httplib-dev
+  libcli11-dev nlohmann-json3-dev prometheus-cpp-dev libcpp-httplib-dev libssl-dev
   # farm state store, used by tests that start their own instance
   redis-server
   # snarkjs/circom for interop tests

@@ -2,6 +2,8 @@
 // examples and farm config errors that name file and key (control messages:
 // control_message_test.cpp).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -47,6 +49,20 @@ TEST(Sha256, FileHashEqualsMemoryHash) {
   EXPECT_EQ(Sha256::hex(Sha256::file(p.string())), sha_hex(data));
   std::filesystem::remove(p);
   EXPECT_THROW(Sha256::file(p.string()), std::runtime_error);
+}
+
+// A FIFO named as a key would block the reader forever: it is refused by name, at once.
+TEST(Sha256, FileRefusesAFifo) {
+  auto p = std::filesystem::temp_directory_path() / ("zkmill-sha-fifo-" + std::to_string(::getpid()));
+  ASSERT_EQ(::mkfifo(p.c_str(), 0600), 0);
+  try {
+    Sha256::file(p.string());
+    ADD_FAILURE() << "a FIFO was hashed";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(p.string()), std::string::npos) << e.what();
+  }
+  std::filesystem::remove(p);
 }
 
 std::string config_error(const std::string& yaml) {
