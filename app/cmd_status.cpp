@@ -3,6 +3,7 @@
 // zkmill-cli-links: zk_coordinator
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -67,8 +68,15 @@ void print_farm_summary(const nlohmann::json& f) {
   line("workers:", total);
 }
 
+uint64_t now_unix_ms() {
+  return uint64_t(
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count());
+}
+
 // The workers registered with the coordinator (zk:workers), one line each with the circuits it
-// serves and the partition it works on, or as JSON (FarmClient::workers, as GET /api/v1/workers).
+// serves and the partition it works on, and the quarantined ones (zk:quarantine), connected or
+// not; or as JSON (FarmClient::workers, as GET /api/v1/workers).
 int print_workers(const ClientOptions& o, const Context& ctx) {
   auto workers = client_for(o, ctx).workers();
   if (o.json) {
@@ -76,6 +84,9 @@ int print_workers(const ClientOptions& o, const Context& ctx) {
     return 0;
   }
   for (const auto& w : workers) {
+    if (!w.value("connected", true)) {
+      std::printf("worker %-24s not connected\n", w["worker"].get<std::string>().c_str());
+    } else {
     const uint64_t seen = w.value("last_seen_ms", uint64_t(0)), updated = w.value("updated_ms", uint64_t(0));
     std::string circuits;
     for (const auto& c : w.value("circuits", nlohmann::json::array()))
@@ -90,6 +101,12 @@ int print_workers(const ClientOptions& o, const Context& ctx) {
             ? (", on " + p["job"].get<std::string>() + "#" + std::to_string(p["partition"].get<uint64_t>())).c_str()
             : "",
         circuits.c_str());
+    }
+    if (w.contains("quarantined") && w["quarantined"].is_object())
+      std::printf(
+          "  QUARANTINED %.0f s ago: %s (`zkmill worker clear %s` lifts it)\n",
+          double(now_unix_ms() - std::min(now_unix_ms(), w["quarantined"].value("since_ms", uint64_t(0)))) / 1000.0,
+          w["quarantined"].value("reason", std::string("?")).c_str(), w["worker"].get<std::string>().c_str());
   }
   if (workers.empty()) std::printf("no workers registered\n");
   return 0;

@@ -291,8 +291,16 @@ nlohmann::json FarmClient::workers() {
       current[f[0].as_string()] = {{"job", refs[i].job}, {"partition", refs[i].part}, {"state", f[1].as_string()}};
     }
   }
+  WorkerRegistry registry(redis_);
+  auto workers = registry.list();
+  // Quarantined workers are listed even when not connected: they stay quarantined until cleared.
+  for (const auto& [id, q] : registry.quarantined()) {
+    auto& w = workers[id];
+    if (w.empty()) w = {{"role", "?"}, {"connected", false}};
+    w["quarantined"] = q;
+  }
   nlohmann::json out = nlohmann::json::array();
-  for (auto& [id, w] : WorkerRegistry(redis_).list()) {
+  for (auto& [id, w] : workers) {
     w["worker"] = id;
     auto it = current.find(id);
     w["partition"] = it == current.end() ? nlohmann::json(nullptr) : it->second;

@@ -15,9 +15,11 @@
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "coordinator/throughput_history.hpp"
+#include "farm/control_message.hpp"
 #include "farm/farm_config.hpp"
 
 namespace zkmill::farm {
@@ -34,12 +36,12 @@ class FarmMetrics {
   // Proofs verified per 10 s over the last 15 min (ThroughputHistory::to_json); event loop only.
   nlohmann::json throughput(uint64_t now_ms) { return throughput_.to_json(now_ms); }
 
-  // A synth_done was recorded; `result` is the worker's message body (optional telemetry
-  // synth_ms, bundle_bytes is read when present).
-  void synthesized(const nlohmann::json& result);
+  // A synth_done was recorded (its optional telemetry, synth_ms and bundle_bytes, is counted
+  // when present).
+  void synthesized(const SynthDone& result);
   // A proof passed verification (`verify_s`) and was recorded; `since_submit_s` is the
   // partition's latency from job submission. `result` may carry fetch_ms, prove_ms, bundle_bytes.
-  void verified(const nlohmann::json& result, double verify_s, double since_submit_s);
+  void verified(const ProveDone& result, double verify_s, double since_submit_s);
   // A proof did not verify.
   void rejected(double verify_s);
   // A failed attempt (`reason`: task_failed, proof_rejected, lease_expired:
@@ -57,7 +59,7 @@ class FarmMetrics {
   void set_workers(const nlohmann::json& by_role_state);
 
  private:
-  void observe_ms(const nlohmann::json& result, const char* field, prometheus::Histogram& h);
+  static void observe_ms(std::optional<double> ms, prometheus::Histogram& h);
 
   std::shared_ptr<prometheus::Registry> registry_;
   prometheus::Counter* verified_;

@@ -23,6 +23,7 @@
 #include "farm/curve_keys.hpp"
 #include "farm/farm_config.hpp"
 #include "farm/handshake_monitor.hpp"
+#include "farm/log_rate_limiter.hpp"
 #include "worker/gpu_prover.hpp"
 #include "worker/key_directory.hpp"
 #include "worker/zkey_circuits.hpp"
@@ -30,7 +31,7 @@
 namespace zkmill::farm {
 
 struct WorkerOptions {
-  std::string role = "both";  // synth | prove | both
+  WorkerRole role = WorkerRole::Both;
   // Test hooks (documented as such in `zkmill worker --help`): "corrupt-bundle-once" serves
   // the first bundle with a flipped byte; "bad-proof-once" sends one proof that does not verify.
   std::string fault;
@@ -51,7 +52,7 @@ class Worker {
   struct Task {
     std::thread thread;
     std::atomic<bool> done{false};
-    uint64_t token = 0;
+    std::string token;
     ControlMessage result;  // written by the task thread before `done`
   };
 
@@ -59,11 +60,11 @@ class Worker {
   ControlMessage heartbeat() const;
   void handle(const ControlMessage& m);
   void start_task(const ControlMessage& m);
-  ControlMessage run_synth(const ControlMessage& m);
+  ControlMessage run_synth(const Synth& s, const std::string& wtns);
   // The PCE matrices of a native key (cached in pce_; see groth16::load_or_build_pce).
   template <class E>
   std::shared_ptr<const cs::PceMatrices> pce_for(const std::string& key_path, const groth16::KeyMeta& meta);
-  ControlMessage run_prove(const nlohmann::json& b);
+  ControlMessage run_prove(const Prove& p);
   void collect_task();
   // Drained but for held bundles: true while they should still be served (see drain_hold_s).
   bool serve_held_bundles(bool coordinator_gone);
@@ -86,11 +87,12 @@ class Worker {
   zmq::context_t ctx_;
   zmq::socket_t dealer_;
   std::unique_ptr<HandshakeMonitor> monitor_;  // explains a refused connection in the log
+  LogRateLimiter malformed_log_;
   uint64_t handshake_failures_ = 0, last_refusal_log_ms_ = 0;
   std::unique_ptr<wire::BundleServer> server_;
   std::unique_ptr<Task> task_;
-  std::map<uint64_t, ControlMessage> unacked_;         // token -> result
-  std::deque<std::pair<std::string, uint64_t>> held_;  // bundle key, synth token
+  std::map<std::string, ControlMessage> unacked_;         // token -> result
+  std::deque<std::pair<std::string, std::string>> held_;  // bundle key, synth token
   std::atomic<bool> corrupt_once_{false};
   std::atomic<bool> bad_proof_once_{false};
   bool draining_ = false;
