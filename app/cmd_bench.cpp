@@ -20,6 +20,8 @@ namespace zkmill::cli {
 // `zkmill bench gpu` lives in cmd_bench_gpu.cpp (it needs the CUDA backend); the returned
 // function yields the exit code when that subcommand was chosen, or -1.
 std::function<int()> attach_bench_gpu(CLI::App& bench);
+// `zkmill bench bundle` (cmd_bench_bundle.cpp), the same way.
+std::function<int()> attach_bench_bundle(CLI::App& bench);
 
 namespace {
 
@@ -77,9 +79,11 @@ RunFn setup_bench(CLI::App& sub) {
   prove->add_option("--circuit", o->circuit, "chain or merkle")->capture_default_str()->check(CLI::IsMember({"chain", "merkle"}));
   prove->add_option("--repeat", o->repeat, "Proofs per size")->capture_default_str();
   auto gpu = attach_bench_gpu(sub);
-  return [o, prove, gpu](const Context&) {
+  auto bundle = attach_bench_bundle(sub);
+  return [o, prove, gpu, bundle](const Context&) {
     if (prove->parsed()) return run_bench_prove(*o);
     if (const int rc = gpu(); rc >= 0) return rc;
+    if (const int rc = bundle(); rc >= 0) return rc;
     return 1;
   };
 }

@@ -78,10 +78,17 @@ int print_workers(const ClientOptions& o, const Context& ctx) {
   }
   for (const auto& [id, w] : workers) {
     const uint64_t seen = w.value("last_seen_ms", uint64_t(0)), updated = w.value("updated_ms", uint64_t(0));
-    std::printf("worker %-24s %-6s %-9s %s heard %.1f s ago%s\n", id.c_str(), w.value("role", std::string("?")).c_str(),
-                w.value("draining", false) ? "DRAINING" : "active", w.value("busy", false) ? "busy," : "idle,",
-                double(updated > seen ? updated - seen : 0) / 1000.0,
-                w.contains("gpus") && !w["gpus"].empty() ? (", GPUs " + w["gpus"].dump()).c_str() : "");
+    // What it holds: "proving j3/0, prefetched j3/1" (the partitions and their stages).
+    std::string held;
+    if (w.contains("tasks") && w["tasks"].is_array())
+      for (const auto& t : w["tasks"])
+        held += (held.empty() ? "" : ", ") + t.value("stage", std::string("?")) + " " +
+                t.value("job", std::string("?")) + "/" + std::to_string(t.value("part", uint64_t(0)));
+    std::printf("worker %-24s %-6s %-9s %s heard %.1f s ago%s%s\n", id.c_str(),
+                w.value("role", std::string("?")).c_str(), w.value("draining", false) ? "DRAINING" : "active",
+                w.value("busy", false) ? "busy," : "idle,", double(updated > seen ? updated - seen : 0) / 1000.0,
+                w.contains("gpus") && !w["gpus"].empty() ? (", GPUs " + w["gpus"].dump()).c_str() : "",
+                held.empty() ? "" : ("; holds " + held).c_str());
   }
   if (workers.empty()) std::printf("no workers registered\n");
   return 0;

@@ -24,10 +24,19 @@ constexpr uint64_t kDrainRequestTtlMs = 60000;
 // Bundle keys of one draining worker's heartbeat looked up per heartbeat (a worker holds at
 // most worker.max_held_bundles; the rest wait for the next heartbeats).
 constexpr size_t kMaxReleaseChecks = 1000;
+// Assignments one worker may hold at once, whatever its hello claims (16 GPUs x (1 + prefetch)).
+constexpr uint64_t kMaxWorkerSlots = 64;
 }  // namespace
 
 Coordinator::Coordinator(FarmConfig cfg)
-    : cfg_(std::move(cfg)), redis_(cfg_.redis), wake_(cfg_.redis), store_(redis_), checker_(store_), ctx_(1), router_(ctx_, zmq::socket_type::router), registry_(redis_) {
+    : cfg_(std::move(cfg)),
+      redis_(cfg_.redis),
+      wake_(cfg_.redis),
+      store_(redis_),
+      checker_(store_),
+      ctx_(1),
+      router_(ctx_, zmq::socket_type::router),
+      registry_(redis_) {
   router_.set(zmq::sockopt::linger, 0);
   router_.set(zmq::sockopt::router_mandatory, 1);
   router_.set(zmq::sockopt::maxmsgsize, int64_t(cfg_.zmq.max_message_kb) * 1024 + 64);
@@ -129,10 +138,10 @@ void Coordinator::run(const std::atomic<bool>& stop) {
   router_.bind(cfg_.coordinator.bind);
   if (!cfg_.coordinator.metrics_listen.empty()) metrics_.serve(cfg_.coordinator.metrics_listen, cfg_.redis);
   started_ms_ = now_ms();
-  spdlog::info("coordinator: serving on {} (redis {}), lease {} ms, heartbeat {} ms x {}", cfg_.coordinator.bind,
-               cfg_.redis.unix_socket.empty() ? cfg_.redis.host + ":" + std::to_string(cfg_.redis.port)
-                                              : cfg_.redis.unix_socket,
-               cfg_.coordinator.lease_ms, cfg_.coordinator.heartbeat_ms, cfg_.coordinator.liveness);
+  spdlog::info(
+      "coordinator: serving on {} (redis {}), lease {} ms, heartbeat {} ms x {}", cfg_.coordinator.bind,
+      cfg_.redis.unix_socket.empty() ? cfg_.redis.host + ":" + std::to_string(cfg_.redis.port) : cfg_.redis.unix_socket,
+      cfg_.coordinator.lease_ms, cfg_.coordinator.heartbeat_ms, cfg_.coordinator.liveness);
   const size_t max_body = size_t(cfg_.zmq.max_message_kb) * 1024;
   while (!stop.load()) {
     if (wake_.fd() < 0) {
@@ -190,6 +199,30 @@ void Coordinator::run(const std::atomic<bool>& stop) {
   spdlog::info("coordinator: stopping");
 }
 
+void Coordinator::WorkerInfo::take_report(const nlohmann::json& b) {
+  tokens.clear();
+  for (const auto& t : b["tokens"])
+    if (t.is_number_unsigned()) tokens.insert(t.get<uint64_t>());
+  if (const uint64_t current = b["current"].get<uint64_t>()) tokens.insert(current);
+  // Optional (workers that prefetch): every task held, [{token, job, part, stage}]. Kept for
+  // `zkmill status --workers` only in a checked form, and bounded.
+  tasks = nlohmann::json::array();
+  if (!b.contains("tasks") || !b["tasks"].is_array()) return;
+  for (const auto& t : b["tasks"]) {
+    if (tasks.size() >= kMaxWorkerSlots) break;
+    if (!t.is_object() || !t.contains("token") || !t["token"].is_number_unsigned()) continue;
+    const uint64_t token = t["token"].get<uint64_t>();
+    tokens.insert(token);
+    auto str = [&](const char* k) {
+      return t.contains(k) && t[k].is_string() ? t[k].get<std::string>().substr(0, 64) : std::string();
+    };
+    tasks.push_back({{"token", token},
+                     {"job", str("job")},
+                     {"part", t.contains("part") && t["part"].is_number_unsigned() ? t["part"].get<uint64_t>() : 0},
+                     {"stage", str("stage")}});
+  }
+}
+
 void Coordinator::handle(const std::string& from, const ControlMessage& m) {
   if (m.type == "hello") return on_hello(from, m.body);
   auto it = workers_.find(from);
@@ -202,18 +235,15 @@ void Coordinator::handle(const std::string& from, const ControlMessage& m) {
   WorkerInfo& w = it->second;
   w.last_seen_ms = now_ms();
   if (m.type == "worker_heartbeat") {
-    w.tokens.clear();
-    for (const auto& t : m.body["tokens"])
-      if (t.is_number_unsigned()) w.tokens.insert(t.get<uint64_t>());
-    w.current = m.body["current"].get<uint64_t>();
+    w.take_report(m.body);
     // Sticky: a heartbeat sent before our `drain` reached the worker must not undo it.
     w.draining = w.draining || m.body["draining"].get<bool>();
     if (w.draining && m.body.contains("held")) release_unneeded(from, m.body["held"]);
-    // An assignment the worker never got (lost in a reconnect): free the worker; the lease
-    // reaper fails that attempt because nobody reports holding it.
-    if (w.busy_token && w.current != w.busy_token && !w.tokens.count(w.busy_token) &&
-        w.last_seen_ms - w.assigned_ms > 4ull * cfg_.coordinator.heartbeat_ms)
-      w.busy_token = 0;
+    // An assignment the worker never got (lost in a reconnect, or refused): free its slot; the
+    // lease reaper fails that attempt because nobody reports holding it.
+    std::erase_if(w.busy, [&](const auto& a) {
+      return !w.tokens.count(a.first) && w.last_seen_ms - a.second.at_ms > 4ull * cfg_.coordinator.heartbeat_ms;
+    });
   } else if (m.type == "bye") {
     spdlog::info("coordinator: worker {} left (drained)", from);
     workers_.erase(it);
@@ -239,11 +269,14 @@ void Coordinator::on_hello(const std::string& from, const nlohmann::json& b) {
   for (const auto& c : b["circuits"])
     if (c.is_string()) w.circuits.insert(c.get<std::string>());
   w.bundle_endpoint = b["bundle_endpoint"].get<std::string>();
-  for (const auto& t : b["tokens"])
-    if (t.is_number_unsigned()) w.tokens.insert(t.get<uint64_t>());
-  w.current = b["current"].get<uint64_t>();
-  w.busy_token = w.current;  // busy with something from before our restart
-  w.assigned_ms = now_ms();
+  w.take_report(b);
+  // Busy with what it reports working on (from before our restart, or a reconnect).
+  const uint64_t current = b["current"].get<uint64_t>();
+  if (current) w.busy[current] = {false, now_ms()};
+  for (const auto& t : w.tasks) w.busy[t["token"].get<uint64_t>()] = {t["stage"] == "synthesizing", now_ms()};
+  // Optional: how many assignments it takes at once (prove workers: slots x (1 + prefetch)).
+  if (b.contains("slots") && b["slots"].is_number_unsigned())
+    w.slots = std::clamp<uint64_t>(b["slots"].get<uint64_t>(), 1, kMaxWorkerSlots);
   w.draining = b["draining"].get<bool>();
   w.last_seen_ms = now_ms();
   // Optional fields: the GPUs a prove worker proves on, and (CURVE) its bundle server's key.
@@ -272,10 +305,14 @@ void Coordinator::on_result(const std::string& from, WorkerInfo& w, const Contro
     bool ok = store_.synth_done(ref, token, w.bundle_endpoint, b["bundle_key"].get<std::string>(), now,
                                 cfg_.coordinator.lease_ms);
     spdlog::debug("coordinator: {} partition {} synthesized by {}{}", ref.job, ref.part, from, ok ? "" : " (stale)");
-    if (!ok) send(from, ControlMessage("release", {{"bundle_key", b["bundle_key"]}}));
-    else store_.record_timings(ref, b, {"synth_ms"});
-    if (ok) metrics_.synthesized(b);
-    else metrics_.discarded();
+    if (!ok)
+      send(from, ControlMessage("release", {{"bundle_key", b["bundle_key"]}}));
+    else
+      store_.record_timings(ref, b, {"synth_ms"});
+    if (ok)
+      metrics_.synthesized(b);
+    else
+      metrics_.discarded();
   } else if (m.type == "task_failed") {
     // `permanent` (optional): the worker found the input itself wrong (an unsatisfied or
     // malformed witness); another attempt would fail the same way, so the job fails now.
@@ -296,15 +333,16 @@ void Coordinator::on_result(const std::string& from, WorkerInfo& w, const Contro
     const bool good = checker_.verify_one(ji.circuit, b["proof"], b["public"], &why);
     const double verify_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!good) {
-      spdlog::error("coordinator: !!! PROOF REJECTED: job {} partition {} from worker {}: {} — counted as a failed attempt",
-                    ref.job, ref.part, from, why);
+      spdlog::error(
+          "coordinator: !!! PROOF REJECTED: job {} partition {} from worker {}: {} — counted as a failed attempt",
+          ref.job, ref.part, from, why);
       metrics_.rejected(verify_s);
       count_failure("proof_rejected", ref,
                     store_.fail(ref, token, from, "proof from " + from + " rejected: " + why, now, cfg_.coordinator));
     } else {
       auto d = store_.prove_done(ref, token, b["proof"].dump(), b["public"].dump(), now);
       if (d.recorded) {
-        store_.record_timings(ref, b, {"fetch_ms", "prove_ms"});
+        store_.record_timings(ref, b, {"fetch_ms", "expand_ms", "prove_ms", "slot_wait_ms", "bundle_bytes"});
         metrics_.verified(b, verify_s, since_submit_s(ref.job));
         spdlog::info("coordinator: {} partition {} verified ({}/{})", ref.job, ref.part, d.verified, d.total);
         if (auto sw = workers_.find(d.synth_worker); sw != workers_.end() && !d.bundle_key.empty())
@@ -316,7 +354,7 @@ void Coordinator::on_result(const std::string& from, WorkerInfo& w, const Contro
       }
     }
   }
-  if (w.busy_token == token) w.busy_token = 0;
+  w.busy.erase(token);
   send(from, ControlMessage("ack", {{"token", token}}));
 }
 
@@ -366,8 +404,7 @@ void Coordinator::reap() {
     const std::string holder = r.elements.at(0).as_string();
     const uint64_t token = uint64_t(r.elements.at(1).as_int());
     auto w = workers_.find(holder);
-    bool held = w != workers_.end() && (w->second.tokens.count(token) || w->second.current == token ||
-                                        w->second.busy_token == token);
+    bool held = w != workers_.end() && (w->second.tokens.count(token) || w->second.busy.count(token));
     if (held || grace) {
       store_.renew_lease(member, now + cfg_.coordinator.lease_ms);
       continue;
@@ -376,8 +413,10 @@ void Coordinator::reap() {
                                           : "worker " + holder + " no longer holds the attempt";
     auto f = store_.fail(*ref, 0, holder, why, now, cfg_.coordinator);
     count_failure("lease_expired", *ref, f);
-    if (f.outcome == 0) store_.redis().command({"ZREM", "zk:leases", member});  // nothing leased any more
-    else spdlog::warn("coordinator: {} partition {} requeued: {}", ref->job, ref->part, why);
+    if (f.outcome == 0)
+      store_.redis().command({"ZREM", "zk:leases", member});  // nothing leased any more
+    else
+      spdlog::warn("coordinator: {} partition {} requeued: {}", ref->job, ref->part, why);
   }
 }
 
@@ -449,19 +488,23 @@ bool Coordinator::attach_input(const Claim& c, ControlMessage& msg) {
 }
 
 void Coordinator::dispatch() {
-  size_t provers = 0, synthesizing = 0;
+  uint64_t prove_slots = 0, synthesizing = 0;
   for (auto& [id, w] : workers_) {
-    if (w.can_prove() && !w.draining) ++provers;
-    if (w.busy_token && w.busy_is_synth) ++synthesizing;
+    if (w.can_prove() && !w.draining) prove_slots += w.slots;
+    if (w.synthesizing()) ++synthesizing;
   }
-  // Prove work first: it drains what synthesis already produced.
+  // Prove work first: it drains what synthesis already produced. A prove worker takes up to
+  // its slots (its devices and the partitions it prefetches); a synthesis runs alone.
   for (auto& [id, w] : workers_)
-    if (!w.busy_token && !w.draining && w.can_prove()) dispatch_prove(id, w);
+    while (!w.draining && w.can_prove() && w.busy.size() < w.slots && !w.synthesizing() && dispatch_prove(id, w)) {
+    }
+  // Synthesized-but-unproved partitions: synth_lookahead per proving slot, so that every
+  // slot's next bundle is ready (or being made) when it asks.
   uint64_t ahead = store_.synth_ahead() + synthesizing;
-  const uint64_t limit = uint64_t(cfg_.coordinator.synth_lookahead) * std::max<size_t>(provers, 1);
+  const uint64_t limit = uint64_t(cfg_.coordinator.synth_lookahead) * std::max<uint64_t>(prove_slots, 1);
   for (auto& [id, w] : workers_) {
     if (ahead >= limit) break;
-    if (!w.busy_token && !w.draining && w.can_synth() && dispatch_synth(id, w)) ++ahead;
+    if (w.busy.empty() && !w.draining && w.can_synth() && dispatch_synth(id, w)) ++ahead;
   }
 }
 
@@ -471,7 +514,8 @@ bool Coordinator::dispatch_prove(const std::string& id, WorkerInfo& w) {
   std::vector<std::vector<std::string>> cmds;
   for (auto& m : cands) {
     auto ref = PartRef::parse(m);
-    cmds.push_back({"HGET", "zk:part:" + (ref ? ref->job : std::string("?")) + ":" + (ref ? std::to_string(ref->part) : "0"),
+    cmds.push_back({"HGET",
+                    "zk:part:" + (ref ? ref->job : std::string("?")) + ":" + (ref ? std::to_string(ref->part) : "0"),
                     "synth_worker"});
   }
   auto holders = redis_.pipeline(cmds);
@@ -509,9 +553,7 @@ bool Coordinator::dispatch_prove(const std::string& id, WorkerInfo& w) {
 // Sends an assignment and marks the worker busy with it (the token is what its result must carry).
 void Coordinator::assign(const std::string& id, WorkerInfo& w, const Claim& c, const ControlMessage& m) {
   send(id, m);
-  w.busy_token = c.token;
-  w.busy_is_synth = m.type == "synth";
-  w.assigned_ms = now_ms();
+  w.busy[c.token] = {m.type == "synth", now_ms()};
   spdlog::debug("coordinator: {} partition {} -> {} ({}, token {})", c.ref.job, c.ref.part, id, m.type, c.token);
 }
 

@@ -39,16 +39,27 @@ class Coordinator {
     std::string role;  // synth | prove | both
     std::set<std::string> circuits;
     std::string bundle_endpoint;
-    std::set<uint64_t> tokens;  // what it reports holding or working on
-    uint64_t current = 0;       // reported task token
-    uint64_t busy_token = 0;    // what we assigned it and have not heard back about
-    bool busy_is_synth = false;
-    uint64_t assigned_ms = 0;
+    // What it reports holding or working on (heartbeat tokens[], current and tasks[]).
+    std::set<uint64_t> tokens;
+    nlohmann::json tasks = nlohmann::json::array();  // reported tasks {job, part, stage}, for status
+    struct Assigned {
+      bool synth = false;
+      uint64_t at_ms = 0;
+    };
+    std::map<uint64_t, Assigned> busy;  // token -> assigned and not yet reported back
+    uint64_t slots = 1;                 // assignments it takes at once (hello `slots`)
     uint64_t last_seen_ms = 0;
     bool draining = false;
     nlohmann::json gpus = nlohmann::json::array();  // as advertised in hello (prove on GPUs)
     bool can_synth() const { return role == "synth" || role == "both"; }
     bool can_prove() const { return role == "prove" || role == "both"; }
+    bool synthesizing() const {
+      for (const auto& [token, a] : busy)
+        if (a.synth) return true;
+      return false;
+    }
+    // Reads a hello's or heartbeat's tokens[], current and optional tasks[].
+    void take_report(const nlohmann::json& b);
   };
   struct JobInfo {
     std::string circuit, curve;

@@ -23,11 +23,18 @@ void Coordinator::publish_workers() {
   for (const char* role : {"synth", "prove", "both"}) counts[role] = {{"idle", 0}, {"busy", 0}, {"draining", 0}};
   std::map<std::string, nlohmann::json> records;
   for (const auto& [id, w] : workers_) {
-    const char* state = w.draining ? "draining" : w.busy_token ? "busy" : "idle";
+    const bool busy = !w.busy.empty() || !w.tasks.empty();
+    const char* state = w.draining ? "draining" : busy ? "busy" : "idle";
     counts[w.role][state] = counts[w.role][state].get<uint64_t>() + 1;
+    // tasks: what it holds, {job, part, stage} with stage synthesizing, fetching, prefetched
+    // (fetched, waiting for a proving slot) or proving; slots: how many it takes at once.
+    nlohmann::json tasks = nlohmann::json::array();
+    for (const auto& t : w.tasks) tasks.push_back({{"job", t["job"]}, {"part", t["part"]}, {"stage", t["stage"]}});
     records[id] = {{"role", w.role},
                    {"gpus", w.gpus},
-                   {"busy", w.busy_token != 0},
+                   {"busy", busy},
+                   {"slots", w.slots},
+                   {"tasks", std::move(tasks)},
                    {"draining", w.draining},
                    {"last_seen_ms", w.last_seen_ms},
                    {"updated_ms", now}};

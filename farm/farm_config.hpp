@@ -15,9 +15,9 @@ namespace zkmill::farm {
 struct RedisConfig {
   std::string host = "127.0.0.1";
   uint32_t port = 6379;
-  std::string unix_socket;          // non-empty: connect here instead of host:port
-  std::string user;                 // ACL user (Redis 6+); empty: the default user
-  std::string password;             // empty: no AUTH
+  std::string unix_socket;  // non-empty: connect here instead of host:port
+  std::string user;         // ACL user (Redis 6+); empty: the default user
+  std::string password;     // empty: no AUTH
   uint32_t connect_timeout_ms = 2000;
   uint32_t command_timeout_ms = 5000;
 };
@@ -33,7 +33,7 @@ struct CoordinatorConfig {
   uint32_t max_attempts = 5;        // per partition, then the job fails with the last error
   uint32_t backoff_ms = 200;        // retry delay: backoff_ms * 2^(attempt-1) ...
   uint32_t backoff_max_ms = 10000;  // ... capped here
-  uint32_t synth_lookahead = 2;     // synthesized-but-unproved partitions allowed per prove worker
+  uint32_t synth_lookahead = 2;     // synthesized-but-unproved partitions queued per prove-worker slot
   std::string metrics_listen;       // HOST:PORT for Prometheus /metrics; empty: no metrics endpoint
   // Largest .wtns a zkey job may have per partition (checked by submit, again by the
   // coordinator before sending it in the `synth` message). At most 64 MiB: the farm's
@@ -43,14 +43,21 @@ struct CoordinatorConfig {
 
 // worker: one worker process.
 struct WorkerConfig {
-  std::string key_dir;                        // native proving keys this worker serves
+  std::string key_dir;                            // native proving keys this worker serves
   std::string bundle_bind = "tcp://127.0.0.1:0";  // the synth side's BundleServer
-  std::string id;                             // empty: <hostname>-<pid>
-  uint32_t cores = 0;                         // advertised; 0: hardware threads
-  uint64_t memory_mb = 0;                     // advertised; 0: physical memory
-  uint32_t max_held_bundles = 16;             // synthesized bundles kept for fetching
-  uint32_t drain_hold_s = 300;                // draining synth side: serve held bundles this long at most
-  uint64_t max_bundle_mb = 65536;             // largest bundle a prove worker accepts
+  std::string id;                                 // empty: <hostname>-<pid>
+  uint32_t cores = 0;                             // advertised; 0: hardware threads
+  uint64_t memory_mb = 0;                         // advertised; 0: physical memory
+  uint32_t max_held_bundles = 16;                 // synthesized bundles kept for fetching
+  uint32_t drain_hold_s = 300;                    // draining synth side: serve held bundles this long at most
+  uint64_t max_bundle_mb = 65536;                 // largest bundle a prove worker accepts
+  // Prove workers: partitions taken ahead per proving slot (GPU, or the CPU), fetched while
+  // the current ones prove. 0: fetch, then prove, one partition per slot.
+  uint32_t prefetch = 1;
+  // Synth workers, native circuits: "witness" ships inputs and bit-packed aux only (the prove
+  // worker computes a, b, c from the circuit's matrices); "full" ships the whole bundle with
+  // a, b, c. zkey circuits always ship their own kind.
+  std::string bundle_kind = "witness";
 };
 
 // zmq: transport security. With `curve` on, the control plane (coordinator ROUTER, worker
@@ -62,7 +69,7 @@ struct ZmqConfig {
   std::string key_file;                     // this process's secret key (PREFIX.key, mode 0600)
   std::string coordinator_public_key_file;  // workers: the coordinator's PREFIX.pub
   std::string allowed_keys_file;            // coordinator and synth workers: admitted public keys
-  uint32_t max_message_kb = 256;  // control messages larger than this are dropped
+  uint32_t max_message_kb = 256;            // control messages larger than this are dropped
 };
 
 struct FarmConfig {

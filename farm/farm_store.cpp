@@ -372,7 +372,10 @@ void FarmStore::record_timings(const PartRef& ref, const nlohmann::json& body, s
   for (const char* f : fields) {
     if (!body.contains(f) || !body[f].is_number()) continue;
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3f", body[f].get<double>());
+    if (body[f].is_number_unsigned())  // counts (bundle_bytes) stay exact integers
+      std::snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(body[f].get<uint64_t>()));
+    else
+      std::snprintf(buf, sizeof buf, "%.3f", body[f].get<double>());
     cmd.insert(cmd.end(), {f, buf});
   }
   if (cmd.size() > 2) r_.command(cmd);

@@ -1,21 +1,24 @@
-// Worker event loop and the two kinds of task (synthesize -> publish; fetch -> prove).
+// Worker event loop and the two kinds of task (synthesize -> publish; fetch -> wait for a
+// proving slot -> prove).
 #include "worker/worker.hpp"
 
 #include <spdlog/spdlog.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <zmq_addon.hpp>
 
+#include "common/cs/witness_expand.hpp"
 #include "common/curves/dispatch.hpp"
 #include "common/groth16/builtin.hpp"
 #include "common/groth16/prover.hpp"
 #include "common/groth16/snarkjs_json.hpp"
 #include "common/wire/bundle_fetch.hpp"
-#include "farm/signal_safe_poll.hpp"
 #include "farm/clock.hpp"
+#include "farm/signal_safe_poll.hpp"
 
 namespace zkmill::farm {
 
@@ -48,9 +51,12 @@ Worker::Worker(FarmConfig cfg, WorkerOptions opts)
       throw std::invalid_argument("--gpus is for proving; a --role synth worker does not prove");
     gpu_ = std::make_unique<GpuProver>(opts_.gpus);
   }
+  if (opts_.role != "synth") provers_ = std::make_unique<ProverPool>(opts_.gpus);
   if (cfg_.zmq.curve) curve_ = CurveKeys::load_for_worker(cfg_.zmq, opts_.role != "prove");
-  if (!opts_.fault.empty() && opts_.fault != "corrupt-bundle-once" && opts_.fault != "bad-proof-once")
+  if (!opts_.fault.empty() && opts_.fault != "corrupt-bundle-once" && opts_.fault != "bad-proof-once" &&
+      opts_.fault != "slow-prove")
     throw std::invalid_argument("unknown --inject-fault '" + opts_.fault + "'");
+  slow_prove_ = opts_.fault == "slow-prove";
   corrupt_once_ = opts_.fault == "corrupt-bundle-once";
   bad_proof_once_ = opts_.fault == "bad-proof-once";
   if (keys_.size() == 0) spdlog::warn("worker {}: no proving keys in '{}': it will get no work", id_, cfg_.worker.key_dir);
@@ -85,7 +91,8 @@ Worker::Worker(FarmConfig cfg, WorkerOptions opts)
 }
 
 Worker::~Worker() {
-  if (task_ && task_->thread.joinable()) task_->thread.join();
+  for (auto& [token, t] : tasks_)
+    if (t->thread.joinable()) t->thread.join();
   close(wake_fd_);
 }
 
@@ -104,7 +111,27 @@ ControlMessage Worker::hello() const {
   b["bundle_endpoint"] = server_ ? server_->endpoint() : std::string();
   if (server_ && curve_) b["bundle_server_key"] = curve_->own.public_key;
   if (gpu_) b["gpus"] = gpu_->describe();
+  b["slots"] = uint64_t(capacity());  // optional: how many assignments we take at once
   return ControlMessage("hello", std::move(b));
+}
+
+size_t Worker::capacity() const {
+  if (!provers_) return 1;
+  return provers_->window(cfg_.worker.prefetch);
+}
+
+const char* Worker::stage_name(Stage s) {
+  switch (s) {
+    case Stage::Synthesizing:
+      return "synthesizing";
+    case Stage::Fetching:
+      return "fetching";
+    case Stage::Fetched:
+      return "prefetched";
+    case Stage::Proving:
+      return "proving";
+  }
+  return "?";
 }
 
 ControlMessage Worker::heartbeat() const {
@@ -113,7 +140,17 @@ ControlMessage Worker::heartbeat() const {
     tokens.push_back(token);
     held.push_back(key);
   }
-  nlohmann::json b{{"tokens", tokens}, {"current", task_ ? task_->token : uint64_t(0)}, {"draining", draining_}};
+  // `current` (one token: what an older coordinator reads) is a task that is running, the one
+  // proving if any; `tasks` (optional) lists every task held, prefetched ones included, so
+  // all their leases are renewed and `zkmill status --workers` can show them.
+  uint64_t current = 0;
+  nlohmann::json tasks = nlohmann::json::array();
+  for (const auto& [token, t] : tasks_) {
+    const Stage stage = t->stage.load();
+    if (!current || stage == Stage::Proving || stage == Stage::Synthesizing) current = token;
+    tasks.push_back({{"token", token}, {"job", t->job}, {"part", t->part}, {"stage", stage_name(stage)}});
+  }
+  nlohmann::json b{{"tokens", tokens}, {"current", current}, {"draining", draining_}, {"tasks", std::move(tasks)}};
   // Draining: the held bundles by key, so the coordinator can release those that no partition
   // needs any more (a failed attempt's, a cancelled job's) instead of letting us wait for them.
   if (draining_ && !held_.empty()) b["held"] = std::move(held);
@@ -133,13 +170,15 @@ int Worker::run(const std::atomic<bool>& stop) {
     if ((stop.load() || drain_requested_) && !draining_) {
       draining_ = true;
       drain_started_ms_ = now_ms();
-      spdlog::info("worker {}: draining (finishing the current partition, taking no new one)", id_);
+      spdlog::info("worker {}: draining (finishing the {} partition(s) it holds, taking no new one)", id_,
+                   tasks_.size());
       send(heartbeat());
     }
     // A draining worker whose coordinator has gone silent would wait for acks forever; its
     // unacked results are not lost (the leases expire and the partitions are redone).
     const bool coordinator_gone = now_ms() - last_heard_ms_ > heartbeat_ms_ * liveness_;
-    if (draining_ && !task_ && (unacked_.empty() || coordinator_gone) && !serve_held_bundles(coordinator_gone)) {
+    if (draining_ && tasks_.empty() && (unacked_.empty() || coordinator_gone) &&
+        !serve_held_bundles(coordinator_gone)) {
       send(ControlMessage("bye", nlohmann::json::object()));
       spdlog::info("worker {}: drained, exiting", id_);
       return 0;
@@ -162,7 +201,7 @@ int Worker::run(const std::atomic<bool>& stop) {
       last_heard_ms_ = now_ms();
       handle(*m);
     }
-    collect_task();
+    collect_tasks();
     log_handshake_failures();
     const uint64_t now = now_ms();
     if (now - last_sent_ms_ >= heartbeat_ms_) {
@@ -221,13 +260,8 @@ void Worker::handle(const ControlMessage& m) {
     if (server_) server_->retract(key);
     std::erase_if(held_, [&](const auto& h) { return h.first == key; });
   } else if (m.type == "synth" || m.type == "prove") {
-    if (task_ || draining_) {
-      spdlog::warn("worker {}: got {} while {}; not taken (the coordinator will requeue it)", id_, m.type,
-                   draining_ ? "draining" : "busy");
-      return;
-    }
-    if ((m.type == "synth" && opts_.role == "prove") || (m.type == "prove" && opts_.role == "synth")) {
-      spdlog::warn("worker {}: got {} but serves role {}; not taken", id_, m.type, opts_.role);
+    if (const std::string why = refusal(m.type); !why.empty()) {
+      spdlog::warn("worker {}: got {} while {}; not taken (the coordinator will requeue it)", id_, m.type, why);
       return;
     }
     start_task(m);
@@ -236,10 +270,30 @@ void Worker::handle(const ControlMessage& m) {
   }
 }
 
+std::string Worker::refusal(const std::string& type) const {
+  if (draining_) return "draining";
+  if ((type == "synth" && opts_.role == "prove") || (type == "prove" && opts_.role == "synth"))
+    return "serving role " + opts_.role;
+  if (tasks_.size() >= capacity()) return "busy (" + std::to_string(tasks_.size()) + " task(s) held)";
+  // A synthesis uses the whole machine: on a `both` worker it runs alone.
+  const bool synthesizing = std::any_of(tasks_.begin(), tasks_.end(), [](const auto& t) { return t.second->synth; });
+  if (synthesizing || (type == "synth" && !tasks_.empty())) return "busy (synthesis runs alone)";
+  return "";
+}
+
 void Worker::start_task(const ControlMessage& m) {
-  task_ = std::make_unique<Task>();
-  task_->token = m.body["token"].get<uint64_t>();
-  Task* t = task_.get();
+  auto task = std::make_unique<Task>();
+  Task* t = task.get();
+  t->token = m.body["token"].get<uint64_t>();
+  t->job = m.body["job"].get<std::string>();
+  t->part = m.body["part"].get<uint64_t>();
+  t->synth = m.type == "synth";
+  t->stage = t->synth ? Stage::Synthesizing : Stage::Fetching;
+  if (tasks_.count(t->token)) {
+    spdlog::warn("worker {}: got token {} twice; ignored", id_, t->token);
+    return;
+  }
+  tasks_.emplace(t->token, std::move(task));
   t->thread = std::thread([this, t, m] {
     const auto& b = m.body;
     auto failed = [&](const std::exception& e, bool permanent) {
@@ -251,7 +305,7 @@ void Worker::start_task(const ControlMessage& m) {
                                                  {"permanent", permanent}});
     };
     try {
-      t->result = m.type == "synth" ? run_synth(m) : run_prove(b);
+      t->result = m.type == "synth" ? run_synth(m) : run_prove(b, *t);
     } catch (const PermanentTaskError& e) {
       failed(e, true);
     } catch (const std::exception& e) {
@@ -260,18 +314,27 @@ void Worker::start_task(const ControlMessage& m) {
     t->done.store(true);
     const uint64_t one = 1;
     if (write(wake_fd_, &one, sizeof one) < 0) {
-      // Counter full (cannot happen with one task): the poll timeout picks the result up.
+      // Counter full (cannot happen: it would take 2^64 wake-ups): the poll timeout picks it up.
     }
   });
   send(heartbeat());  // tell the coordinator at once what we are working on
 }
 
-void Worker::collect_task() {
-  if (!task_ || !task_->done.load()) return;
-  task_->thread.join();
-  ControlMessage r = std::move(task_->result);
-  const uint64_t token = task_->token;
-  task_.reset();
+void Worker::collect_tasks() {
+  for (auto it = tasks_.begin(); it != tasks_.end();) {
+    if (!it->second->done.load()) {
+      ++it;
+      continue;
+    }
+    it->second->thread.join();
+    ControlMessage r = std::move(it->second->result);
+    const uint64_t token = it->first;
+    it = tasks_.erase(it);
+    report(token, std::move(r));
+  }
+}
+
+void Worker::report(uint64_t token, ControlMessage r) {
   if (r.type == "task_failed")
     spdlog::warn("worker {}: {} partition {} failed: {}", id_, r.body["job"].get<std::string>(),
                  r.body["part"].get<uint64_t>(), r.body["error"].get<std::string>());
@@ -324,8 +387,15 @@ ControlMessage Worker::run_synth(const ControlMessage& m) {
                                   : "synth of a native circuit came with a witness frame");
   auto t0 = std::chrono::steady_clock::now();
   auto bundle = zkey ? zkeys_.synthesize(*key, m.payload, part) : curves::with_curve(key->curve, [&]<class E>(E) {
+    using Fr = typename E::Fr;
     auto pk = groth16::ProvingKey<E>::open(key->path);
-    return groth16::synthesize_builtin<E>(pk.meta, seed, part, key->digest);
+    auto full = groth16::synthesize_builtin<E>(pk.meta, seed, part, key->digest);
+    if (cfg_.worker.bundle_kind != "witness") return full;
+    // Witness only: the prove worker recomputes a, b, c from the circuit's matrices, so only
+    // inputs and the (bit-packed) aux travel.
+    const auto mats = matrices_.get<E>(*key);
+    return cs::WitnessBundle::pack_witness<Fr>(full.header(), mats->id, full.template inputs<Fr>(),
+                                               full.template aux<Fr>());
   });
   const std::string bundle_key = job + "/" + std::to_string(part) + "/" + std::to_string(token);
   const uint64_t bytes = bundle.bytes().size();
@@ -342,7 +412,7 @@ ControlMessage Worker::run_synth(const ControlMessage& m) {
                                        {"bundle_bytes", bytes}});
 }
 
-ControlMessage Worker::run_prove(const nlohmann::json& b) {
+ControlMessage Worker::run_prove(const nlohmann::json& b, Task& t) {
   const std::string circuit = b["circuit"], job = b["job"];
   const uint64_t part = b["part"], token = b["token"];
   const KeyDirectory::Key* key = keys_.find(circuit);
@@ -364,11 +434,32 @@ ControlMessage Worker::run_prove(const nlohmann::json& b) {
   if (w.header().circuit_id != key->digest || w.header().partition != part || w.curve() != key->curve)
     throw std::runtime_error("fetched bundle is for another circuit, curve or partition");
   double fetch_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  const uint64_t fetched_bytes = w.bytes().size();  // telemetry for the coordinator's data-plane counter
+  const uint64_t fetched_bytes = w.bytes().size();  // telemetry: wire bytes of this partition
+  double expand_ms = 0;
+  if (w.kind() == cs::BundleKind::Witness) {
+    // a, b, c from the circuit's matrices, on our CPU threads, before taking a proving slot:
+    // it overlaps the proofs running there.
+    if (key->format != KeyDirectory::Format::Native)
+      throw std::runtime_error("fetched a witness-only bundle for a .zkey circuit");
+    const auto te = std::chrono::steady_clock::now();
+    w = curves::with_curve(key->curve, [&]<class E>(E) {
+      const auto mats = matrices_.get<E>(*key);
+      return cs::expand_witness<typename E::Fr>(w, mats->r1cs, mats->id);
+    });
+    expand_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - te).count();
+  }
+  // Fetched: wait for a proving slot (a device, or the CPU). Meanwhile our other tasks fetch,
+  // which is the point of prefetching; the wait is not part of prove_ms.
+  t.stage = Stage::Fetched;
+  ProverPool::Lease slot = provers_->acquire();
+  t.stage = Stage::Proving;
+  const auto t1 = std::chrono::steady_clock::now();
+  if (slow_prove_) std::this_thread::sleep_for(std::chrono::seconds(3));  // test hook
+  const int device = slot.device();
   nlohmann::json proof_json, pub_json;
   std::string backend;
   if (key->format == KeyDirectory::Format::Zkey) {
-    auto proved = zkeys_.prove(*key, circuit, w, bad_proof_once_.exchange(false), gpu_.get());
+    auto proved = zkeys_.prove(*key, circuit, w, bad_proof_once_.exchange(false), gpu_.get(), device);
     backend = proved.backend;
     proof_json = std::move(proved.proof);
     pub_json = std::move(proved.pub);
@@ -378,24 +469,33 @@ ControlMessage Worker::run_prove(const nlohmann::json& b) {
   } else {
     curves::with_curve(key->curve, [&]<class E>(E) {
       auto pk = groth16::ProvingKey<E>::open(key->path);
-      auto proof = gpu_ ? gpu_->prove(pk, w, circuit) : groth16::prove<E>(pk, w);
-      backend = gpu_ ? "GPU" : "CPU";
+      auto proof = gpu_ ? gpu_->prove(pk, w, circuit, device) : groth16::prove<E>(pk, w);
+      backend = gpu_ ? "GPU " + std::to_string(device) : std::string("CPU");
       if (bad_proof_once_.exchange(false)) proof.c = proof.a;  // test hook: well-formed but wrong
       auto inputs = groth16::public_inputs<E>(w);
       proof_json = groth16::snarkjs::proof_to_json<E>(proof);
       pub_json = groth16::snarkjs::public_to_json<typename E::Fr>(inputs);
     });
   }
-  const double total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  spdlog::info("worker {}: {} partition {} proved on the {} (fetch {:.1f} ms, total {:.1f} ms)", id_, job, part,
-               backend, fetch_ms, total_ms);
+  const auto t2 = std::chrono::steady_clock::now();
+  const double prove_ms = std::chrono::duration<double, std::milli>(t2 - t1).count();
+  const double wait_ms = std::chrono::duration<double, std::milli>(t1 - t0).count() - fetch_ms - expand_ms;
+  spdlog::info(
+      "worker {}: {} partition {} proved on the {} (fetch {:.1f} ms, expand {:.1f} ms, waited {:.1f} ms for "
+      "a slot, prove {:.1f} ms, {} bytes fetched)",
+      id_, job, part, backend, fetch_ms, expand_ms, wait_ms, prove_ms, fetched_bytes);
+  // fetch_ms, expand_ms (witness-only bundles: a, b, c computed here), slot_wait_ms, prove_ms
+  // and bundle_bytes (the partition's wire bytes) are optional telemetry: `zkmill status JOB
+  // --json` shows them per partition.
   return ControlMessage("prove_done", {{"job", job},
                                        {"part", part},
                                        {"token", token},
                                        {"proof", proof_json},
                                        {"public", pub_json},
                                        {"fetch_ms", fetch_ms},
-                                       {"prove_ms", total_ms - fetch_ms},
+                                       {"prove_ms", prove_ms},
+                                       {"slot_wait_ms", wait_ms},
+                                       {"expand_ms", expand_ms},
                                        {"bundle_bytes", fetched_bytes}});
 }
 
