@@ -82,11 +82,12 @@ TEST_F(FarmDataPlaneTest, PrefetchedPartitionOfAKilledProveWorkerIsReassignedAnd
     ASSERT_EQ(jp.substr(0, jp.find('/')), job);
     // The prefetched partition cannot have been proved before the kill (its proof would have
     // started after the current one's and takes 3 s): it was leased to the dead worker,
-    // requeued (a second attempt) and proved by the other worker. (The one proving may just
-    // have finished in time, so it is only checked below, with the others: recorded once.)
+    // requeued (one failed attempt: `attempts` counts failures) and proved by the other
+    // worker. (The one proving may just have finished in time, so it is only checked below,
+    // with the others: recorded once.)
     if (stage != "prefetched") continue;
     const json p = partition(s, jp);
-    EXPECT_GE(p["attempts"].get<uint64_t>(), 2u) << p.dump();
+    EXPECT_GE(p["attempts"].get<uint64_t>(), 1u) << p.dump();
     EXPECT_EQ(p["worker"], "prove-2") << p.dump();
   }
   for (const auto& p : s["partition_states"]) EXPECT_EQ(p["recorded"], 1) << p.dump();
@@ -108,7 +109,7 @@ TEST_F(FarmDataPlaneTest, DrainFinishesTheCurrentAndThePrefetchedPartitions) {
   for (const auto& [jp, stage] : held) {
     const json p = partition(s, jp);
     EXPECT_EQ(p["state"], "verified") << stage << " " << p.dump();
-    EXPECT_EQ(p["attempts"], 1) << stage << " " << p.dump();
+    EXPECT_EQ(p["attempts"], 0) << stage << " " << p.dump();  // no failed attempt
     EXPECT_EQ(p["worker"], "prove-slow") << stage << " " << p.dump();
   }
   // Nothing it was given was left half-done: every partition it was last given is verified.
@@ -158,7 +159,7 @@ TEST_F(FarmDataPlaneTest, CorruptedWitnessOnlyBundleFailsItsChecksumAndIsRetried
   EXPECT_EQ(s["verified"], 3);
   uint64_t attempts = 0;
   for (const auto& p : s["partition_states"]) attempts += p["attempts"].get<uint64_t>();
-  EXPECT_GE(attempts, 4u) << "one attempt failed on the corrupted transfer";
+  EXPECT_GE(attempts, 1u) << "one attempt (attempts counts failures) failed on the corrupted transfer";
   const std::string coordinator = farm_.log("coordinator");
   EXPECT_TRUE(contains(coordinator, "checksum mismatch")) << coordinator;
   // What travelled was the packed witness: no a, b, c (3 x 32 bytes per row), so well under
