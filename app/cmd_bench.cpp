@@ -23,6 +23,8 @@ namespace zkmill::cli {
 std::function<int()> attach_bench_gpu(CLI::App& bench);
 // `zkmill bench synth` (cmd_bench_synth.cpp): plain vs PCE synthesis; same convention.
 std::function<int()> attach_bench_synth(CLI::App& bench);
+// `zkmill bench bundle` (cmd_bench_bundle.cpp), the same way.
+std::function<int()> attach_bench_bundle(CLI::App& bench);
 
 namespace {
 
@@ -87,10 +89,12 @@ RunFn setup_bench(CLI::App& sub) {
   prove->add_option("--repeat", o->repeat, "Proofs per size")->capture_default_str();
   auto gpu = attach_bench_gpu(sub);
   auto synth = attach_bench_synth(sub);
-  return [o, prove, gpu, synth](const Context&) {
+  auto bundle = attach_bench_bundle(sub);
+  return [o, prove, gpu, synth, bundle](const Context&) {
     if (prove->parsed()) return run_bench_prove(*o);
     if (const int rc = gpu(); rc >= 0) return rc;
     if (const int rc = synth(); rc >= 0) return rc;
+    if (const int rc = bundle(); rc >= 0) return rc;
     return 1;
   };
 }

@@ -1,5 +1,5 @@
 // `zkmill worker --config FILE --role synth|prove|both [--gpus 0,1]`: runs one farm worker
-// until SIGTERM, which drains it (the current partition finishes, no new one is taken, then it
+// until SIGTERM, which drains it (the partitions it holds finish, no new one is taken, then it
 // exits); SIGHUP re-reads its key directory (worker.key_rescan_s also does, periodically).
 // `zkmill worker drain ID --config CLIENT.yaml` asks the farm to drain worker ID the same way,
 // through Redis (zk:drain; the coordinator forwards it as a `drain` message).
@@ -45,7 +45,7 @@ int request_drain(const WorkerCliOptions& o, const Context& ctx) {
                  o.drain_id.c_str());
     return 1;
   }
-  std::printf("drain requested for worker %s: it finishes its current partition, takes no new one and exits\n",
+  std::printf("drain requested for worker %s: it finishes the partitions it holds, takes no new one and exits\n",
               o.drain_id.c_str());
   return 0;
 }
@@ -78,17 +78,18 @@ RunFn setup_worker(CLI::App& sub) {
       ->check(CLI::IsMember({"synth", "prove", "both"}))
       ->capture_default_str();
   sub.add_option("--inject-fault", o->worker.fault,
-                 "TESTING ONLY: corrupt-bundle-once (serve one corrupted bundle) or bad-proof-once (send one "
-                 "proof that does not verify)")
-      ->check(CLI::IsMember({"corrupt-bundle-once", "bad-proof-once"}));
+                 "TESTING ONLY: corrupt-bundle-once (serve one corrupted bundle), bad-proof-once (send one "
+                 "proof that does not verify) or slow-prove (each proof takes 3 s longer)")
+      ->check(CLI::IsMember({"corrupt-bundle-once", "bad-proof-once", "slow-prove"}));
   sub.add_option("--gpus", o->worker.gpus,
-                 "Prove on these CUDA devices, e.g. 0,1 (native keys; one partition at a time, the devices in "
-                 "turn; run one worker per GPU to use several at once). Needs a CUDA build")
+                 "Prove on these CUDA devices, e.g. 0,1: one partition per device at once, plus worker.prefetch "
+                 "fetched ahead per device. Needs a CUDA build")
       ->delimiter(',')
       ->check(CLI::Range(0, 1023));
-  CLI::App* drain = sub.add_subcommand("drain",
-                                       "Ask the farm to drain worker ID: it finishes its current partition, "
-                                       "takes no new one, says bye and exits (as on SIGTERM)");
+  CLI::App* drain = sub.add_subcommand(
+      "drain",
+      "Ask the farm to drain worker ID: it finishes the partitions it holds (current and prefetched), "
+      "takes no new one, says bye and exits (as on SIGTERM)");
   drain->add_option("--config", o->drain_config, "Client config (redis section; docs/config.md)")
       ->check(CLI::ExistingFile);
   drain->add_option("id", o->drain_id, "The worker's id (worker.id; `zkmill status --workers` lists them)")->required();

@@ -298,6 +298,16 @@ void Coordinator::serve(const std::atomic<bool>& stop) {
   }
 }
 
+void Coordinator::WorkerInfo::take_report(const std::vector<std::string>& held, const std::string& current,
+                                          const std::vector<TaskReport>& reported) {
+  tokens = {held.begin(), held.end()};
+  if (!current.empty()) tokens.insert(current);
+  // Prefetching workers report every task they hold, [{token, job, part, stage}] (decoded and
+  // bounded by ControlMessage); kept for `zkmill status --workers`.
+  tasks = reported;
+  for (const auto& t : tasks) tokens.insert(t.at.token);
+}
+
 void Coordinator::handle(const Peer& from, const ControlMessage& m) {
   if (const auto* h = m.as<Hello>()) return on_hello(from, *h);
   auto it = workers_.find(from.id);
@@ -334,19 +344,18 @@ void Coordinator::handle(const Peer& from, const ControlMessage& m) {
 }
 
 void Coordinator::on_heartbeat(const Peer& from, WorkerInfo& w, const WorkerHeartbeat& h) {
-  w.tokens = {h.tokens.begin(), h.tokens.end()};
-  w.current = h.current;
+  w.take_report(h.tokens, h.current, h.tasks);
   // Sticky: a heartbeat sent before our `drain` reached the worker must not undo it.
   w.draining = w.draining || h.draining;
   if (w.draining && !h.held.empty()) release_unneeded(from.id, h.held);
-  // An assignment the worker never got (lost in a reconnect): free the worker; the lease
-  // reaper fails that attempt because nobody reports holding it. Only once the worker has
-  // received something sent after it (`seen`, when it reports one): before that the
-  // assignment may just be slow (TCP retransmissions on a lossy link), not lost.
-  const bool had_it = !h.seen || *h.seen >= w.assigned_seq;
-  if (!w.busy_token.empty() && w.current != w.busy_token && !w.tokens.count(w.busy_token) && had_it &&
-      w.last_seen_ms - w.assigned_ms > 4ull * cfg_.coordinator.heartbeat_ms)
-    w.busy_token.clear();
+  // An assignment the worker never got (lost in a reconnect): free its slot; the lease reaper
+  // fails that attempt because nobody reports holding it. Only once the worker has received
+  // something sent after it (`seen`, when it reports one): before that the assignment may just
+  // be slow (TCP retransmissions on a lossy link), not lost.
+  std::erase_if(w.busy, [&](const auto& a) {
+    const bool had_it = !h.seen || *h.seen >= a.second.seq;
+    return !w.tokens.count(a.first) && had_it && w.last_seen_ms - a.second.at_ms > 4ull * cfg_.coordinator.heartbeat_ms;
+  });
 }
 
 void Coordinator::on_hello(const Peer& from, const Hello& h) {
@@ -360,19 +369,22 @@ void Coordinator::on_hello(const Peer& from, const Hello& h) {
   w.curve_key = from.key;
   w.circuits = {h.circuits.begin(), h.circuits.end()};
   w.bundle_endpoint = h.bundle_endpoint;
-  w.tokens = {h.tokens.begin(), h.tokens.end()};
-  w.current = h.current;
-  w.busy_token = w.current;  // busy with something from before our restart
-  w.assigned_ms = now_ms();
+  w.take_report(h.tokens, h.current, h.tasks);
+  // Busy with what it reports working on (from before our restart, or a reconnect).
+  if (!h.current.empty()) w.busy[h.current] = {false, now_ms(), 0};
+  for (const auto& t : h.tasks) w.busy[t.at.token] = {t.stage == TaskStage::Synthesizing, now_ms(), 0};
+  // Optional: how many assignments it takes at once (prove workers: slots x (1 + prefetch)).
+  w.slots = h.slots.value_or(1);
   w.draining = h.draining;
   w.last_seen_ms = now_ms();
   w.gpus = h.gpus;
   if (!h.bundle_server_key.empty() && !w.bundle_endpoint.empty())
     bundle_server_keys_[w.bundle_endpoint] = h.bundle_server_key;
   const bool known = workers_.count(from.id);
-  spdlog::info("coordinator: worker {} {} (role {}, {} cores, {} MiB, {} circuit(s), {} GPU(s)){}", printable(from.id),
-               known ? "re-registered" : "registered", role_name(h.role), h.cores, h.memory_mb, w.circuits.size(),
-               w.gpus.size(), quarantined(from.id, w) ? "; it is QUARANTINED and gets no work" : "");
+  spdlog::info("coordinator: worker {} {} (role {}, {} cores, {} MiB, {} circuit(s), {} GPU(s), {} slot(s)){}",
+               printable(from.id), known ? "re-registered" : "registered", role_name(h.role), h.cores, h.memory_mb,
+               w.circuits.size(), w.gpus.size(), w.slots,
+               quarantined(from.id, w) ? "; it is QUARANTINED and gets no work" : "");
   workers_[from.id] = std::move(w);
   send(from.id, Welcome{cfg_.coordinator.heartbeat_ms, cfg_.coordinator.liveness});
 }
@@ -426,8 +438,7 @@ void Coordinator::reap() {
     const std::string holder = r.elements.at(0).as_string();
     const std::string token = r.elements.at(1).as_string();
     auto w = workers_.find(holder);
-    bool held = w != workers_.end() && !token.empty() &&
-                (w->second.tokens.count(token) || w->second.current == token || w->second.busy_token == token);
+    bool held = w != workers_.end() && !token.empty() && (w->second.tokens.count(token) || w->second.busy.count(token));
     if (held || grace) {
       store_.renew_lease(member, now + cfg_.coordinator.lease_ms);
       continue;
@@ -519,20 +530,24 @@ bool Coordinator::attach_input(const std::string& id, const WorkerInfo& w, const
 }
 
 void Coordinator::dispatch() {
-  size_t provers = 0, synthesizing = 0;
+  uint64_t prove_slots = 0, synthesizing = 0;
   for (auto& [id, w] : workers_) {
-    if (can_prove(w.role) && !w.draining && !quarantined(id, w)) ++provers;
-    if (!w.busy_token.empty() && w.busy_is_synth) ++synthesizing;
+    if (can_prove(w.role) && !w.draining && !quarantined(id, w)) prove_slots += w.slots;
+    if (w.synthesizing()) ++synthesizing;
   }
-  // Prove work first: it drains what synthesis already produced.
+  // Prove work first: it drains what synthesis already produced. A prove worker takes up to
+  // its slots (its devices and the partitions it prefetches); a synthesis runs alone.
   for (auto& [id, w] : workers_)
-    if (w.busy_token.empty() && !w.draining && can_prove(w.role) && !quarantined(id, w)) dispatch_prove(id, w);
+    while (!w.draining && can_prove(w.role) && !quarantined(id, w) && w.busy.size() < w.slots && !w.synthesizing() &&
+           dispatch_prove(id, w)) {
+    }
+  // Synthesized-but-unproved partitions: synth_lookahead per proving slot, so that every
+  // slot's next bundle is ready (or being made) when it asks.
   uint64_t ahead = store_.synth_ahead() + synthesizing;
-  const uint64_t limit = uint64_t(cfg_.coordinator.synth_lookahead) * std::max<size_t>(provers, 1);
+  const uint64_t limit = uint64_t(cfg_.coordinator.synth_lookahead) * std::max<uint64_t>(prove_slots, 1);
   for (auto& [id, w] : workers_) {
     if (ahead >= limit) break;
-    if (w.busy_token.empty() && !w.draining && can_synth(w.role) && !quarantined(id, w) && dispatch_synth(id, w))
-      ++ahead;
+    if (w.busy.empty() && !w.draining && can_synth(w.role) && !quarantined(id, w) && dispatch_synth(id, w)) ++ahead;
   }
 }
 
@@ -585,13 +600,11 @@ bool Coordinator::dispatch_prove(const std::string& id, WorkerInfo& w) {
 
 // Sends an assignment and marks the worker busy with it (the token is what its result must carry).
 void Coordinator::assign(const std::string& id, WorkerInfo& w, const Claim& c, ControlMessage& m) {
-  w.assigned_seq = ++seq_;
-  if (auto* s = std::get_if<Synth>(&m.body)) s->seq = w.assigned_seq;
-  if (auto* p = std::get_if<Prove>(&m.body)) p->seq = w.assigned_seq;
+  ++seq_;
+  if (auto* s = std::get_if<Synth>(&m.body)) s->seq = seq_;
+  if (auto* p = std::get_if<Prove>(&m.body)) p->seq = seq_;
   send(id, m);
-  w.busy_token = c.token;
-  w.busy_is_synth = m.type() == MessageType::Synth;
-  w.assigned_ms = now_ms();
+  w.busy[c.token] = {m.type() == MessageType::Synth, now_ms(), seq_};
   spdlog::debug("coordinator: {} partition {} -> {} ({})", c.ref.job, c.ref.part, printable(id), m.type_name());
 }
 

@@ -65,15 +65,27 @@ class Coordinator {
     std::string curve_key;  // the CURVE key it registered with ("" without CURVE)
     std::set<std::string> circuits;
     std::string bundle_endpoint;
-    std::set<std::string> tokens;  // what it reports holding
-    std::string current;           // reported task token
-    std::string busy_token;        // what we assigned it and have not heard back about
-    bool busy_is_synth = false;
-    uint64_t assigned_ms = 0;
-    uint64_t assigned_seq = 0;  // the `seq` of that assignment (see seq_)
+    // What it reports holding or working on (heartbeat tokens[], current and tasks[]).
+    std::set<std::string> tokens;
+    std::vector<TaskReport> tasks;  // reported tasks, for status
+    struct Assigned {
+      bool synth = false;
+      uint64_t at_ms = 0;
+      uint64_t seq = 0;  // the `seq` of that assignment (see seq_)
+    };
+    std::map<std::string, Assigned> busy;  // token -> assigned and not yet reported back
+    uint64_t slots = 1;                    // assignments it takes at once (hello `slots`)
     uint64_t last_seen_ms = 0;
     bool draining = false;
     std::vector<GpuInfo> gpus;  // as advertised in hello (prove on GPUs)
+    bool synthesizing() const {
+      for (const auto& [token, a] : busy)
+        if (a.synth) return true;
+      return false;
+    }
+    // Takes a hello's or heartbeat's tokens[], current and tasks[].
+    void take_report(const std::vector<std::string>& held, const std::string& current,
+                     const std::vector<TaskReport>& reported);
   };
   struct JobInfo {
     std::string circuit, curve, kind;

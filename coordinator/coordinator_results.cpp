@@ -10,7 +10,7 @@
 namespace zkmill::farm {
 
 void Coordinator::settle(const Peer& from, WorkerInfo& w, const std::string& token) {
-  if (w.busy_token == token) w.busy_token.clear();
+  w.busy.erase(token);
   send(from.id, Ack{token});
 }
 
@@ -131,7 +131,12 @@ void Coordinator::on_prove_done(const Peer& from, WorkerInfo& w, const ProveDone
   }
   auto d = store_.prove_done(ref, sender, m.proof.dump(), now);
   if (d.recorded) {
-    store_.record_timings(ref, {{"fetch_ms", m.fetch_ms}, {"prove_ms", m.prove_ms}});
+    store_.record_timings(
+        ref, {{"fetch_ms", m.fetch_ms},
+              {"expand_ms", m.expand_ms},
+              {"prove_ms", m.prove_ms},
+              {"slot_wait_ms", m.slot_wait_ms},
+              {"bundle_bytes", m.bundle_bytes ? std::optional<double>(double(*m.bundle_bytes)) : std::nullopt}});
     metrics_.verified(m, verify_s, since_submit_s(ref.job));
     spdlog::info("coordinator: {} partition {} verified ({}/{})", ref.job, ref.part, d.verified, d.total);
     if (workers_.count(d.synth_worker) && !d.bundle_key.empty()) send(d.synth_worker, Release{d.bundle_key});

@@ -23,14 +23,27 @@ void Coordinator::publish_workers() {
   for (const char* role : {"synth", "prove", "both"}) counts[role] = {{"idle", 0}, {"busy", 0}, {"draining", 0}};
   std::map<std::string, nlohmann::json> records;
   for (const auto& [id, w] : workers_) {
-    const char* state = w.draining ? "draining" : !w.busy_token.empty() ? "busy" : "idle";
+    const bool busy = !w.busy.empty() || !w.tasks.empty();
+    const char* state = w.draining ? "draining" : busy ? "busy" : "idle";
     const std::string role(role_name(w.role));
     counts[role][state] = counts[role][state].get<uint64_t>() + 1;
     nlohmann::json gpus = nlohmann::json::array();
     for (const auto& g : w.gpus) gpus.push_back({{"index", g.index}, {"name", g.name}, {"memory_mb", g.memory_mb}});
-    records[id] = {{"role", role},           {"gpus", std::move(gpus)},        {"circuits", w.circuits},
-                   {"held", w.tokens.size()},        {"busy", !w.busy_token.empty()},
-                   {"draining", w.draining}, {"last_seen_ms", w.last_seen_ms}, {"updated_ms", now}};
+    // tasks: what it holds, {job, part, stage} with stage synthesizing, fetching, prefetched
+    // (fetched, waiting for a proving slot) or proving; slots: how many it takes at once.
+    nlohmann::json tasks = nlohmann::json::array();
+    for (const auto& t : w.tasks)
+      tasks.push_back({{"job", t.at.job}, {"part", t.at.part}, {"stage", stage_name(t.stage)}});
+    records[id] = {{"role", role},
+                   {"gpus", std::move(gpus)},
+                   {"circuits", w.circuits},
+                   {"held", w.tokens.size()},
+                   {"busy", busy},
+                   {"slots", w.slots},
+                   {"tasks", std::move(tasks)},
+                   {"draining", w.draining},
+                   {"last_seen_ms", w.last_seen_ms},
+                   {"updated_ms", now}};
     // Quarantined workers stay registered (heartbeats, held bundles) but get no work.
     if (auto q = quarantined_.find(id); q != quarantined_.end())
       records[id]["quarantined"] = q->second;

@@ -207,8 +207,10 @@ nlohmann::json FarmClient::status(const std::string& job) {
                      {"recorded", to_u64(p["recorded"])},
                      {"error", p["error"]}});
     // Worker-reported timings (ms), when the worker sent them.
-    for (const char* f : {"synth_ms", "fetch_ms", "prove_ms"})
+    for (const char* f : {"synth_ms", "fetch_ms", "expand_ms", "prove_ms", "slot_wait_ms"})
       if (!p[f].empty()) parts.back()[f] = std::stod(p[f]);
+    // The bytes its prove worker fetched for the partition (the bundle on the wire).
+    if (!p["bundle_bytes"].empty()) parts.back()["bundle_bytes"] = to_u64(p["bundle_bytes"]);
     counts[p["state"]] = counts.value(p["state"], 0) + 1;
   }
   out["counts"] = counts;

@@ -106,6 +106,36 @@ class FieldReader {
   std::vector<std::string> public_inputs(const char* name, bool required) {
     return strings(name, required, ControlLimits::kMaxDecimalDigits, is_decimal, "a decimal string");
   }
+  // Optional tasks[]: [{token, job, part, stage}], at most kMaxSlots entries.
+  std::vector<TaskReport> tasks(const char* name) {
+    std::vector<TaskReport> out;
+    const json* a = array(name, false);
+    if (!a) return out;
+    if (a->size() > ControlLimits::kMaxSlots)
+      return fail(name, "has more than " + std::to_string(ControlLimits::kMaxSlots) + " entries"), out;
+    for (size_t i = 0; i < a->size() && ok_; ++i) {
+      const json& e = (*a)[i];
+      const std::string where = "entry " + std::to_string(i);
+      if (!e.is_object()) return fail(name, where + " is not an object"), out;
+      TaskReport t;
+      const auto str = [&](const char* k) -> const std::string* {
+        auto it = e.find(k);
+        return it != e.end() && it->is_string() ? &it->get_ref<const std::string&>() : nullptr;
+      };
+      const std::string *job = str("job"), *token = str("token"), *stage = str("stage");
+      auto part = e.find("part");
+      if (!job || !is_job_id(*job)) return fail(name, where + " has no valid job id"), out;
+      if (!token || !is_attempt_token(*token)) return fail(name, where + " has no valid attempt token"), out;
+      if (part == e.end() || !part->is_number_unsigned() || part->get<uint64_t>() > ControlLimits::kMaxPartition)
+        return fail(name, where + " has no valid part"), out;
+      auto st = stage ? parse_stage(*stage) : std::nullopt;
+      if (!st) return fail(name, where + " has no valid stage (synthesizing, fetching, prefetched, proving)"), out;
+      t.at = {*job, part->get<uint64_t>(), *token};
+      t.stage = *st;
+      out.push_back(std::move(t));
+    }
+    return out;
+  }
   const json* object(const char* name) {
     const json* v = field(name, true);
     if (v && !v->is_object()) return fail(name, "is not a JSON object"), nullptr;
@@ -176,6 +206,10 @@ std::optional<ControlBody> read_body(MessageType type, FieldReader& r) {
         }
       }
       h.bundle_server_key = r.opt_str("bundle_server_key", 64);
+      h.slots = r.opt_u64("slots");
+      if (r.ok() && h.slots && (*h.slots == 0 || *h.slots > ControlLimits::kMaxSlots))
+        r.fail("slots", "is not in 1.." + std::to_string(ControlLimits::kMaxSlots));
+      h.tasks = r.tasks("tasks");
       return done(r, std::move(h));
     }
     case MessageType::WorkerHeartbeat: {
@@ -185,6 +219,7 @@ std::optional<ControlBody> read_body(MessageType type, FieldReader& r) {
       w.draining = r.boolean("draining");
       w.held = r.strings("held", false, 256, any, "a bundle key");
       w.seen = r.opt_u64("seen");
+      w.tasks = r.tasks("tasks");
       return done(r, std::move(w));
     }
     case MessageType::SynthDone: {
@@ -203,6 +238,13 @@ std::optional<ControlBody> read_body(MessageType type, FieldReader& r) {
       p.public_inputs = r.public_inputs("public", false);
       p.fetch_ms = r.opt_number("fetch_ms");
       p.prove_ms = r.opt_number("prove_ms");
+      p.expand_ms = r.opt_number("expand_ms");
+      p.slot_wait_ms = r.opt_number("slot_wait_ms");
+      for (const auto& [name, v] : {std::pair{"fetch_ms", p.fetch_ms},
+                                    {"prove_ms", p.prove_ms},
+                                    {"expand_ms", p.expand_ms},
+                                    {"slot_wait_ms", p.slot_wait_ms}})
+        if (r.ok() && v && !(*v >= 0 && *v < 1e12)) r.fail(name, "is not a duration in ms (0 .. 1e12)");
       p.bundle_bytes = r.opt_u64("bundle_bytes");
       return done(r, std::move(p));
     }
@@ -262,6 +304,17 @@ void put_attempt(json& j, const AttemptRef& a) {
   j["token"] = a.token;
 }
 
+void put_tasks(json& j, const std::vector<TaskReport>& tasks) {
+  if (tasks.empty()) return;
+  j["tasks"] = json::array();
+  for (const auto& t : tasks) {
+    json e;
+    put_attempt(e, t.at);
+    e["stage"] = stage_name(t.stage);
+    j["tasks"].push_back(std::move(e));
+  }
+}
+
 json body_json(const ControlBody& body) {
   return std::visit(
       [](const auto& m) -> json {
@@ -277,10 +330,13 @@ json body_json(const ControlBody& body) {
               j["gpus"].push_back({{"index", g.index}, {"name", g.name}, {"memory_mb", g.memory_mb}});
           }
           if (!m.bundle_server_key.empty()) j["bundle_server_key"] = m.bundle_server_key;
+          if (m.slots) j["slots"] = *m.slots;
+          put_tasks(j, m.tasks);
         } else if constexpr (std::is_same_v<T, WorkerHeartbeat>) {
           j = {{"tokens", m.tokens}, {"current", m.current}, {"draining", m.draining}};
           if (!m.held.empty()) j["held"] = m.held;
           if (m.seen) j["seen"] = *m.seen;
+          put_tasks(j, m.tasks);
         } else if constexpr (std::is_same_v<T, SynthDone>) {
           put_attempt(j, m.at);
           j["bundle_key"] = m.bundle_key;
@@ -293,6 +349,8 @@ json body_json(const ControlBody& body) {
           if (!m.public_inputs.empty()) j["public"] = m.public_inputs;
           if (m.fetch_ms) j["fetch_ms"] = *m.fetch_ms;
           if (m.prove_ms) j["prove_ms"] = *m.prove_ms;
+          if (m.expand_ms) j["expand_ms"] = *m.expand_ms;
+          if (m.slot_wait_ms) j["slot_wait_ms"] = *m.slot_wait_ms;
           if (m.bundle_bytes) j["bundle_bytes"] = *m.bundle_bytes;
         } else if constexpr (std::is_same_v<T, TaskFailed>) {
           put_attempt(j, m.at);
@@ -353,6 +411,26 @@ std::optional<WorkerRole> parse_role(std::string_view s) {
   if (s == "synth") return WorkerRole::Synth;
   if (s == "prove") return WorkerRole::Prove;
   if (s == "both") return WorkerRole::Both;
+  return std::nullopt;
+}
+
+std::string_view stage_name(TaskStage s) {
+  switch (s) {
+    case TaskStage::Synthesizing:
+      return "synthesizing";
+    case TaskStage::Fetching:
+      return "fetching";
+    case TaskStage::Prefetched:
+      return "prefetched";
+    case TaskStage::Proving:
+      return "proving";
+  }
+  return "?";
+}
+
+std::optional<TaskStage> parse_stage(std::string_view s) {
+  for (auto st : {TaskStage::Synthesizing, TaskStage::Fetching, TaskStage::Prefetched, TaskStage::Proving})
+    if (s == stage_name(st)) return st;
   return std::nullopt;
 }
 

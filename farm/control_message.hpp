@@ -15,8 +15,9 @@
 //   prove_done {job, part, token, proof}          ack        {token}  (result recorded or refused)
 //   task_failed{job, part, token, error}          release    {bundle_key} (bundle no longer needed)
 //   bye        {}                                 drain      {}  (`zkmill worker drain`: as on SIGTERM)
-// Optional fields: hello {gpus[], bundle_server_key}, worker_heartbeat {held[]}, synth_done
-// {synth_ms, bundle_bytes}, prove_done {public[], fetch_ms, prove_ms, bundle_bytes},
+// Optional fields: hello {gpus[], bundle_server_key, slots, tasks[]}, worker_heartbeat {held[],
+// seen, tasks[]}, synth_done {synth_ms, bundle_bytes}, prove_done {public[], fetch_ms,
+// expand_ms, prove_ms, slot_wait_ms, bundle_bytes},
 // task_failed {permanent}, synth {input_bytes}, prove {bundle_server_key}. Unknown fields are
 // ignored. Tokens are 32 lowercase hex digits (128 random bits, attempt_token.hpp); "current"
 // is "" when idle. public[] is the partition's statement as snarkjs writes public.json
@@ -74,6 +75,7 @@ struct ControlLimits {
   static constexpr size_t kMaxListEntries = 4096;  // circuits[], tokens[], held[], gpus[], public[]
   static constexpr size_t kMaxDecimalDigits = 80;  // one public input (< 2^256 has 78 digits)
   static constexpr uint64_t kMaxPartition = 100000;
+  static constexpr uint64_t kMaxSlots = 64;  // hello slots, and tasks[] entries
 };
 
 struct GpuInfo {
@@ -82,11 +84,27 @@ struct GpuInfo {
   uint64_t memory_mb = 0;
 };
 
+// Where a task a worker holds stands (hello/worker_heartbeat tasks[]): a synth worker's
+// synthesis, or a prove worker's partition being fetched, fetched and waiting for a proving
+// slot (prefetched), or proving.
+enum class TaskStage : uint8_t { Synthesizing, Fetching, Prefetched, Proving };
+std::string_view stage_name(TaskStage s);
+std::optional<TaskStage> parse_stage(std::string_view s);
+
 // A partition and the attempt a result belongs to (synth, prove, their results, failures).
 struct AttemptRef {
   std::string job;  // "j<digits>"
   uint64_t part = 0;
   std::string token;  // 32 hex digits
+};
+
+// One task a worker reports holding.
+struct TaskReport {
+  AttemptRef at;
+  TaskStage stage = TaskStage::Proving;
+  bool operator==(const TaskReport& o) const {
+    return at.job == o.at.job && at.part == o.at.part && at.token == o.at.token && stage == o.stage;
+  }
 };
 
 struct Hello {
@@ -101,6 +119,8 @@ struct Hello {
   bool draining = false;
   std::vector<GpuInfo> gpus;
   std::string bundle_server_key;  // CURVE: the synth worker's public key ("" without)
+  std::optional<uint64_t> slots;  // assignments taken at once (1..kMaxSlots); absent: 1
+  std::vector<TaskReport> tasks;  // every task held (prefetching workers); may be empty
 };
 struct WorkerHeartbeat {
   static constexpr MessageType kType = MessageType::WorkerHeartbeat;
@@ -111,6 +131,7 @@ struct WorkerHeartbeat {
   // The highest `seq` it has received from the coordinator (assignments and heartbeats are
   // numbered): proof that an assignment arrived, so a slow link is not taken for a lost one.
   std::optional<uint64_t> seen;
+  std::vector<TaskReport> tasks;  // as in Hello
 };
 struct SynthDone {
   static constexpr MessageType kType = MessageType::SynthDone;
@@ -125,7 +146,9 @@ struct ProveDone {
   AttemptRef at;
   nlohmann::json proof;                    // snarkjs proof.json (object; parsed by the verifier)
   std::vector<std::string> public_inputs;  // what the prover proved (diagnostics only; may be empty)
-  std::optional<double> fetch_ms, prove_ms;
+  // Telemetry (per partition): fetching the bundle, expanding a witness-only bundle to a, b, c,
+  // proving, waiting for a proving slot after the fetch, and the bundle's size on the wire.
+  std::optional<double> fetch_ms, expand_ms, prove_ms, slot_wait_ms;
   std::optional<uint64_t> bundle_bytes;
 };
 struct TaskFailed {

@@ -160,6 +160,10 @@ void parse_worker(FarmSection s, WorkerConfig& w) {
   s.num<uint32_t>("max_held_bundles", w.max_held_bundles, 1, 100000);
   s.num<uint32_t>("drain_hold_s", w.drain_hold_s, 0, 86400);
   s.num<uint32_t>("key_rescan_s", w.key_rescan_s, 0, 86400);
+  s.num<uint32_t>("prefetch", w.prefetch, 0, 16);
+  s.str("bundle_kind", w.bundle_kind);
+  if (w.bundle_kind != "witness" && w.bundle_kind != "full")
+    s.fail("key '" + s.key("bundle_kind") + "' must be 'witness' or 'full', got '" + w.bundle_kind + "'");
   s.num<uint64_t>("max_bundle_mb", w.max_bundle_mb, 1, uint64_t(1) << 30);
   s.boolean("pce", w.pce);
   s.reject_unknown();

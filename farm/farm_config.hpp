@@ -44,7 +44,7 @@ struct CoordinatorConfig {
   uint32_t max_attempts = 5;        // per partition, then the job fails with the last error
   uint32_t backoff_ms = 200;        // retry delay: backoff_ms * 2^(attempt-1) ...
   uint32_t backoff_max_ms = 10000;  // ... capped here
-  uint32_t synth_lookahead = 2;     // synthesized-but-unproved partitions allowed per prove worker
+  uint32_t synth_lookahead = 2;     // synthesized-but-unproved partitions queued per prove-worker slot
   std::string metrics_listen;       // HOST:PORT for /metrics, the JSON API and the dashboard; empty: none
   // A file holding the bearer token the HTTP API and /metrics require (docs/api.md); empty:
   // no token (then control requests are accepted only on a loopback listener).
@@ -67,6 +67,13 @@ struct WorkerConfig {
   uint32_t key_rescan_s = 10;                     // key_dir re-read this often (and on SIGHUP); 0: SIGHUP only
   uint64_t max_bundle_mb = 65536;                 // largest bundle a prove worker accepts
   bool pce = true;                                // synth: precompiled constraint evaluation (KEY.pce files)
+  // Prove workers: partitions taken ahead per proving slot (GPU, or the CPU), fetched while
+  // the current ones prove. 0: fetch, then prove, one partition per slot.
+  uint32_t prefetch = 1;
+  // Synth workers, native circuits: "witness" ships inputs and bit-packed aux only (the prove
+  // worker computes a, b, c from the circuit's matrices); "full" ships the whole bundle with
+  // a, b, c. zkey circuits always ship their own kind.
+  std::string bundle_kind = "witness";
 };
 
 // zmq: transport security. With `curve` on, the control plane (coordinator ROUTER, worker

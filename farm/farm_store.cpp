@@ -18,6 +18,7 @@
 //                                     the submit script renames it to zk:wtns:<id>:<i>
 #include "farm/farm_store.hpp"
 
+#include <cmath>
 #include <cstdio>
 
 #include "farm/coordinator_lease.hpp"
@@ -446,7 +447,11 @@ void FarmStore::record_timings(const PartRef& ref,
   for (const auto& [name, value] : fields) {
     if (!value) continue;
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3f", *value);
+    // Whole numbers (bundle_bytes, counts) stay exact integers; times keep 3 decimals.
+    if (*value == std::floor(*value) && std::fabs(*value) < 9007199254740992.0)
+      std::snprintf(buf, sizeof buf, "%.0f", *value);
+    else
+      std::snprintf(buf, sizeof buf, "%.3f", *value);
     args.insert(args.end(), {name, buf});
   }
   if (args.size() > 1) fenced(kSetFields, std::move(args));

@@ -1,6 +1,7 @@
-// GpuProver: device checks at startup, round-robin proving, GpuResult -> exception.
+// GpuProver: device checks at startup, proving on a named device, GpuResult -> exception.
 #include "worker/gpu_prover.hpp"
 
+#include <algorithm>
 #include <set>
 #include <stdexcept>
 
@@ -54,13 +55,14 @@ GpuProver::GpuProver(std::vector<int> devices) : devices_(std::move(devices)) {
 #endif
 }
 
-int GpuProver::next_device() { return devices_[size_t(turn_++ % devices_.size())]; }
-
-// One proof of either key format on the next device.
+// One proof of either key format on `device`.
 template <class E, class Key>
-groth16::Proof<E> GpuProver::prove_next(const Key& pk, const cs::WitnessBundle& w, const std::string& key_id) {
+groth16::Proof<E> GpuProver::prove_with(const Key& pk, const cs::WitnessBundle& w, const std::string& key_id,
+                                        int device) {
+  if (std::find(devices_.begin(), devices_.end(), device) == devices_.end())
+    throw std::logic_error("GpuProver: device " + std::to_string(device) + " is not one of --gpus");
 #if defined(ZKMILL_HAVE_CUDA)
-  return prove_on<E>(next_device(), pk, w, key_id);
+  return prove_on<E>(device, pk, w, key_id);
 #else
   (void)pk, (void)w, (void)key_id;
   throw std::runtime_error("GPU proving is not compiled in");
@@ -68,23 +70,23 @@ groth16::Proof<E> GpuProver::prove_next(const Key& pk, const cs::WitnessBundle& 
 }
 
 groth16::Proof<curves::Bn254> GpuProver::prove(const groth16::ProvingKey<curves::Bn254>& pk, const cs::WitnessBundle& w,
-                                               const std::string& key_id) {
-  return prove_next<curves::Bn254>(pk, w, key_id);
+                                               const std::string& key_id, int device) {
+  return prove_with<curves::Bn254>(pk, w, key_id, device);
 }
 
 groth16::Proof<curves::Bls12381> GpuProver::prove(const groth16::ProvingKey<curves::Bls12381>& pk,
-                                                  const cs::WitnessBundle& w, const std::string& key_id) {
-  return prove_next<curves::Bls12381>(pk, w, key_id);
+                                                  const cs::WitnessBundle& w, const std::string& key_id, int device) {
+  return prove_with<curves::Bls12381>(pk, w, key_id, device);
 }
 
 groth16::Proof<curves::Bn254> GpuProver::prove(const formats::ZkeyProvingKey<curves::Bn254>& pk,
-                                               const cs::WitnessBundle& w, const std::string& key_id) {
-  return prove_next<curves::Bn254>(pk, w, key_id);
+                                               const cs::WitnessBundle& w, const std::string& key_id, int device) {
+  return prove_with<curves::Bn254>(pk, w, key_id, device);
 }
 
 groth16::Proof<curves::Bls12381> GpuProver::prove(const formats::ZkeyProvingKey<curves::Bls12381>& pk,
-                                                  const cs::WitnessBundle& w, const std::string& key_id) {
-  return prove_next<curves::Bls12381>(pk, w, key_id);
+                                                  const cs::WitnessBundle& w, const std::string& key_id, int device) {
+  return prove_with<curves::Bls12381>(pk, w, key_id, device);
 }
 
 }  // namespace zkmill::farm

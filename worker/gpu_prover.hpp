@@ -3,15 +3,14 @@
 // cuda::prove_gpu (snarkjs keys); the device keeps each key resident in its key
 // cache, keyed by the circuit id.
 //
-// The worker runs one partition at a time (the coordinator assigns one task per worker), so
-// the devices are used one at a time, in turn: partition k proves on devices[k mod n]. To keep
-// several GPUs busy at once, run one worker per GPU (`--gpus 0`, `--gpus 1`, ...).
+// Each proof names its device: the worker's ProverPool (prover_pool.hpp) hands every device to
+// one partition at a time, and proves on all listed devices at once. Calls for different
+// devices may run concurrently (each device has its own key cache and streams).
 //
 // Device problems never crash the worker: a failed proof (out of memory, a CUDA error) throws
 // std::runtime_error, which the worker reports as task_failed so the partition is retried.
 #pragma once
 
-#include <atomic>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -34,26 +33,26 @@ class GpuProver {
   // What hello advertises: [{index, name, memory_mb}] per device.
   nlohmann::json describe() const { return described_; }
 
-  // One proof with fresh random blinders on the next device. `key_id` names the key in the
-  // device's key cache (the circuit id). Throws std::runtime_error naming the device.
+  const std::vector<int>& devices() const { return devices_; }
+
+  // One proof with fresh random blinders on `device` (one of devices()). `key_id` names the
+  // key in the device's key cache (the circuit id). Throws std::runtime_error naming the device.
   groth16::Proof<curves::Bn254> prove(const groth16::ProvingKey<curves::Bn254>& pk, const cs::WitnessBundle& w,
-                                      const std::string& key_id);
+                                      const std::string& key_id, int device);
   groth16::Proof<curves::Bls12381> prove(const groth16::ProvingKey<curves::Bls12381>& pk, const cs::WitnessBundle& w,
-                                         const std::string& key_id);
+                                         const std::string& key_id, int device);
   // The same for a snarkjs key and a zkey bundle (formats::synthesize_zkey).
   groth16::Proof<curves::Bn254> prove(const formats::ZkeyProvingKey<curves::Bn254>& pk, const cs::WitnessBundle& w,
-                                      const std::string& key_id);
+                                      const std::string& key_id, int device);
   groth16::Proof<curves::Bls12381> prove(const formats::ZkeyProvingKey<curves::Bls12381>& pk,
-                                         const cs::WitnessBundle& w, const std::string& key_id);
+                                         const cs::WitnessBundle& w, const std::string& key_id, int device);
 
  private:
-  int next_device();
   template <class E, class Key>
-  groth16::Proof<E> prove_next(const Key& pk, const cs::WitnessBundle& w, const std::string& key_id);
+  groth16::Proof<E> prove_with(const Key& pk, const cs::WitnessBundle& w, const std::string& key_id, int device);
 
   std::vector<int> devices_;
   nlohmann::json described_ = nlohmann::json::array();
-  std::atomic<uint64_t> turn_{0};
 };
 
 }  // namespace zkmill::farm

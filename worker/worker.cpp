@@ -1,4 +1,5 @@
-// Worker event loop and the two kinds of task (synthesize -> publish; fetch -> prove).
+// Worker event loop and the two kinds of task (synthesize -> publish; fetch -> wait for a
+// proving slot -> prove).
 #include "worker/worker.hpp"
 
 #include <spdlog/spdlog.h>
@@ -11,6 +12,7 @@
 #include <fstream>
 #include <zmq_addon.hpp>
 
+#include "common/cs/witness_expand.hpp"
 #include "common/curves/dispatch.hpp"
 #include "common/groth16/builtin.hpp"
 #include "common/groth16/prover.hpp"
@@ -49,9 +51,12 @@ Worker::Worker(FarmConfig cfg, WorkerOptions opts)
       throw std::invalid_argument("--gpus is for proving; a --role synth worker does not prove");
     gpu_ = std::make_unique<GpuProver>(opts_.gpus);
   }
+  if (can_prove(opts_.role)) provers_ = std::make_unique<ProverPool>(opts_.gpus);
   if (cfg_.zmq.curve) curve_ = CurveKeys::load_for_worker(cfg_.zmq, can_synth(opts_.role));
-  if (!opts_.fault.empty() && opts_.fault != "corrupt-bundle-once" && opts_.fault != "bad-proof-once")
+  if (!opts_.fault.empty() && opts_.fault != "corrupt-bundle-once" && opts_.fault != "bad-proof-once" &&
+      opts_.fault != "slow-prove")
     throw std::invalid_argument("unknown --inject-fault '" + opts_.fault + "'");
+  slow_prove_ = opts_.fault == "slow-prove";
   corrupt_once_ = opts_.fault == "corrupt-bundle-once";
   bad_proof_once_ = opts_.fault == "bad-proof-once";
   if (keys_.size() == 0)
@@ -110,7 +115,8 @@ void Worker::rescan_keys() {
 }
 
 Worker::~Worker() {
-  if (task_ && task_->thread.joinable()) task_->thread.join();
+  for (auto& [token, t] : tasks_)
+    if (t->thread.joinable()) t->thread.join();
   close(wake_fd_);
 }
 
@@ -137,7 +143,14 @@ ControlMessage Worker::hello() const {
     for (const auto& g : gpu_->describe())
       h.gpus.push_back(
           {g.value("index", uint64_t(0)), g.value("name", std::string()), g.value("memory_mb", uint64_t(0))});
+  h.slots = uint64_t(capacity());  // optional: how many assignments we take at once
+  h.tasks = state.tasks;
   return ControlMessage(std::move(h));
+}
+
+size_t Worker::capacity() const {
+  if (!provers_) return 1;
+  return provers_->window(cfg_.worker.prefetch);
 }
 
 ControlMessage Worker::heartbeat() const {
@@ -148,7 +161,14 @@ ControlMessage Worker::heartbeat() const {
     // needs any more (a failed attempt's, a cancelled job's) instead of letting us wait for them.
     if (draining_) hb.held.push_back(key);
   }
-  hb.current = task_ ? task_->token : std::string();
+  // `current` (one token) is a task that is running, the one proving if any; `tasks` lists
+  // every task held, prefetched ones included, so all their leases are renewed and `zkmill
+  // status --workers` can show them.
+  for (const auto& [token, t] : tasks_) {
+    const TaskStage stage = t->stage.load();
+    if (hb.current.empty() || stage == TaskStage::Proving || stage == TaskStage::Synthesizing) hb.current = token;
+    hb.tasks.push_back({{t->job, t->part, token}, stage});
+  }
   hb.draining = draining_;
   hb.seen = seen_seq_;
   return ControlMessage(std::move(hb));
@@ -167,13 +187,15 @@ int Worker::run(const std::atomic<bool>& stop) {
     if ((stop.load() || drain_requested_) && !draining_) {
       draining_ = true;
       drain_started_ms_ = now_ms();
-      spdlog::info("worker {}: draining (finishing the current partition, taking no new one)", id_);
+      spdlog::info("worker {}: draining (finishing the {} partition(s) it holds, taking no new one)", id_,
+                   tasks_.size());
       send(heartbeat());
     }
     // A draining worker whose coordinator has gone silent would wait for acks forever; its
     // unacked results are not lost (the leases expire and the partitions are redone).
     const bool coordinator_gone = now_ms() - last_heard_ms_ > heartbeat_ms_ * liveness_;
-    if (draining_ && !task_ && (unacked_.empty() || coordinator_gone) && !serve_held_bundles(coordinator_gone)) {
+    if (draining_ && tasks_.empty() && (unacked_.empty() || coordinator_gone) &&
+        !serve_held_bundles(coordinator_gone)) {
       send(Bye{});
       spdlog::info("worker {}: drained, exiting", id_);
       return 0;
@@ -206,11 +228,12 @@ int Worker::run(const std::atomic<bool>& stop) {
       seen_seq_ = std::max(seen_seq_, seq);
       handle(*m);
     }
-    collect_task();
+    collect_tasks();
     log_handshake_failures();
     const uint64_t now = now_ms();
     const uint64_t rescan_ms = uint64_t(cfg_.worker.key_rescan_s) * 1000;
-    if (!task_ && !draining_ && (rescan_keys_requested.load() || (rescan_ms && now - last_rescan_ms_ >= rescan_ms)))
+    if (tasks_.empty() && !draining_ &&
+        (rescan_keys_requested.load() || (rescan_ms && now - last_rescan_ms_ >= rescan_ms)))
       rescan_keys();
     if (now - last_sent_ms_ >= heartbeat_ms_) {
       send(heartbeat());
@@ -277,36 +300,51 @@ void Worker::handle(const ControlMessage& m) {
       return;
     }
     case MessageType::Synth:
-    case MessageType::Prove: {
-      const bool synth = m.type() == MessageType::Synth;
-      if (task_ || draining_) {
+    case MessageType::Prove:
+      if (const std::string why = refusal(m.type()); !why.empty()) {
         spdlog::warn("worker {}: got {} while {}; not taken (the coordinator will requeue it)", id_, m.type_name(),
-                     draining_ ? "draining" : "busy");
-        return;
-      }
-      if (synth ? !can_synth(opts_.role) : !can_prove(opts_.role)) {
-        spdlog::warn("worker {}: got {} but serves role {}; not taken", id_, m.type_name(), role_name(opts_.role));
+                     why);
         return;
       }
       return start_task(m);
-    }
     default:
       spdlog::warn("worker {}: unexpected message '{}'", id_, m.type_name());
   }
 }
 
+std::string Worker::refusal(MessageType type) const {
+  if (draining_) return "draining";
+  const bool synth = type == MessageType::Synth;
+  if (synth ? !can_synth(opts_.role) : !can_prove(opts_.role))
+    return "serving role " + std::string(role_name(opts_.role));
+  if (tasks_.size() >= capacity()) return "busy (" + std::to_string(tasks_.size()) + " task(s) held)";
+  // A synthesis uses the whole machine: on a `both` worker it runs alone.
+  const bool synthesizing = std::any_of(tasks_.begin(), tasks_.end(), [](const auto& t) { return t.second->synth; });
+  if (synthesizing || (synth && !tasks_.empty())) return "busy (synthesis runs alone)";
+  return "";
+}
+
 void Worker::start_task(const ControlMessage& m) {
-  task_ = std::make_unique<Task>();
-  const AttemptRef at = m.type() == MessageType::Synth ? m.as<Synth>()->at : m.as<Prove>()->at;
-  task_->token = at.token;
-  Task* t = task_.get();
+  auto task = std::make_unique<Task>();
+  Task* t = task.get();
+  t->synth = m.type() == MessageType::Synth;
+  const AttemptRef at = t->synth ? m.as<Synth>()->at : m.as<Prove>()->at;
+  t->token = at.token;
+  t->job = at.job;
+  t->part = at.part;
+  t->stage = t->synth ? TaskStage::Synthesizing : TaskStage::Fetching;
+  if (tasks_.count(t->token)) {
+    spdlog::warn("worker {}: got token {} twice; ignored", id_, t->token);
+    return;
+  }
+  tasks_.emplace(t->token, std::move(task));
   t->thread = std::thread([this, t, m, at] {
     auto failed = [&](const std::exception& e, bool permanent) {
       // `permanent`: retrying cannot help; the coordinator fails the job now (synthesis only).
       t->result = TaskFailed{at, std::string(e.what()), permanent};
     };
     try {
-      t->result = m.type() == MessageType::Synth ? run_synth(*m.as<Synth>(), m.payload) : run_prove(*m.as<Prove>());
+      t->result = t->synth ? run_synth(*m.as<Synth>(), m.payload) : run_prove(*m.as<Prove>(), *t);
     } catch (const PermanentTaskError& e) {
       failed(e, true);
     } catch (const std::exception& e) {
@@ -315,18 +353,27 @@ void Worker::start_task(const ControlMessage& m) {
     t->done.store(true);
     const uint64_t one = 1;
     if (write(wake_fd_, &one, sizeof one) < 0) {
-      // Counter full (cannot happen with one task): the poll timeout picks the result up.
+      // Counter full (cannot happen: it would take 2^64 wake-ups): the poll timeout picks it up.
     }
   });
   send(heartbeat());  // tell the coordinator at once what we are working on
 }
 
-void Worker::collect_task() {
-  if (!task_ || !task_->done.load()) return;
-  task_->thread.join();
-  ControlMessage r = std::move(task_->result);
-  const std::string token = task_->token;
-  task_.reset();
+void Worker::collect_tasks() {
+  for (auto it = tasks_.begin(); it != tasks_.end();) {
+    if (!it->second->done.load()) {
+      ++it;
+      continue;
+    }
+    it->second->thread.join();
+    ControlMessage r = std::move(it->second->result);
+    const std::string token = it->first;
+    it = tasks_.erase(it);
+    report(token, std::move(r));
+  }
+}
+
+void Worker::report(const std::string& token, ControlMessage r) {
   if (const auto* f = r.as<TaskFailed>())
     spdlog::warn("worker {}: {} partition {} failed: {}", id_, f->at.job, f->at.part, f->error);
   if (const auto* s = r.as<SynthDone>()) {
@@ -413,8 +460,7 @@ ControlMessage Worker::run_synth(const Synth& s, const std::string& wtns) {
       // Precompiled constraint evaluation; any failure falls back to plain synthesis for this
       // task, and the key's matrices are opened (or rebuilt) afresh next time.
       try {
-        return groth16::synthesize_builtin_pce<E>(*pce_for<E>(key->path, pk.meta), pk.meta, s.seed, part,
-                                                  key->digest);
+        return groth16::synthesize_builtin_pce<E>(*pce_for<E>(key->path, pk.meta), pk.meta, s.seed, part, key->digest);
       } catch (const std::exception& e) {
         pce_.erase(key->path);
         spdlog::warn("worker {}: PCE synthesis of {} failed ({}); synthesizing without it", id_, key->path, e.what());
@@ -422,6 +468,15 @@ ControlMessage Worker::run_synth(const Synth& s, const std::string& wtns) {
     }
     return groth16::synthesize_builtin<E>(pk.meta, s.seed, part, key->digest);
   });
+  if (!zkey && cfg_.worker.bundle_kind == "witness")
+    bundle = curves::with_curve(key->curve, [&]<class E>(E) {
+      // Witness only: the prove worker recomputes a, b, c from the circuit's matrices, so only
+      // inputs and the (bit-packed) aux travel.
+      using Fr = typename E::Fr;
+      const auto mats = matrices_.get<E>(*key);
+      return cs::WitnessBundle::pack_witness<Fr>(bundle.header(), mats->id, bundle.template inputs<Fr>(),
+                                                 bundle.template aux<Fr>());
+    });
   const std::string bundle_key = s.at.job + "/" + std::to_string(part) + "/" + s.at.token;
   const uint64_t bytes = bundle.bytes().size();
   SynthDone done;
@@ -437,7 +492,7 @@ ControlMessage Worker::run_synth(const Synth& s, const std::string& wtns) {
   return done;
 }
 
-ControlMessage Worker::run_prove(const Prove& p) {
+ControlMessage Worker::run_prove(const Prove& p, Task& t) {
   const uint64_t part = p.at.part;
   const KeyDirectory::Key* key = keys_.find(p.circuit);
   if (!key) throw std::runtime_error("worker " + id_ + " has no key for circuit " + p.circuit);
@@ -460,11 +515,32 @@ ControlMessage Worker::run_prove(const Prove& p) {
   if (statement != p.public_inputs)
     throw std::runtime_error("fetched bundle's public inputs are not the partition's statement (the coordinator's)");
   double fetch_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  const uint64_t fetched_bytes = w.bytes().size();  // telemetry for the coordinator's data-plane counter
+  const uint64_t fetched_bytes = w.bytes().size();  // telemetry: wire bytes of this partition
+  double expand_ms = 0;
+  if (w.kind() == cs::BundleKind::Witness) {
+    // a, b, c from the circuit's matrices, on our CPU threads, before taking a proving slot:
+    // it overlaps the proofs running there.
+    if (key->format != KeyDirectory::Format::Native)
+      throw std::runtime_error("fetched a witness-only bundle for a .zkey circuit");
+    const auto te = std::chrono::steady_clock::now();
+    w = curves::with_curve(key->curve, [&]<class E>(E) {
+      const auto mats = matrices_.get<E>(*key);
+      return cs::expand_witness<typename E::Fr>(w, mats->r1cs, mats->id);
+    });
+    expand_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - te).count();
+  }
+  // Fetched: wait for a proving slot (a device, or the CPU). Meanwhile our other tasks fetch,
+  // which is the point of prefetching; the wait is not part of prove_ms.
+  t.stage = TaskStage::Prefetched;
+  ProverPool::Lease slot = provers_->acquire();
+  t.stage = TaskStage::Proving;
+  const auto t1 = std::chrono::steady_clock::now();
+  if (slow_prove_) std::this_thread::sleep_for(std::chrono::seconds(3));  // test hook
+  const int device = slot.device();
   nlohmann::json proof_json;
   std::string backend;
   if (key->format == KeyDirectory::Format::Zkey) {
-    auto proved = zkeys_.prove(*key, p.circuit, w, bad_proof_once_.exchange(false), gpu_.get());
+    auto proved = zkeys_.prove(*key, p.circuit, w, bad_proof_once_.exchange(false), gpu_.get(), device);
     backend = proved.backend;
     proof_json = std::move(proved.proof);
   } else if (w.kind() != cs::BundleKind::Native) {
@@ -473,21 +549,31 @@ ControlMessage Worker::run_prove(const Prove& p) {
   } else {
     curves::with_curve(key->curve, [&]<class E>(E) {
       auto pk = groth16::ProvingKey<E>::open(key->path);
-      auto proof = gpu_ ? gpu_->prove(pk, w, p.circuit) : groth16::prove<E>(pk, w);
-      backend = gpu_ ? "GPU" : "CPU";
+      auto proof = gpu_ ? gpu_->prove(pk, w, p.circuit, device) : groth16::prove<E>(pk, w);
+      backend = gpu_ ? "GPU " + std::to_string(device) : std::string("CPU");
       if (bad_proof_once_.exchange(false)) proof.c = proof.a;  // test hook: well-formed but wrong
       proof_json = groth16::snarkjs::proof_to_json<E>(proof);
     });
   }
-  const double total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  spdlog::info("worker {}: {} partition {} proved on the {} (fetch {:.1f} ms, total {:.1f} ms)", id_, p.at.job, part,
-               backend, fetch_ms, total_ms);
+  const auto t2 = std::chrono::steady_clock::now();
+  const double prove_ms = std::chrono::duration<double, std::milli>(t2 - t1).count();
+  const double wait_ms =
+      std::max(0.0, std::chrono::duration<double, std::milli>(t1 - t0).count() - fetch_ms - expand_ms);
+  spdlog::info(
+      "worker {}: {} partition {} proved on the {} (fetch {:.1f} ms, expand {:.1f} ms, waited {:.1f} ms for "
+      "a slot, prove {:.1f} ms, {} bytes fetched)",
+      id_, p.at.job, part, backend, fetch_ms, expand_ms, wait_ms, prove_ms, fetched_bytes);
+  // fetch_ms, expand_ms (witness-only bundles: a, b, c computed here), slot_wait_ms, prove_ms
+  // and bundle_bytes (the partition's wire bytes) are optional telemetry: `zkmill status JOB
+  // --json` shows them per partition.
   ProveDone done;
   done.at = p.at;
   done.proof = std::move(proof_json);
   done.public_inputs = statement;
   done.fetch_ms = fetch_ms;
-  done.prove_ms = total_ms - fetch_ms;
+  done.expand_ms = expand_ms;
+  done.prove_ms = prove_ms;
+  done.slot_wait_ms = wait_ms;
   done.bundle_bytes = fetched_bytes;
   return done;
 }

@@ -1,10 +1,16 @@
 // A farm worker: a DEALER to the coordinator (hello with capabilities, heartbeats both ways,
-// Paranoid-Pirate liveness), one partition at a time on a task thread, and for synthesis a
+// Paranoid-Pirate liveness), each partition on a task thread of its own, and for synthesis a
 // wire::BundleServer holding the synthesized bundles until a prove worker has fetched them.
+// A synth worker synthesizes one partition at a time. A prove worker takes up to
+// `slots` partitions at once (hello): one proving per ProverPool slot (per GPU, or one on the
+// CPU) plus worker.prefetch fetched ahead per slot, so the next bundles arrive while the
+// current ones prove. Every task it holds is listed in its heartbeats (`tasks`), so the
+// coordinator renews their leases; a killed worker's tasks, prefetched ones included, expire
+// and are reassigned like any other.
 // Results are kept until the coordinator acks them and re-sent meanwhile, so they survive a
-// coordinator restart. SIGTERM (stop flag) drains: the current partition finishes and is
-// acked, no new one is taken, held bundles are served until released (worker.drain_hold_s at
-// most), then the worker says bye and exits.
+// coordinator restart. SIGTERM (stop flag) drains: every task it holds (the current and the
+// prefetched partitions) finishes and is acked, no new one is taken, held bundles are served
+// until released (worker.drain_hold_s at most), then the worker says bye and exits.
 #pragma once
 
 #include <atomic>
@@ -24,8 +30,10 @@
 #include "farm/farm_config.hpp"
 #include "farm/handshake_monitor.hpp"
 #include "farm/log_rate_limiter.hpp"
+#include "worker/circuit_matrices.hpp"
 #include "worker/gpu_prover.hpp"
 #include "worker/key_directory.hpp"
+#include "worker/prover_pool.hpp"
 #include "worker/zkey_circuits.hpp"
 
 namespace zkmill::farm {
@@ -33,7 +41,8 @@ namespace zkmill::farm {
 struct WorkerOptions {
   WorkerRole role = WorkerRole::Both;
   // Test hooks (documented as such in `zkmill worker --help`): "corrupt-bundle-once" serves
-  // the first bundle with a flipped byte; "bad-proof-once" sends one proof that does not verify.
+  // the first bundle with a flipped byte; "bad-proof-once" sends one proof that does not verify;
+  // "slow-prove" holds each proving slot 3 s longer (makes prefetching observable in tests).
   std::string fault;
   // CUDA devices to prove on (`--gpus 0,1`); empty: the CPU prover. Checked at startup.
   std::vector<int> gpus;
@@ -53,19 +62,29 @@ class Worker {
     std::thread thread;
     std::atomic<bool> done{false};
     std::string token;
+    std::string job;
+    uint64_t part = 0;
+    bool synth = false;
+    std::atomic<TaskStage> stage{TaskStage::Fetching};
     ControlMessage result;  // written by the task thread before `done`
   };
 
   ControlMessage hello() const;
   ControlMessage heartbeat() const;
   void handle(const ControlMessage& m);
+  // Tasks taken at once: 1 for synthesis, the prover window (slots x (1 + prefetch)) for proving.
+  size_t capacity() const;
+  // Why a synth or prove assignment cannot be taken now, or "" when it can.
+  std::string refusal(MessageType type) const;
   void start_task(const ControlMessage& m);
   ControlMessage run_synth(const Synth& s, const std::string& wtns);
   // The PCE matrices of a native key (cached in pce_; see groth16::load_or_build_pce).
   template <class E>
   std::shared_ptr<const cs::PceMatrices> pce_for(const std::string& key_path, const groth16::KeyMeta& meta);
-  ControlMessage run_prove(const Prove& p);
-  void collect_task();
+  ControlMessage run_prove(const Prove& p, Task& t);
+  void collect_tasks();
+  // A finished task's result: to the coordinator, and kept until acked.
+  void report(const std::string& token, ControlMessage r);
   // Drained but for held bundles: true while they should still be served (see drain_hold_s).
   bool serve_held_bundles(bool coordinator_gone);
   void send(const ControlMessage& m);
@@ -78,23 +97,27 @@ class Worker {
   WorkerOptions opts_;
   std::string id_;
   KeyDirectory keys_;
-  ZkeyCircuits zkeys_;  // used by the task thread only
-  // PCE matrices of the native keys synthesized so far, by key path (task thread only): opened
-  // (or recorded and written beside the key) on a key's first synth task when worker.pce is on.
+  ZkeyCircuits zkeys_;  // thread-safe: used by the task threads
+  // PCE matrices of the native keys synthesized so far, by key path (synth task only: a
+  // synthesis runs alone): opened (or recorded and written beside the key) on a key's first
+  // synth task when worker.pce is on.
   std::map<std::string, std::shared_ptr<const cs::PceMatrices>> pce_;
+  CircuitMatrices matrices_;                // thread-safe: native circuits' R1CS for witness-only bundles
   std::optional<CurveKeys::Loaded> curve_;  // zmq.curve: own keypair, coordinator key, allow-list
   std::unique_ptr<GpuProver> gpu_;          // --gpus
+  std::unique_ptr<ProverPool> provers_;     // prove roles: one slot per GPU, or one CPU slot
   zmq::context_t ctx_;
   zmq::socket_t dealer_;
   std::unique_ptr<HandshakeMonitor> monitor_;  // explains a refused connection in the log
   LogRateLimiter malformed_log_;
   uint64_t handshake_failures_ = 0, last_refusal_log_ms_ = 0;
   std::unique_ptr<wire::BundleServer> server_;
-  std::unique_ptr<Task> task_;
+  std::map<std::string, std::unique_ptr<Task>> tasks_;    // token -> task
   std::map<std::string, ControlMessage> unacked_;         // token -> result
   std::deque<std::pair<std::string, std::string>> held_;  // bundle key, synth token
   std::atomic<bool> corrupt_once_{false};
   std::atomic<bool> bad_proof_once_{false};
+  bool slow_prove_ = false;
   bool draining_ = false;
   bool drain_requested_ = false;  // `drain` from the coordinator: behave as on SIGTERM
   uint64_t drain_started_ms_ = 0;

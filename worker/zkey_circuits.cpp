@@ -22,18 +22,20 @@ ZkeyCircuits::Cache<E>& ZkeyCircuits::cache() {
 }
 
 template <class E>
-const formats::ZkeyProvingKey<E>& ZkeyCircuits::proving_key(const KeyDirectory::Key& key) {
+std::shared_ptr<const formats::ZkeyProvingKey<E>> ZkeyCircuits::proving_key(const KeyDirectory::Key& key) {
+  std::lock_guard lock(mu_);
   auto& c = cache<E>();
   if (c.path != key.path || !c.pk) {
     c.pk.reset();  // one key per curve in memory: drop the old one before decoding the new
     c.pk = std::make_shared<const formats::ZkeyProvingKey<E>>(formats::load_zkey<E>(formats::ZkeyFile::open(key.path)));
     c.path = key.path;
   }
-  return *c.pk;
+  return c.pk;
 }
 
 template <class E>
-const formats::R1cs<typename E::Fr>& ZkeyCircuits::constraints(const KeyDirectory::Key& key) {
+std::shared_ptr<const formats::R1cs<typename E::Fr>> ZkeyCircuits::constraints(const KeyDirectory::Key& key) {
+  std::lock_guard lock(mu_);
   auto& c = cache<E>();
   if (c.r1cs_path != key.r1cs_path || !c.r1cs) {
     c.r1cs.reset();
@@ -41,7 +43,7 @@ const formats::R1cs<typename E::Fr>& ZkeyCircuits::constraints(const KeyDirector
         formats::R1csFile::open(key.r1cs_path).template constraints<typename E::Fr>());
     c.r1cs_path = key.r1cs_path;
   }
-  return *c.r1cs;
+  return c.r1cs;
 }
 
 cs::WitnessBundle ZkeyCircuits::synthesize(const KeyDirectory::Key& key, const std::string& wtns, uint64_t partition) {
@@ -66,8 +68,8 @@ cs::WitnessBundle ZkeyCircuits::synthesize(const KeyDirectory::Key& key, const s
     }
     if (!w[0].is_one()) throw PermanentTaskError(name + ": value 0 (the ONE wire) is not 1");
     if (!key.r1cs_path.empty()) {
-      const auto& r1cs = constraints<E>(key);
-      const int64_t bad = r1cs.first_unsatisfied(std::span<const Fr>(w));
+      const auto r1cs = constraints<E>(key);
+      const int64_t bad = r1cs->first_unsatisfied(std::span<const Fr>(w));
       if (bad >= 0)
         throw PermanentTaskError(name + " does not satisfy the circuit: constraint " + std::to_string(bad) + " of " +
                                  std::filesystem::path(key.r1cs_path).filename().string() +
@@ -78,19 +80,21 @@ cs::WitnessBundle ZkeyCircuits::synthesize(const KeyDirectory::Key& key, const s
 }
 
 ZkeyCircuits::Proved ZkeyCircuits::prove(const KeyDirectory::Key& key, const std::string& circuit,
-                                         const cs::WitnessBundle& w, bool corrupt_for_test, GpuProver* gpu) {
+                                         const cs::WitnessBundle& w, bool corrupt_for_test, GpuProver* gpu,
+                                         int device) {
   if (w.kind() != cs::BundleKind::Zkey)
     throw std::runtime_error(std::string("fetched bundle is of kind ") + cs::bundle_kind_name(w.kind()) +
                              ", the circuit's key is a .zkey");
   return curves::with_curve(key.curve, [&]<class E>(E) {
     using Fr = typename E::Fr;
-    const auto& pk = proving_key<E>(key);
+    const auto key_ptr = proving_key<E>(key);
+    const auto& pk = *key_ptr;
     std::string backend = "CPU";
     groth16::Proof<E> proof;
     bool proved = false;
     if (gpu != nullptr) {
       try {
-        proof = gpu->prove(pk, w, circuit);
+        proof = gpu->prove(pk, w, circuit, device);
         backend = "GPU";
         proved = true;
       } catch (const std::exception& e) {  // a device problem: this partition still gets proved

@@ -9,11 +9,14 @@
 //     odd-coset H; a GPU failure falls back to the CPU for that partition (logged as a
 //     warning). The proof is checked against the key's own verifying key before it is reported.
 // Loaded keys are cached (the most recent per curve): decoding a key's points costs far more
-// than one small partition, and a farm runs many partitions of one circuit.
+// than one small partition, and a farm runs many partitions of one circuit. Thread-safe: a
+// prove worker runs one task per device (and fetches ahead) at once; the cache hands out
+// shared pointers, so a key another task replaces stays alive while it is in use.
 #pragma once
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -47,10 +50,10 @@ class ZkeyCircuits {
   };
   // `corrupt_for_test`: the bad-proof-once hook (a well-formed proof that does not verify),
   // applied after the self-check so that the coordinator's rejection is what gets tested.
-  // `gpu`: the worker's GPUs (the key stays resident there under `circuit`, the circuit id),
-  // or nullptr to prove on the CPU.
+  // `gpu`: the worker's GPUs (the key stays resident there under `circuit`, the circuit id)
+  // and `device`, the one to prove on; gpu == nullptr: prove on the CPU.
   Proved prove(const KeyDirectory::Key& key, const std::string& circuit, const cs::WitnessBundle& w,
-               bool corrupt_for_test, GpuProver* gpu);
+               bool corrupt_for_test, GpuProver* gpu, int device);
 
  private:
   template <class E>
@@ -63,9 +66,11 @@ class ZkeyCircuits {
   template <class E>
   Cache<E>& cache();
   template <class E>
-  const formats::ZkeyProvingKey<E>& proving_key(const KeyDirectory::Key& key);
+  std::shared_ptr<const formats::ZkeyProvingKey<E>> proving_key(const KeyDirectory::Key& key);
   template <class E>
-  const formats::R1cs<typename E::Fr>& constraints(const KeyDirectory::Key& key);
+  std::shared_ptr<const formats::R1cs<typename E::Fr>> constraints(const KeyDirectory::Key& key);
+
+  std::mutex mu_;  // guards both caches; held while a key loads (others wait rather than load it twice)
 
   Cache<curves::Bn254> bn254_;
   Cache<curves::Bls12381> bls12_381_;

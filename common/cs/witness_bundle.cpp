@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/util/thread_pool.hpp"
+
 namespace zkmill::cs {
 
 namespace {
@@ -60,6 +62,7 @@ void encode_header(const BundleHeader& h, uint8_t* out) {
   out[8] = uint8_t(h.curve);
   out[9] = uint8_t(WitnessBundle::kElementSize);
   out[10] = uint8_t(h.kind);
+  for (int i = 0; i < 5; ++i) out[11 + i] = uint8_t(h.n_full >> (8 * i));  // zero unless kind Witness
   std::memcpy(out + 16, h.circuit_id.data(), 32);
   put_u64(out + 48, h.partition);
   put_u64(out + 56, h.n_inputs);
@@ -84,6 +87,13 @@ void check_counts(const BundleHeader& h) {
   limit("n_inputs", h.n_inputs);
   limit("n_aux", h.n_aux);
   limit("n_rows", h.n_rows);
+  if (h.kind == BundleKind::Witness) {
+    if (h.n_full > h.n_aux)
+      throw BundleError("n_full = " + std::to_string(h.n_full) + " exceeds n_aux = " + std::to_string(h.n_aux));
+    if (h.n_full >= WitnessBundle::kMaxCount) throw BundleError("n_full must be below 2^40 (a 40-bit field)");
+  } else if (h.n_full != 0) {
+    throw BundleError("n_full is set on a bundle of kind " + std::string(bundle_kind_name(h.kind)));
+  }
   if (h.n_inputs == 0) throw BundleError("n_inputs = 0, but input 0 (ONE) always exists");
   if (h.n_rows < h.n_inputs)
     throw BundleError("n_rows = " + std::to_string(h.n_rows) + " is less than n_inputs = " + std::to_string(h.n_inputs) +
@@ -117,7 +127,9 @@ const char* section_name(Section s) {
   static const char* names[] = {"inputs", "aux", "a", "b", "c"};
   return names[size_t(s)];
 }
-const char* bundle_kind_name(BundleKind k) { return k == BundleKind::Zkey ? "zkey" : "native"; }
+const char* bundle_kind_name(BundleKind k) {
+  return k == BundleKind::Zkey ? "zkey" : k == BundleKind::Witness ? "witness" : "native";
+}
 const char* density_name(DensityMap d) {
   static const char* names[] = {"aux_in_a", "aux_in_b", "input_in_b"};
   return names[size_t(d)];
@@ -125,6 +137,29 @@ const char* density_name(DensityMap d) {
 
 BundleLayout BundleLayout::of(const BundleHeader& h) {
   BundleLayout l;
+  if (h.kind == BundleKind::Witness) {
+    // inputs, aux_full, (no rows), pce id, full map, bit map; no density bitmaps.
+    const uint64_t counts[5] = {h.n_inputs, h.n_full, 0, 0, 0};
+    uint64_t off = WitnessBundle::kHeaderSize;
+    for (size_t i = 0; i < 5; ++i) {
+      l.section_offset[i] = off;
+      l.section_count[i] = counts[i];
+      off += counts[i] * WitnessBundle::kElementSize;
+    }
+    l.pce_offset = off;
+    off += 32;
+    // The full map is implied when every aux value is whole or none is.
+    l.packed_words[0] = h.n_full > 0 && h.n_full < h.n_aux ? (h.n_aux + 63) / 64 : 0;
+    l.packed_words[1] = (h.n_aux - h.n_full + 63) / 64;
+    for (size_t i = 0; i < 2; ++i) {
+      l.packed_offset[i] = off;
+      off += 8 * l.packed_words[i];
+    }
+    for (size_t i = 0; i < 3; ++i) l.density_offset[i] = off;
+    l.checksum_offset = off;
+    l.total_size = off + 8;
+    return l;
+  }
   const uint64_t counts[5] = {h.n_inputs, h.n_aux, h.n_rows, h.n_rows, h.n_rows};
   uint64_t off = WitnessBundle::kHeaderSize;
   for (size_t i = 0; i < 5; ++i) {
@@ -161,11 +196,17 @@ BundleHeader WitnessBundle::parse_header(std::span<const uint8_t> bytes) {
   h.curve = CurveId(p[8]);
   if (p[9] != kElementSize) throw BundleError("field element size " + std::to_string(p[9]) + ", expected 32");
   if (h.version >= 2) {
-    if (p[10] > uint8_t(BundleKind::Zkey)) throw BundleError("unknown bundle kind " + std::to_string(p[10]));
+    if (p[10] > uint8_t(BundleKind::Witness)) throw BundleError("unknown bundle kind " + std::to_string(p[10]));
     h.kind = BundleKind(p[10]);
+    if (h.kind == BundleKind::Witness && h.version < 3)
+      throw BundleError("bundle kind 2 (witness) needs format version 3, the header says " + std::to_string(h.version));
   }
-  for (size_t i = h.version >= 2 ? 11 : 10; i < 16; ++i)
-    if (p[i] != 0) throw BundleError("reserved header byte " + std::to_string(i) + " is not zero");
+  if (h.kind == BundleKind::Witness) {
+    for (int i = 4; i >= 0; --i) h.n_full = (h.n_full << 8) | p[11 + i];
+  } else {
+    for (size_t i = h.version >= 2 ? 11 : 10; i < 16; ++i)
+      if (p[i] != 0) throw BundleError("reserved header byte " + std::to_string(i) + " is not zero");
+  }
   std::memcpy(h.circuit_id.data(), p + 16, 32);
   h.partition = get_u64(p + 48);
   h.n_inputs = get_u64(p + 56);
@@ -178,7 +219,7 @@ BundleHeader WitnessBundle::parse_header(std::span<const uint8_t> bytes) {
 
 WitnessBundle WitnessBundle::allocate(const BundleHeader& header) {
   BundleHeader h = header;
-  h.version = h.kind == BundleKind::Native ? 1 : 2;
+  h.version = h.kind == BundleKind::Native ? 1 : h.kind == BundleKind::Zkey ? 2 : 3;
   if (h.domain_size == 0) h.domain_size = std::bit_ceil(std::max<uint64_t>(h.n_rows, 1));
   check_counts(h);
   WitnessBundle b;
@@ -254,7 +295,10 @@ uint64_t WitnessBundle::first_non_canonical(CurveId curve, const uint8_t* p, uin
 
 std::string WitnessBundle::element_name(uint64_t k) const {
   for (size_t s = 0; s < 5; ++s) {
-    if (k < layout_.section_count[s]) return std::string(section_name(Section(s))) + "[" + std::to_string(k) + "]";
+    if (k < layout_.section_count[s])
+      return std::string(header_.kind == BundleKind::Witness && Section(s) == Section::Aux ? "aux_full"
+                                                                                           : section_name(Section(s))) +
+             "[" + std::to_string(k) + "]";
     k -= layout_.section_count[s];
   }
   return "element " + std::to_string(k) + " past the payload";
@@ -264,6 +308,23 @@ void WitnessBundle::check_constant_and_padding() const {
   bool one = header_.curve == CurveId::Bn254 ? inputs<ff::Bn254Fr>()[0] == ff::Bn254Fr::one()
                                              : inputs<ff::Bls12381Fr>()[0] == ff::Bls12381Fr::one();
   if (!one) throw BundleError("inputs[0] (the constant ONE) is not 1");
+  if (header_.kind == BundleKind::Witness) {
+    auto full = packed(PackedMap::Full), bits = packed(PackedMap::Bits);
+    if (!full.empty()) {
+      uint64_t n_full = 0;
+      for (uint64_t w : full) n_full += uint64_t(std::popcount(w));
+      const uint64_t tail = header_.n_aux % 64;
+      if (tail && (full.back() >> tail) != 0)
+        throw BundleError("full map has bits set past the " + std::to_string(header_.n_aux) + " aux variables");
+      if (n_full != header_.n_full)
+        throw BundleError("full map marks " + std::to_string(n_full) +
+                          " aux values, the header says n_full = " + std::to_string(header_.n_full));
+    }
+    const uint64_t n_bits = header_.n_aux - header_.n_full;
+    if (n_bits % 64 && (bits.back() >> (n_bits % 64)) != 0)
+      throw BundleError("bit values have bits set past the " + std::to_string(n_bits) + " aux values stored as bits");
+    return;
+  }
   const uint64_t bits[3] = {header_.n_aux, header_.n_aux, header_.n_inputs};
   for (size_t i = 0; i < 3; ++i) {
     auto w = density(DensityMap(i));
@@ -289,5 +350,127 @@ WitnessBundle WitnessBundle::parse(std::span<const uint8_t> bytes) {
   b.validate(true);
   return b;
 }
+
+void WitnessBundle::require_kind(BundleKind k, const char* what) const {
+  if (!buf_) throw BundleError("empty bundle accessed");
+  if (header_.kind != k)
+    throw BundleError(std::string(what) + " of a bundle of kind " + bundle_kind_name(header_.kind) + " (needs kind " +
+                      bundle_kind_name(k) + ")");
+}
+
+CircuitId WitnessBundle::pce_id() const {
+  require_kind(BundleKind::Witness, "pce_id()");
+  CircuitId id;
+  std::memcpy(id.data(), buf_.get() + layout_.pce_offset, id.size());
+  return id;
+}
+
+std::span<const uint64_t> WitnessBundle::packed(PackedMap m) const {
+  require_kind(BundleKind::Witness, "packed map");
+  return {std::launder(reinterpret_cast<const uint64_t*>(buf_.get() + layout_.packed_offset[size_t(m)])),
+          layout_.packed_words[size_t(m)]};
+}
+
+template <class F>
+WitnessBundle WitnessBundle::pack_witness(const BundleHeader& shape, const CircuitId& pce_id, std::span<const F> inputs,
+                                          std::span<const F> aux) {
+  BundleHeader h = shape;
+  h.kind = BundleKind::Witness;
+  h.curve = curve_of_scalar_field<F>();
+  if (inputs.size() != h.n_inputs || aux.size() != h.n_aux)
+    throw BundleError("pack_witness: " + std::to_string(inputs.size()) + " inputs and " + std::to_string(aux.size()) +
+                      " aux for a shape of " + std::to_string(h.n_inputs) + " and " + std::to_string(h.n_aux));
+  const F zero = F::zero(), one = F::one();
+  h.n_full = 0;
+  for (const F& v : aux) h.n_full += !(v == zero || v == one);
+  WitnessBundle b = allocate(h);
+  std::memcpy(b.buf_.get() + b.layout_.section_offset[size_t(Section::Inputs)], inputs.data(), inputs.size_bytes());
+  std::memcpy(b.buf_.get() + b.layout_.pce_offset, pce_id.data(), pce_id.size());
+  F* full = b.section_mut<F>(Section::Aux).data();
+  uint64_t* fm = reinterpret_cast<uint64_t*>(b.buf_.get() + b.layout_.packed_offset[0]);
+  uint64_t* bm = reinterpret_cast<uint64_t*>(b.buf_.get() + b.layout_.packed_offset[1]);
+  const bool with_map = b.layout_.packed_words[0] != 0;
+  // Both regions are contiguous: clear them, so padding bits stay zero.
+  std::memset(fm, 0, 8 * (b.layout_.packed_words[0] + b.layout_.packed_words[1]));
+  uint64_t i = 0;  // index among the values stored as bits
+  for (uint64_t j = 0; j < aux.size(); ++j) {
+    if (aux[j] == zero || aux[j] == one) {
+      if (aux[j] == one) bm[i >> 6] |= uint64_t(1) << (i & 63);
+      ++i;
+    } else {
+      if (with_map) fm[j >> 6] |= uint64_t(1) << (j & 63);
+      *full++ = aux[j];
+    }
+  }
+  b.seal();
+  return b;
+}
+
+template <class F>
+void WitnessBundle::unpack_aux(std::span<F> out, util::ThreadPool* pool) const {
+  require_kind(BundleKind::Witness, "unpack_aux()");
+  if (out.size() != header_.n_aux)
+    throw BundleError("unpack_aux: output of " + std::to_string(out.size()) + " elements for " +
+                      std::to_string(header_.n_aux) + " aux values");
+  const auto full_map = packed(PackedMap::Full), bits = packed(PackedMap::Bits);
+  const F* full = section<F>(Section::Aux).data();
+  const F zero = F::zero(), one = F::one();
+  const uint64_t n_aux = header_.n_aux;
+  util::ThreadPool& tp = pool ? *pool : util::ThreadPool::global();
+  if (full_map.empty()) {  // all whole, or all bits
+    if (header_.n_full == n_aux) {
+      tp.parallel_for(
+          n_aux, [&](size_t b, size_t e) { std::copy(full + b, full + e, out.data() + b); }, 1 << 14);
+    } else {
+      tp.parallel_for(
+          n_aux,
+          [&](size_t b, size_t e) {
+            for (size_t j = b; j < e; ++j) out[j] = (bits[j >> 6] >> (j & 63)) & 1 ? one : zero;
+          },
+          1 << 14);
+    }
+    return;
+  }
+  // Blocks of map words; a block's first aux_full index is the popcount of the full map
+  // before it (a prefix sum), and its first bit index is the rest, so blocks unpack
+  // independently.
+  constexpr size_t kBlockWords = 1024;
+  const size_t words = full_map.size(), blocks = (words + kBlockWords - 1) / kBlockWords;
+  std::vector<uint64_t> start(blocks + 1, 0);
+  for (size_t k = 0; k < blocks; ++k) {
+    uint64_t n = 0;
+    for (size_t w = k * kBlockWords; w < std::min(words, (k + 1) * kBlockWords); ++w) n += std::popcount(full_map[w]);
+    start[k + 1] = start[k] + n;
+  }
+  auto run = [&](size_t k0, size_t k1) {
+    for (size_t k = k0; k < k1; ++k) {
+      const F* next = full + start[k];
+      uint64_t bit = 64 * kBlockWords * k - start[k];  // next index among the bit values
+      for (size_t w = k * kBlockWords; w < std::min(words, (k + 1) * kBlockWords); ++w) {
+        const uint64_t fw = full_map[w];
+        const size_t n = std::min<uint64_t>(64, n_aux - 64 * w);
+        F* dst = out.data() + 64 * w;
+        for (size_t j = 0; j < n; ++j) {
+          if ((fw >> j) & 1) {
+            dst[j] = *next++;
+          } else {
+            dst[j] = (bits[bit >> 6] >> (bit & 63)) & 1 ? one : zero;
+            ++bit;
+          }
+        }
+      }
+    }
+  };
+  tp.parallel_for(blocks, run, 1);
+}
+
+template WitnessBundle WitnessBundle::pack_witness<ff::Bn254Fr>(const BundleHeader&, const CircuitId&,
+                                                                std::span<const ff::Bn254Fr>,
+                                                                std::span<const ff::Bn254Fr>);
+template WitnessBundle WitnessBundle::pack_witness<ff::Bls12381Fr>(const BundleHeader&, const CircuitId&,
+                                                                   std::span<const ff::Bls12381Fr>,
+                                                                   std::span<const ff::Bls12381Fr>);
+template void WitnessBundle::unpack_aux<ff::Bn254Fr>(std::span<ff::Bn254Fr>, util::ThreadPool*) const;
+template void WitnessBundle::unpack_aux<ff::Bls12381Fr>(std::span<ff::Bls12381Fr>, util::ThreadPool*) const;
 
 }  // namespace zkmill::cs

@@ -4,17 +4,18 @@
 // bundle_receiver.hpp),
 // and the typed views (a<F>() ...) point into it.
 //
-// Layout, versions 1 and 2. All integers little-endian; offsets in bytes.
+// Layout, versions 1 to 3. All integers little-endian; offsets in bytes.
 //   header (96 bytes)
 //     0   4  magic "ZKWB"
-//     4   4  u32 format version: 1, or 2 when byte 10 is used (a writer emits the lowest
-//            version that expresses the bundle, so native bundles stay readable by v1 builds)
+//     4   4  u32 format version: 1, 2 when byte 10 is used, 3 for kind 2 (a writer emits the
+//            lowest version that expresses the bundle, so native bundles stay readable by v1
+//            builds)
 //     8   1  u8 curve id (1 = bn254, 2 = bls12-381; CurveId)
 //     9   1  u8 field element size in bytes = 32 (Fr of both curves)
 //     10  1  u8 kind (BundleKind; version 2): 0 = native R1CS (zkmill proving key),
-//            1 = snarkjs .zkey (rows = the key's domain, c = a o b, proved by prove_zkey).
-//            Version 1 has 0 here (it was reserved).
-//     11  5  reserved, zero
+//            1 = snarkjs .zkey (rows = the key's domain, c = a o b, proved by prove_zkey),
+//            2 = witness only (version 3; layout below). Version 1 has 0 here (it was reserved).
+//     11  5  kind 2: u40 n_full, the aux values stored whole (see below); else reserved, zero
 //     16  32 circuit id (content hash of the proving key; opaque bytes here)
 //     48  8  u64 partition index
 //     56  8  u64 n_inputs  (public inputs including input 0 = ONE)
@@ -34,6 +35,25 @@
 //   trailer
 //     u64 checksum64 of bytes [0, total - 8)
 // total = 96 + 32 (n_inputs + n_aux + 3 n_rows) + 8 (2 ceil(n_aux/64) + ceil(n_inputs/64)) + 8.
+//
+// Kind 2, witness only (version 3): what a synth worker ships when the prove worker computes
+// a, b, c itself from the circuit's precompiled constraint matrices (PCE): the inputs, and the
+// aux values bit-packed, since nearly every aux value of a SHA-256-heavy circuit is 0 or 1.
+// n_rows and domain size are the circuit's (checked against the PCE), and
+//   payload
+//     inputs     n_inputs elements (inputs[0] = 1)
+//     aux_full   n_full elements: the aux values that are neither 0 nor 1, in aux order
+//     pce id     32 bytes: the content id of the constraint matrices the witness is for
+//     full map   ceil(n_aux / 64) words when 0 < n_full < n_aux, else none (all aux are
+//                whole, or none is): bit j set = aux j is the next aux_full element
+//     bits       ceil((n_aux - n_full) / 64) words: bit i = the value (0 or 1) of the i-th aux
+//                value not stored whole, in aux order
+//   trailer      u64 checksum64 of bytes [0, total - 8)
+// total = 96 + 32 (n_inputs + n_full) + 32 + 8 (map words + bit words) + 8: about 32 bytes per
+// whole value and 2 bits per bit, and nothing more when no value is a bit (a hash chain).
+// A writer stores every 0 and 1 as a bit (pack_witness); a reader checks popcount(full map)
+// = n_full and zero padding bits. Elements still run in one block from byte 96 (inputs, then
+// aux_full), so streaming receivers check them unchanged.
 // Every section starts 8-aligned. The checksum (checksum.hpp) catches corruption, not forgery.
 #pragma once
 
@@ -52,6 +72,10 @@
 #include "common/ff/bls12_381_fields.hpp"
 #include "common/ff/bn254_fields.hpp"
 #include "common/util/curve_id.hpp"
+
+namespace zkmill::util {
+class ThreadPool;
+}
 
 namespace zkmill::cs {
 
@@ -78,9 +102,12 @@ constexpr CurveId curve_of_scalar_field() {
 enum class Section : uint8_t { Inputs, Aux, A, B, C };
 // Which prover a bundle is for: the same layout serves both, but the rows mean different
 // things (native: constraints then input rows; zkey: snarkjs's coefficient rows), so a
-// prover must refuse the other kind's bundle.
-enum class BundleKind : uint8_t { Native = 0, Zkey = 1 };
-const char* bundle_kind_name(BundleKind k);  // "native", "zkey"
+// prover must refuse the other kind's bundle. Witness bundles carry no rows at all: a prover
+// expands them into a Native bundle first (witness_expand.hpp).
+enum class BundleKind : uint8_t { Native = 0, Zkey = 1, Witness = 2 };
+const char* bundle_kind_name(BundleKind k);  // "native", "zkey", "witness"
+// The two bitmaps of a witness bundle (see the layout above).
+enum class PackedMap : uint8_t { Full, Bits };
 enum class DensityMap : uint8_t { AuxInA, AuxInB, InputInB };
 const char* section_name(Section s);     // "inputs", "aux", "a", "b", "c"
 const char* density_name(DensityMap d);  // "aux_in_a", ...
@@ -95,6 +122,7 @@ struct BundleHeader {
   uint64_t n_aux = 0;
   uint64_t n_rows = 0;
   uint64_t domain_size = 0;  // 0 in WitnessBundle::allocate means "the smallest that fits"
+  uint64_t n_full = 0;       // kind Witness: aux values stored whole (< 2^40); else 0
 };
 
 // Where everything lies for given counts (see the table above).
@@ -102,7 +130,10 @@ struct BundleLayout {
   uint64_t section_offset[5] = {};
   uint64_t section_count[5] = {};
   uint64_t density_offset[3] = {};
-  uint64_t density_words[3] = {};
+  uint64_t density_words[3] = {};  // 0 for kind Witness
+  uint64_t pce_offset = 0;         // kind Witness: the 32-byte PCE id; else 0
+  uint64_t packed_offset[2] = {};  // kind Witness: PackedMap::Full, PackedMap::Bits
+  uint64_t packed_words[2] = {};   // their lengths in u64 words (see the layout); else 0
   uint64_t checksum_offset = 0;
   uint64_t total_size = 0;
   static BundleLayout of(const BundleHeader& h);
@@ -110,7 +141,7 @@ struct BundleLayout {
 
 class WitnessBundle {
  public:
-  static constexpr uint32_t kVersion = 2;  // the newest version this build reads and writes
+  static constexpr uint32_t kVersion = 3;  // the newest version this build reads and writes
   static constexpr size_t kHeaderSize = 96;
   static constexpr size_t kElementSize = 32;
   static constexpr uint64_t kMaxCount = uint64_t(1) << 40;  // keeps every size computation far from overflow
@@ -198,9 +229,27 @@ class WitnessBundle {
   // zero padding bits in the density bitmaps.
   void validate(bool check_checksum = true) const;
 
-  // The payload's field elements form one run (inputs, aux, a, b, c) of 32-byte elements
-  // starting at header_size(); element k is bytes [96 + 32k, 128 + 32k).
-  uint64_t n_elements() const { return header_.n_inputs + header_.n_aux + 3 * header_.n_rows; }
+  // The payload's field elements form one run (inputs, aux, a, b, c; a witness bundle: inputs,
+  // aux_full) of 32-byte elements starting at header_size(); element k is bytes
+  // [96 + 32k, 128 + 32k).
+  uint64_t n_elements() const {
+    uint64_t n = 0;
+    for (uint64_t c : layout_.section_count) n += c;
+    return n;
+  }
+
+  // Witness bundles (kind Witness). pack_witness stores inputs and aux, every aux value that
+  // is 0 or 1 as one bit; `shape` gives curve (must be F's), circuit id, partition, n_rows and
+  // domain size (0: the smallest), its counts must match the spans. The result is sealed.
+  template <class F>
+  static WitnessBundle pack_witness(const BundleHeader& shape, const CircuitId& pce_id, std::span<const F> inputs,
+                                    std::span<const F> aux);
+  CircuitId pce_id() const;                             // kind Witness only
+  std::span<const uint64_t> packed(PackedMap m) const;  // kind Witness only
+  // The whole aux vector of a witness bundle, written to `out` (n_aux elements), in parallel
+  // on `pool` (nullptr: the global pool).
+  template <class F>
+  void unpack_aux(std::span<F> out, util::ThreadPool* pool = nullptr) const;
   // "a[17]" for the element's run index: names it in errors.
   std::string element_name(uint64_t k) const;
 
@@ -223,8 +272,10 @@ class WitnessBundle {
   static uint64_t first_non_canonical(CurveId curve, const uint8_t* p, uint64_t count);
   // Throws the "checksum mismatch" BundleError unless the trailer holds `computed`.
   void check_trailer(uint64_t computed) const;
-  // validate()'s O(1) checks after the elements: inputs[0] = 1, zero density padding.
+  // validate()'s checks after the elements: inputs[0] = 1, zero density padding; for kind
+  // Witness the packed maps (O(n_aux / 64)).
   void check_constant_and_padding() const;
+  void require_kind(BundleKind k, const char* what) const;
   friend class BundleReceiver;
 
   BundleHeader header_;

@@ -136,6 +136,112 @@ TEST(ControlMessage, TypedRoundTripKeepsOptionalFields) {
 
 // A zkey job's `synth` carries the .wtns as a fourth, binary frame: accepted only where the
 // receiver allows payloads, only for `synth`, within the limit and matching input_bytes.
+// The data plane's optional fields (prefetching workers): slots, tasks[] and the per-partition
+// telemetry, typed and validated once like the required ones.
+TEST(ControlMessage, PrefetchFieldsRoundTripTyped) {
+  const std::string other = "fedcba9876543210fedcba9876543210";
+  Hello h;
+  h.worker = "p";
+  h.role = WorkerRole::Prove;
+  h.slots = 4;
+  h.tasks = {{{"j3", 0, kToken}, TaskStage::Proving}, {{"j3", 1, other}, TaskStage::Prefetched}};
+  auto dh = round_trip(h);
+  ASSERT_NE(dh.as<Hello>(), nullptr);
+  EXPECT_EQ(dh.as<Hello>()->slots, 4u);
+  EXPECT_EQ(dh.as<Hello>()->tasks, h.tasks);
+  EXPECT_EQ(dh.to_json()["tasks"][1]["stage"], "prefetched");
+  // Absent optional fields stay absent (an older worker: one slot, no tasks[]).
+  auto plain = decode_body("hello", valid_bodies()[0].second, nullptr);
+  ASSERT_TRUE(plain);
+  EXPECT_FALSE(plain->as<Hello>()->slots);
+  EXPECT_TRUE(plain->as<Hello>()->tasks.empty());
+
+  WorkerHeartbeat hb;
+  hb.current = kToken;
+  hb.seen = 9;
+  hb.tasks = {{{"j7", 2, kToken}, TaskStage::Fetching}, {{"j8", 0, other}, TaskStage::Synthesizing}};
+  auto dhb = round_trip(hb);
+  ASSERT_NE(dhb.as<WorkerHeartbeat>(), nullptr);
+  EXPECT_EQ(dhb.as<WorkerHeartbeat>()->tasks, hb.tasks);
+  EXPECT_EQ(dhb.as<WorkerHeartbeat>()->seen, 9u);
+
+  ProveDone p;
+  p.at = {"j1", 5, kToken};
+  p.proof = {{"pi_a", json::array()}};
+  p.fetch_ms = 12.5;
+  p.expand_ms = 3.25;
+  p.prove_ms = 100;
+  p.slot_wait_ms = 0;
+  p.bundle_bytes = uint64_t(1) << 40;
+  auto dp = round_trip(p);
+  ASSERT_NE(dp.as<ProveDone>(), nullptr);
+  EXPECT_EQ(dp.as<ProveDone>()->fetch_ms, 12.5);
+  EXPECT_EQ(dp.as<ProveDone>()->expand_ms, 3.25);
+  EXPECT_EQ(dp.as<ProveDone>()->prove_ms, 100.0);
+  EXPECT_EQ(dp.as<ProveDone>()->slot_wait_ms, 0.0);
+  EXPECT_EQ(dp.as<ProveDone>()->bundle_bytes, uint64_t(1) << 40);
+  ProveDone bare;
+  bare.at = p.at;
+  bare.proof = p.proof;
+  auto db = round_trip(bare);
+  EXPECT_FALSE(db.as<ProveDone>()->expand_ms);
+  EXPECT_FALSE(db.as<ProveDone>()->slot_wait_ms);
+  EXPECT_FALSE(db.to_json().contains("expand_ms"));
+}
+
+TEST(ControlMessage, RejectsMalformedPrefetchFields) {
+  auto refused = [](const std::string& type, json body, const std::string& field, const json& value,
+                    const std::string& says) {
+    body[field] = value;
+    std::string why;
+    EXPECT_FALSE(decode_body(type, body, &why)) << type << "." << field << " = " << value.dump();
+    EXPECT_NE(why.find("field '" + field + "'"), std::string::npos) << why;
+    EXPECT_NE(why.find(says), std::string::npos) << why;
+  };
+  const auto bodies = valid_bodies();
+  const json hello = bodies[0].second, hb = bodies[1].second, done = bodies[3].second;
+  const json task = {{"token", kToken}, {"job", "j3"}, {"part", 1}, {"stage", "proving"}};
+  auto with = [&](const char* k, const json& v) {
+    json t = task;
+    t[k] = v;
+    return json::array({t});
+  };
+  // slots: an unsigned count in 1..kMaxSlots (a worker claiming 10^6 slots would be handed the queue).
+  refused("hello", hello, "slots", 0, "is not in 1..");
+  refused("hello", hello, "slots", ControlLimits::kMaxSlots + 1, "is not in 1..");
+  refused("hello", hello, "slots", -2, "unsigned");
+  refused("hello", hello, "slots", "4", "unsigned");
+  // tasks[]: each entry a real attempt (token, job id, part) in a known stage, and bounded.
+  for (const char* type : {"hello", "worker_heartbeat"}) {
+    const json& b = std::string(type) == "hello" ? hello : hb;
+    refused(type, b, "tasks", json::object(), "is not an array");
+    refused(type, b, "tasks", json::array({"x"}), "entry 0 is not an object");
+    refused(type, b, "tasks", with("token", 42), "attempt token");
+    refused(type, b, "tasks", with("token", "0123"), "attempt token");
+    refused(type, b, "tasks", with("job", "3"), "job id");
+    refused(type, b, "tasks", with("part", -1), "part");
+    refused(type, b, "tasks", with("part", ControlLimits::kMaxPartition + 1), "part");
+    refused(type, b, "tasks", with("stage", "mining"), "stage");
+    refused(type, b, "tasks", with("stage", nullptr), "stage");
+    refused(type, b, "tasks", json(std::vector<json>(ControlLimits::kMaxSlots + 1, task)), "more than");
+  }
+  // Telemetry: numbers, durations not negative, bytes an unsigned count.
+  refused("prove_done", done, "expand_ms", "slow", "is not a number");
+  refused("prove_done", done, "slot_wait_ms", -1.0, "is not a duration");
+  refused("prove_done", done, "fetch_ms", 1e300, "is not a duration");
+  refused("prove_done", done, "bundle_bytes", -5, "unsigned");
+  refused("prove_done", done, "bundle_bytes", 1.5, "unsigned");
+  // And a valid one of each decodes.
+  json ok = hello;
+  ok["slots"] = ControlLimits::kMaxSlots;
+  ok["tasks"] = json(std::vector<json>(ControlLimits::kMaxSlots, task));
+  std::string why;
+  auto m = decode_body("hello", ok, &why);
+  ASSERT_TRUE(m) << why;
+  EXPECT_EQ(m->as<Hello>()->tasks.size(), ControlLimits::kMaxSlots);
+  EXPECT_EQ(m->as<Hello>()->tasks[0].stage, TaskStage::Proving);
+}
+
 TEST(ControlMessage, SynthCarriesABinaryPayloadFrameWithinItsLimit) {
   std::string wtns("wtns\0\x01\xff binary", 16);
   Synth s{{"j1", 0, kToken}, "c", "bn254", 0};

@@ -57,9 +57,12 @@ class LocalFarm {
   int metrics_port() const { return std::stoi(slurp(farm_dir() / "metrics.port")); }
 
   // A worker outside the script's bookkeeping (with a --inject-fault), killed at the end.
-  pid_t spawn_worker(const std::string& name, const std::string& role, const std::string& fault) {
+  // `worker_lines`: more keys of its worker section, indented ("  prefetch: 2\n").
+  pid_t spawn_worker(const std::string& name, const std::string& role, const std::string& fault,
+                     const std::string& worker_lines = "") {
     std::ofstream(farm_dir() / (name + ".yaml")) << slurp(farm_dir() / "farm.yaml") << "worker:\n  id: " << name
-                                                 << "\n  key_dir: " << (dir_ / "keys").string() << "\n";
+                                                 << "\n  key_dir: " << (dir_ / "keys").string() << "\n"
+                                                 << worker_lines;
     std::vector<std::string> args{zkmill_binary(), "worker", "--config", (farm_dir() / (name + ".yaml")).string(),
                                   "--role",        role};
     if (!fault.empty()) args.insert(args.end(), {"--inject-fault", fault});

@@ -125,8 +125,8 @@ TYPED_TEST(WitnessBundles, ClearErrors) {
   EXPECT_EQ(error_of(v), "witness bundle: bad magic \"XKWB\" (expected \"ZKWB\")");
 
   v = wire;
-  v[4] = 3;
-  EXPECT_EQ(error_of(v), "witness bundle: unsupported version 3 (this build reads versions 1 to 2)");
+  v[4] = 4;
+  EXPECT_EQ(error_of(v), "witness bundle: unsupported version 4 (this build reads versions 1 to 3)");
 
   v = wire;
   v[64] ^= 1;  // n_aux

@@ -1,0 +1,101 @@
+// `zkmill bench bundle`: bytes on the wire per partition, full bundle (witness + a, b, c) vs
+// witness-only bundle (inputs + bit-packed aux, BundleKind::Witness), for built-in circuits at
+// several sizes, plus what each side pays for it: packing on the synth worker, recording the
+// constraint matrices (once per circuit) and expanding a, b, c on the prove worker. Every
+// expansion is checked to give the full bundle byte for byte. Figures for docs/benchmarks.md;
+// cmd_bench.cpp attaches it through attach_bench_bundle().
+// zkmill-cli-links: zk_circuits
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "common/circuits/circuit.hpp"
+#include "common/cs/proving_cs.hpp"
+#include "common/cs/recording_cs.hpp"
+#include "common/cs/witness_expand.hpp"
+#include "common/curves/dispatch.hpp"
+#include "common/util/curve_id.hpp"
+
+namespace zkmill::cli {
+
+namespace {
+
+struct BenchBundleOptions {
+  std::vector<std::string> circuits{"chain"};
+  std::vector<unsigned> log_sizes{16, 20};
+  std::string curve = "bn254";
+};
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+template <class E>
+void bench_one(const std::string& circuit, unsigned log_size) {
+  using F = typename E::Fr;
+  const uint64_t size = uint64_t(1) << log_size;
+  auto t0 = std::chrono::steady_clock::now();
+  cs::RecordingCS<F> rec;
+  circuits::make_circuit<F>(circuit, size, 0, 0)->synthesize(rec);
+  const cs::R1CS<F> r1cs = rec.finish();
+  const cs::PceId pce = cs::pce_id_of(r1cs);
+  const double record_ms = ms_since(t0);
+
+  t0 = std::chrono::steady_clock::now();
+  cs::ProvingCS<F> pcs;
+  circuits::make_circuit<F>(circuit, size, 11, 1)->synthesize(pcs);
+  const cs::WitnessBundle full = std::move(pcs).into_bundle({}, 1);
+  const double synth_ms = ms_since(t0);
+
+  t0 = std::chrono::steady_clock::now();
+  const auto packed = cs::WitnessBundle::pack_witness<F>(full.header(), pce, full.inputs<F>(), full.aux<F>());
+  const double pack_ms = ms_since(t0);
+  t0 = std::chrono::steady_clock::now();
+  const auto back = cs::expand_witness<F>(packed, r1cs, pce);
+  const double expand_ms = ms_since(t0);
+  const bool same = std::ranges::equal(back.bytes(), full.bytes());
+
+  const double bits = full.n_aux() ? 100.0 * double(full.n_aux() - packed.header().n_full) / double(full.n_aux()) : 0;
+  std::printf("%-8s 2^%-3u %-10s %11llu %6.1f%% %14llu %14llu %7.2fx %9.1f %9.1f %9.1f %9.1f  %s\n", circuit.c_str(),
+              log_size, curve_name(E::kId), static_cast<unsigned long long>(full.n_aux()), bits,
+              static_cast<unsigned long long>(full.bytes().size()),
+              static_cast<unsigned long long>(packed.bytes().size()),
+              double(full.bytes().size()) / double(packed.bytes().size()), synth_ms, pack_ms, record_ms, expand_ms,
+              same ? "identical" : "DIFFERENT");
+  if (!same) throw std::runtime_error("the expanded bundle differs from the full one");
+}
+
+int run_bench_bundle(const BenchBundleOptions& o) {
+  const auto id = parse_curve(o.curve);
+  if (!id) throw std::invalid_argument("unknown curve '" + o.curve + "'");
+  for (const auto& c : o.circuits)
+    if (!circuits::is_known_circuit(c)) throw std::invalid_argument(circuits::unknown_circuit_message(c));
+  std::printf("%-8s %-5s %-10s %11s %7s %14s %14s %8s %9s %9s %9s %9s  %s\n", "circuit", "size", "curve", "n_aux",
+              "bits", "full bytes", "witness bytes", "fewer", "synth ms", "pack ms", "record ms", "expand ms",
+              "expanded = full");
+  for (const auto& c : o.circuits)
+    for (unsigned k : o.log_sizes) {
+      if (k < 4 || k > 26) throw std::invalid_argument("--log-sizes entries must be within 4..26");
+      curves::with_curve(*id, [&]<class E>(E) { bench_one<E>(c, k); });
+    }
+  return 0;
+}
+
+}  // namespace
+
+// Adds `bundle` under `bench`; the returned function runs it when chosen (exit code), else -1.
+std::function<int()> attach_bench_bundle(CLI::App& bench) {
+  auto o = std::make_shared<BenchBundleOptions>();
+  auto* cmd = bench.add_subcommand(
+      "bundle", "Bytes on the wire per partition: full vs witness-only bundles, and the cost of packing/expanding");
+  cmd->add_option("--circuits", o->circuits, "Built-in circuits")->delimiter(',')->capture_default_str();
+  cmd->add_option("--log-sizes", o->log_sizes, "Circuit sizes as powers of two")->delimiter(',')->capture_default_str();
+  cmd->add_option("--curve", o->curve, "bn254 or bls12-381")->capture_default_str();
+  return [o, cmd]() { return cmd->parsed() ? run_bench_bundle(*o) : -1; };
+}
+
+}  // namespace zkmill::cli

@@ -1,0 +1,198 @@
+// Witness-only bundles (BundleKind::Witness): packing round-trips every aux value, the packed
+// image is validated like any bundle (checksum, maps, counts), streams through the receiver,
+// and expanding it with the circuit's recorded matrices gives byte for byte the bundle that
+// ProvingCS makes, for every built-in circuit on both curves.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "common/circuits/chain.hpp"
+#include "common/circuits/circuit.hpp"
+#include "common/cs/bundle_receiver.hpp"
+#include "common/cs/proving_cs.hpp"
+#include "common/cs/recording_cs.hpp"
+#include "common/cs/witness_expand.hpp"
+
+using namespace zkmill;
+using namespace zkmill::cs;
+
+namespace {
+
+template <class F>
+class WitnessOnly : public ::testing::Test {};
+using Fields = ::testing::Types<ff::Bn254Fr, ff::Bls12381Fr>;
+TYPED_TEST_SUITE(WitnessOnly, Fields);
+
+template <class F>
+F random_element(std::mt19937_64& rng) {
+  ff::Limbs<F::N> l{};
+  for (auto& w : l) w = rng();
+  l[F::N - 1] >>= 4;  // below p for both moduli
+  return F::from_canonical_unchecked(l);
+}
+
+// Aux values of which about `bit_share` are 0 or 1 and the rest random.
+template <class F>
+std::vector<F> mixed_aux(size_t n, double bit_share, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::bernoulli_distribution bit(bit_share), one(0.5);
+  std::vector<F> v(n);
+  for (auto& x : v) x = bit(rng) ? (one(rng) ? F::one() : F::zero()) : random_element<F>(rng);
+  return v;
+}
+
+BundleHeader shape(uint64_t n_inputs, uint64_t n_aux, uint64_t n_rows) {
+  BundleHeader h;
+  h.n_inputs = n_inputs;
+  h.n_aux = n_aux;
+  h.n_rows = n_rows;
+  h.partition = 9;
+  for (size_t i = 0; i < h.circuit_id.size(); ++i) h.circuit_id[i] = uint8_t(3 * i + 1);
+  return h;
+}
+
+PceId some_pce_id(uint8_t salt) {
+  PceId id;
+  for (size_t i = 0; i < id.size(); ++i) id[i] = uint8_t(i ^ salt);
+  return id;
+}
+
+std::string error_of(std::span<const uint8_t> bytes) {
+  try {
+    WitnessBundle::parse(bytes);
+  } catch (const BundleError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+void put_u64(std::vector<uint8_t>& b, size_t off, uint64_t v) {
+  for (int i = 0; i < 8; ++i) b[off + i] = uint8_t(v >> (8 * i));
+}
+void reseal(std::vector<uint8_t>& bytes, const BundleLayout& l) {
+  put_u64(bytes, 88, checksum64(std::span(bytes).first(88)));
+  put_u64(bytes, l.checksum_offset, checksum64(std::span(bytes).first(l.checksum_offset)));
+}
+
+TYPED_TEST(WitnessOnly, PackAndUnpackRoundTripEveryAuxValueAtEveryShape) {
+  using F = TypeParam;
+  for (size_t n_aux : {0, 1, 63, 64, 65, 1000, 70000}) {
+    for (double share : {0.0, 0.5, 0.97, 1.0}) {
+      auto aux = mixed_aux<F>(n_aux, share, n_aux * 31 + uint64_t(share * 100));
+      std::vector<F> inputs{F::one(), F::from_u64(5), F::zero()};
+      auto w = WitnessBundle::pack_witness<F>(shape(3, n_aux, 3 + n_aux / 2 + 1), some_pce_id(1), inputs, aux);
+      EXPECT_EQ(w.kind(), BundleKind::Witness);
+      EXPECT_EQ(w.header().version, 3u);
+      uint64_t full = 0;
+      for (const F& v : aux) full += !(v == F::zero() || v == F::one());
+      EXPECT_EQ(w.header().n_full, full);
+      EXPECT_EQ(w.pce_id(), some_pce_id(1));
+      std::vector<F> back(n_aux, F::from_u64(77));
+      w.template unpack_aux<F>(back);
+      EXPECT_TRUE(back == aux) << n_aux << " aux, bit share " << share;
+      // Size: inputs and full values whole, the full map (unless all or none are whole), one
+      // bit per value stored as a bit, pce id, header, trailer.
+      const uint64_t map_words = full > 0 && full < n_aux ? (n_aux + 63) / 64 : 0;
+      EXPECT_EQ(w.bytes().size(), 96 + 32 * (3 + full) + 32 + 8 * (map_words + (n_aux - full + 63) / 64) + 8);
+      // The wire image parses (full validation) and streams to the same bundle.
+      auto wire = w.serialize();
+      auto parsed = WitnessBundle::parse(wire);
+      EXPECT_TRUE(std::ranges::equal(parsed.bytes(), wire));
+      BundleReceiver rx{std::span(wire).first(WitnessBundle::header_size())};
+      for (size_t off = WitnessBundle::header_size(); off < wire.size(); off += 777)
+        rx.write(std::span(wire).subspan(off, std::min<size_t>(777, wire.size() - off)));
+      EXPECT_TRUE(std::ranges::equal(rx.finish().bytes(), wire));
+    }
+  }
+}
+
+TYPED_TEST(WitnessOnly, CorruptedPackedWitnessFailsItsChecksumAndBadMapsAreNamed) {
+  using F = TypeParam;
+  auto aux = mixed_aux<F>(500, 0.9, 5);
+  std::vector<F> inputs{F::one(), F::from_u64(2)};
+  auto w = WitnessBundle::pack_witness<F>(shape(2, 500, 300), some_pce_id(2), inputs, aux);
+  const BundleLayout l = w.layout();
+  const auto wire = w.serialize();
+  // One flipped bit anywhere after the header: a bit of the bit map, the pce id, a full value.
+  for (uint64_t off : {l.packed_offset[1] + 3, l.pce_offset + 1, l.section_offset[size_t(Section::Aux)] + 5}) {
+    auto v = wire;
+    v[off] ^= 0x10;
+    EXPECT_NE(error_of(v).find("checksum mismatch"), std::string::npos) << off << ": " << error_of(v);
+  }
+  // Well-sealed but inconsistent maps: each is refused with what is wrong.
+  ASSERT_GT(l.packed_words[0], 0u) << "a mixed witness has a full map";
+  auto v = wire;
+  v[l.packed_offset[0]] ^= 0x01;  // aux 0 moves between "bit" and "whole": the count no longer fits
+  reseal(v, l);
+  EXPECT_NE(error_of(v).find("full map marks"), std::string::npos) << error_of(v);
+  v = wire;
+  v[l.packed_offset[0] + 8 * (l.packed_words[0] - 1) + 7] |= 0x80;  // bit 63 of the last word: past aux 499
+  reseal(v, l);
+  EXPECT_NE(error_of(v).find("past the 500 aux variables"), std::string::npos) << error_of(v);
+  const uint64_t n_bits = 500 - w.header().n_full;
+  ASSERT_NE(n_bits % 64, 0u);
+  v = wire;
+  v[l.packed_offset[1] + 8 * (l.packed_words[1] - 1) + 7] |= 0x80;
+  reseal(v, l);
+  EXPECT_NE(error_of(v).find("aux values stored as bits"), std::string::npos) << error_of(v);
+  // A kind-2 header in a version-2 image is refused.
+  v = wire;
+  v[4] = 2;
+  reseal(v, l);
+  EXPECT_NE(error_of(v).find("needs format version 3"), std::string::npos) << error_of(v);
+}
+
+// The heart of it: synth side packs (inputs, aux) of a ProvingCS run, prove side expands with
+// the recorded matrices, and the result is the ProvingCS bundle itself, byte for byte.
+TYPED_TEST(WitnessOnly, ExpandedBundleIsByteIdenticalToTheProvingCsBundle) {
+  using F = TypeParam;
+  for (const auto& name : circuits::circuit_names()) {
+    for (uint64_t size : {50, 700}) {
+      RecordingCS<F> rec;
+      circuits::make_circuit<F>(name, size, 0, 0)->synthesize(rec);
+      const R1CS<F> r1cs = rec.finish();
+      const PceId pce = pce_id_of(r1cs);
+      for (uint64_t part : {0, 3}) {
+        ProvingCS<F> pcs;
+        circuits::make_circuit<F>(name, size, 17, part)->synthesize(pcs);
+        const WitnessBundle full = std::move(pcs).into_bundle(some_pce_id(9), part);
+        auto packed = WitnessBundle::pack_witness<F>(full.header(), pce, full.inputs<F>(), full.aux<F>());
+        const WitnessBundle back = expand_witness<F>(WitnessBundle::parse(packed.serialize()), r1cs, pce);
+        EXPECT_TRUE(std::ranges::equal(back.bytes(), full.bytes())) << name << " size " << size << " part " << part;
+        EXPECT_LT(packed.bytes().size(), full.bytes().size());
+      }
+      // Matrices of another size (twice: sizes round to whole rounds or tree levels): another
+      // id, and the bundle is refused by name.
+      R1CS<F> r1cs2;
+      for (uint64_t k = 2; r1cs2.n_rows() == 0 || r1cs2.n_rows() == r1cs.n_rows(); k *= 2) {
+        RecordingCS<F> other;
+        circuits::make_circuit<F>(name, k * size, 0, 0)->synthesize(other);
+        r1cs2 = other.finish();
+      }
+      EXPECT_NE(pce_id_of(r1cs2), pce);
+      ProvingCS<F> pcs;
+      circuits::make_circuit<F>(name, size, 17, 0)->synthesize(pcs);
+      const WitnessBundle full = std::move(pcs).into_bundle(some_pce_id(9), 0);
+      auto packed = WitnessBundle::pack_witness<F>(full.header(), pce, full.inputs<F>(), full.aux<F>());
+      try {
+        expand_witness<F>(packed, r1cs2, pce_id_of(r1cs2));
+        ADD_FAILURE() << "expanded with the wrong matrices";
+      } catch (const BundleError& e) {
+        EXPECT_NE(std::string(e.what()).find("constraint matrices (PCE)"), std::string::npos) << e.what();
+      }
+    }
+  }
+}
+
+TEST(WitnessOnlyKinds, NativeAndZkeyBundlesRefuseWitnessAccessors) {
+  circuits::ChainCircuit<ff::Bn254Fr> c(20, 1, 0);
+  ProvingCS<ff::Bn254Fr> pcs;
+  c.synthesize(pcs);
+  auto full = std::move(pcs).into_bundle({}, 0);
+  EXPECT_THROW(full.pce_id(), BundleError);
+  std::vector<ff::Bn254Fr> out(full.n_aux());
+  EXPECT_THROW(full.unpack_aux<ff::Bn254Fr>(out), BundleError);
+  EXPECT_STREQ(bundle_kind_name(BundleKind::Witness), "witness");
+}
+
+}  // namespace
