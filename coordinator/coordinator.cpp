@@ -176,27 +176,13 @@ void Coordinator::renew_lease() {
 }
 
 void Coordinator::run(const std::atomic<bool>& stop) {
-  // Wrong credentials are a configuration error, not an outage to wait out: stop with it.
-  try {
-    redis_.command({"PING"});
-  } catch (const RedisAuthError& e) {
-    throw std::runtime_error(e.what());
-  } catch (const RedisReplyError& e) {
-    const std::string what = e.what();
-    if (what.find("NOAUTH") != std::string::npos || what.find("NOPERM") != std::string::npos)
-      throw std::runtime_error("redis refused the coordinator (set redis.user / redis.password): " + what);
-    throw;
-  } catch (const RedisError& e) {
-    spdlog::warn("coordinator: redis unavailable at start ({}); retrying", e.what());
-    redis_.disconnect();
-  }
   // Resources first (a second coordinator with a clashing metrics address says so), then the
   // lease, and only then the ROUTER: a refused coordinator never takes the control endpoint.
   // The start time is what /readyz matches against the published summary (this coordinator).
   started_ms_ = now_ms();
   if (!cfg_.coordinator.metrics_listen.empty())
     http_ = std::make_unique<HttpApi>(cfg_, metrics_.registry(), started_ms_);
-  take_lease(stop);
+  take_lease(stop);  // also stops at wrong Redis credentials (a configuration error, not an outage)
   try {
     serve(stop);
   } catch (const CoordinatorLeaseLost&) {
