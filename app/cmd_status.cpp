@@ -87,26 +87,26 @@ int print_workers(const ClientOptions& o, const Context& ctx) {
     if (!w.value("connected", true)) {
       std::printf("worker %-24s not connected\n", w["worker"].get<std::string>().c_str());
     } else {
-    const uint64_t seen = w.value("last_seen_ms", uint64_t(0)), updated = w.value("updated_ms", uint64_t(0));
-    std::string circuits;
-    for (const auto& c : w.value("circuits", nlohmann::json::array()))
-      circuits += (circuits.empty() ? "" : ",") + c.get<std::string>().substr(0, 12);
-    const auto& p = w["partition"];
-    // What it holds: "proving j3/0, prefetched j3/1" (the partitions and their stages).
-    std::string held;
-    if (w.contains("tasks") && w["tasks"].is_array())
-      for (const auto& t : w["tasks"])
-        held += (held.empty() ? "" : ", ") + t.value("stage", std::string("?")) + " " +
-                t.value("job", std::string("?")) + "/" + std::to_string(t.value("part", uint64_t(0)));
-    std::printf(
-        "worker %-24s %-6s %-9s %s heard %.1f s ago%s%s, circuits [%s]%s\n", w["worker"].get<std::string>().c_str(),
-        w.value("role", std::string("?")).c_str(), w.value("draining", false) ? "DRAINING" : "active",
-        w.value("busy", false) ? "busy," : "idle,", double(updated > seen ? updated - seen : 0) / 1000.0,
-        w.contains("gpus") && !w["gpus"].empty() ? (", GPUs " + w["gpus"].dump()).c_str() : "",
-        p.is_object()
-            ? (", on " + p["job"].get<std::string>() + "#" + std::to_string(p["partition"].get<uint64_t>())).c_str()
-            : "",
-        circuits.c_str(), held.empty() ? "" : ("; holds " + held).c_str());
+      const uint64_t seen = w.value("last_seen_ms", uint64_t(0)), updated = w.value("updated_ms", uint64_t(0));
+      std::string circuits;
+      for (const auto& c : w.value("circuits", nlohmann::json::array()))
+        circuits += (circuits.empty() ? "" : ",") + c.get<std::string>().substr(0, 12);
+      const auto& p = w["partition"];
+      // What it holds: "proving j3/0, prefetched j3/1" (the partitions and their stages).
+      std::string held;
+      if (w.contains("tasks") && w["tasks"].is_array())
+        for (const auto& t : w["tasks"])
+          held += (held.empty() ? "" : ", ") + t.value("stage", std::string("?")) + " " +
+                  t.value("job", std::string("?")) + "/" + std::to_string(t.value("part", uint64_t(0)));
+      std::printf(
+          "worker %-24s %-6s %-9s %s heard %.1f s ago%s%s, circuits [%s]%s\n", w["worker"].get<std::string>().c_str(),
+          w.value("role", std::string("?")).c_str(), w.value("draining", false) ? "DRAINING" : "active",
+          w.value("busy", false) ? "busy," : "idle,", double(updated > seen ? updated - seen : 0) / 1000.0,
+          w.contains("gpus") && !w["gpus"].empty() ? (", GPUs " + w["gpus"].dump()).c_str() : "",
+          p.is_object()
+              ? (", on " + p["job"].get<std::string>() + "#" + std::to_string(p["partition"].get<uint64_t>())).c_str()
+              : "",
+          circuits.c_str(), held.empty() ? "" : ("; holds " + held).c_str());
     }
     if (w.contains("quarantined") && w["quarantined"].is_object())
       std::printf(

@@ -72,9 +72,7 @@ void encode_header(const BundleHeader& h, uint8_t* out) {
   put_u64(out + kHeaderChecksumOffset, checksum64({out, kHeaderChecksumOffset}));
 }
 
-size_t two_adicity(CurveId c) {
-  return c == CurveId::Bn254 ? ff::Bn254Fr::kTwoAdicity : ff::Bls12381Fr::kTwoAdicity;
-}
+size_t two_adicity(CurveId c) { return c == CurveId::Bn254 ? ff::Bn254Fr::kTwoAdicity : ff::Bls12381Fr::kTwoAdicity; }
 
 // The checks shared by parse_header and allocate: counts a prover could actually have made.
 void check_counts(const BundleHeader& h) {
@@ -96,11 +94,12 @@ void check_counts(const BundleHeader& h) {
   }
   if (h.n_inputs == 0) throw BundleError("n_inputs = 0, but input 0 (ONE) always exists");
   if (h.n_rows < h.n_inputs)
-    throw BundleError("n_rows = " + std::to_string(h.n_rows) + " is less than n_inputs = " + std::to_string(h.n_inputs) +
-                      " (every input has its own row)");
+    throw BundleError("n_rows = " + std::to_string(h.n_rows) +
+                      " is less than n_inputs = " + std::to_string(h.n_inputs) + " (every input has its own row)");
   uint64_t d = h.domain_size;
   if (!std::has_single_bit(d) || d < h.n_rows)
-    throw BundleError("domain size " + std::to_string(d) + " is not a power of two >= n_rows = " + std::to_string(h.n_rows));
+    throw BundleError("domain size " + std::to_string(d) +
+                      " is not a power of two >= n_rows = " + std::to_string(h.n_rows));
   if (std::countr_zero(d) > int(two_adicity(h.curve)))
     throw BundleError("domain size 2^" + std::to_string(std::countr_zero(d)) + " exceeds the 2-adicity of " +
                       curve_name(h.curve) + " Fr");
@@ -183,7 +182,8 @@ BundleHeader WitnessBundle::parse_header(std::span<const uint8_t> bytes) {
     throw BundleError("truncated: need " + std::to_string(kHeaderSize) + " bytes for the header, have " +
                       std::to_string(bytes.size()));
   const uint8_t* p = bytes.data();
-  if (std::memcmp(p, kMagic, 4) != 0) throw BundleError("bad magic \"" + printable(bytes.first(4)) + "\" (expected \"ZKWB\")");
+  if (std::memcmp(p, kMagic, 4) != 0)
+    throw BundleError("bad magic \"" + printable(bytes.first(4)) + "\" (expected \"ZKWB\")");
   BundleHeader h;
   h.version = get_u32(p + 4);
   // Version before the header checksum: a newer layout may place its checksum elsewhere.
@@ -261,7 +261,8 @@ WitnessBundle WitnessBundle::clone() const {
 std::span<const uint64_t> WitnessBundle::density(DensityMap d) const {
   if (!buf_) throw BundleError("empty bundle accessed");
   auto i = size_t(d);
-  return {std::launder(reinterpret_cast<const uint64_t*>(buf_.get() + layout_.density_offset[i])), layout_.density_words[i]};
+  return {std::launder(reinterpret_cast<const uint64_t*>(buf_.get() + layout_.density_offset[i])),
+          layout_.density_words[i]};
 }
 std::span<uint64_t> WitnessBundle::density_mut(DensityMap d) {
   if (!buf_) throw BundleError("empty bundle accessed");
@@ -286,11 +287,13 @@ void WitnessBundle::validate(bool check_checksum) const {
 void WitnessBundle::check_trailer(uint64_t computed) const {
   uint64_t stored = get_u64(buf_.get() + layout_.checksum_offset);
   if (stored != computed)
-    throw BundleError("checksum mismatch (stored " + hex64(stored) + ", computed " + hex64(computed) + "): the payload was corrupted");
+    throw BundleError("checksum mismatch (stored " + hex64(stored) + ", computed " + hex64(computed) +
+                      "): the payload was corrupted");
 }
 
 uint64_t WitnessBundle::first_non_canonical(CurveId curve, const uint8_t* p, uint64_t count) {
-  return curve == CurveId::Bn254 ? first_non_canonical_in<ff::Bn254Fr>(p, count) : first_non_canonical_in<ff::Bls12381Fr>(p, count);
+  return curve == CurveId::Bn254 ? first_non_canonical_in<ff::Bn254Fr>(p, count)
+                                 : first_non_canonical_in<ff::Bls12381Fr>(p, count);
 }
 
 std::string WitnessBundle::element_name(uint64_t k) const {
@@ -338,7 +341,8 @@ WitnessBundle WitnessBundle::parse(std::span<const uint8_t> bytes) {
   BundleHeader h = parse_header(bytes);
   BundleLayout l = BundleLayout::of(h);
   if (bytes.size() < l.total_size)
-    throw BundleError("truncated: need " + std::to_string(l.total_size) + " bytes, have " + std::to_string(bytes.size()));
+    throw BundleError("truncated: need " + std::to_string(l.total_size) + " bytes, have " +
+                      std::to_string(bytes.size()));
   if (bytes.size() > l.total_size)
     throw BundleError("trailing data: the header describes " + std::to_string(l.total_size) + " bytes, have " +
                       std::to_string(bytes.size()));

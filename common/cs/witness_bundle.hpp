@@ -191,15 +191,25 @@ class WitnessBundle {
   std::vector<uint8_t> serialize() const { return {bytes().begin(), bytes().end()}; }
 
   template <class F>
-  std::span<const F> inputs() const { return section<F>(Section::Inputs); }
+  std::span<const F> inputs() const {
+    return section<F>(Section::Inputs);
+  }
   template <class F>
-  std::span<const F> aux() const { return section<F>(Section::Aux); }
+  std::span<const F> aux() const {
+    return section<F>(Section::Aux);
+  }
   template <class F>
-  std::span<const F> a() const { return section<F>(Section::A); }
+  std::span<const F> a() const {
+    return section<F>(Section::A);
+  }
   template <class F>
-  std::span<const F> b() const { return section<F>(Section::B); }
+  std::span<const F> b() const {
+    return section<F>(Section::B);
+  }
   template <class F>
-  std::span<const F> c() const { return section<F>(Section::C); }
+  std::span<const F> c() const {
+    return section<F>(Section::C);
+  }
 
   template <class F>
   std::span<const F> section(Section s) const {
@@ -260,7 +270,8 @@ class WitnessBundle {
     static_assert(std::is_trivially_copyable_v<F> && std::is_standard_layout_v<F>);
     if (!buf_) throw BundleError("empty bundle accessed");
     if (header_.curve != curve_of_scalar_field<F>())
-      throw BundleError(std::string("holds ") + curve_name(header_.curve) + " field elements, accessed as " + F::Params::kName);
+      throw BundleError(std::string("holds ") + curve_name(header_.curve) + " field elements, accessed as " +
+                        F::Params::kName);
   }
   bool test(DensityMap d, uint64_t j) const {
     auto w = density(d);

@@ -17,8 +17,8 @@ namespace zkmill::groth16 {
 
 // What the key was made for; stored as JSON in the Meta section.
 struct KeyMeta {
-  std::string circuit;  // built-in circuit name ("chain", "merkle", "porep")
-  uint64_t size = 0;    // the --size it was made with
+  std::string circuit;         // built-in circuit name ("chain", "merkle", "porep")
+  uint64_t size = 0;           // the --size it was made with
   uint64_t n_inputs = 0;       // public inputs including the constant ONE
   uint64_t n_aux = 0;          // private variables
   uint64_t n_constraints = 0;  // R1CS rows including the input rows
@@ -26,8 +26,12 @@ struct KeyMeta {
   std::string created_by;
 
   nlohmann::json to_json() const {
-    return {{"circuit", circuit},         {"size", size},          {"n_inputs", n_inputs},
-            {"n_aux", n_aux},             {"n_constraints", n_constraints}, {"domain_log2", domain_log2},
+    return {{"circuit", circuit},
+            {"size", size},
+            {"n_inputs", n_inputs},
+            {"n_aux", n_aux},
+            {"n_constraints", n_constraints},
+            {"domain_log2", domain_log2},
             {"created_by", created_by}};
   }
   static KeyMeta from_json(const nlohmann::json& j) {
@@ -126,7 +130,8 @@ class ProvingKey {
       : meta(std::move(m)), vk(std::move(v)), reader_(std::move(reader)) {
     const std::string& path = reader_->path();
     auto vk_bytes = reader_->section(SectionId::Vk, 1, nullptr);
-    if (vk_bytes.size() != 3 * sizeof(G1A) + 3 * sizeof(G2A)) throw KeyFileError(path + ": verifying-key section has the wrong size");
+    if (vk_bytes.size() != 3 * sizeof(G1A) + 3 * sizeof(G2A))
+      throw KeyFileError(path + ": verifying-key section has the wrong size");
     auto g1 = checked<G1A>(vk_bytes.subspan(0, 3 * sizeof(G1A)), 3, path, "vk");
     auto g2 = checked<G2A>(vk_bytes.subspan(3 * sizeof(G1A)), 3, path, "vk");
     vk.alpha_g1 = g1[0];
@@ -150,14 +155,15 @@ class ProvingKey {
     uint64_t n = 0;
     auto bytes = reader_->section(id, sizeof(P), &n);
     if (n != expected)
-      throw KeyFileError(reader_->path() + ": section " + what + " has " + std::to_string(n) + " points, metadata says " +
-                         std::to_string(expected));
+      throw KeyFileError(reader_->path() + ": section " + what + " has " + std::to_string(n) +
+                         " points, metadata says " + std::to_string(expected));
     return checked<P>(bytes, n, reader_->path(), what);
   }
 
   // The infinity flag must be 0 or 1 before the bytes are viewed as structs.
   template <class P>
-  static std::span<const P> checked(std::span<const uint8_t> bytes, uint64_t n, const std::string& path, const char* what) {
+  static std::span<const P> checked(std::span<const uint8_t> bytes, uint64_t n, const std::string& path,
+                                    const char* what) {
     constexpr size_t flag_at = offsetof(P, infinity);
     for (uint64_t i = 0; i < n; ++i) {
       uint8_t f = bytes[i * sizeof(P) + flag_at];
