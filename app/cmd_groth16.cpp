@@ -5,20 +5,21 @@
 //     the domain is at least 2^17 (auto, the default; a GPU failure then falls back to the CPU
 //     with a warning), always (on:
 //     exit 2 when there is no GPU) or never (off: formats::prove_zkey on the CPU pool).
-//   verify <verification_key.json> <public.json> <proof.json>   (exit 0 valid, 1 invalid, 2 error)
+//   verify <verification_key.json> <public.json> <proof.json>   (exit 0 valid, 1 a well-formed
+//     proof that does not verify, 2 any usage or input error: snarkjs_verify.hpp)
 //   check <circuit.r1cs> <witness.wtns>  (snarkjs wtns check: exit 0 satisfied, 1 not, 2 error)
 // prove verifies its proof before writing anything and exits 2 on any error.
 // zkmill-cli-links: zk_formats
+#include <spdlog/spdlog.h>
+
 #include <cstdio>
 #include <memory>
-
-#include <spdlog/spdlog.h>
 
 #include "app/command.hpp"
 #include "common/curves/dispatch.hpp"
 #include "common/formats/circom_files.hpp"
-#include "common/groth16/snarkjs_verify.hpp"
 #include "common/formats/zkey_prover.hpp"
+#include "common/groth16/snarkjs_verify.hpp"
 
 #if defined(ZKMILL_HAVE_CUDA)
 #include "cuda/groth16/zkey_prover.hpp"
@@ -122,11 +123,12 @@ int run_zkey_prove(const Groth16Options& o) {
     if (o.gpu == "auto" && !use_gpu) spdlog::debug("proving on the CPU: {}", why_not);
     auto wtns = formats::WtnsFile::open(o.wtns);
     if (wtns.curve() != zfile.curve())
-      throw formats::FormatError(o.wtns + ": witness is for " + curve_snarkjs_name(wtns.curve()) + ", the key " + o.zkey +
-                                 " for " + curve_snarkjs_name(zfile.curve()));
+      throw formats::FormatError(o.wtns + ": witness is for " + curve_snarkjs_name(wtns.curve()) + ", the key " +
+                                 o.zkey + " for " + curve_snarkjs_name(zfile.curve()));
     if (wtns.size() != zfile.n_vars())
-      throw formats::FormatError(o.wtns + ": witness has " + std::to_string(wtns.size()) + " values, the key " + o.zkey +
-                                 " expects nVars = " + std::to_string(zfile.n_vars()) + " (a witness of another circuit?)");
+      throw formats::FormatError(o.wtns + ": witness has " + std::to_string(wtns.size()) + " values, the key " +
+                                 o.zkey + " expects nVars = " + std::to_string(zfile.n_vars()) +
+                                 " (a witness of another circuit?)");
     return curves::with_curve(zfile.curve(), [&]<class E>(E) {
       using Fr = typename E::Fr;
       auto& pool = util::ThreadPool::global();
@@ -144,14 +146,12 @@ int run_zkey_prove(const Groth16Options& o) {
       if (!groth16::PreparedVerifyingKey<E>(pk.vk).verify(proof, pub))
         throw std::runtime_error("the proof does not verify: the witness " + o.wtns +
                                  " does not satisfy the circuit of " + o.zkey + "; nothing written");
-      sj::write_json_file(o.proof, sj::proof_to_json<E>(proof));
-      sj::write_json_file(o.pub, sj::public_to_json<Fr>(pub));
-      std::fprintf(
-          stderr,
-          "proved %s (%s, %u vars, domain 2^%u) on %s: device probe %.1f ms, load %.1f ms, synth %.1f ms, %s; "
-          "total %.1f ms; verified\n",
-          o.zkey.c_str(), curve_snarkjs_name(E::kId), zfile.n_vars(), zfile.log_domain_size(), backend.c_str(),
-          probe_ms, load_ms, synth_ms, phases.c_str(), groth16::detail::ms_since(t0));
+      sj::write_proof_files(o.proof, sj::proof_to_json<E>(proof), o.pub, sj::public_to_json<Fr>(pub));
+      std::fprintf(stderr,
+                   "proved %s (%s, %u vars, domain 2^%u) on %s: device probe %.1f ms, load %.1f ms, synth %.1f ms, %s; "
+                   "total %.1f ms; verified\n",
+                   o.zkey.c_str(), curve_snarkjs_name(E::kId), zfile.n_vars(), zfile.log_domain_size(), backend.c_str(),
+                   probe_ms, load_ms, synth_ms, phases.c_str(), groth16::detail::ms_since(t0));
       return 0;
     });
   } catch (const std::exception& e) {
@@ -202,11 +202,14 @@ RunFn setup_groth16(CLI::App& sub) {
   o->prove->add_option("--device", o->device, "CUDA device index for --gpu auto|on")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  o->verify = sub.add_subcommand("verify", "Verify a Groth16 proof (snarkjs groth16 verify; exit 0 valid, 1 invalid, 2 error)");
+  o->verify =
+      sub.add_subcommand("verify", "Verify a Groth16 proof (snarkjs groth16 verify; exit 0 valid, 1 invalid, 2 error)");
   o->verify->add_option("verification_key", o->vk, "verification_key.json")->required();
   o->verify->add_option("public", o->pub, "public.json")->required();
   o->verify->add_option("proof", o->proof, "proof.json")->required();
-  o->check = sub.add_subcommand("check", "Check a witness against its circuit (snarkjs wtns check; exit 0 ok, 1 not, 2 error)");
+  o->verify->footer(groth16::snarkjs::kVerifyExitTable);
+  o->check = sub.add_subcommand("check",
+                                "Check a witness against its circuit (snarkjs wtns check; exit 0 ok, 1 not, 2 error)");
   o->check->add_option("r1cs", o->r1cs, "circuit.r1cs")->required();
   o->check->add_option("witness", o->wtns, "witness.wtns")->required();
   return [o](const Context&) {
@@ -216,7 +219,10 @@ RunFn setup_groth16(CLI::App& sub) {
   };
 }
 
-const RegisterCommand kGroth16{"groth16", "snarkjs-compatible Groth16: prove (.zkey + .wtns), verify, check (.r1cs + .wtns)", setup_groth16};
+// Every groth16 subcommand exits 2 on a usage or input error (1 means "invalid" for verify and
+// check).
+const RegisterCommand kGroth16{
+    "groth16", "snarkjs-compatible Groth16: prove (.zkey + .wtns), verify, check (.r1cs + .wtns)", setup_groth16, 2};
 
 }  // namespace
 }  // namespace zkmill::cli

@@ -27,6 +27,7 @@ void Coordinator::publish_workers() {
     counts[w.role][state] = counts[w.role][state].get<uint64_t>() + 1;
     records[id] = {{"role", w.role},
                    {"gpus", w.gpus},
+                   {"circuits", w.circuits},  // what it serves: `zkmill status` warns of jobs no one serves
                    {"busy", w.busy_token != 0},
                    {"draining", w.draining},
                    {"last_seen_ms", w.last_seen_ms},

@@ -1,11 +1,15 @@
 // SHA-256 compression function and padding, from FIPS 180-4 sections 4.1.2, 5.1.1 and 6.2.
 #include "farm/sha256.hpp"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
 #include <vector>
+
+#include "common/util/input_file.hpp"
 
 namespace zkmill::farm {
 
@@ -25,8 +29,7 @@ constexpr uint32_t rotr(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); 
 
 }  // namespace
 
-Sha256::Sha256()
-    : h_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19} {}
+Sha256::Sha256() : h_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19} {}
 
 void Sha256::block(const uint8_t* p) {
   uint32_t w[64];
@@ -110,15 +113,16 @@ std::string Sha256::hex(const Digest& d) {
 }
 
 Sha256::Digest Sha256::file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot open: " + std::strerror(errno));
+  util::InputFile in(path);  // regular files only: a FIFO would never end
   Sha256 s;
-  std::vector<char> chunk(1 << 20);
-  while (in) {
-    in.read(chunk.data(), std::streamsize(chunk.size()));
-    if (in.gcount() > 0) s.update(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(chunk.data()), size_t(in.gcount())));
+  std::vector<uint8_t> chunk(1 << 20);
+  for (;;) {
+    const ssize_t n = ::read(in.fd(), chunk.data(), chunk.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw std::runtime_error(path + ": read failed: " + std::strerror(errno));
+    if (n == 0) break;
+    s.update(std::span<const uint8_t>(chunk.data(), size_t(n)));
   }
-  if (in.bad()) throw std::runtime_error(path + ": read failed");
   return s.finish();
 }
 

@@ -7,7 +7,8 @@
 // sets its zkmill_workers gauges from the same counts), and append drain requests to zk:drain,
 // which the coordinator turns into `drain` control messages.
 //
-//   zk:workers      hash    worker id -> JSON {role, gpus[], busy, draining, last_seen_ms, updated_ms}
+//   zk:workers      hash    worker id -> JSON {role, gpus[], circuits[], busy, draining, last_seen_ms,
+//                           updated_ms}
 //   zk:coordinator  string  JSON {updated_ms, started_ms, workers: {role: {idle, busy, draining}},
 //                           metrics}; expires a few heartbeat periods after the last write, so a
 //                           missing key means no coordinator is alive (zk:workers has no expiry:
