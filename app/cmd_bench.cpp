@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "app/command.hpp"
+#include "common/circuits/circuit.hpp"
 #include "common/curves/dispatch.hpp"
 #include "common/groth16/builtin.hpp"
 #include "common/groth16/prover.hpp"
@@ -20,6 +21,8 @@ namespace zkmill::cli {
 // `zkmill bench gpu` lives in cmd_bench_gpu.cpp (it needs the CUDA backend); the returned
 // function yields the exit code when that subcommand was chosen, or -1.
 std::function<int()> attach_bench_gpu(CLI::App& bench);
+// `zkmill bench synth` (cmd_bench_synth.cpp): plain vs PCE synthesis; same convention.
+std::function<int()> attach_bench_synth(CLI::App& bench);
 
 namespace {
 
@@ -72,14 +75,22 @@ RunFn setup_bench(CLI::App& sub) {
   sub.require_subcommand(1);
   auto o = std::make_shared<BenchProveOptions>();
   auto* prove = sub.add_subcommand("prove", "Per-phase CPU prove times at several sizes");
-  prove->add_option("--log-sizes", o->log_sizes, "Circuit sizes as powers of two")->delimiter(',')->capture_default_str();
+  prove->add_option("--log-sizes", o->log_sizes, "Circuit sizes as powers of two")
+      ->delimiter(',')
+      ->capture_default_str();
   prove->add_option("--curves", o->curves, "Curves (bn254, bls12-381)")->delimiter(',')->capture_default_str();
-  prove->add_option("--circuit", o->circuit, "chain or merkle")->capture_default_str()->check(CLI::IsMember({"chain", "merkle"}));
+  prove->add_option("--circuit", o->circuit, "Built-in circuit")
+      ->capture_default_str()
+      ->check([](const std::string& s) {
+        return circuits::is_known_circuit(s) ? "" : circuits::unknown_circuit_message(s);
+      });
   prove->add_option("--repeat", o->repeat, "Proofs per size")->capture_default_str();
   auto gpu = attach_bench_gpu(sub);
-  return [o, prove, gpu](const Context&) {
+  auto synth = attach_bench_synth(sub);
+  return [o, prove, gpu, synth](const Context&) {
     if (prove->parsed()) return run_bench_prove(*o);
     if (const int rc = gpu(); rc >= 0) return rc;
+    if (const int rc = synth(); rc >= 0) return rc;
     return 1;
   };
 }

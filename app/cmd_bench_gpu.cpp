@@ -19,7 +19,7 @@ std::function<int()> attach_bench_gpu(CLI::App& bench) {
     std::vector<int> msm{20, 22, 24, 26}, msm_g2{20, 22}, ntt{20, 21, 22, 23, 24, 25, 26, 27}, prove{20, 22, 24},
         widths{0};
     int porep_log = 27, check_cpu_log = 20, g2_cpu_log = 20, runs = 3;
-    bool ceilings = true;
+    bool ceilings = true, msm_bits = true;
     std::vector<std::string> curves{"bn254", "bls12-381"};
   };
   auto o = std::make_shared<Opts>();
@@ -40,6 +40,9 @@ std::function<int()> attach_bench_gpu(CLI::App& bench) {
       ->capture_default_str();
   gpu->add_option("--runs", o->runs, "Timed runs per MSM (NTT: twice as many)")->capture_default_str();
   gpu->add_option("--ceilings", o->ceilings, "Measure IMAD rate and copy bandwidths")->capture_default_str();
+  gpu->add_option("--msm-bits", o->msm_bits,
+                  "Also time each MSM size on a PoRep-like scalar mix (55% zero, 40% one, 5% full): rows *_bits")
+      ->capture_default_str();
   gpu->add_option("--curves", o->curves, "Curves (bn254, bls12-381)")->delimiter(',')->capture_default_str();
   return [o, gpu]() -> int {
     if (!gpu->parsed()) return -1;
@@ -61,6 +64,7 @@ std::function<int()> attach_bench_gpu(CLI::App& bench) {
     b.g2_cpu_log = o->g2_cpu_log;
     b.runs = o->runs < 1 ? 1 : o->runs;
     b.ceilings = o->ceilings;
+    b.msm_bits = o->msm_bits;
     b.curves.clear();
     for (const auto& c : o->curves) b.curves += c + ",";
     return cuda::run_gpu_bench(b);

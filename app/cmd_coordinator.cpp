@@ -1,8 +1,11 @@
 // `zkmill coordinator --config FILE`: runs the farm's coordinator (coordinator/coordinator.hpp)
 // until SIGTERM/SIGINT. It keeps no state of its own: kill it, start it again, and it resumes
-// from Redis.
+// from Redis. One coordinator per farm: while another holds the farm's coordinator lease in
+// Redis, it refuses to start (exit 3, naming the holder), and it stops with exit 3 if another
+// one takes the lease over while it runs.
 // zkmill-cli-links: zk_coordinator
 #include <csignal>
+#include <cstdio>
 #include <memory>
 
 #include "app/command.hpp"
@@ -25,10 +28,19 @@ RunFn setup_coordinator(CLI::App& sub) {
   return [o](const Context& ctx) {
     auto cfg = farm::load_command_config(o->config.empty() ? ctx.config_path : o->config,
                                          ctx.log_level == ctx.config.log.level ? "" : ctx.log_level);
+    farm::check_exposure(cfg, farm::FarmRole::kCoordinator, false);  // before binding anything
     std::signal(SIGTERM, on_coordinator_signal);
     std::signal(SIGINT, on_coordinator_signal);
     farm::Coordinator c(std::move(cfg));
-    c.run(g_stop);
+    try {
+      c.run(g_stop);
+    } catch (const farm::CoordinatorLeaseHeld& e) {
+      std::fprintf(stderr, "zkmill: error: %s\n", e.what());
+      return farm::Coordinator::kExitLeaseHeld;
+    } catch (const farm::CoordinatorLeaseLost& e) {
+      std::fprintf(stderr, "zkmill: error: %s\n", e.what());
+      return farm::Coordinator::kExitLeaseHeld;
+    }
     return 0;
   };
 }

@@ -189,7 +189,10 @@ int run_demo(const DemoOptions& o, const Context& ctx) {
 
 RunFn setup_demo(CLI::App& sub) {
   auto o = std::make_shared<DemoOptions>();
-  sub.add_option("--circuit", o->circuit, "chain or merkle")->capture_default_str()->check(CLI::IsMember({"chain", "merkle"}));
+  sub.add_option("--circuit", o->circuit, "chain, merkle or porep")
+      ->capture_default_str()
+      ->check(
+          CLI::IsMember(std::vector<std::string>(circuits::circuit_names().begin(), circuits::circuit_names().end())));
   sub.add_option("--size", o->size, "About this many constraints per partition")->capture_default_str()->check(CLI::Range(uint64_t(1), uint64_t(1) << 24));
   sub.add_option("--partitions", o->partitions, "Partitions in the job")->capture_default_str();
   sub.add_option("--curve", o->curve, "bn254 or bls12-381")->capture_default_str();

@@ -1,7 +1,7 @@
 // `zkmill groth16 prove|verify`: drop-in replacements for snarkjs's commands of the same name,
 // same argument order, over snarkjs .zkey/.wtns files and snarkjs-schema JSON.
 //   prove [--gpu auto|on|off] [--device N] <circuit.zkey> <witness.wtns> <proof.json> <public.json>
-//     on the GPU (cuda::prove_gpu_zkey_<curve>) when the build has CUDA, the device exists and
+//     on the GPU (cuda::prove_gpu, cuda/groth16/zkey_prover.hpp) when the build has CUDA, the device exists and
 //     the domain is at least 2^17 (auto, the default; a GPU failure then falls back to the CPU
 //     with a warning), always (on:
 //     exit 2 when there is no GPU) or never (off: formats::prove_zkey on the CPU pool).
@@ -80,15 +80,15 @@ groth16::Proof<E> prove_zkey_on(const Groth16Options& o, bool use_gpu, const for
     go.key_id = cuda::zkey_cache_id(o.zkey);
     cuda::GpuProveTimings t;
     groth16::Proof<E> proof;
-    const cuda::GpuResult r = cuda::prove_gpu_zkey<E>(pk, bundle, groth16::random_blinder<Fr>(),
-                                                      groth16::random_blinder<Fr>(), &proof, &t, go);
+    const cuda::GpuResult r =
+        cuda::prove_gpu(pk, bundle, groth16::random_blinder<Fr>(), groth16::random_blinder<Fr>(), &proof, &t, go);
     if (r.ok()) {
       *backend = "GPU " + std::to_string(o.device);
       // The GPU call's total also holds the device context's creation (streams, pinned staging,
       // MSM/NTT scratch): a one-shot process pays it on every proof, a farm worker once.
       std::snprintf(buf, sizeof buf,
                     "GPU prover %.1f ms (key upload %.1f ms, upload %.1f ms, H %.1f ms, MSM A %.1f, B1 %.1f, B2 %.1f, "
-                    "C %.1f, H %.1f ms)",
+                    "L %.1f, H %.1f ms)",
                     t.total_ms, t.key_upload_ms, t.upload_ms, t.h_ms, t.msm_a_ms, t.msm_b_g1_ms, t.msm_b_g2_ms,
                     t.msm_l_ms, t.msm_h_ms);
       *phases = buf;
@@ -101,12 +101,10 @@ groth16::Proof<E> prove_zkey_on(const Groth16Options& o, bool use_gpu, const for
 #else
   (void)o, (void)use_gpu;
 #endif
-  formats::ZkeyProveTimings t;
+  groth16::ProveTimings t;
   auto proof = formats::prove_zkey<E>(pk, bundle, util::ThreadPool::global(), &t);
   *backend = "CPU (" + std::to_string(util::ThreadPool::global().size()) + " threads)";
-  std::snprintf(buf, sizeof buf, "H %.1f ms, MSM A %.1f, B1 %.1f, B2 %.1f, C %.1f, H %.1f ms", t.h_ms, t.msm_a_ms,
-                t.msm_b1_ms, t.msm_b2_ms, t.msm_c_ms, t.msm_h_ms);
-  *phases = buf;
+  *phases = groth16::format_prove_timings(t);
   return proof;
 }
 

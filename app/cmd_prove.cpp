@@ -40,12 +40,9 @@ int run_prove(const ProveOptions& o) {
       throw std::runtime_error("internal error: the proof just made does not verify; nothing written");
     groth16::snarkjs::write_proof_files(o.proof_out, groth16::snarkjs::proof_to_json<E>(proof), o.public_out,
                                         groth16::snarkjs::public_to_json<typename E::Fr>(inputs));
-    std::fprintf(
-        stderr,
-        "proved %s partition %llu (%s): synth %.1f ms, H %.1f ms, MSM A %.1f, B1 %.1f, B2 %.1f, L %.1f, H %.1f ms; "
-        "total %.1f ms; verified\n",
-        pk.meta.circuit.c_str(), (unsigned long long)o.partition, E::kName, synth_ms, t.h_ms, t.msm_a_ms, t.msm_b_g1_ms,
-        t.msm_b_g2_ms, t.msm_l_ms, t.msm_h_ms, synth_ms + t.total_ms);
+    std::fprintf(stderr, "proved %s partition %llu (%s): synth %.1f ms, %s; total %.1f ms; verified\n",
+                 pk.meta.circuit.c_str(), (unsigned long long)o.partition, E::kName, synth_ms,
+                 groth16::format_prove_timings(t).c_str(), synth_ms + t.total_ms);
     return 0;
   });
 }

@@ -70,9 +70,10 @@ int run_setup(const SetupOptions& o) {
 
 RunFn setup_setup(CLI::App& sub) {
   auto o = std::make_shared<SetupOptions>();
-  sub.add_option("--circuit", o->circuit, "Built-in circuit: chain or merkle")
+  sub.add_option("--circuit", o->circuit, "Built-in circuit: chain, merkle or porep (docs/circuits.md)")
       ->required()
-      ->check(CLI::IsMember({"chain", "merkle"}));
+      ->check(
+          CLI::IsMember(std::vector<std::string>(circuits::circuit_names().begin(), circuits::circuit_names().end())));
   sub.add_option("--size", o->size, "About this many constraints")->required()->transform(decimal_u64("--size"));
   sub.add_option("--curve", o->curve, "bn254 or bls12-381")->capture_default_str();
   sub.add_option("--out", o->out, "Proving-key file to write (the verifying key goes to OUT.vk.json)")->required();

@@ -1,8 +1,14 @@
 // The farm's client commands besides submit: `zkmill status [JOB] [--json]`, `zkmill wait JOB`,
 // `zkmill cancel JOB` and `zkmill result JOB --out DIR`. All read Redis, the source of truth.
 // zkmill-cli-links: zk_coordinator
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <memory>
+#include <thread>
 
 #include "app/command.hpp"
 #include "coordinator/farm_client.hpp"
@@ -13,7 +19,8 @@ namespace {
 
 struct ClientOptions {
   std::string config, job, out;
-  bool json = false, quiet = false, workers = false;
+  bool json = false, quiet = false, workers = false, watch = false;
+  double interval_s = 2.0;
   uint64_t timeout_s = 0;
   size_t limit = 50;
 };
@@ -61,29 +68,89 @@ void print_farm_summary(const nlohmann::json& f) {
   line("workers:", total);
 }
 
-// The workers registered with the coordinator (zk:workers), one line each, or as JSON.
+uint64_t now_unix_ms() {
+  return uint64_t(
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count());
+}
+
+// The workers registered with the coordinator (zk:workers), one line each with the circuits it
+// serves and the partition it works on, and the quarantined ones (zk:quarantine), connected or
+// not; or as JSON (FarmClient::workers, as GET /api/v1/workers).
 int print_workers(const ClientOptions& o, const Context& ctx) {
-  auto cfg = farm::load_command_config(o.config.empty() ? ctx.config_path : o.config,
-                                       ctx.log_level == ctx.config.log.level ? "" : ctx.log_level);
-  farm::RedisClient redis(cfg.redis);
-  auto workers = farm::WorkerRegistry(redis).list();
+  auto workers = client_for(o, ctx).workers();
   if (o.json) {
-    nlohmann::json out = nlohmann::json::array();
-    for (auto& [id, w] : workers) {
-      w["worker"] = id;
-      out.push_back(w);
-    }
-    std::printf("%s\n", out.dump(1).c_str());
+    std::printf("%s\n", workers.dump(1).c_str());
     return 0;
   }
-  for (const auto& [id, w] : workers) {
+  for (const auto& w : workers) {
+    if (!w.value("connected", true)) {
+      std::printf("worker %-24s not connected\n", w["worker"].get<std::string>().c_str());
+    } else {
     const uint64_t seen = w.value("last_seen_ms", uint64_t(0)), updated = w.value("updated_ms", uint64_t(0));
-    std::printf("worker %-24s %-6s %-9s %s heard %.1f s ago%s\n", id.c_str(), w.value("role", std::string("?")).c_str(),
-                w.value("draining", false) ? "DRAINING" : "active", w.value("busy", false) ? "busy," : "idle,",
-                double(updated > seen ? updated - seen : 0) / 1000.0,
-                w.contains("gpus") && !w["gpus"].empty() ? (", GPUs " + w["gpus"].dump()).c_str() : "");
+    std::string circuits;
+    for (const auto& c : w.value("circuits", nlohmann::json::array()))
+      circuits += (circuits.empty() ? "" : ",") + c.get<std::string>().substr(0, 12);
+    const auto& p = w["partition"];
+    std::printf(
+        "worker %-24s %-6s %-9s %s heard %.1f s ago%s%s, circuits [%s]\n", w["worker"].get<std::string>().c_str(),
+        w.value("role", std::string("?")).c_str(), w.value("draining", false) ? "DRAINING" : "active",
+        w.value("busy", false) ? "busy," : "idle,", double(updated > seen ? updated - seen : 0) / 1000.0,
+        w.contains("gpus") && !w["gpus"].empty() ? (", GPUs " + w["gpus"].dump()).c_str() : "",
+        p.is_object()
+            ? (", on " + p["job"].get<std::string>() + "#" + std::to_string(p["partition"].get<uint64_t>())).c_str()
+            : "",
+        circuits.c_str());
+    }
+    if (w.contains("quarantined") && w["quarantined"].is_object())
+      std::printf(
+          "  QUARANTINED %.0f s ago: %s (`zkmill worker clear %s` lifts it)\n",
+          double(now_unix_ms() - std::min(now_unix_ms(), w["quarantined"].value("since_ms", uint64_t(0)))) / 1000.0,
+          w["quarantined"].value("reason", std::string("?")).c_str(), w["worker"].get<std::string>().c_str());
   }
   if (workers.empty()) std::printf("no workers registered\n");
+  return 0;
+}
+
+// One rendering of `zkmill status` as the options ask (farm, one job, or the workers).
+int show_status(const ClientOptions& o, const Context& ctx) {
+  if (o.workers) return print_workers(o, ctx);
+  auto c = client_for(o, ctx);
+  if (o.job.empty()) {
+    auto farm = c.overview(o.limit);
+    if (o.json) {
+      std::printf("%s\n", farm.dump(1).c_str());
+    } else {
+      print_farm_summary(farm);
+      for (const auto& j : farm["recent_jobs"]) {
+        std::printf("%-8s %-10s %llu/%llu verified %s\n", j["job"].get<std::string>().c_str(),
+                    j["state"].get<std::string>().c_str(), (unsigned long long)j["verified"].get<uint64_t>(),
+                    (unsigned long long)j["partitions"].get<uint64_t>(), j["error"].get<std::string>().c_str());
+        if (j.contains("warning")) std::printf("         warning: %s\n", j["warning"].get<std::string>().c_str());
+      }
+    }
+    return 0;
+  }
+  auto s = c.status(o.job);
+  if (s.is_null()) {
+    std::fprintf(stderr, "zkmill: error: no job '%s'\n", o.job.c_str());
+    return 1;
+  }
+  if (o.json) {
+    std::printf("%s\n", s.dump(1).c_str());
+    return 0;
+  }
+  std::printf("job %s: %s, %llu/%llu partitions verified, priority %lld%s%s\n", o.job.c_str(),
+              s["state"].get<std::string>().c_str(), (unsigned long long)s["verified"].get<uint64_t>(),
+              (unsigned long long)s["partitions"].get<uint64_t>(), (long long)s["priority"].get<int64_t>(),
+              s["error"].get<std::string>().empty() ? "" : ", error: ", s["error"].get<std::string>().c_str());
+  if (!s.value("warning", std::string()).empty())
+    std::printf("  warning: %s\n", s["warning"].get<std::string>().c_str());
+  for (const auto& p : s["partition_states"])
+    std::printf("  partition %-4llu %-13s attempts %llu %s%s\n", (unsigned long long)p["partition"].get<uint64_t>(),
+                p["state"].get<std::string>().c_str(), (unsigned long long)p["attempts"].get<uint64_t>(),
+                p["worker"].get<std::string>().c_str(),
+                p["error"].get<std::string>().empty() ? "" : (" last error: " + p["error"].get<std::string>()).c_str());
   return 0;
 }
 
@@ -94,46 +161,31 @@ RunFn setup_status(CLI::App& sub) {
       ->check(CLI::Range(size_t(0), size_t(100000)))
       ->capture_default_str();
   sub.add_flag("--workers", o->workers, "List the registered workers (role, draining, last heartbeat) instead of jobs");
+  sub.add_flag("--watch", o->watch, "Redraw every --interval seconds until interrupted (Ctrl-C)");
+  sub.add_option("--interval", o->interval_s, "With --watch: seconds between refreshes")
+      ->check(CLI::Range(0.1, 3600.0))
+      ->capture_default_str();
   return [o](const Context& ctx) {
-    if (o->workers) return print_workers(*o, ctx);
-    auto c = client_for(*o, ctx);
-    if (o->job.empty()) {
-      auto farm = c.overview(o->limit);
-      if (o->json) {
-        std::printf("%s\n", farm.dump(1).c_str());
-      } else {
-        print_farm_summary(farm);
-        for (const auto& j : farm["recent_jobs"]) {
-          std::printf("%-8s %-10s %llu/%llu verified %s\n", j["job"].get<std::string>().c_str(),
-                      j["state"].get<std::string>().c_str(), (unsigned long long)j["verified"].get<uint64_t>(),
-                      (unsigned long long)j["partitions"].get<uint64_t>(), j["error"].get<std::string>().c_str());
-          if (j.contains("warning")) std::printf("         warning: %s\n", j["warning"].get<std::string>().c_str());
-        }
+    if (!o->watch) return show_status(*o, ctx);
+    // On a terminal each refresh replaces the screen (like watch(1)); otherwise refreshes
+    // follow each other, separated by a timestamp line, for logs.
+    const bool tty = isatty(STDOUT_FILENO) == 1;
+    for (;;) {
+      const std::time_t t = std::time(nullptr);
+      char when[32];
+      std::strftime(when, sizeof when, "%H:%M:%S", std::localtime(&t));
+      std::printf(tty ? "\x1b[H\x1b[2Jzkmill status, every %.1f s, %s (Ctrl-C to stop)\n\n" : "--- %.1f s, %s\n",
+                  o->interval_s, when);
+      int rc = 0;
+      try {
+        rc = show_status(*o, ctx);
+      } catch (const farm::RedisError& e) {
+        std::printf("redis unavailable: %s\n", e.what());  // keep watching: it may come back
       }
-      return 0;
+      std::fflush(stdout);
+      if (rc != 0) return rc;
+      std::this_thread::sleep_for(std::chrono::duration<double>(o->interval_s));
     }
-    auto s = c.status(o->job);
-    if (s.is_null()) {
-      std::fprintf(stderr, "zkmill: error: no job '%s'\n", o->job.c_str());
-      return 1;
-    }
-    if (o->json) {
-      std::printf("%s\n", s.dump(1).c_str());
-      return 0;
-    }
-    std::printf("job %s: %s, %llu/%llu partitions verified, priority %lld%s%s\n", o->job.c_str(),
-                s["state"].get<std::string>().c_str(), (unsigned long long)s["verified"].get<uint64_t>(),
-                (unsigned long long)s["partitions"].get<uint64_t>(), (long long)s["priority"].get<int64_t>(),
-                s["error"].get<std::string>().empty() ? "" : ", error: ", s["error"].get<std::string>().c_str());
-    if (!s.value("warning", std::string()).empty())
-      std::printf("  warning: %s\n", s["warning"].get<std::string>().c_str());
-    for (const auto& p : s["partition_states"])
-      std::printf(
-          "  partition %-4llu %-13s attempts %llu %s%s\n", (unsigned long long)p["partition"].get<uint64_t>(),
-          p["state"].get<std::string>().c_str(), (unsigned long long)p["attempts"].get<uint64_t>(),
-          p["worker"].get<std::string>().c_str(),
-          p["error"].get<std::string>().empty() ? "" : (" last error: " + p["error"].get<std::string>()).c_str());
-    return 0;
   };
 }
 

@@ -1,12 +1,16 @@
 // `zkmill worker --config FILE --role synth|prove|both [--gpus 0,1]`: runs one farm worker
 // until SIGTERM, which drains it (the current partition finishes, no new one is taken, then it
-// exits). `zkmill worker drain ID --config CLIENT.yaml` asks the farm to drain worker ID the
-// same way, through Redis (zk:drain; the coordinator forwards it as a `drain` message).
+// exits); SIGHUP re-reads its key directory (worker.key_rescan_s also does, periodically).
+// `zkmill worker drain ID --config CLIENT.yaml` asks the farm to drain worker ID the same way,
+// through Redis (zk:drain; the coordinator forwards it as a `drain` message).
+// `zkmill worker clear ID --config CLIENT.yaml` lifts worker ID's quarantine (zk:quarantine):
+// the coordinator quarantines a worker that sent a result for another statement.
 // zkmill-cli-links: zk_worker
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <memory>
+#include <stdexcept>
 
 #include "app/command.hpp"
 #include "farm/worker_registry.hpp"
@@ -17,11 +21,13 @@ namespace {
 
 std::atomic<bool> g_stop{false};
 void on_worker_signal(int) { g_stop.store(true); }
+// SIGHUP: re-read worker.key_dir (new keys are served without a restart).
+void on_worker_hup(int) { farm::Worker::rescan_keys_requested.store(true); }
 
 struct WorkerCliOptions {
-  std::string config;
+  std::string config, id, role = "both";
   farm::WorkerOptions worker;
-  std::string drain_config, drain_id;
+  std::string drain_config, drain_id, clear_config, clear_id;
 };
 
 int request_drain(const WorkerCliOptions& o, const Context& ctx) {
@@ -44,11 +50,31 @@ int request_drain(const WorkerCliOptions& o, const Context& ctx) {
   return 0;
 }
 
+int clear_quarantine(const WorkerCliOptions& o, const Context& ctx) {
+  auto cfg = farm::load_command_config(o.clear_config.empty() ? ctx.config_path : o.clear_config,
+                                       ctx.log_level == ctx.config.log.level ? "" : ctx.log_level);
+  farm::RedisClient redis(cfg.redis);
+  farm::WorkerRegistry registry(redis);
+  const auto records = registry.quarantined();
+  if (!registry.clear_quarantine(o.clear_id)) {
+    std::fprintf(stderr,
+                 "zkmill: error: worker '%s' is not quarantined (`zkmill status --workers` shows those that are)\n",
+                 o.clear_id.c_str());
+    return 1;
+  }
+  const auto it = records.find(o.clear_id);
+  std::printf("worker %s cleared from quarantine (it was quarantined for: %s); it gets work again within a heartbeat\n",
+              o.clear_id.c_str(), it != records.end() ? it->second.value("reason", std::string("?")).c_str() : "?");
+  return 0;
+}
+
 RunFn setup_worker(CLI::App& sub) {
   auto o = std::make_shared<WorkerCliOptions>();
   sub.add_option("--config", o->config, "Farm config (redis, coordinator, worker, zmq sections; docs/config.md)")
       ->check(CLI::ExistingFile);
-  sub.add_option("--role", o->worker.role, "What this worker does: synth, prove or both")
+  sub.add_option("--id", o->id,
+                 "This worker's farm-unique id (overrides worker.id; deploy/farmctl sets it per systemd instance)");
+  sub.add_option("--role", o->role, "What this worker does: synth, prove or both")
       ->check(CLI::IsMember({"synth", "prove", "both"}))
       ->capture_default_str();
   sub.add_option("--inject-fault", o->worker.fault,
@@ -66,12 +92,28 @@ RunFn setup_worker(CLI::App& sub) {
   drain->add_option("--config", o->drain_config, "Client config (redis section; docs/config.md)")
       ->check(CLI::ExistingFile);
   drain->add_option("id", o->drain_id, "The worker's id (worker.id; `zkmill status --workers` lists them)")->required();
-  return [o, drain](const Context& ctx) {
+  CLI::App* clear = sub.add_subcommand("clear",
+                                       "Lift worker ID's quarantine: the coordinator stops giving work to a worker "
+                                       "that sent a result for another statement, until an operator clears it");
+  clear->add_option("--config", o->clear_config, "Client config (redis section; docs/config.md)")
+      ->check(CLI::ExistingFile);
+  clear->add_option("id", o->clear_id, "The worker's id (`zkmill status --workers` shows QUARANTINED ones)")
+      ->required();
+  return [o, drain, clear](const Context& ctx) {
     if (drain->parsed()) return request_drain(*o, ctx);
+    if (clear->parsed()) return clear_quarantine(*o, ctx);
+    o->worker.role = farm::parse_role(o->role).value();
     auto cfg = farm::load_command_config(o->config.empty() ? ctx.config_path : o->config,
                                          ctx.log_level == ctx.config.log.level ? "" : ctx.log_level);
+    if (!o->id.empty()) {
+      if (o->id.size() > 128) throw std::invalid_argument("--id must be at most 128 characters");
+      cfg.worker.id = o->id;
+    }
+    // Before connecting or binding anything: a prove-only worker serves no bundles.
+    farm::check_exposure(cfg, farm::FarmRole::kWorker, o->worker.role != farm::WorkerRole::Prove);
     std::signal(SIGTERM, on_worker_signal);
     std::signal(SIGINT, on_worker_signal);
+    std::signal(SIGHUP, on_worker_hup);
     farm::Worker w(std::move(cfg), o->worker);
     return w.run(g_stop);
   };

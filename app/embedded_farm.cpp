@@ -67,7 +67,7 @@ void EmbeddedFarm::spawn(const std::string& id, const std::string& role) {
   FarmConfig wc = cfg_;
   wc.worker.id = id;
   WorkerOptions wo;
-  wo.role = role;
+  wo.role = parse_role(role).value();
   workers_.emplace_back([this, wc = std::move(wc), wo = std::move(wo)]() mutable {
     try {
       // Built on its own thread: its ZeroMQ sockets are used from this thread only.

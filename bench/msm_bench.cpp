@@ -18,8 +18,9 @@ namespace {
 template <class P>
 struct Inputs {
   std::vector<ec::Affine<P>> bases;
-  std::vector<typename P::Scalar> scalars;   // uniform in [0, r)
-  std::vector<typename P::Scalar> witness;   // 70% zero, 20% one, 10% uniform (Groth16-like)
+  std::vector<typename P::Scalar> scalars;  // uniform in [0, r)
+  std::vector<typename P::Scalar> witness;  // 70% zero, 20% one, 10% uniform (Groth16-like)
+  std::vector<typename P::Scalar> bits;     // 95% bits (47.5% zero, 47.5% one), 5% uniform (SHA-256-like)
 };
 
 // Points as a progression start + i*step (one addition each instead of a scalar multiplication),
@@ -43,27 +44,33 @@ const Inputs<P>& inputs(size_t logn) {
   in.bases = ec::batch_normalize<P>(js);
   in.scalars.resize(n);
   in.witness.resize(n);
+  in.bits.resize(n);
   for (size_t i = 0; i < n; ++i) {
     in.scalars[i] = Fr::random(rng);
     auto u = rng() % 10;
     in.witness[i] = u < 7 ? Fr::zero() : u < 9 ? Fr::one() : Fr::random(rng);
+    auto v = rng() % 40;
+    in.bits[i] = v < 2 ? Fr::random(rng) : v < 21 ? Fr::zero() : Fr::one();
   }
   return cache.emplace(logn, std::move(in)).first->second;
 }
 
 const char* acc_name(msm::Accumulation a) {
   switch (a) {
-    case msm::Accumulation::kXyzz: return "xyzz";
-    case msm::Accumulation::kBatchAffine: return "batch-affine";
-    default: return "auto";
+    case msm::Accumulation::kXyzz:
+      return "xyzz";
+    case msm::Accumulation::kBatchAffine:
+      return "batch-affine";
+    default:
+      return "auto";
   }
 }
 
 template <class P>
 std::string plan_label(size_t n, size_t threads, const msm::MsmConfig& cfg) {
   auto p = msm::plan_windows(n, P::Scalar::kBits, sizeof(typename P::Base), threads, cfg.window_bits, cfg.accumulation);
-  return "c=" + std::to_string(p.c) + " W=" + std::to_string(p.windows) + " chunks=" + std::to_string(p.chunks) +
-         " " + acc_name(p.accumulation);
+  return "c=" + std::to_string(p.c) + " W=" + std::to_string(p.windows) + " chunks=" + std::to_string(p.chunks) + " " +
+         acc_name(p.accumulation);
 }
 
 // args: log2 n
@@ -73,8 +80,8 @@ void BM_Msm(benchmark::State& st) {
   auto& pool = util::ThreadPool::global();
   for (auto _ : st) benchmark::DoNotOptimize(msm::msm<P>(in.bases, in.scalars, pool));
   st.SetLabel(plan_label<P>(in.bases.size(), pool.size(), {}) + " threads=" + std::to_string(pool.size()));
-  st.counters["ns/point"] = benchmark::Counter(double(in.bases.size()), benchmark::Counter::kIsIterationInvariantRate |
-                                                                            benchmark::Counter::kInvert);
+  st.counters["ns/point"] = benchmark::Counter(
+      double(in.bases.size()), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
 // args: log2 n; one thread (for comparison with single-threaded figures of other libraries).
@@ -91,6 +98,16 @@ template <class P>
 void BM_MsmWitness(benchmark::State& st) {
   const auto& in = inputs<P>(size_t(st.range(0)));
   for (auto _ : st) benchmark::DoNotOptimize(msm::msm<P>(in.bases, in.witness));
+}
+
+// args: log2 n, bits (0: uniform scalars, 1: the 95%-bits vector). The bit-aware path: zeros
+// skipped, ones added into one sum, only the 5% rest through the windows.
+template <class P>
+void BM_MsmBits(benchmark::State& st) {
+  const auto& in = inputs<P>(size_t(st.range(0)));
+  const auto& s = st.range(1) ? in.bits : in.scalars;
+  for (auto _ : st) benchmark::DoNotOptimize(msm::msm<P>(in.bases, s));
+  st.SetLabel(st.range(1) ? "95% bits" : "uniform");
 }
 
 // args: log2 n, c, accumulation (1 = xyzz, 2 = batch-affine).
@@ -136,6 +153,9 @@ MSM_BENCH(BM_MsmSingleThread, Bn1)->Arg(16);
 MSM_BENCH(BM_MsmSingleThread, Bls1)->Arg(16);
 MSM_BENCH(BM_MsmWitness, Bn1)->Arg(16);
 MSM_BENCH(BM_MsmWitness, Bls1)->Arg(16);
+MSM_BENCH(BM_MsmBits, Bn1)->ArgsProduct({{16, 20}, {0, 1}});
+MSM_BENCH(BM_MsmBits, Bls1)->ArgsProduct({{16, 20}, {0, 1}});
+MSM_BENCH(BM_MsmBits, Bls2)->ArgsProduct({{16}, {0, 1}});
 MSM_BENCH(BM_MsmSweep, Bn1)->Apply(sweep_args);
 MSM_BENCH(BM_MsmSweep, Bls1)->Apply(sweep_args);
 MSM_BENCH(BM_MsmBatchSweep, Bls1)->ArgsProduct({{16}, {128, 256, 512, 1024, 2048, 4096}});

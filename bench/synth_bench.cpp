@@ -18,7 +18,7 @@ using F = ff::Bls12381Fr;
 
 namespace {
 
-const char* circuit_of(int64_t id) { return id == 0 ? "chain" : "merkle"; }
+const char* circuit_of(int64_t id) { return id == 0 ? "chain" : id == 1 ? "merkle" : "porep"; }
 
 void set_rate(benchmark::State& state, uint64_t constraints) {
   state.counters["constraints"] = double(constraints);
@@ -26,7 +26,7 @@ void set_rate(benchmark::State& state, uint64_t constraints) {
       benchmark::Counter(double(constraints) * double(state.iterations()), benchmark::Counter::kIsRate);
 }
 
-// args: circuit (0 chain, 1 merkle), log2 size. Synthesis only; the bundle hand-off is
+// args: circuit (0 chain, 1 merkle, 2 porep), log2 size. Synthesis only; the bundle hand-off is
 // measured separately below.
 void BM_ProvingSynthesis(benchmark::State& state) {
   auto c = circuits::make_circuit<F>(circuit_of(state.range(0)), uint64_t(1) << state.range(1), 1, 0);
@@ -41,7 +41,7 @@ void BM_ProvingSynthesis(benchmark::State& state) {
   state.SetLabel(c->describe());
   set_rate(state, n);
 }
-BENCHMARK(BM_ProvingSynthesis)->ArgsProduct({{0, 1}, {16, 20}})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ProvingSynthesis)->ArgsProduct({{0, 1, 2}, {16, 20}})->Unit(benchmark::kMillisecond);
 
 // Synthesis straight into a preallocated bundle (shape known), including sealing it.
 void BM_ProvingIntoBundleInPlace(benchmark::State& state) {

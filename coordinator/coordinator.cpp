@@ -10,6 +10,7 @@
 #include <zmq_addon.hpp>
 
 #include "farm/curve_keys.hpp"
+#include "farm/log_text.hpp"
 #include "farm/signal_safe_poll.hpp"
 
 namespace zkmill::farm {
@@ -27,7 +28,14 @@ constexpr size_t kMaxReleaseChecks = 1000;
 }  // namespace
 
 Coordinator::Coordinator(FarmConfig cfg)
-    : cfg_(std::move(cfg)), redis_(cfg_.redis), wake_(cfg_.redis), store_(redis_), checker_(store_), ctx_(1), router_(ctx_, zmq::socket_type::router), registry_(redis_) {
+    : cfg_(std::move(cfg)),
+      redis_(cfg_.redis),
+      wake_(cfg_.redis),
+      store_(redis_),
+      checker_(store_),
+      ctx_(1),
+      router_(ctx_, zmq::socket_type::router),
+      registry_(redis_) {
   router_.set(zmq::sockopt::linger, 0);
   router_.set(zmq::sockopt::router_mandatory, 1);
   router_.set(zmq::sockopt::maxmsgsize, int64_t(cfg_.zmq.max_message_kb) * 1024 + 64);
@@ -80,7 +88,7 @@ void Coordinator::forward_drain_requests() {
     auto it = workers_.find(id);
     if (it != workers_.end()) {
       spdlog::info("coordinator: draining worker {} (requested with `zkmill worker drain`)", id);
-      send(id, ControlMessage("drain", nlohmann::json::object()));
+      send(id, Drain{});
       it->second.draining = true;  // no new work from now on, whatever its next heartbeat says
     } else if (now - std::min(now, requested_ms) < kDrainRequestTtlMs) {
       continue;  // not (re-)registered yet, e.g. right after a coordinator restart
@@ -91,24 +99,80 @@ void Coordinator::forward_drain_requests() {
   }
 }
 
-void Coordinator::release_unneeded(const std::string& id, const nlohmann::json& held) {
-  if (!held.is_array()) return;
-  std::vector<std::string> keys;
-  for (const auto& k : held)
-    if (k.is_string() && keys.size() < kMaxReleaseChecks) keys.push_back(k.get<std::string>());
+void Coordinator::release_unneeded(const std::string& id, const std::vector<std::string>& held) {
+  std::vector<std::string> keys(held.begin(), held.begin() + std::min(held.size(), kMaxReleaseChecks));
   for (const auto& key : store_.unneeded_bundles(keys)) {
-    spdlog::info("coordinator: releasing bundle {} held by draining worker {} (no partition needs it)", key, id);
-    send(id, ControlMessage("release", {{"bundle_key", key}}));
+    spdlog::info("coordinator: releasing bundle {} held by draining worker {} (no partition needs it)", printable(key),
+                 printable(id));
+    send(id, Release{key});
   }
 }
 
 void Coordinator::send(const std::string& to, const ControlMessage& m) {
-  std::string why;
-  if (!ControlMessage::valid(m.type, m.body, &why)) {
-    spdlog::error("coordinator: refusing to send invalid message: {}", why);
-    return;
+  if (!m.send_to(router_, to)) spdlog::debug("coordinator: could not send {} to {}", m.type_name(), printable(to));
+}
+
+void Coordinator::peer_warning(const std::string& peer, const std::string& line) {
+  const auto d = peer_log_limit_.allow(peer, now_ms());
+  if (!d.log) return;
+  if (d.suppressed)
+    spdlog::warn("{} ({} similar warning(s) about peer '{}' suppressed before this one)", line, d.suppressed,
+                 printable(d.key, 64));
+  else
+    spdlog::warn("{}", line);
+}
+
+uint64_t Coordinator::lease_period_ms() const {
+  return std::max<uint64_t>(1000, uint64_t(cfg_.coordinator.heartbeat_ms) * cfg_.coordinator.liveness);
+}
+
+void Coordinator::take_lease(const std::atomic<bool>& stop) {
+  lease_ = std::make_unique<CoordinatorLease>(redis_, cfg_.coordinator.bind, lease_period_ms());
+  for (uint64_t last_log = 0;;) {
+    try {
+      if (auto holder = lease_->acquire(now_ms()))
+        throw CoordinatorLeaseHeld(
+            "another coordinator is active on this Redis: " + holder->describe() +
+            " holds the coordinator lease (zk:lease:coordinator, renewed every heartbeat; it expires " +
+            std::to_string(lease_period_ms()) + " ms after that coordinator stops). One coordinator per farm");
+      break;
+    } catch (const RedisAuthError& e) {
+      throw std::runtime_error(e.what());
+    } catch (const RedisReplyError& e) {
+      const std::string what = e.what();
+      if (what.find("NOAUTH") != std::string::npos || what.find("NOPERM") != std::string::npos)
+        throw std::runtime_error("redis refused the coordinator (set redis.user / redis.password): " + what);
+      throw;
+    } catch (const RedisError& e) {
+      redis_.disconnect();
+      if (now_ms() - last_log > 2000) {
+        spdlog::warn("coordinator: redis unavailable at start ({}); retrying", e.what());
+        last_log = now_ms();
+      }
+      if (stop.load()) throw std::runtime_error("stopped before redis was reachable");
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
   }
-  if (!m.send_to(router_, to)) spdlog::debug("coordinator: could not send {} to {}", m.type, to);
+  store_.set_fence(lease_->token());
+  registry_.set_fence(lease_->token());
+  spdlog::info("coordinator: holding the coordinator lease ({} ms, renewed every {} ms)", lease_period_ms(),
+               cfg_.coordinator.heartbeat_ms);
+}
+
+void Coordinator::renew_lease() {
+  CoordinatorLease::Holder by;
+  switch (lease_->renew(&by)) {
+    case CoordinatorLease::Renewal::Renewed:
+      return;
+    case CoordinatorLease::Renewal::Retaken:
+      spdlog::warn(
+          "coordinator: the coordinator lease had lapsed (redis restarted, or this coordinator stalled); "
+          "nobody else held it, so it is ours again");
+      return;
+    case CoordinatorLease::Renewal::Lost:
+      throw CoordinatorLeaseLost("another coordinator took over the coordinator lease: " + by.describe() +
+                                 "; this one stops (its writes are refused from now on)");
+  }
 }
 
 void Coordinator::run(const std::atomic<bool>& stop) {
@@ -126,13 +190,40 @@ void Coordinator::run(const std::atomic<bool>& stop) {
     spdlog::warn("coordinator: redis unavailable at start ({}); retrying", e.what());
     redis_.disconnect();
   }
-  router_.bind(cfg_.coordinator.bind);
-  if (!cfg_.coordinator.metrics_listen.empty()) metrics_.serve(cfg_.coordinator.metrics_listen, cfg_.redis);
+  // Resources first (a second coordinator with a clashing metrics address says so), then the
+  // lease, and only then the ROUTER: a refused coordinator never takes the control endpoint.
+  // The start time is what /readyz matches against the published summary (this coordinator).
   started_ms_ = now_ms();
-  spdlog::info("coordinator: serving on {} (redis {}), lease {} ms, heartbeat {} ms x {}", cfg_.coordinator.bind,
-               cfg_.redis.unix_socket.empty() ? cfg_.redis.host + ":" + std::to_string(cfg_.redis.port)
-                                              : cfg_.redis.unix_socket,
-               cfg_.coordinator.lease_ms, cfg_.coordinator.heartbeat_ms, cfg_.coordinator.liveness);
+  if (!cfg_.coordinator.metrics_listen.empty())
+    http_ = std::make_unique<HttpApi>(cfg_, metrics_.registry(), started_ms_);
+  take_lease(stop);
+  try {
+    serve(stop);
+  } catch (const CoordinatorLeaseLost&) {
+    throw;  // not ours any more: nothing to release
+  } catch (...) {
+    try {
+      lease_->release();
+    } catch (const RedisError&) {
+    }
+    throw;
+  }
+  try {
+    lease_->release();  // a successor need not wait out the period
+  } catch (const RedisError& e) {
+    spdlog::warn("coordinator: could not release the coordinator lease ({}); it expires in {} ms", e.what(),
+                 lease_period_ms());
+  }
+  spdlog::info("coordinator: stopping");
+}
+
+void Coordinator::serve(const std::atomic<bool>& stop) {
+  router_.bind(cfg_.coordinator.bind);
+  seq_ = started_ms_ * 1000;
+  spdlog::info(
+      "coordinator: serving on {} (redis {}), lease {} ms, heartbeat {} ms x {}", cfg_.coordinator.bind,
+      cfg_.redis.unix_socket.empty() ? cfg_.redis.host + ":" + std::to_string(cfg_.redis.port) : cfg_.redis.unix_socket,
+      cfg_.coordinator.lease_ms, cfg_.coordinator.heartbeat_ms, cfg_.coordinator.liveness);
   const size_t max_body = size_t(cfg_.zmq.max_message_kb) * 1024;
   while (!stop.load()) {
     if (wake_.fd() < 0) {
@@ -155,14 +246,23 @@ void Coordinator::run(const std::atomic<bool>& stop) {
       for (int n = 0; n < 1000; ++n) {
         std::vector<zmq::message_t> frames;
         if (!zmq::recv_multipart(router_, std::back_inserter(frames), zmq::recv_flags::dontwait)) break;
-        if (frames.empty()) continue;
-        std::string from = frames.front().to_string();
+        if (frames.size() < 2) continue;
+        Peer from{frames.front().to_string(), {}};
         frames.erase(frames.begin());
+        // CURVE: the key the ZAP handler authenticated (its User-Id). A routing id alone can
+        // be claimed by anyone once its owner disconnects; the key cannot.
+        if (cfg_.zmq.curve) {
+          try {
+            if (const char* key = frames.front().gets("User-Id")) from.key = key;
+          } catch (const zmq::error_t&) {
+          }
+        }
         std::string why;
         auto m = ControlMessage::decode(frames, max_body, &why);
         if (!m) {
-          spdlog::warn("coordinator: dropped a malformed message from '{}': {}", from.substr(0, 64), why);
           metrics_.message_dropped();
+          peer_warning(from.id, "coordinator: dropped a malformed message from '" + printable(from.id, 64) +
+                                    "': " + printable(why));
           continue;
         }
         handle(from, *m);
@@ -177,6 +277,15 @@ void Coordinator::run(const std::atomic<bool>& stop) {
         last_sweep_ms_ = now;
       }
       dispatch();
+    } catch (const CoordinatorLeaseLost& e) {
+      // A write was refused by the fence: either the lease lapsed (then it is re-taken and we
+      // go on) or another coordinator holds it (then renew_lease throws and we stop).
+      spdlog::warn("coordinator: {}", e.what());
+      try {
+        renew_lease();
+      } catch (const RedisError&) {
+        redis_.disconnect();  // checked again on the next heartbeat
+      }
     } catch (const RedisError& e) {
       redis_.disconnect();
       uint64_t now = now_ms();
@@ -187,137 +296,85 @@ void Coordinator::run(const std::atomic<bool>& stop) {
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
   }
-  spdlog::info("coordinator: stopping");
 }
 
-void Coordinator::handle(const std::string& from, const ControlMessage& m) {
-  if (m.type == "hello") return on_hello(from, m.body);
-  auto it = workers_.find(from);
+void Coordinator::handle(const Peer& from, const ControlMessage& m) {
+  if (const auto* h = m.as<Hello>()) return on_hello(from, *h);
+  auto it = workers_.find(from.id);
   if (it == workers_.end()) {
     // A worker from before our restart (or one we declared dead): it must introduce itself
     // again before anything it says is trusted. Its results are re-sent after the hello.
-    send(from, ControlMessage("reconnect", nlohmann::json::object()));
+    send(from.id, Reconnect{});
     return;
   }
   WorkerInfo& w = it->second;
+  if (w.curve_key != from.key) {
+    peer_warning(from.id, "coordinator: ignored a " + std::string(m.type_name()) + " from '" + printable(from.id, 64) +
+                              "': its CURVE key is not the one that worker registered with");
+    return;
+  }
   w.last_seen_ms = now_ms();
-  if (m.type == "worker_heartbeat") {
-    w.tokens.clear();
-    for (const auto& t : m.body["tokens"])
-      if (t.is_number_unsigned()) w.tokens.insert(t.get<uint64_t>());
-    w.current = m.body["current"].get<uint64_t>();
-    // Sticky: a heartbeat sent before our `drain` reached the worker must not undo it.
-    w.draining = w.draining || m.body["draining"].get<bool>();
-    if (w.draining && m.body.contains("held")) release_unneeded(from, m.body["held"]);
-    // An assignment the worker never got (lost in a reconnect): free the worker; the lease
-    // reaper fails that attempt because nobody reports holding it.
-    if (w.busy_token && w.current != w.busy_token && !w.tokens.count(w.busy_token) &&
-        w.last_seen_ms - w.assigned_ms > 4ull * cfg_.coordinator.heartbeat_ms)
-      w.busy_token = 0;
-  } else if (m.type == "bye") {
-    spdlog::info("coordinator: worker {} left (drained)", from);
-    workers_.erase(it);
-  } else if (m.type == "synth_done" || m.type == "prove_done" || m.type == "task_failed") {
-    on_result(from, w, m);
-  } else {
-    spdlog::warn("coordinator: unexpected '{}' from worker {}", m.type, from);
+  switch (m.type()) {
+    case MessageType::WorkerHeartbeat:
+      return on_heartbeat(from, w, *m.as<WorkerHeartbeat>());
+    case MessageType::Bye:
+      spdlog::info("coordinator: worker {} left (drained)", printable(from.id));
+      workers_.erase(it);
+      return;
+    case MessageType::SynthDone:
+      return on_synth_done(from, w, *m.as<SynthDone>());
+    case MessageType::ProveDone:
+      return on_prove_done(from, w, *m.as<ProveDone>());
+    case MessageType::TaskFailed:
+      return on_task_failed(from, w, *m.as<TaskFailed>());
+    default:
+      peer_warning(from.id, "coordinator: ignored a " + std::string(m.type_name()) + " from worker '" +
+                                printable(from.id, 64) + "' (a coordinator-to-worker message)");
   }
 }
 
-void Coordinator::on_hello(const std::string& from, const nlohmann::json& b) {
-  const std::string role = b["role"].get<std::string>();
-  if (role != "synth" && role != "prove" && role != "both") {
-    spdlog::warn("coordinator: worker {} announced an unknown role '{}'; ignored", from, role.substr(0, 32));
-    return;
-  }
-  if (b["worker"].get<std::string>() != from) {
-    spdlog::warn("coordinator: hello from '{}' names itself '{}'; ignored", from, b["worker"].get<std::string>());
+void Coordinator::on_heartbeat(const Peer& from, WorkerInfo& w, const WorkerHeartbeat& h) {
+  w.tokens = {h.tokens.begin(), h.tokens.end()};
+  w.current = h.current;
+  // Sticky: a heartbeat sent before our `drain` reached the worker must not undo it.
+  w.draining = w.draining || h.draining;
+  if (w.draining && !h.held.empty()) release_unneeded(from.id, h.held);
+  // An assignment the worker never got (lost in a reconnect): free the worker; the lease
+  // reaper fails that attempt because nobody reports holding it. Only once the worker has
+  // received something sent after it (`seen`, when it reports one): before that the
+  // assignment may just be slow (TCP retransmissions on a lossy link), not lost.
+  const bool had_it = !h.seen || *h.seen >= w.assigned_seq;
+  if (!w.busy_token.empty() && w.current != w.busy_token && !w.tokens.count(w.busy_token) && had_it &&
+      w.last_seen_ms - w.assigned_ms > 4ull * cfg_.coordinator.heartbeat_ms)
+    w.busy_token.clear();
+}
+
+void Coordinator::on_hello(const Peer& from, const Hello& h) {
+  if (h.worker != from.id) {
+    peer_warning(from.id, "coordinator: hello from '" + printable(from.id, 64) + "' names itself '" +
+                              printable(h.worker, 64) + "'; ignored");
     return;
   }
   WorkerInfo w;
-  w.role = role;
-  for (const auto& c : b["circuits"])
-    if (c.is_string()) w.circuits.insert(c.get<std::string>());
-  w.bundle_endpoint = b["bundle_endpoint"].get<std::string>();
-  for (const auto& t : b["tokens"])
-    if (t.is_number_unsigned()) w.tokens.insert(t.get<uint64_t>());
-  w.current = b["current"].get<uint64_t>();
+  w.role = h.role;
+  w.curve_key = from.key;
+  w.circuits = {h.circuits.begin(), h.circuits.end()};
+  w.bundle_endpoint = h.bundle_endpoint;
+  w.tokens = {h.tokens.begin(), h.tokens.end()};
+  w.current = h.current;
   w.busy_token = w.current;  // busy with something from before our restart
   w.assigned_ms = now_ms();
-  w.draining = b["draining"].get<bool>();
+  w.draining = h.draining;
   w.last_seen_ms = now_ms();
-  // Optional fields: the GPUs a prove worker proves on, and (CURVE) its bundle server's key.
-  if (b.contains("gpus") && b["gpus"].is_array()) w.gpus = b["gpus"];
-  if (b.contains("bundle_server_key") && b["bundle_server_key"].is_string() && !w.bundle_endpoint.empty())
-    bundle_server_keys_[w.bundle_endpoint] = b["bundle_server_key"].get<std::string>();
-  bool known = workers_.count(from);
-  spdlog::info("coordinator: worker {} {} (role {}, {} cores, {} MiB, {} circuit(s), {} GPU(s))", from,
-               known ? "re-registered" : "registered", role, b["cores"].get<uint64_t>(), b["memory_mb"].get<uint64_t>(),
-               w.circuits.size(), w.gpus.size());
-  workers_[from] = std::move(w);
-  send(from, ControlMessage("welcome", {{"heartbeat_ms", cfg_.coordinator.heartbeat_ms},
-                                        {"liveness", cfg_.coordinator.liveness}}));
-}
-
-void Coordinator::on_result(const std::string& from, WorkerInfo& w, const ControlMessage& m) {
-  const auto& b = m.body;
-  PartRef ref{b["job"].get<std::string>(), b["part"].get<uint64_t>()};
-  const uint64_t token = b["token"].get<uint64_t>();
-  if (ref.job.size() < 2 || ref.job[0] != 'j' || ref.job.find_first_not_of("0123456789", 1) != std::string::npos) {
-    spdlog::warn("coordinator: {} from {} names a malformed job '{}'", m.type, from, ref.job.substr(0, 32));
-    return;
-  }
-  const uint64_t now = now_ms();
-  if (m.type == "synth_done") {
-    bool ok = store_.synth_done(ref, token, w.bundle_endpoint, b["bundle_key"].get<std::string>(), now,
-                                cfg_.coordinator.lease_ms);
-    spdlog::debug("coordinator: {} partition {} synthesized by {}{}", ref.job, ref.part, from, ok ? "" : " (stale)");
-    if (!ok) send(from, ControlMessage("release", {{"bundle_key", b["bundle_key"]}}));
-    else store_.record_timings(ref, b, {"synth_ms"});
-    if (ok) metrics_.synthesized(b);
-    else metrics_.discarded();
-  } else if (m.type == "task_failed") {
-    // `permanent` (optional): the worker found the input itself wrong (an unsatisfied or
-    // malformed witness); another attempt would fail the same way, so the job fails now.
-    CoordinatorConfig cc = cfg_.coordinator;
-    if (b.contains("permanent") && b["permanent"].is_boolean() && b["permanent"].get<bool>()) cc.max_attempts = 1;
-    auto f = store_.fail(ref, token, from, b["error"].get<std::string>(), now, cc);
-    count_failure("task_failed", ref, f);
-    if (f.outcome == 1)
-      spdlog::warn("coordinator: {} partition {} attempt {} failed on {}: {}; retry in {} ms", ref.job, ref.part,
-                   f.attempts, from, b["error"].get<std::string>(), f.delay_ms);
-    else if (f.outcome == 2)
-      spdlog::error("coordinator: job {} failed: partition {} exhausted {} attempts; last error: {}", ref.job, ref.part,
-                    f.attempts, b["error"].get<std::string>());
-  } else {  // prove_done
-    const JobInfo& ji = job_info(ref.job);
-    std::string why;
-    const auto t0 = std::chrono::steady_clock::now();
-    const bool good = checker_.verify_one(ji.circuit, b["proof"], b["public"], &why);
-    const double verify_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (!good) {
-      spdlog::error("coordinator: !!! PROOF REJECTED: job {} partition {} from worker {}: {} — counted as a failed attempt",
-                    ref.job, ref.part, from, why);
-      metrics_.rejected(verify_s);
-      count_failure("proof_rejected", ref,
-                    store_.fail(ref, token, from, "proof from " + from + " rejected: " + why, now, cfg_.coordinator));
-    } else {
-      auto d = store_.prove_done(ref, token, b["proof"].dump(), b["public"].dump(), now);
-      if (d.recorded) {
-        store_.record_timings(ref, b, {"fetch_ms", "prove_ms"});
-        metrics_.verified(b, verify_s, since_submit_s(ref.job));
-        spdlog::info("coordinator: {} partition {} verified ({}/{})", ref.job, ref.part, d.verified, d.total);
-        if (auto sw = workers_.find(d.synth_worker); sw != workers_.end() && !d.bundle_key.empty())
-          send(d.synth_worker, ControlMessage("release", {{"bundle_key", d.bundle_key}}));
-        if (d.verified == d.total) finalize(ref.job);
-      } else {
-        spdlog::info("coordinator: {} partition {} result from {} discarded ({})", ref.job, ref.part, from, d.reason);
-        metrics_.discarded();
-      }
-    }
-  }
-  if (w.busy_token == token) w.busy_token = 0;
-  send(from, ControlMessage("ack", {{"token", token}}));
+  w.gpus = h.gpus;
+  if (!h.bundle_server_key.empty() && !w.bundle_endpoint.empty())
+    bundle_server_keys_[w.bundle_endpoint] = h.bundle_server_key;
+  const bool known = workers_.count(from.id);
+  spdlog::info("coordinator: worker {} {} (role {}, {} cores, {} MiB, {} circuit(s), {} GPU(s)){}", printable(from.id),
+               known ? "re-registered" : "registered", role_name(h.role), h.cores, h.memory_mb, w.circuits.size(),
+               w.gpus.size(), quarantined(from.id, w) ? "; it is QUARANTINED and gets no work" : "");
+  workers_[from.id] = std::move(w);
+  send(from.id, Welcome{cfg_.coordinator.heartbeat_ms, cfg_.coordinator.liveness});
 }
 
 const Coordinator::JobInfo& Coordinator::job_info(const std::string& job) {
@@ -327,6 +384,7 @@ const Coordinator::JobInfo& Coordinator::job_info(const std::string& job) {
   if (!j.empty()) {
     ji.circuit = j["circuit"];
     ji.curve = j["curve"];
+    ji.kind = j["kind"];
     ji.seed = std::stoull(j["seed"]);
     ji.created_ms = j["created_ms"].empty() ? 0 : std::stoull(j["created_ms"]);
   }
@@ -337,16 +395,18 @@ void Coordinator::heartbeat_and_expire() {
   const uint64_t now = now_ms();
   if (now - last_heartbeat_ms_ < cfg_.coordinator.heartbeat_ms) return;
   last_heartbeat_ms_ = now;
+  renew_lease();
+  refresh_quarantine();
   const uint64_t dead_after = uint64_t(cfg_.coordinator.heartbeat_ms) * cfg_.coordinator.liveness;
   for (auto it = workers_.begin(); it != workers_.end();) {
     if (now - it->second.last_seen_ms > dead_after) {
-      spdlog::warn("coordinator: worker {} missed {} heartbeats; declared dead, its leases will be requeued", it->first,
-                   cfg_.coordinator.liveness);
+      spdlog::warn("coordinator: worker {} missed {} heartbeats; declared dead, its leases will be requeued",
+                   printable(it->first), cfg_.coordinator.liveness);
       it = workers_.erase(it);
       metrics_.worker_lost();
       continue;
     }
-    send(it->first, ControlMessage("heartbeat", nlohmann::json::object()));
+    send(it->first, Heartbeat{++seq_});
     ++it;
   }
   forward_drain_requests();  // first, so the registry shows new draining flags at once
@@ -364,20 +424,22 @@ void Coordinator::reap() {
     if (!ref) continue;
     auto r = redis_.command({"HMGET", "zk:part:" + ref->job + ":" + std::to_string(ref->part), "worker", "token"});
     const std::string holder = r.elements.at(0).as_string();
-    const uint64_t token = uint64_t(r.elements.at(1).as_int());
+    const std::string token = r.elements.at(1).as_string();
     auto w = workers_.find(holder);
-    bool held = w != workers_.end() && (w->second.tokens.count(token) || w->second.current == token ||
-                                        w->second.busy_token == token);
+    bool held = w != workers_.end() && !token.empty() &&
+                (w->second.tokens.count(token) || w->second.current == token || w->second.busy_token == token);
     if (held || grace) {
       store_.renew_lease(member, now + cfg_.coordinator.lease_ms);
       continue;
     }
-    std::string why = w == workers_.end() ? "worker " + holder + " lost (missed heartbeats)"
-                                          : "worker " + holder + " no longer holds the attempt";
-    auto f = store_.fail(*ref, 0, holder, why, now, cfg_.coordinator);
+    std::string why = w == workers_.end() ? "worker " + printable(holder, 64) + " lost (missed heartbeats)"
+                                          : "worker " + printable(holder, 64) + " no longer holds the attempt";
+    auto f = store_.fail(*ref, {holder, "", ""}, why, false, now, cfg_.coordinator);
     count_failure("lease_expired", *ref, f);
-    if (f.outcome == 0) store_.redis().command({"ZREM", "zk:leases", member});  // nothing leased any more
-    else spdlog::warn("coordinator: {} partition {} requeued: {}", ref->job, ref->part, why);
+    if (f.outcome == 0)
+      store_.drop_lease(member);  // nothing leased any more
+    else
+      spdlog::warn("coordinator: {} partition {} requeued: {}", ref->job, ref->part, why);
   }
 }
 
@@ -425,7 +487,7 @@ void Coordinator::finalize(const std::string& job) {
   }
 }
 
-bool Coordinator::attach_input(const Claim& c, ControlMessage& msg) {
+bool Coordinator::attach_input(const std::string& id, const WorkerInfo& w, const Claim& c, ControlMessage& msg) {
   auto wtns = store_.input(c.ref.job, c.ref.part);
   std::string why;
   if (!wtns)
@@ -435,15 +497,23 @@ bool Coordinator::attach_input(const Claim& c, ControlMessage& msg) {
            std::min<size_t>(size_t(cfg_.coordinator.max_witness_mb) << 20, ControlMessage::kMaxPayloadBytes))
     why = "the partition's witness of " + std::to_string(wtns->size()) +
           " bytes exceeds coordinator.max_witness_mb = " + std::to_string(cfg_.coordinator.max_witness_mb);
+  if (why.empty()) {
+    // The statement is the witness's public signals, known before any worker reports.
+    try {
+      if (zkey_statements_.size() > 10000) zkey_statements_.clear();  // bounded; a miss re-reads the witness
+      zkey_statements_[c.ref.member()] = checker_.statement_from_wtns(c.job.at("circuit"), *wtns);
+    } catch (const std::exception& e) {
+      why = std::string("the partition's witness is malformed: ") + e.what();
+    }
+  }
   if (!why.empty()) {
     // Nothing another attempt could change: fail the job (a no-op if it is already final).
     CoordinatorConfig cc = cfg_.coordinator;
     cc.max_attempts = 1;
-    store_.fail(c.ref, c.token, "", why, now_ms(), cc);
+    store_.fail(c.ref, {id, w.curve_key, c.token}, why, false, now_ms(), cc);
     spdlog::error("coordinator: {} partition {}: {}", c.ref.job, c.ref.part, why);
     return false;
   }
-  msg.body["input_bytes"] = uint64_t(wtns->size());
   msg.payload = std::move(*wtns);
   return true;
 }
@@ -451,17 +521,18 @@ bool Coordinator::attach_input(const Claim& c, ControlMessage& msg) {
 void Coordinator::dispatch() {
   size_t provers = 0, synthesizing = 0;
   for (auto& [id, w] : workers_) {
-    if (w.can_prove() && !w.draining) ++provers;
-    if (w.busy_token && w.busy_is_synth) ++synthesizing;
+    if (can_prove(w.role) && !w.draining && !quarantined(id, w)) ++provers;
+    if (!w.busy_token.empty() && w.busy_is_synth) ++synthesizing;
   }
   // Prove work first: it drains what synthesis already produced.
   for (auto& [id, w] : workers_)
-    if (!w.busy_token && !w.draining && w.can_prove()) dispatch_prove(id, w);
+    if (w.busy_token.empty() && !w.draining && can_prove(w.role) && !quarantined(id, w)) dispatch_prove(id, w);
   uint64_t ahead = store_.synth_ahead() + synthesizing;
   const uint64_t limit = uint64_t(cfg_.coordinator.synth_lookahead) * std::max<size_t>(provers, 1);
   for (auto& [id, w] : workers_) {
     if (ahead >= limit) break;
-    if (!w.busy_token && !w.draining && w.can_synth() && dispatch_synth(id, w)) ++ahead;
+    if (w.busy_token.empty() && !w.draining && can_synth(w.role) && !quarantined(id, w) && dispatch_synth(id, w))
+      ++ahead;
   }
 }
 
@@ -471,7 +542,8 @@ bool Coordinator::dispatch_prove(const std::string& id, WorkerInfo& w) {
   std::vector<std::vector<std::string>> cmds;
   for (auto& m : cands) {
     auto ref = PartRef::parse(m);
-    cmds.push_back({"HGET", "zk:part:" + (ref ? ref->job : std::string("?")) + ":" + (ref ? std::to_string(ref->part) : "0"),
+    cmds.push_back({"HGET",
+                    "zk:part:" + (ref ? ref->job : std::string("?")) + ":" + (ref ? std::to_string(ref->part) : "0"),
                     "synth_worker"});
   }
   auto holders = redis_.pipeline(cmds);
@@ -487,32 +559,40 @@ bool Coordinator::dispatch_prove(const std::string& id, WorkerInfo& w) {
     if (pick < 0) pick = int(i);
   }
   if (pick < 0) return false;
-  auto c = store_.claim("prove", cands[size_t(pick)], id, now_ms(), cfg_.coordinator.lease_ms);
+  auto c = store_.claim("prove", cands[size_t(pick)], id, w.curve_key, now_ms(), cfg_.coordinator.lease_ms);
   if (!c.ok) return false;
-  ControlMessage prove("prove", {{"job", c.ref.job},
-                                 {"part", c.ref.part},
-                                 {"token", c.token},
-                                 {"circuit", c.job["circuit"]},
-                                 {"curve", c.job["curve"]},
-                                 {"bundle_endpoint", c.part["bundle_endpoint"]},
-                                 {"bundle_key", c.part["bundle_key"]}});
+  Prove prove;
+  prove.at = {c.ref.job, c.ref.part, c.token};
+  prove.circuit = c.job["circuit"];
+  prove.curve = c.job["curve"];
+  prove.bundle_endpoint = c.part["bundle_endpoint"];
+  prove.bundle_key = c.part["bundle_key"];
+  // The statement the proof must be of; the prove worker checks its bundle against it.
+  auto statement = nlohmann::json::parse(c.part["statement"], nullptr, false);
+  if (statement.is_array())
+    for (const auto& x : statement)
+      if (x.is_string()) prove.public_inputs.push_back(x.get<std::string>());
   // CURVE: the prove worker authenticates the bundle server by this key. Unknown (its synth
   // worker has not said hello since our start): empty, the fetch fails and the partition is retried.
   if (cfg_.zmq.curve) {
-    auto k = bundle_server_keys_.find(c.part["bundle_endpoint"]);
-    prove.body["bundle_server_key"] = k == bundle_server_keys_.end() ? std::string() : k->second;
+    auto k = bundle_server_keys_.find(prove.bundle_endpoint);
+    if (k != bundle_server_keys_.end()) prove.bundle_server_key = k->second;
   }
-  assign(id, w, c, prove);
+  ControlMessage msg(std::move(prove));
+  assign(id, w, c, msg);
   return true;
 }
 
 // Sends an assignment and marks the worker busy with it (the token is what its result must carry).
-void Coordinator::assign(const std::string& id, WorkerInfo& w, const Claim& c, const ControlMessage& m) {
+void Coordinator::assign(const std::string& id, WorkerInfo& w, const Claim& c, ControlMessage& m) {
+  w.assigned_seq = ++seq_;
+  if (auto* s = std::get_if<Synth>(&m.body)) s->seq = w.assigned_seq;
+  if (auto* p = std::get_if<Prove>(&m.body)) p->seq = w.assigned_seq;
   send(id, m);
   w.busy_token = c.token;
-  w.busy_is_synth = m.type == "synth";
+  w.busy_is_synth = m.type() == MessageType::Synth;
   w.assigned_ms = now_ms();
-  spdlog::debug("coordinator: {} partition {} -> {} ({}, token {})", c.ref.job, c.ref.part, id, m.type, c.token);
+  spdlog::debug("coordinator: {} partition {} -> {} ({})", c.ref.job, c.ref.part, printable(id), m.type_name());
 }
 
 bool Coordinator::dispatch_synth(const std::string& id, WorkerInfo& w) {
@@ -521,15 +601,15 @@ bool Coordinator::dispatch_synth(const std::string& id, WorkerInfo& w) {
     if (!ref) continue;
     const JobInfo& ji = job_info(ref->job);
     if (!ji.circuit.empty() && !w.circuits.count(ji.circuit)) continue;
-    auto c = store_.claim("synth", m, id, now_ms(), cfg_.coordinator.lease_ms);
+    auto c = store_.claim("synth", m, id, w.curve_key, now_ms(), cfg_.coordinator.lease_ms);
     if (!c.ok) continue;  // stale entry (cancelled or failed job): the claim removed it
-    ControlMessage msg("synth", {{"job", c.ref.job},
-                                 {"part", c.ref.part},
-                                 {"token", c.token},
-                                 {"circuit", c.job["circuit"]},
-                                 {"curve", c.job["curve"]},
-                                 {"seed", std::stoull(c.job["seed"])}});
-    if (c.job["kind"] == "zkey" && !attach_input(c, msg)) continue;  // that attempt failed; try the next entry
+    Synth synth;
+    synth.at = {c.ref.job, c.ref.part, c.token};
+    synth.circuit = c.job["circuit"];
+    synth.curve = c.job["curve"];
+    synth.seed = std::stoull(c.job["seed"]);
+    ControlMessage msg(std::move(synth));
+    if (c.job["kind"] == "zkey" && !attach_input(id, w, c, msg)) continue;  // that attempt failed; try the next entry
     assign(id, w, c, msg);
     return true;
   }

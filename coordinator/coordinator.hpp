@@ -4,6 +4,14 @@
 // each job before marking it done. It holds no state a restart would lose: the worker table
 // is rebuilt from hellos (unknown senders are told to reconnect) and leases are not reaped
 // until a full lease period after start, so live workers get to report what they hold.
+//
+// Integrity: the statement (public inputs) of every partition is the coordinator's, fixed
+// before any proof arrives (zkey: from the staged witness; native: reported by the synth
+// worker, checked and stored at synth_done), and a proof is verified and recorded only
+// against it. Results and failures end an attempt only when they come from the worker its
+// lease names (routing id, and CURVE key) with its random token. A worker that sends a
+// result for another statement is quarantined (worker_registry.hpp). Only one coordinator
+// runs per Redis: it holds the coordinator lease and every write it makes is fenced by it.
 #pragma once
 
 #include <atomic>
@@ -12,53 +20,88 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
+#include <string_view>
+#include <vector>
 #include <zmq.hpp>
 
 #include "common/wire/zap_handler.hpp"
+#include "coordinator/farm_metrics.hpp"
+#include "coordinator/http_api.hpp"
+#include "coordinator/proof_checker.hpp"
+#include "farm/clock.hpp"
 #include "farm/control_message.hpp"
+#include "farm/coordinator_lease.hpp"
 #include "farm/farm_config.hpp"
 #include "farm/farm_store.hpp"
-#include "coordinator/farm_metrics.hpp"
 #include "farm/handshake_monitor.hpp"
-#include "farm/clock.hpp"
+#include "farm/log_rate_limiter.hpp"
 #include "farm/worker_registry.hpp"
-#include "coordinator/proof_checker.hpp"
 
 namespace zkmill::farm {
 
 class Coordinator {
  public:
+  // Exit status of `zkmill coordinator` when another coordinator holds the farm's lease (at
+  // start), or took it over while this one ran.
+  static constexpr int kExitLeaseHeld = 3;
+
   explicit Coordinator(FarmConfig cfg);
-  // Serves until `stop` becomes true. Throws only for setup problems (bind failure).
+  // Serves until `stop` becomes true. Throws for setup problems (bind failure), and
+  // CoordinatorLeaseHeld / CoordinatorLeaseLost when another coordinator holds the lease.
   void run(const std::atomic<bool>& stop);
+  // The lease period: a coordinator silent this long is presumed dead (heartbeat x liveness).
+  uint64_t lease_period_ms() const;
 
  private:
+  // Who sent a message: its routing id and, under CURVE, its authenticated public key.
+  struct Peer {
+    std::string id, key;
+  };
   struct WorkerInfo {
-    std::string role;  // synth | prove | both
+    WorkerRole role = WorkerRole::Both;
+    std::string curve_key;  // the CURVE key it registered with ("" without CURVE)
     std::set<std::string> circuits;
     std::string bundle_endpoint;
-    std::set<uint64_t> tokens;  // what it reports holding or working on
-    uint64_t current = 0;       // reported task token
-    uint64_t busy_token = 0;    // what we assigned it and have not heard back about
+    std::set<std::string> tokens;  // what it reports holding
+    std::string current;           // reported task token
+    std::string busy_token;        // what we assigned it and have not heard back about
     bool busy_is_synth = false;
     uint64_t assigned_ms = 0;
+    uint64_t assigned_seq = 0;  // the `seq` of that assignment (see seq_)
     uint64_t last_seen_ms = 0;
     bool draining = false;
-    nlohmann::json gpus = nlohmann::json::array();  // as advertised in hello (prove on GPUs)
-    bool can_synth() const { return role == "synth" || role == "both"; }
-    bool can_prove() const { return role == "prove" || role == "both"; }
+    std::vector<GpuInfo> gpus;  // as advertised in hello (prove on GPUs)
   };
   struct JobInfo {
-    std::string circuit, curve;
+    std::string circuit, curve, kind;
     uint64_t seed = 0;
     uint64_t created_ms = 0;
   };
 
-  void handle(const std::string& from, const ControlMessage& m);
-  void on_hello(const std::string& from, const nlohmann::json& b);
-  void on_result(const std::string& from, WorkerInfo& w, const ControlMessage& m);
+  void serve(const std::atomic<bool>& stop);
+  void take_lease(const std::atomic<bool>& stop);
+  void renew_lease();
+  void handle(const Peer& from, const ControlMessage& m);
+  void on_hello(const Peer& from, const Hello& h);
+  void on_heartbeat(const Peer& from, WorkerInfo& w, const WorkerHeartbeat& h);
+  void on_synth_done(const Peer& from, WorkerInfo& w, const SynthDone& m);
+  void on_prove_done(const Peer& from, WorkerInfo& w, const ProveDone& m);
+  void on_task_failed(const Peer& from, WorkerInfo& w, const TaskFailed& m);
+  // After any result: the worker is free, and the ack stops its re-sends.
+  void settle(const Peer& from, WorkerInfo& w, const std::string& token);
+  // A result refused before it changed anything (stale, or not from the attempt's holder).
+  void refused(const Peer& from, std::string_view what, const AttemptRef& at, const std::string& why);
+  // The partition's statement for a zkey job: from the witness read at dispatch, or Redis.
+  std::optional<std::vector<std::string>> zkey_statement(const PartRef& ref, const std::string& circuit,
+                                                         std::string* why);
+  void quarantine(const Peer& who, const PartRef& ref, const std::string& reason);
+  bool quarantined(const std::string& id, const WorkerInfo& w) const;
+  void refresh_quarantine();
+  // A warning a peer can cause at will: escaped by the caller, rate-limited per peer here.
+  void peer_warning(const std::string& peer, const std::string& line);
   void send(const std::string& to, const ControlMessage& m);
   void heartbeat_and_expire();
   void reap();
@@ -67,10 +110,11 @@ class Coordinator {
   void dispatch();
   bool dispatch_prove(const std::string& id, WorkerInfo& w);
   bool dispatch_synth(const std::string& id, WorkerInfo& w);
-  void assign(const std::string& id, WorkerInfo& w, const Claim& c, const ControlMessage& m);
-  // A zkey job's synth carries the partition's .wtns (from Redis) as its payload frame.
-  // False when it cannot be sent (missing or over the limit): the attempt is failed.
-  bool attach_input(const Claim& c, ControlMessage& msg);
+  void assign(const std::string& id, WorkerInfo& w, const Claim& c, ControlMessage& m);
+  // A zkey job's synth carries the partition's .wtns (from Redis) as its payload frame; its
+  // statement is read from it here. False when it cannot be sent (missing, over the limit,
+  // malformed): the attempt, and the job, are failed.
+  bool attach_input(const std::string& id, const WorkerInfo& w, const Claim& c, ControlMessage& msg);
   const JobInfo& job_info(const std::string& job);
   double since_submit_s(const std::string& job);
   void count_failure(const std::string& reason, const PartRef& ref, const FarmStore::Failed& f);
@@ -83,7 +127,7 @@ class Coordinator {
   // A draining synth worker waits for the release of every bundle it holds (`held` in its
   // heartbeat); those no partition needs any more are released here, so it need not wait
   // out worker.drain_hold_s for them.
-  void release_unneeded(const std::string& id, const nlohmann::json& held);
+  void release_unneeded(const std::string& id, const std::vector<std::string>& held);
 
   FarmConfig cfg_;
   RedisClient redis_;
@@ -107,11 +151,27 @@ class Coordinator {
   std::map<std::string, std::string> bundle_server_keys_;
   std::map<std::string, WorkerInfo> workers_;
   std::map<std::string, JobInfo> jobs_;  // immutable job facts, cached
+  std::unique_ptr<CoordinatorLease> lease_;
+  // zkey partitions' statements read from their witnesses at dispatch (PartRef member ->
+  // public inputs), until their synth_done; bounded (a miss reads the witness again).
+  std::map<std::string, std::vector<std::string>> zkey_statements_;
+  std::map<std::string, nlohmann::json> quarantined_;  // worker id -> record (zk:quarantine)
+  std::set<std::string> quarantined_keys_;             // their CURVE keys
+  LogRateLimiter peer_log_limit_;
   uint64_t started_ms_ = 0;
+  // Numbers assignments and heartbeats to workers (field `seq`); a worker's heartbeat echoes the
+  // highest it received (`seen`). Messages to one worker arrive in order, so seen >= an
+  // assignment's seq proves the worker has had it: only then may a heartbeat that does not list
+  // it free the worker. On a slow link the assignment is still in flight, not lost. Starts at
+  // the clock (ms x 1000) so a restarted coordinator's numbers exceed its predecessor's.
+  uint64_t seq_ = 0;
   uint64_t last_heartbeat_ms_ = 0;
   uint64_t last_sweep_ms_ = 0;
   uint64_t last_redis_error_log_ms_ = 0;
   FarmMetrics metrics_;
+  // /metrics, the JSON API and the dashboard (coordinator.metrics_listen); last, so it stops
+  // serving before anything it reads goes.
+  std::unique_ptr<HttpApi> http_;
 };
 
 }  // namespace zkmill::farm

@@ -23,15 +23,19 @@ void Coordinator::publish_workers() {
   for (const char* role : {"synth", "prove", "both"}) counts[role] = {{"idle", 0}, {"busy", 0}, {"draining", 0}};
   std::map<std::string, nlohmann::json> records;
   for (const auto& [id, w] : workers_) {
-    const char* state = w.draining ? "draining" : w.busy_token ? "busy" : "idle";
-    counts[w.role][state] = counts[w.role][state].get<uint64_t>() + 1;
-    records[id] = {{"role", w.role},
-                   {"gpus", w.gpus},
-                   {"circuits", w.circuits},  // what it serves: `zkmill status` warns of jobs no one serves
-                   {"busy", w.busy_token != 0},
-                   {"draining", w.draining},
-                   {"last_seen_ms", w.last_seen_ms},
-                   {"updated_ms", now}};
+    const char* state = w.draining ? "draining" : !w.busy_token.empty() ? "busy" : "idle";
+    const std::string role(role_name(w.role));
+    counts[role][state] = counts[role][state].get<uint64_t>() + 1;
+    nlohmann::json gpus = nlohmann::json::array();
+    for (const auto& g : w.gpus) gpus.push_back({{"index", g.index}, {"name", g.name}, {"memory_mb", g.memory_mb}});
+    records[id] = {{"role", role},           {"gpus", std::move(gpus)},        {"circuits", w.circuits},
+                   {"held", w.tokens.size()},        {"busy", !w.busy_token.empty()},
+                   {"draining", w.draining}, {"last_seen_ms", w.last_seen_ms}, {"updated_ms", now}};
+    // Quarantined workers stay registered (heartbeats, held bundles) but get no work.
+    if (auto q = quarantined_.find(id); q != quarantined_.end())
+      records[id]["quarantined"] = q->second;
+    else if (quarantined(id, w))
+      records[id]["quarantined"] = {{"reason", "its CURVE key is quarantined"}};
   }
   metrics_.set_workers(counts);
   // The summary expires after a few heartbeat periods without a coordinator, so readers can
@@ -40,6 +44,7 @@ void Coordinator::publish_workers() {
                     {{"updated_ms", now},
                      {"started_ms", started_ms_},
                      {"workers", counts},
+                     {"throughput", metrics_.throughput(now)},
                      {"metrics", cfg_.coordinator.metrics_listen}},
                     std::max<uint64_t>(5000, 3ull * cfg_.coordinator.heartbeat_ms * cfg_.coordinator.liveness));
 }

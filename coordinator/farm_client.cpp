@@ -1,6 +1,9 @@
 // FarmClient: reads and writes the store the way the coordinator expects (see farm_store.cpp).
 #include "coordinator/farm_client.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -17,6 +20,7 @@
 #include "common/util/atomic_file.hpp"
 #include "common/util/input_file.hpp"
 #include "coordinator/coordinator.hpp"
+#include "coordinator/job_progress.hpp"
 #include "farm/farm_overview.hpp"
 #include "farm/sha256.hpp"
 #include "farm/worker_registry.hpp"
@@ -127,6 +131,21 @@ std::pair<std::string, bool> FarmClient::submit_zkey(const SubmitRequest& req, J
 }
 
 std::pair<std::string, bool> FarmClient::submit(const SubmitRequest& req) {
+  auto created = create(req);
+  // With a replicated Redis (redis.min_replicas), a job is accepted only once a replica has it:
+  // a failover right after an unreplicated submit would lose it while the client thinks it is
+  // in. The job stays on the primary either way; resubmitting with the same idempotency key
+  // is safe.
+  if (!redis_.wait_replicas())
+    throw std::runtime_error("job " + created.first + " was created on the primary, but fewer than " +
+                             std::to_string(redis_.config().min_replicas) + " replica(s) confirmed it within " +
+                             std::to_string(redis_.config().wait_timeout_ms) +
+                             " ms (redis.min_replicas, redis.wait_timeout_ms): it may be lost in a failover; "
+                             "submit again with the same --idempotency-key");
+  return created;
+}
+
+std::pair<std::string, bool> FarmClient::create(const SubmitRequest& req) {
   if (req.priority < -FarmStore::kMaxPriority || req.priority > FarmStore::kMaxPriority)
     throw std::invalid_argument("--priority must be within +-" + std::to_string(FarmStore::kMaxPriority));
   if (req.idempotency_key.size() > 256) throw std::invalid_argument("--idempotency-key must be at most 256 characters");
@@ -228,15 +247,106 @@ nlohmann::json FarmClient::list(size_t limit) {
   return out;
 }
 
+nlohmann::json FarmClient::jobs_page(const std::string& state, size_t limit, const std::string& cursor) {
+  const auto& states = FarmOverview::job_states();
+  if (!state.empty() && std::find(states.begin(), states.end(), state) == states.end())
+    throw std::invalid_argument("unknown job state '" + state + "' (queued, running, done, failed, cancelled)");
+  long start = 0;
+  if (!cursor.empty()) {
+    auto rank = redis_.command({"ZREVRANK", "zk:jobs", cursor});
+    if (rank.is_nil()) throw std::invalid_argument("cursor '" + cursor + "' names no job (any more)");
+    start = long(rank.as_int()) + 1;
+  }
+  constexpr long kScanMax = 10000, kChunk = 500;
+  nlohmann::json jobs = nlohmann::json::array();
+  std::string last;
+  bool more = true;
+  for (long scanned = 0; jobs.size() < limit && scanned < kScanMax && more; scanned += kChunk) {
+    auto ids = redis_.command(
+        {"ZREVRANGE", "zk:jobs", std::to_string(start + scanned), std::to_string(start + scanned + kChunk - 1)});
+    more = long(ids.elements.size()) == kChunk;
+    std::vector<std::vector<std::string>> cmds;
+    for (const auto& e : ids.elements)
+      cmds.push_back({"HMGET", "zk:job:" + e.as_string(), "state", "partitions", "n_verified", "priority", "error"});
+    auto replies = redis_.pipeline(cmds);
+    for (size_t i = 0; i < replies.size(); ++i) {
+      const std::string id = ids.elements[i].as_string();
+      last = id;
+      const auto& f = replies[i].elements;
+      if (f.size() != 5 || f[0].is_nil()) continue;
+      if (!state.empty() && f[0].as_string() != state) continue;
+      jobs.push_back({{"job", id},
+                      {"state", f[0].as_string()},
+                      {"partitions", to_u64(f[1].as_string())},
+                      {"verified", to_u64(f[2].as_string())},
+                      {"priority", f[3].as_string().empty() ? 0 : std::stoll(f[3].as_string())},
+                      {"error", f[4].as_string()}});
+      if (jobs.size() == limit) {
+        more = i + 1 < replies.size() || more;
+        break;
+      }
+    }
+  }
+  return {{"jobs", jobs}, {"next_cursor", more && !last.empty() ? nlohmann::json(last) : nlohmann::json(nullptr)}};
+}
+
+nlohmann::json FarmClient::workers() {
+  // Who works on what: each lease names a partition, whose hash names its worker.
+  std::map<std::string, nlohmann::json> current;
+  std::vector<std::vector<std::string>> cmds;
+  std::vector<PartRef> refs;
+  for (auto& e : redis_.command({"ZRANGE", "zk:leases", "0", "-1"}).elements)
+    if (auto ref = PartRef::parse(e.as_string())) {
+      refs.push_back(*ref);
+      cmds.push_back({"HMGET", "zk:part:" + ref->job + ":" + std::to_string(ref->part), "worker", "state"});
+    }
+  if (!cmds.empty()) {
+    auto replies = redis_.pipeline(cmds);
+    for (size_t i = 0; i < replies.size(); ++i) {
+      const auto& f = replies[i].elements;
+      if (f.size() != 2 || f[0].as_string().empty()) continue;
+      current[f[0].as_string()] = {{"job", refs[i].job}, {"partition", refs[i].part}, {"state", f[1].as_string()}};
+    }
+  }
+  WorkerRegistry registry(redis_);
+  auto workers = registry.list();
+  // Quarantined workers are listed even when not connected: they stay quarantined until cleared.
+  for (const auto& [id, q] : registry.quarantined()) {
+    auto& w = workers[id];
+    if (w.empty()) w = {{"role", "?"}, {"connected", false}};
+    w["quarantined"] = q;
+  }
+  nlohmann::json out = nlohmann::json::array();
+  for (auto& [id, w] : workers) {
+    w["worker"] = id;
+    auto it = current.find(id);
+    w["partition"] = it == current.end() ? nlohmann::json(nullptr) : it->second;
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
 nlohmann::json FarmClient::overview(size_t recent) {
   nlohmann::json out = FarmOverview::to_json(FarmOverview(redis_).take());
+  out["workers"] = workers();
   out["recent_jobs"] = recent ? list(recent) : nlohmann::json::array();
   return out;
 }
 
+bool FarmClient::drain(const std::string& worker) { return WorkerRegistry(redis_).request_drain(worker, now_ms()); }
+
+void FarmClient::ping() { redis_.command({"PING"}); }
+
+nlohmann::json FarmClient::coordinator() {
+  auto r = redis_.command({"GET", WorkerRegistry::kCoordinatorKey});
+  if (r.is_nil()) return nullptr;
+  auto j = nlohmann::json::parse(r.str, nullptr, false);
+  return j.is_discarded() ? nlohmann::json(nullptr) : j;
+}
+
 int FarmClient::wait(const std::string& job, uint64_t timeout_s, bool quiet) {
   auto t0 = std::chrono::steady_clock::now();
-  std::string last;
+  JobProgress progress(stderr, isatty(STDERR_FILENO) == 1);
   for (;;) {
     nlohmann::json s;
     try {
@@ -244,6 +354,7 @@ int FarmClient::wait(const std::string& job, uint64_t timeout_s, bool quiet) {
     } catch (const RedisError& e) {
       // Redis restarting: keep waiting (the deadline below still applies).
       redis_.disconnect();
+      progress.finish();
       if (!quiet) std::fprintf(stderr, "wait: redis unavailable (%s); retrying\n", e.what());
       std::this_thread::sleep_for(std::chrono::milliseconds(500));
       s = nlohmann::json::object({{"state", "?"}});
@@ -254,17 +365,17 @@ int FarmClient::wait(const std::string& job, uint64_t timeout_s, bool quiet) {
     }
     const std::string state = s["state"];
     if (state != "?") {
-      std::string line = job + " " + state + ": " + s["counts"].dump();
-      if (!quiet && line != last) std::fprintf(stderr, "%s\n", line.c_str());
-      last = line;
+      if (!quiet) progress.update(s);
       if (state == "done") return 0;
       if (state == "failed" || state == "cancelled") {
+        progress.finish();
         std::fprintf(stderr, "job %s %s%s\n", job.c_str(), state.c_str(),
                      s["error"].get<std::string>().empty() ? "" : (": " + s["error"].get<std::string>()).c_str());
         return 1;
       }
     }
     if (timeout_s && std::chrono::steady_clock::now() - t0 > std::chrono::seconds(timeout_s)) {
+      progress.finish();
       std::fprintf(stderr, "wait: timed out after %llu s\n", (unsigned long long)timeout_s);
       return 2;
     }

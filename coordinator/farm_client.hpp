@@ -39,8 +39,19 @@ class FarmClient {
   nlohmann::json status(const std::string& job);
   // The most recent jobs (summaries).
   nlohmann::json list(size_t limit);
+  // A page of jobs, newest first: up to `limit` summaries (as list()) in state `state` (empty:
+  // any) that come after job `cursor` (empty: from the newest). {"jobs": [...], "next_cursor":
+  // id or null}. At most 10000 jobs are examined per call, so a rare state may return a short
+  // page with a cursor to continue from. Throws std::invalid_argument for an unknown state or
+  // a cursor that names no job (any more).
+  nlohmann::json jobs_page(const std::string& state, size_t limit, const std::string& cursor);
+  // The registered workers (zk:workers, as the coordinator last published them), each with
+  // its id under "worker" and, while it holds a lease, the partition it works on under
+  // "partition" ({job, partition, state}).
+  nlohmann::json workers();
   // The farm as a whole (FarmOverview: jobs and partitions by state, queues, the coordinator's
-  // worker table) plus the `recent` most recent jobs under "recent_jobs". Schema: docs/farm.md.
+  // worker table, throughput) plus workers() under "workers" and the `recent` most recent jobs
+  // under "recent_jobs". Schema: docs/farm.md; served as GET /api/v1/farm (docs/api.md).
   nlohmann::json overview(size_t recent);
   // Polls until the job is final or `timeout_s` passes (0: forever); prints progress lines
   // to stderr. Returns 0 when done (every proof verified), 1 failed/cancelled, 2 timeout, 3 unknown.
@@ -54,11 +65,19 @@ class FarmClient {
   // coordinator), else empty. Used by `status` (field "warning") and by `submit` (stderr).
   static std::string coverage_warning(const std::string& circuit, const nlohmann::json& coverage);
   std::string coverage_warning(const std::string& circuit) { return coverage_warning(circuit, coverage(circuit)); }
+  // Asks the coordinator to drain `worker` (WorkerRegistry::request_drain); false when no
+  // such worker is registered.
+  bool drain(const std::string& worker);
+  // PING; throws RedisError when Redis cannot be reached.
+  void ping();
+  // What the live coordinator last published about itself (zk:coordinator), or null.
+  nlohmann::json coordinator();
   // Writes partition-<i>.proof.json, partition-<i>.public.json and proofs.bin into `dir`.
   // Throws unless the job is done.
   void write_result(const std::string& job, const std::string& dir);
 
  private:
+  std::pair<std::string, bool> create(const SubmitRequest& req);
   std::pair<std::string, bool> submit_zkey(const SubmitRequest& req, JobSpec spec);
 
   RedisClient redis_;

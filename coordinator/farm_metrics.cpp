@@ -3,7 +3,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include <stdexcept>
+#include "farm/clock.hpp"
 
 namespace zkmill::farm {
 
@@ -74,39 +74,23 @@ FarmMetrics::FarmMetrics() : registry_(std::make_shared<prometheus::Registry>())
 
 FarmMetrics::~FarmMetrics() = default;
 
-void FarmMetrics::serve(const std::string& listen, const RedisConfig& redis) {
-  try {
-    // Two threads: one scrape at a time is the normal case; the second keeps a slow scrape
-    // (Redis busy) from blocking a health check.
-    exposer_ = std::make_unique<prometheus::Exposer>(listen, 2);
-  } catch (const std::exception& e) {
-    throw std::runtime_error("coordinator.metrics_listen: cannot listen on " + listen + ": " + e.what());
-  }
-  state_ = std::make_shared<FarmStateCollector>(redis, 1000);
-  exposer_->RegisterCollectable(registry_);
-  exposer_->RegisterCollectable(state_);
-  spdlog::info("coordinator: Prometheus metrics at http://{}/metrics", listen);
+void FarmMetrics::observe_ms(std::optional<double> ms, prometheus::Histogram& h) {
+  if (ms && *ms >= 0) h.Observe(*ms / 1000.0);
 }
 
-void FarmMetrics::observe_ms(const nlohmann::json& result, const char* field, prometheus::Histogram& h) {
-  if (result.contains(field) && result[field].is_number() && result[field].get<double>() >= 0)
-    h.Observe(result[field].get<double>() / 1000.0);
-}
-
-void FarmMetrics::synthesized(const nlohmann::json& result) {
+void FarmMetrics::synthesized(const SynthDone& result) {
   synthesized_->Increment();
-  observe_ms(result, "synth_ms", phase_->Add({{"phase", "synth"}}, buckets()));
-  if (result.contains("bundle_bytes") && result["bundle_bytes"].is_number_unsigned())
-    bytes_synthesized_->Increment(result["bundle_bytes"].get<double>());
+  observe_ms(result.synth_ms, phase_->Add({{"phase", "synth"}}, buckets()));
+  if (result.bundle_bytes) bytes_synthesized_->Increment(double(*result.bundle_bytes));
 }
 
-void FarmMetrics::verified(const nlohmann::json& result, double verify_s, double since_submit_s) {
+void FarmMetrics::verified(const ProveDone& result, double verify_s, double since_submit_s) {
   verified_->Increment();
+  throughput_.add(now_ms());
   phase_->Add({{"phase", "verify"}}, buckets()).Observe(verify_s);
-  observe_ms(result, "fetch_ms", phase_->Add({{"phase", "fetch"}}, buckets()));
-  observe_ms(result, "prove_ms", phase_->Add({{"phase", "prove"}}, buckets()));
-  if (result.contains("bundle_bytes") && result["bundle_bytes"].is_number_unsigned())
-    bytes_fetched_->Increment(result["bundle_bytes"].get<double>());
+  observe_ms(result.fetch_ms, phase_->Add({{"phase", "fetch"}}, buckets()));
+  observe_ms(result.prove_ms, phase_->Add({{"phase", "prove"}}, buckets()));
+  if (result.bundle_bytes) bytes_fetched_->Increment(double(*result.bundle_bytes));
   partition_latency_->Observe(since_submit_s);
 }
 

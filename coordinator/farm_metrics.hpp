@@ -1,13 +1,12 @@
 // The coordinator's Prometheus metrics. Counters and histograms are updated by the coordinator
 // as results arrive (cheap atomic updates; they count from zero at each coordinator start, as
 // Prometheus counters may); the worker gauges are set from the coordinator's worker table;
-// the Redis-derived gauges come from FarmStateCollector when scraped. Served over HTTP
-// (prometheus-cpp's pull exposer) at http://<coordinator.metrics_listen>/metrics, only when
+// the Redis-derived gauges come from FarmStateCollector when scraped. Served by HttpApi (the
+// coordinator's one HTTP listener) at http://<coordinator.metrics_listen>/metrics, only when
 // that key is set. Metric names and meanings: docs/farm.md, "Metrics".
 #pragma once
 
 #include <prometheus/counter.h>
-#include <prometheus/exposer.h>
 #include <prometheus/family.h>
 #include <prometheus/gauge.h>
 #include <prometheus/histogram.h>
@@ -16,10 +15,12 @@
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
+#include "coordinator/throughput_history.hpp"
+#include "farm/control_message.hpp"
 #include "farm/farm_config.hpp"
-#include "coordinator/farm_state_collector.hpp"
 
 namespace zkmill::farm {
 
@@ -30,17 +31,17 @@ class FarmMetrics {
   FarmMetrics(const FarmMetrics&) = delete;
   FarmMetrics& operator=(const FarmMetrics&) = delete;
 
-  // Starts the HTTP endpoint on `listen` (HOST:PORT). Throws std::runtime_error naming the
-  // address when it cannot listen there (in use, no such address).
-  void serve(const std::string& listen, const RedisConfig& redis);
-  bool serving() const { return exposer_ != nullptr; }
+  // What /metrics serves of this process (HttpApi adds the Redis-derived FarmStateCollector).
+  std::shared_ptr<prometheus::Registry> registry() const { return registry_; }
+  // Proofs verified per 10 s over the last 15 min (ThroughputHistory::to_json); event loop only.
+  nlohmann::json throughput(uint64_t now_ms) { return throughput_.to_json(now_ms); }
 
-  // A synth_done was recorded; `result` is the worker's message body (optional telemetry
-  // synth_ms, bundle_bytes is read when present).
-  void synthesized(const nlohmann::json& result);
+  // A synth_done was recorded (its optional telemetry, synth_ms and bundle_bytes, is counted
+  // when present).
+  void synthesized(const SynthDone& result);
   // A proof passed verification (`verify_s`) and was recorded; `since_submit_s` is the
   // partition's latency from job submission. `result` may carry fetch_ms, prove_ms, bundle_bytes.
-  void verified(const nlohmann::json& result, double verify_s, double since_submit_s);
+  void verified(const ProveDone& result, double verify_s, double since_submit_s);
   // A proof did not verify.
   void rejected(double verify_s);
   // A failed attempt (`reason`: task_failed, proof_rejected, lease_expired:
@@ -58,7 +59,7 @@ class FarmMetrics {
   void set_workers(const nlohmann::json& by_role_state);
 
  private:
-  void observe_ms(const nlohmann::json& result, const char* field, prometheus::Histogram& h);
+  static void observe_ms(std::optional<double> ms, prometheus::Histogram& h);
 
   std::shared_ptr<prometheus::Registry> registry_;
   prometheus::Counter* verified_;
@@ -76,8 +77,7 @@ class FarmMetrics {
   prometheus::Family<prometheus::Histogram>* phase_;
   prometheus::Family<prometheus::Histogram>* job_duration_;
   prometheus::Histogram* partition_latency_;
-  std::shared_ptr<FarmStateCollector> state_;
-  std::unique_ptr<prometheus::Exposer> exposer_;  // last: stops serving before the rest goes
+  ThroughputHistory throughput_;
 };
 
 }  // namespace zkmill::farm

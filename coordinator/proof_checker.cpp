@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "common/curves/dispatch.hpp"
+#include "common/formats/circom_files.hpp"
 #include "common/groth16/snarkjs_json.hpp"
 #include "common/groth16/verifier.hpp"
 
@@ -34,6 +35,25 @@ const ProofChecker::Entry& ProofChecker::entry(const std::string& circuit) {
       }
       return pvk->verify_batch(std::span<const groth16::Proof<E>>(ps), std::span<const std::vector<Fr>>(xs));
     };
+    out.n_public = pvk->num_public_inputs();
+    out.canonical = [](const std::vector<std::string>& pub) {
+      std::vector<std::string> canon;
+      for (const auto& x : serde::snarkjs::scalars_from_json<Fr>(nlohmann::json(pub))) canon.push_back(x.to_dec());
+      return canon;
+    };
+    out.from_wtns = [n = out.n_public](const std::string& bytes) {
+      auto w = formats::WtnsFile::parse(
+          std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()), "the witness");
+      if (w.curve() != E::kId) throw std::runtime_error("the witness is for another curve");
+      if (w.size() < n + 1) throw std::runtime_error("the witness has fewer values than the key's public inputs");
+      std::vector<std::string> pub;
+      for (size_t i = 1; i <= n; ++i) {
+        auto v = Fr::from_bytes_le(w.raw().data() + i * w.n8());
+        if (!v) throw std::runtime_error("witness value " + std::to_string(i) + " is not canonical (>= r)");
+        pub.push_back(v->to_dec());
+      }
+      return pub;
+    };
     return out;
   });
   return cache_.emplace(circuit, std::move(e)).first->second;
@@ -49,6 +69,26 @@ bool ProofChecker::verify_one(const std::string& circuit, const nlohmann::json& 
     if (why) *why = std::string("proof or public inputs malformed: ") + ex.what();
   }
   return false;
+}
+
+std::optional<std::vector<std::string>> ProofChecker::canonical_statement(const std::string& circuit,
+                                                                          const std::vector<std::string>& pub,
+                                                                          std::string* why) {
+  const Entry& e = entry(circuit);
+  if (pub.size() != e.n_public) {
+    if (why) *why = std::to_string(pub.size()) + " public inputs, the circuit has " + std::to_string(e.n_public);
+    return std::nullopt;
+  }
+  try {
+    return e.canonical(pub);
+  } catch (const std::exception& ex) {
+    if (why) *why = std::string("a public input is not a field element: ") + ex.what();
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> ProofChecker::statement_from_wtns(const std::string& circuit, const std::string& wtns) {
+  return entry(circuit).from_wtns(wtns);
 }
 
 bool ProofChecker::verify_batch(const std::string& circuit, const std::vector<nlohmann::json>& proofs,

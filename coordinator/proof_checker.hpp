@@ -1,11 +1,16 @@
 // Verifies partition proofs on the coordinator with the circuit's verifying key, which the
 // submitting client stored in Redis (zk:circuit:<id>): the coordinator never needs, nor
 // receives, a proving key. Prepared keys are cached per circuit id (immutable content).
+//
+// It also owns the partition's statement (its public inputs): taken from the staged .wtns for
+// zkey jobs, checked and put in canonical form when a synth worker reports it for native ones.
+// Proofs are verified only against that statement, never against what a prover sends.
 #pragma once
 
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +25,13 @@ class ProofChecker {
   // One proof against its public inputs (snarkjs JSON). False, with `why`, when it does not
   // verify or cannot be parsed; throws RedisError when the key cannot be fetched.
   bool verify_one(const std::string& circuit, const nlohmann::json& proof, const nlohmann::json& pub, std::string* why);
+  // `pub` (decimal strings) as the circuit's statement in canonical form (no leading zeros);
+  // nullopt with `why` when the count is not the key's or a value is not a field element.
+  std::optional<std::vector<std::string>> canonical_statement(const std::string& circuit,
+                                                              const std::vector<std::string>& pub, std::string* why);
+  // A zkey partition's statement: signals 1..nPublic of its .wtns bytes. Throws
+  // std::runtime_error naming the problem for a malformed witness.
+  std::vector<std::string> statement_from_wtns(const std::string& circuit, const std::string& wtns);
   // All proofs of a job with one multi-pairing (all-or-nothing).
   bool verify_batch(const std::string& circuit, const std::vector<nlohmann::json>& proofs,
                     const std::vector<nlohmann::json>& pubs, std::string* why);
@@ -28,6 +40,9 @@ class ProofChecker {
   struct Entry {
     std::function<bool(const nlohmann::json&, const nlohmann::json&)> one;
     std::function<bool(const std::vector<nlohmann::json>&, const std::vector<nlohmann::json>&)> batch;
+    std::function<std::vector<std::string>(const std::vector<std::string>&)> canonical;  // throws
+    std::function<std::vector<std::string>(const std::string&)> from_wtns;               // throws
+    size_t n_public = 0;
   };
   const Entry& entry(const std::string& circuit);
 

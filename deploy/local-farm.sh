@@ -14,10 +14,13 @@
 #       already in use" and is started again on a new port (a few tries). A server counts as up
 #       only once it answers as itself (redis: INFO's process_id is our pid). A component that
 #       fails to start has the tail of its log printed.
-#   local-farm.sh scale  --dir DIR [--synth N] [--prove M] [--drain-timeout S]
+#   local-farm.sh scale  --dir DIR [--synth N] [--prove M] [--gpus LIST] [--drain-timeout S]
 #       start workers, or drain the highest-numbered ones (SIGTERM: each finishes its current
 #       partition, then exits), until N synth and M prove workers run; returns once new
 #       workers have registered and drained ones have exited (SIGKILL after S seconds, 900)
+#   --gpus LIST (start and scale): one GPU prove worker per listed CUDA device, named gpu-<d>
+#       (`zkmill worker --role prove --gpus d`), besides the --prove CPU ones; scale makes the
+#       set exactly LIST (`none`: no GPU workers). Refused where nvidia-smi finds no such GPU.
 #   local-farm.sh status --dir DIR   processes, metrics URL and `zkmill status`; exit 1 if
 #                                    redis or the coordinator is down
 #   local-farm.sh stop   --dir DIR   (SIGTERM: workers drain, then coordinator, then redis)
@@ -26,13 +29,13 @@
 # <role>-<i>.draining while a worker drains.
 set -euo pipefail
 
-usage="usage: local-farm.sh start --dir DIR --keys KEYDIR --synth N --prove M [--bin ZKMILL] [--worker-threads T]
-       local-farm.sh scale --dir DIR [--synth N] [--prove M] [--drain-timeout SECONDS]
+usage="usage: local-farm.sh start --dir DIR --keys KEYDIR --synth N --prove M [--gpus LIST] [--bin ZKMILL] [--worker-threads T]
+       local-farm.sh scale --dir DIR [--synth N] [--prove M] [--gpus LIST|none] [--drain-timeout SECONDS]
        local-farm.sh status --dir DIR
        local-farm.sh stop --dir DIR"
 
 cmd=${1:-}; shift || true
-dir="" keys="" synth="" prove="" bin="" drain_timeout=900 worker_threads=""
+dir="" keys="" synth="" prove="" bin="" drain_timeout=900 worker_threads="" gpus=""
 while [[ $# -gt 0 ]]; do
   [[ $# -ge 2 ]] || { echo "local-farm.sh: '$1' needs a value" >&2; exit 2; }
   case "$1" in
@@ -43,6 +46,7 @@ while [[ $# -gt 0 ]]; do
     --bin) bin=$2 ;;
     --drain-timeout) drain_timeout=$2 ;;
     --worker-threads) worker_threads=$2 ;;
+    --gpus) gpus=$2 ;;
     *) echo "local-farm.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
   shift 2
@@ -51,6 +55,24 @@ done
 for n in "$synth" "$prove" "$drain_timeout" "$worker_threads"; do
   [[ -z "$n" || "$n" =~ ^[0-9]+$ ]] || { echo "local-farm.sh: '$n' is not a non-negative integer" >&2; exit 2; }
 done
+
+# --gpus LIST: validated against the devices nvidia-smi lists, before anything starts.
+gpu_list=()
+check_gpus() {
+  [[ -n "$gpus" && "$gpus" != none ]] || return 0
+  [[ "$gpus" =~ ^[0-9]+(,[0-9]+)*$ ]] || { echo "local-farm.sh: --gpus must be a comma-separated list of device numbers (e.g. 0,1) or none, got '$gpus'" >&2; exit 2; }
+  local have d
+  have=$(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | grep -E '^[0-9]+$' || true)
+  if [[ -z "$have" ]]; then
+    echo "local-farm.sh: --gpus $gpus: this machine has no NVIDIA GPU (nvidia-smi finds none); use --prove N for CPU prove workers" >&2
+    exit 2
+  fi
+  IFS=, read -ra gpu_list <<< "$gpus"
+  for d in "${gpu_list[@]}"; do
+    grep -qx "$d" <<< "$have" || { echo "local-farm.sh: --gpus: no GPU $d here (nvidia-smi lists: $(echo $have | tr ' ' ,))" >&2; exit 2; }
+  done
+}
+check_gpus
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
@@ -126,11 +148,11 @@ running_here() {
 # The coordinator logs "worker NAME registered (role ..." (or re-registered) on each hello.
 registered() { grep -qE "worker $1 (re-)?registered \(role" "$dir/coordinator.log" 2>/dev/null; }
 
-start_worker() {  # start_worker NAME ROLE
-  local name=$1 role=$2
+start_worker() {  # start_worker NAME ROLE [ARGS...]
+  local name=$1 role=$2; shift 2
   { cat "$dir/farm.yaml"; printf 'threads: %s\nworker:\n  id: %s\n  key_dir: %s\n' "$(cat "$dir/worker.threads" 2>/dev/null || echo 0)" \
       "$name" "$(cat "$dir/keys.dir")"; } > "$dir/$name.yaml"
-  "$(cat "$dir/zkmill.bin")" worker --config "$dir/$name.yaml" --role "$role" < /dev/null >> "$dir/$name.log" 2>&1 &
+  "$(cat "$dir/zkmill.bin")" worker --config "$dir/$name.yaml" --role "$role" "$@" < /dev/null >> "$dir/$name.log" 2>&1 &
   echo $! > "$dir/$name.pid"
   rm -f "$dir/$name.draining"
 }
@@ -264,8 +286,13 @@ start() {
       names+=("$role-$i")
     done
   done
+  local d
+  for d in "${gpu_list[@]}"; do
+    start_worker "gpu-$d" prove --gpus "$d"
+    names+=("gpu-$d")
+  done
   wait_registered "${names[@]}"
-  echo "farm up: redis 127.0.0.1:$rport, coordinator tcp://127.0.0.1:$cport, $synth synth + $prove prove workers"
+  echo "farm up: redis 127.0.0.1:$rport, coordinator tcp://127.0.0.1:$cport, $synth synth + $prove prove workers${gpus:+ + GPU prove workers on $gpus}"
   echo "metrics: http://127.0.0.1:$mport/metrics"
   echo "client config: $dir/client.yaml"
 }
@@ -293,6 +320,21 @@ scale() {
       draining+=("$name")
     done
   done
+  # GPU prove workers: exactly one per listed device.
+  if [[ -n "$gpus" ]]; then
+    local d want=" ${gpu_list[*]} "
+    for d in "${gpu_list[@]}"; do
+      alive "$dir/gpu-$d.pid" && [[ ! -e "$dir/gpu-$d.draining" ]] && continue
+      start_worker "gpu-$d" prove --gpus "$d"
+      started+=("gpu-$d")
+    done
+    for name in $(live_workers gpu); do
+      [[ $want == *" ${name#gpu-} "* ]] && continue
+      touch "$dir/$name.draining"
+      kill -TERM "$(cat "$dir/$name.pid")" 2>/dev/null || true
+      draining+=("$name")
+    done
+  fi
   [[ ${#started[@]} -eq 0 ]] || wait_registered "${started[@]}"
   for name in "${draining[@]}"; do
     if ! wait_for "$drain_timeout" bash -c "! kill -0 $(cat "$dir/$name.pid")"; then
@@ -302,7 +344,7 @@ scale() {
     rm -f "$dir/$name.pid" "$dir/$name.draining"
   done
   echo "scaled: $(live_workers synth | wc -l) synth + $(live_workers prove | wc -l) prove workers" \
-    "(started: ${started[*]:-none}; drained: ${draining[*]:-none})"
+    "$(n=$(live_workers gpu | wc -l); (( n == 0 )) || echo "+ $n GPU prove workers ")(started: ${started[*]:-none}; drained: ${draining[*]:-none})"
 }
 
 status() {
@@ -313,7 +355,7 @@ status() {
   if alive "$dir/coordinator.pid"; then
     echo "coordinator  running  pid $(cat "$dir/coordinator.pid")  metrics http://127.0.0.1:$(cat "$dir/metrics.port")/metrics"
   else echo "coordinator  DOWN"; ok=1; fi
-  for f in "$dir"/synth-*.pid "$dir"/prove-*.pid; do
+  for f in "$dir"/synth-*.pid "$dir"/prove-*.pid "$dir"/gpu-*.pid; do
     [[ -e "$f" ]] || continue
     name=$(basename "$f" .pid)
     state=running
@@ -337,7 +379,7 @@ stop_pid() {  # stop_pid FILE SECONDS: SIGTERM, wait, then SIGKILL
 
 stop() {
   local f
-  for f in "$dir"/synth-*.pid "$dir"/prove-*.pid; do [[ -e "$f" ]] && stop_pid "$f" 30; done
+  for f in "$dir"/synth-*.pid "$dir"/prove-*.pid "$dir"/gpu-*.pid; do [[ -e "$f" ]] && stop_pid "$f" 30; done
   rm -f "$dir"/*.draining
   stop_pid "$dir/coordinator.pid" 10
   # SHUTDOWN (a clean AOF close) only when the redis on that port is ours: after a start that

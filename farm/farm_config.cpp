@@ -4,8 +4,10 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <charconv>
 #include <set>
+#include <vector>
 
 namespace zkmill::farm {
 
@@ -40,14 +42,25 @@ class FarmSection {
   void num(const std::string& n, T& out, T min, T max) {
     YAML::Node v = take(n);
     if (!v.IsDefined() || v.IsNull()) return;
-    const std::string bad = "key '" + key(n) + "' must be an integer in [" + std::to_string(min) + ", " +
-                            std::to_string(max) + "]";
+    const std::string bad =
+        "key '" + key(n) + "' must be an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
     if (!v.IsScalar()) fail(bad);
     const std::string& s = v.Scalar();
     T x{};
     auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
-    if (s.empty() || ec != std::errc() || end != s.data() + s.size() || x < min || x > max) fail(bad + " (got '" + s + "')");
+    if (s.empty() || ec != std::errc() || end != s.data() + s.size() || x < min || x > max)
+      fail(bad + " (got '" + s + "')");
     out = x;
+  }
+  void str_list(const std::string& n, std::vector<std::string>& out) {
+    YAML::Node v = take(n);
+    if (!v.IsDefined() || v.IsNull()) return;
+    if (!v.IsSequence()) fail("key '" + key(n) + "' must be a list of strings");
+    out.clear();
+    for (const auto& e : v) {
+      if (!e.IsScalar()) fail("key '" + key(n) + "' must be a list of strings");
+      out.push_back(e.Scalar());
+    }
   }
   void boolean(const std::string& n, bool& out) {
     YAML::Node v = take(n);
@@ -98,6 +111,18 @@ void parse_redis(FarmSection s, RedisConfig& r) {
   s.num<uint32_t>("connect_timeout_ms", r.connect_timeout_ms, 1, 600000);
   s.num<uint32_t>("command_timeout_ms", r.command_timeout_ms, 1, 600000);
   if (!r.user.empty() && r.password.empty()) s.fail("key '" + s.key("user") + "' needs 'redis.password' too");
+  s.str_list("sentinels", r.sentinels);
+  for (const auto& a : r.sentinels) check_listen_address(s, "sentinels", a);
+  s.str("master_name", r.master_name);
+  s.str("sentinel_password", r.sentinel_password);
+  if (!r.sentinels.empty() && r.master_name.empty())
+    s.fail("key '" + s.key("sentinels") + "' needs 'redis.master_name' too");
+  if (r.sentinels.empty() && !r.master_name.empty())
+    s.fail("key '" + s.key("master_name") + "' needs 'redis.sentinels' too");
+  if (!r.sentinels.empty() && !r.unix_socket.empty())
+    s.fail("key '" + s.key("sentinels") + "' and 'redis.unix_socket' exclude each other");
+  s.num<uint32_t>("min_replicas", r.min_replicas, 0, 100);
+  s.num<uint32_t>("wait_timeout_ms", r.wait_timeout_ms, 1, 600000);
   s.reject_unknown();
 }
 
@@ -116,6 +141,7 @@ void parse_coordinator(FarmSection s, CoordinatorConfig& c) {
   s.num<uint32_t>("synth_lookahead", c.synth_lookahead, 1, 1000);
   s.str("metrics_listen", c.metrics_listen);
   check_listen_address(s, "metrics_listen", c.metrics_listen);
+  s.str("api_token_file", c.api_token_file);
   s.num<uint32_t>("max_witness_mb", c.max_witness_mb, 1, 64);
   // A lease shorter than the dead-peer window would requeue work of workers that are alive.
   if (uint64_t(c.lease_ms) < uint64_t(c.heartbeat_ms) * 2)
@@ -133,7 +159,9 @@ void parse_worker(FarmSection s, WorkerConfig& w) {
   s.num<uint64_t>("memory_mb", w.memory_mb, 0, uint64_t(1) << 40);
   s.num<uint32_t>("max_held_bundles", w.max_held_bundles, 1, 100000);
   s.num<uint32_t>("drain_hold_s", w.drain_hold_s, 0, 86400);
+  s.num<uint32_t>("key_rescan_s", w.key_rescan_s, 0, 86400);
   s.num<uint64_t>("max_bundle_mb", w.max_bundle_mb, 1, uint64_t(1) << 30);
+  s.boolean("pce", w.pce);
   s.reject_unknown();
 }
 
@@ -143,6 +171,7 @@ void parse_zmq(FarmSection s, ZmqConfig& z) {
   s.str("coordinator_public_key_file", z.coordinator_public_key_file);
   s.str("allowed_keys_file", z.allowed_keys_file);
   s.num<uint32_t>("max_message_kb", z.max_message_kb, 1, 65536);
+  s.boolean("insecure", z.insecure);
   s.reject_unknown();
 }
 
@@ -177,10 +206,58 @@ FarmConfig load_farm_config(const std::string& path) { return parse_farm_config(
 
 }  // namespace zkmill::farm
 
+#include <arpa/inet.h>
+#include <spdlog/spdlog.h>
+
 #include "common/util/log.hpp"
 #include "common/util/thread_pool.hpp"
 
 namespace zkmill::farm {
+
+bool is_loopback_endpoint(const std::string& endpoint) {
+  if (endpoint.rfind("ipc://", 0) == 0 || endpoint.rfind("inproc://", 0) == 0) return true;
+  if (endpoint.rfind("tcp://", 0) != 0) return false;
+  std::string addr = endpoint.substr(6);
+  if (const size_t semi = addr.find(';'); semi != std::string::npos) addr = addr.substr(semi + 1);
+  const size_t colon = addr.rfind(':');
+  if (colon == std::string::npos) return false;
+  std::string host = addr.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  if (host == "localhost" || host == "lo") return true;
+  unsigned char b[16];
+  if (inet_pton(AF_INET, host.c_str(), b) == 1) return b[0] == 127;
+  if (inet_pton(AF_INET6, host.c_str(), b) == 1) {
+    static const unsigned char kLoop6[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+    static const unsigned char kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    return std::equal(b, b + 16, kLoop6) || (std::equal(b, b + 12, kMapped) && b[12] == 127);
+  }
+  return false;  // a host or interface name, or `*`: may be reachable from other hosts
+}
+
+void check_exposure(const FarmConfig& cfg, FarmRole role, bool serves_bundles) {
+  if (cfg.zmq.curve) return;
+  std::vector<std::pair<const char*, const std::string*>> used;
+  if (role == FarmRole::kCoordinator) {
+    used.push_back({"coordinator.bind", &cfg.coordinator.bind});
+  } else {
+    used.push_back({"coordinator.endpoint", &cfg.coordinator.endpoint});
+    if (serves_bundles) used.push_back({"worker.bundle_bind", &cfg.worker.bundle_bind});
+  }
+  const std::string file = cfg.source.empty() ? "(defaults)" : cfg.source;
+  for (const auto& [key, value] : used) {
+    if (is_loopback_endpoint(*value)) continue;
+    if (cfg.zmq.insecure) {
+      spdlog::warn(
+          "{}: INSECURE: '{}' is {}, beyond loopback, without CURVE (zmq.insecure: true): anyone on that "
+          "network can read and forge farm traffic",
+          file, key, *value);
+      continue;
+    }
+    throw util::ConfigError(file + ": key '" + key + "' is " + *value +
+                            ", reachable from other hosts, but zmq.curve is off: turn CURVE on (docs/farm.md, "
+                            "\"Encryption and authentication\"), or set zmq.insecure: true to allow plaintext");
+  }
+}
 
 FarmConfig load_command_config(const std::string& path, const std::string& cli_level) {
   FarmConfig cfg = path.empty() ? parse_farm_config("", "(defaults)") : load_farm_config(path);

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/util/config.hpp"
 
@@ -15,11 +16,21 @@ namespace zkmill::farm {
 struct RedisConfig {
   std::string host = "127.0.0.1";
   uint32_t port = 6379;
-  std::string unix_socket;          // non-empty: connect here instead of host:port
-  std::string user;                 // ACL user (Redis 6+); empty: the default user
-  std::string password;             // empty: no AUTH
+  std::string unix_socket;  // non-empty: connect here instead of host:port
+  std::string user;         // ACL user (Redis 6+); empty: the default user
+  std::string password;     // empty: no AUTH
   uint32_t connect_timeout_ms = 2000;
   uint32_t command_timeout_ms = 5000;
+  // Redis Sentinel: with `sentinels` ("HOST:PORT" each) the primary of `master_name` is asked
+  // of them on every (re)connect, and host/port are not used. A connection to a server that is
+  // no longer the primary (READONLY, or ROLE says replica) is dropped and resolved again.
+  std::vector<std::string> sentinels;
+  std::string master_name;
+  std::string sentinel_password;  // empty: the sentinels need no AUTH
+  // Durable writes (job creation, recorded proofs) wait until this many replicas have them
+  // (WAIT), at most wait_timeout_ms. 0: no waiting (a lone Redis).
+  uint32_t min_replicas = 0;
+  uint32_t wait_timeout_ms = 2000;
 };
 
 // coordinator: the control plane; `endpoint` is what workers connect to, `bind` what the
@@ -34,7 +45,10 @@ struct CoordinatorConfig {
   uint32_t backoff_ms = 200;        // retry delay: backoff_ms * 2^(attempt-1) ...
   uint32_t backoff_max_ms = 10000;  // ... capped here
   uint32_t synth_lookahead = 2;     // synthesized-but-unproved partitions allowed per prove worker
-  std::string metrics_listen;       // HOST:PORT for Prometheus /metrics; empty: no metrics endpoint
+  std::string metrics_listen;       // HOST:PORT for /metrics, the JSON API and the dashboard; empty: none
+  // A file holding the bearer token the HTTP API and /metrics require (docs/api.md); empty:
+  // no token (then control requests are accepted only on a loopback listener).
+  std::string api_token_file;
   // Largest .wtns a zkey job may have per partition (checked by submit, again by the
   // coordinator before sending it in the `synth` message). At most 64 MiB: the farm's
   // largest message (ControlMessage::kMaxPayloadBytes).
@@ -43,14 +57,16 @@ struct CoordinatorConfig {
 
 // worker: one worker process.
 struct WorkerConfig {
-  std::string key_dir;                        // native proving keys this worker serves
+  std::string key_dir;                            // native proving keys this worker serves
   std::string bundle_bind = "tcp://127.0.0.1:0";  // the synth side's BundleServer
-  std::string id;                             // empty: <hostname>-<pid>
-  uint32_t cores = 0;                         // advertised; 0: hardware threads
-  uint64_t memory_mb = 0;                     // advertised; 0: physical memory
-  uint32_t max_held_bundles = 16;             // synthesized bundles kept for fetching
-  uint32_t drain_hold_s = 300;                // draining synth side: serve held bundles this long at most
-  uint64_t max_bundle_mb = 65536;             // largest bundle a prove worker accepts
+  std::string id;                                 // empty: <hostname>-<pid>
+  uint32_t cores = 0;                             // advertised; 0: hardware threads
+  uint64_t memory_mb = 0;                         // advertised; 0: physical memory
+  uint32_t max_held_bundles = 16;                 // synthesized bundles kept for fetching
+  uint32_t drain_hold_s = 300;                    // draining synth side: serve held bundles this long at most
+  uint32_t key_rescan_s = 10;                     // key_dir re-read this often (and on SIGHUP); 0: SIGHUP only
+  uint64_t max_bundle_mb = 65536;                 // largest bundle a prove worker accepts
+  bool pce = true;                                // synth: precompiled constraint evaluation (KEY.pce files)
 };
 
 // zmq: transport security. With `curve` on, the control plane (coordinator ROUTER, worker
@@ -62,7 +78,10 @@ struct ZmqConfig {
   std::string key_file;                     // this process's secret key (PREFIX.key, mode 0600)
   std::string coordinator_public_key_file;  // workers: the coordinator's PREFIX.pub
   std::string allowed_keys_file;            // coordinator and synth workers: admitted public keys
-  uint32_t max_message_kb = 256;  // control messages larger than this are dropped
+  uint32_t max_message_kb = 256;            // control messages larger than this are dropped
+  // Allow plaintext ZeroMQ beyond loopback (check_exposure). Off: a coordinator or worker
+  // that would speak plaintext to other hosts refuses to start.
+  bool insecure = false;
 };
 
 struct FarmConfig {
@@ -81,6 +100,23 @@ FarmConfig parse_farm_config(const std::string& yaml_text, const std::string& so
 }  // namespace zkmill::farm
 
 namespace zkmill::farm {
+
+// True when a ZeroMQ endpoint is reachable from this host only: ipc://, inproc://, or tcp://
+// on a loopback address (127.0.0.0/8, ::1, ::ffff:127.x.y.z, `localhost`, the `lo`
+// interface). Anything else — another address, `*`, a host or interface name — may be
+// reachable from the network. For a connect endpoint `tcp://SOURCE;HOST:PORT` the HOST counts.
+bool is_loopback_endpoint(const std::string& endpoint);
+
+// Refuses, before anything binds or connects, a coordinator or worker that would speak
+// plaintext ZeroMQ (zmq.curve off) beyond loopback: anyone on the network could then read
+// witnesses and proofs, send a worker assignments, or register as a worker. Checks the
+// coordinator's `coordinator.bind`; a worker's `coordinator.endpoint` (its only peer) and,
+// when it serves bundles (role synth or both), `worker.bundle_bind`. Throws util::ConfigError
+// naming the file and the key, unless `zmq.insecure: true`, which logs a warning per endpoint
+// instead.
+enum class FarmRole { kCoordinator, kWorker };
+void check_exposure(const FarmConfig& cfg, FarmRole role, bool serves_bundles);
+
 // For farm commands, which take their own --config (see docs/config.md "Farm": main's
 // util::Config loader does not know the farm sections): loads `path` (defaults when empty),
 // then re-initialises logging from it unless --log-level (`cli_level`, non-empty) overrides.

@@ -108,8 +108,12 @@ FarmOverview::Snapshot FarmOverview::take() {
 }
 
 nlohmann::json FarmOverview::to_json(const Snapshot& s) {
-  return {{"jobs", s.jobs},     {"active_jobs", s.active_jobs}, {"partitions", s.partitions},
-          {"queues", s.queues}, {"leases", s.leases},           {"coordinator", s.coordinator}};
+  // Proofs verified per 10 s over the last 15 min, as the coordinator published it (null when
+  // no coordinator is alive); "last_minute" is the farm's current throughput.
+  nlohmann::json throughput = nullptr;
+  if (s.coordinator.is_object() && s.coordinator.contains("throughput")) throughput = s.coordinator["throughput"];
+  return {{"jobs", s.jobs},     {"active_jobs", s.active_jobs}, {"partitions", s.partitions}, {"queues", s.queues},
+          {"leases", s.leases}, {"coordinator", s.coordinator}, {"throughput", throughput}};
 }
 
 }  // namespace zkmill::farm

@@ -1,10 +1,12 @@
 // FarmStore: the Lua scripts that move partitions through their lifecycle atomically.
 // Keys (all under "zk:"; the scripts touch keys derived from their arguments, so the farm
 // needs a standalone Redis or one cluster hash slot, not a sharded cluster):
-//   zk:seq:job, zk:seq:token          counters (job ids "j<n>", attempt tokens)
+//   zk:seq:job                        counter (job ids "j<n>"); attempt tokens are random
+//                                     (random_token.hpp), made by the coordinator per claim
 //   zk:job:<id>                       hash: spec, state, error, n_verified, created_ms ...
-//   zk:part:<id>:<i>                  hash: state, attempts, token, worker, synth_worker,
-//                                     bundle_endpoint, bundle_key, error, recorded, proof, public
+//   zk:part:<id>:<i>                  hash: state, attempts, token, worker, worker_key,
+//                                     synth_worker, bundle_endpoint, bundle_key, statement,
+//                                     error, recorded, proof, public
 //   zk:jobs (zset by created), zk:active (set), zk:idem:<key> (job id)
 //   zk:q:synth, zk:q:prove            zsets, score -priority, member PartRef::member()
 //   zk:q:delayed                      zset, score = when the retry may run (ms)
@@ -17,6 +19,9 @@
 #include "farm/farm_store.hpp"
 
 #include <cstdio>
+
+#include "farm/coordinator_lease.hpp"
+#include "farm/random_token.hpp"
 
 namespace zkmill::farm {
 
@@ -31,6 +36,19 @@ namespace {
   "local id = 'j' .. seq\n"                                                        \
   "local jk = 'zk:job:' .. id\n"                                                   \
   "local pk = 'zk:part:' .. id .. ':' .. part\n"
+
+// Shared Lua helper: why a result or failure may not end the partition's attempt (nil: it may).
+// Only the worker the lease names (routing id, and CURVE key when there is one) with the
+// attempt's token may; a token alone is not enough.
+#define ZK_LUA_HOLDER                                                             \
+  "local function refusal(pk, token, worker, wkey)\n"                             \
+  "  if redis.call('HGET', pk, 'token') ~= token then return 'stale token' end\n" \
+  "  if redis.call('HGET', pk, 'worker') ~= worker or\n"                          \
+  "     (redis.call('HGET', pk, 'worker_key') or '') ~= wkey then\n"              \
+  "    return 'not from the worker the lease names'\n"                            \
+  "  end\n"                                                                       \
+  "  return nil\n"                                                                \
+  "end\n"
 
 // Shared Lua helper: a final job's inputs are no longer needed (no attempt can start once a
 // job is done, failed or cancelled; the proofs and public signals stay in the partitions).
@@ -80,8 +98,8 @@ if stage ~= '' then
   end
 end
 for i = 0, n - 1 do
-  redis.call('HSET', 'zk:part:' .. id .. ':' .. i, 'state', 'queued', 'attempts', 0, 'token', 0, 'recorded', 0,
-    'worker', '', 'synth_worker', '', 'error', '')
+  redis.call('HSET', 'zk:part:' .. id .. ':' .. i, 'state', 'queued', 'attempts', 0, 'token', '', 'recorded', 0,
+    'worker', '', 'worker_key', '', 'synth_worker', '', 'statement', '', 'error', '')
   redis.call('ZADD', 'zk:q:synth', -prio, pfx .. ':' .. string.format('%08d', i))
 end
 redis.call('ZADD', 'zk:jobs', now, id)
@@ -91,8 +109,8 @@ if idem ~= '' then redis.call('SET', 'zk:idem:' .. idem, id) end
 return {id, 1}
 )lua";
 
-const char* kClaim = ZK_LUA_REF R"lua(
-local q, worker, now, lease = ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5])
+const char* kClaim = ZK_LUA_FENCE_CHECK ZK_LUA_REF R"lua(
+local q, worker, now, lease, token, wkey = ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5]), ARGV[6], ARGV[7]
 if redis.call('ZREM', 'zk:q:' .. q, m) == 0 then return {0, 'gone'} end
 local js = redis.call('HGET', jk, 'state')
 if js ~= 'queued' and js ~= 'running' then return {0, 'job ' .. tostring(js)} end
@@ -100,32 +118,38 @@ local ps = redis.call('HGET', pk, 'state')
 local want, next = 'queued', 'synthesizing'
 if q == 'prove' then want, next = 'synthesized', 'proving' end
 if ps ~= want then return {0, 'partition ' .. tostring(ps)} end
-local token = redis.call('INCR', 'zk:seq:token')
-redis.call('HSET', pk, 'state', next, 'token', token, 'worker', worker, 'updated_ms', now)
+redis.call('HSET', pk, 'state', next, 'token', token, 'worker', worker, 'worker_key', wkey, 'updated_ms', now)
 if js == 'queued' then redis.call('HSET', jk, 'state', 'running', 'updated_ms', now) end
 redis.call('ZADD', 'zk:leases', now + lease, m)
 return {1, token, redis.call('HGETALL', jk), redis.call('HGETALL', pk)}
 )lua";
 
-const char* kSynthDone = ZK_LUA_REF R"lua(
-local token, endpoint, bkey, now, lease = ARGV[2], ARGV[3], ARGV[4], ARGV[5], tonumber(ARGV[6])
-if redis.call('HGET', pk, 'state') ~= 'synthesizing' or redis.call('HGET', pk, 'token') ~= token then return 0 end
+const char* kSynthDone = ZK_LUA_FENCE_CHECK ZK_LUA_HOLDER ZK_LUA_REF R"lua(
+local token, worker, wkey, endpoint, bkey, statement, now, lease = ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8], tonumber(ARGV[9])
+local ps = redis.call('HGET', pk, 'state')
+if ps ~= 'synthesizing' then return {0, 'partition ' .. tostring(ps)} end
+local why = refusal(pk, token, worker, wkey)
+if why then return {0, why} end
 local js = redis.call('HGET', jk, 'state')
-if js ~= 'running' then return 0 end
-local w = redis.call('HGET', pk, 'worker')
-redis.call('HSET', pk, 'state', 'synthesized', 'synth_worker', w, 'bundle_endpoint', endpoint, 'bundle_key', bkey,
-  'updated_ms', now)
+if js ~= 'running' then return {0, 'job ' .. tostring(js)} end
+redis.call('HSET', pk, 'state', 'synthesized', 'synth_worker', worker, 'bundle_endpoint', endpoint, 'bundle_key', bkey,
+  'statement', statement, 'updated_ms', now)
 redis.call('ZADD', 'zk:q:prove', -tonumber(redis.call('HGET', jk, 'priority')), m)
 redis.call('ZADD', 'zk:leases', now + lease, m)
-return 1
+return {1, ''}
 )lua";
 
-const char* kProveDone = ZK_LUA_REF R"lua(
-local token, proof, pub, now = ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+// The recorded public inputs are the partition's statement (set at synth_done), never the
+// prover's: the coordinator verified the proof against exactly that.
+const char* kProveDone = ZK_LUA_FENCE_CHECK ZK_LUA_HOLDER ZK_LUA_REF R"lua(
+local token, worker, wkey, proof, now = ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 local js = redis.call('HGET', jk, 'state')
 if js ~= 'running' then return {0, 'job ' .. tostring(js)} end
 if redis.call('HGET', pk, 'state') ~= 'proving' then return {0, 'partition ' .. tostring(redis.call('HGET', pk, 'state'))} end
-if redis.call('HGET', pk, 'token') ~= token then return {0, 'stale token'} end
+local why = refusal(pk, token, worker, wkey)
+if why then return {0, why} end
+local pub = redis.call('HGET', pk, 'statement')
+if not pub or pub == '' then return {0, 'no statement'} end
 redis.call('HSET', pk, 'state', 'verified', 'proof', proof, 'public', pub, 'updated_ms', now)
 redis.call('HINCRBY', pk, 'recorded', 1)
 redis.call('ZREM', 'zk:leases', m)
@@ -134,40 +158,49 @@ return {1, nv, tonumber(redis.call('HGET', jk, 'partitions')), redis.call('HGET'
   redis.call('HGET', pk, 'bundle_key')}
 )lua";
 
-const char* kFail = ZK_LUA_DROP_INPUTS ZK_LUA_REF R"lua(
-local token, worker, err, now, maxa, backoff, backoff_max = ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
+// A `permanent` failure fails the job at once only while the partition is synthesizing: the
+// synth worker checks the witness, so a prove worker that calls a checked witness hopeless is
+// itself at fault, and the partition is retried like any failed attempt.
+const char* kFail = ZK_LUA_FENCE_CHECK ZK_LUA_HOLDER ZK_LUA_DROP_INPUTS ZK_LUA_REF R"lua(
+local token, worker, wkey, err, now, maxa, backoff, backoff_max = ARGV[2], ARGV[3], ARGV[4], ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9])
+local permanent = ARGV[10] == '1'
 local ps = redis.call('HGET', pk, 'state')
-if ps ~= 'synthesizing' and ps ~= 'synthesized' and ps ~= 'proving' then return {0} end
-if token ~= '0' then
-  if redis.call('HGET', pk, 'token') ~= token then return {0} end
+if ps ~= 'synthesizing' and ps ~= 'synthesized' and ps ~= 'proving' then return {0, 'partition ' .. tostring(ps)} end
+if token ~= '' then
+  local why = refusal(pk, token, worker, wkey)
+  if why then return {0, why} end
 else
-  if redis.call('HGET', pk, 'worker') ~= worker then return {0} end
+  if redis.call('HGET', pk, 'worker') ~= worker then return {0, 'not held by ' .. worker} end
+end
+local downgraded = 0
+if permanent then
+  if ps == 'synthesizing' then maxa = 1 else downgraded = 1 end
 end
 redis.call('ZREM', 'zk:leases', m)
 redis.call('ZREM', 'zk:q:prove', m)
 local js = redis.call('HGET', jk, 'state')
 if js ~= 'running' and js ~= 'queued' then
   redis.call('HSET', pk, 'state', js == 'cancelled' and 'cancelled' or ps, 'worker', '')
-  return {0}
+  return {0, 'job ' .. tostring(js)}
 end
 local attempts = redis.call('HINCRBY', pk, 'attempts', 1)
-redis.call('HSET', pk, 'error', err, 'worker', '', 'synth_worker', '', 'bundle_endpoint', '', 'bundle_key', '',
-  'updated_ms', now)
+redis.call('HSET', pk, 'error', err, 'worker', '', 'worker_key', '', 'synth_worker', '', 'bundle_endpoint', '',
+  'bundle_key', '', 'statement', '', 'updated_ms', now)
 if attempts >= maxa then
   redis.call('HSET', pk, 'state', 'failed')
   redis.call('HSET', jk, 'state', 'failed', 'error', 'partition ' .. part .. ' failed after ' .. attempts ..
     ' attempts: ' .. err, 'updated_ms', now)
   redis.call('SREM', 'zk:active', id)
   drop_inputs(id)
-  return {2, attempts, 0}
+  return {2, attempts, 0, downgraded}
 end
 local delay = math.min(backoff * math.pow(2, attempts - 1), backoff_max)
 redis.call('HSET', pk, 'state', 'queued')
 redis.call('ZADD', 'zk:q:delayed', now + delay, m)
-return {1, attempts, delay}
+return {1, attempts, delay, downgraded}
 )lua";
 
-const char* kPromote = R"lua(
+const char* kPromote = ZK_LUA_FENCE_CHECK R"lua(
 local now = ARGV[1]
 local due = redis.call('ZRANGEBYSCORE', 'zk:q:delayed', '-inf', now, 'LIMIT', 0, 256)
 for _, m in ipairs(due) do
@@ -202,7 +235,7 @@ drop_inputs(id)
 return 'cancelled'
 )lua";
 
-const char* kFinish = ZK_LUA_DROP_INPUTS R"lua(
+const char* kFinish = ZK_LUA_FENCE_CHECK ZK_LUA_DROP_INPUTS R"lua(
 local id, state, err, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local jk = 'zk:job:' .. id
 local js = redis.call('HGET', jk, 'state')
@@ -214,6 +247,18 @@ if state == 'done' then
   for i = 0, n - 1 do redis.call('HSET', 'zk:part:' .. id .. ':' .. i, 'state', 'done') end
 end
 drop_inputs(id)
+return 1
+)lua";
+
+// Lease bookkeeping and telemetry: small writes, fenced like the rest.
+const char* kRenewLease = ZK_LUA_FENCE_CHECK R"lua(
+return redis.call('ZADD', 'zk:leases', 'XX', ARGV[2], ARGV[1])
+)lua";
+const char* kDropLease = ZK_LUA_FENCE_CHECK R"lua(
+return redis.call('ZREM', 'zk:leases', ARGV[1])
+)lua";
+const char* kSetFields = ZK_LUA_FENCE_CHECK ZK_LUA_REF R"lua(
+for i = 2, #ARGV - 2, 2 do redis.call('HSET', pk, ARGV[i], ARGV[i + 1]) end
 return 1
 )lua";
 
@@ -305,9 +350,13 @@ std::vector<std::string> FarmStore::peek(const std::string& queue, size_t limit)
   return out;
 }
 
-Claim FarmStore::claim(const std::string& queue, const std::string& member, const std::string& worker, uint64_t now_ms,
-                       uint64_t lease_ms) {
-  auto r = r_.eval(kClaim, {}, {member, queue, worker, num(now_ms), num(lease_ms)});
+RedisReply FarmStore::fenced(const char* script, std::vector<std::string> args) {
+  return CoordinatorLease::fenced_eval(r_, script, {}, std::move(args), fence_);
+}
+
+Claim FarmStore::claim(const std::string& queue, const std::string& member, const std::string& worker,
+                       const std::string& worker_key, uint64_t now_ms, uint64_t lease_ms) {
+  auto r = fenced(kClaim, {member, queue, worker, num(now_ms), num(lease_ms), random_token(), worker_key});
   Claim c;
   auto ref = PartRef::parse(member);
   if (ref) c.ref = *ref;
@@ -316,21 +365,41 @@ Claim FarmStore::claim(const std::string& queue, const std::string& member, cons
     return c;
   }
   c.ok = true;
-  c.token = uint64_t(r.elements.at(1).as_int());
+  c.token = r.elements.at(1).as_string();
   c.job = r.elements.at(2).as_map();
   c.part = r.elements.at(3).as_map();
   return c;
 }
 
-bool FarmStore::synth_done(const PartRef& ref, uint64_t token, const std::string& endpoint,
-                           const std::string& bundle_key, uint64_t now_ms, uint64_t lease_ms) {
-  return r_.eval(kSynthDone, {}, {ref.member(), num(token), endpoint, bundle_key, num(now_ms), num(lease_ms)})
-             .as_int() == 1;
+FarmStore::Outcome FarmStore::synth_done(const PartRef& ref, const Sender& from, const std::string& endpoint,
+                                         const std::string& bundle_key, const std::string& statement_json,
+                                         uint64_t now_ms, uint64_t lease_ms) {
+  auto r = fenced(kSynthDone, {ref.member(), from.token, from.worker, from.key, endpoint, bundle_key, statement_json,
+                               num(now_ms), num(lease_ms)});
+  return {r.elements.at(0).as_int() == 1, r.elements.at(1).as_string()};
 }
 
-FarmStore::ProveDone FarmStore::prove_done(const PartRef& ref, uint64_t token, const std::string& proof_json,
-                                           const std::string& public_json, uint64_t now_ms) {
-  auto r = r_.eval(kProveDone, {}, {ref.member(), num(token), proof_json, public_json, num(now_ms)});
+FarmStore::Attempt FarmStore::attempt(const PartRef& ref) {
+  auto r = r_.command(
+      {"HMGET", "zk:part:" + ref.job + ":" + num(ref.part), "state", "token", "worker", "worker_key", "statement"});
+  Attempt a;
+  a.state = r.elements.at(0).as_string();
+  a.token = r.elements.at(1).as_string();
+  a.worker = r.elements.at(2).as_string();
+  a.worker_key = r.elements.at(3).as_string();
+  a.statement = r.elements.at(4).as_string();
+  return a;
+}
+
+std::string FarmStore::Attempt::refusal(const Sender& from) const {
+  if (token != from.token) return "stale token";
+  if (worker != from.worker || worker_key != from.key) return "not from the worker the lease names";
+  return "";
+}
+
+FarmStore::ProveDone FarmStore::prove_done(const PartRef& ref, const Sender& from, const std::string& proof_json,
+                                           uint64_t now_ms) {
+  auto r = fenced(kProveDone, {ref.member(), from.token, from.worker, from.key, proof_json, num(now_ms)});
   ProveDone d;
   d.recorded = r.elements.at(0).as_int() == 1;
   if (!d.recorded) {
@@ -344,21 +413,23 @@ FarmStore::ProveDone FarmStore::prove_done(const PartRef& ref, uint64_t token, c
   return d;
 }
 
-FarmStore::Failed FarmStore::fail(const PartRef& ref, uint64_t token, const std::string& worker,
-                                  const std::string& error, uint64_t now_ms, const CoordinatorConfig& cc) {
-  auto r = r_.eval(kFail, {},
-                   {ref.member(), num(token), worker, error.substr(0, 1000), num(now_ms), num(cc.max_attempts),
-                    num(cc.backoff_ms), num(cc.backoff_max_ms)});
+FarmStore::Failed FarmStore::fail(const PartRef& ref, const Sender& from, const std::string& error, bool permanent,
+                                  uint64_t now_ms, const CoordinatorConfig& cc) {
+  auto r = fenced(kFail, {ref.member(), from.token, from.worker, from.key, error.substr(0, 1000), num(now_ms),
+                          num(cc.max_attempts), num(cc.backoff_ms), num(cc.backoff_max_ms), permanent ? "1" : "0"});
   Failed f;
   f.outcome = int(r.elements.at(0).as_int());
   if (f.outcome) {
     f.attempts = uint64_t(r.elements.at(1).as_int());
     f.delay_ms = uint64_t(r.elements.at(2).as_int());
+    f.permanent_ignored = r.elements.at(3).as_int() == 1;
+  } else {
+    f.reason = r.elements.at(1).as_string();
   }
   return f;
 }
 
-uint64_t FarmStore::promote_delayed(uint64_t now_ms) { return uint64_t(r_.eval(kPromote, {}, {num(now_ms)}).as_int()); }
+uint64_t FarmStore::promote_delayed(uint64_t now_ms) { return uint64_t(fenced(kPromote, {num(now_ms)}).as_int()); }
 
 std::vector<std::string> FarmStore::expired_leases(uint64_t now_ms, size_t limit) {
   std::vector<std::string> out;
@@ -369,23 +440,25 @@ std::vector<std::string> FarmStore::expired_leases(uint64_t now_ms, size_t limit
 }
 
 void FarmStore::renew_lease(const std::string& member, uint64_t until_ms) {
-  r_.command({"ZADD", "zk:leases", "XX", num(until_ms), member});
+  fenced(kRenewLease, {member, num(until_ms)});
 }
+
+void FarmStore::drop_lease(const std::string& member) { fenced(kDropLease, {member}); }
 
 bool FarmStore::finish(const std::string& job, const std::string& state, const std::string& error, uint64_t now_ms) {
-  return r_.eval(kFinish, {}, {job, state, error, num(now_ms)}).as_int() == 1;
+  return fenced(kFinish, {job, state, error, num(now_ms)}).as_int() == 1;
 }
 
-void FarmStore::record_timings(const PartRef& ref, const nlohmann::json& body,
-                               std::initializer_list<const char*> fields) {
-  std::vector<std::string> cmd{"HSET", "zk:part:" + ref.job + ":" + num(ref.part)};
-  for (const char* f : fields) {
-    if (!body.contains(f) || !body[f].is_number()) continue;
+void FarmStore::record_timings(const PartRef& ref,
+                               std::initializer_list<std::pair<const char*, std::optional<double>>> fields) {
+  std::vector<std::string> args{ref.member()};
+  for (const auto& [name, value] : fields) {
+    if (!value) continue;
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3f", body[f].get<double>());
-    cmd.insert(cmd.end(), {f, buf});
+    std::snprintf(buf, sizeof buf, "%.3f", *value);
+    args.insert(args.end(), {name, buf});
   }
-  if (cmd.size() > 2) r_.command(cmd);
+  if (args.size() > 1) fenced(kSetFields, std::move(args));
 }
 
 uint64_t FarmStore::synth_ahead() { return uint64_t(r_.command({"ZCARD", "zk:q:prove"}).as_int()); }

@@ -58,7 +58,7 @@ struct PartRef {
 struct Claim {
   bool ok = false;
   std::string reason;  // why not, when !ok
-  uint64_t token = 0;
+  std::string token;   // the attempt's random token (random_token.hpp)
   PartRef ref;
   std::map<std::string, std::string> job;   // the job hash
   std::map<std::string, std::string> part;  // the partition hash after the claim
@@ -70,6 +70,25 @@ class FarmStore {
   static constexpr int64_t kMaxPriority = 1000000;
 
   explicit FarmStore(RedisClient& redis) : r_(redis) {}
+
+  // The coordinator's fencing token (coordinator_lease.hpp). Every write below that only the
+  // coordinator makes (claim ... record_timings) is a script that first checks the token is
+  // the one the coordinator lease holds, and throws CoordinatorLeaseLost when it is not.
+  void set_fence(std::string fence) { fence_ = std::move(fence); }
+
+  // Who sent a result or failure: the worker's routing id, its CURVE public key ("" without
+  // CURVE) and the token it names. An attempt ends only for the worker its lease names.
+  struct Sender {
+    std::string worker, key, token;
+  };
+  // The partition's current attempt, for checks before costly work (a proof's verification).
+  struct Attempt {
+    std::string state, token, worker, worker_key;
+    std::string statement;  // JSON array of decimal strings, "" before synth_done
+    // "" when `from` holds this attempt, else why not.
+    std::string refusal(const Sender& from) const;
+  };
+  Attempt attempt(const PartRef& ref);
 
   // Registers a circuit's verifying key (idempotent) so the coordinator can verify proofs
   // without the proving key.
@@ -100,10 +119,17 @@ class FarmStore {
 
   // First `limit` queue members ("synth" | "prove"), best first.
   std::vector<std::string> peek(const std::string& queue, size_t limit);
-  Claim claim(const std::string& queue, const std::string& member, const std::string& worker, uint64_t now_ms,
-              uint64_t lease_ms);
-  bool synth_done(const PartRef& ref, uint64_t token, const std::string& endpoint, const std::string& bundle_key,
-                  uint64_t now_ms, uint64_t lease_ms);
+  // Leases the partition to `worker` (and, under CURVE, its key) with a new random token.
+  Claim claim(const std::string& queue, const std::string& member, const std::string& worker,
+              const std::string& worker_key, uint64_t now_ms, uint64_t lease_ms);
+  struct Outcome {
+    bool ok = false;
+    std::string reason;  // why not
+  };
+  // Records the synthesis and the partition's statement (its public inputs, JSON), which is
+  // what the proof is later verified against and what is recorded as its public inputs.
+  Outcome synth_done(const PartRef& ref, const Sender& from, const std::string& endpoint, const std::string& bundle_key,
+                     const std::string& statement_json, uint64_t now_ms, uint64_t lease_ms);
   // {recorded?, n_verified, n_partitions}
   struct ProveDone {
     bool recorded = false;
@@ -111,24 +137,29 @@ class FarmStore {
     uint64_t verified = 0, total = 0;
     std::string synth_worker, bundle_key;
   };
-  ProveDone prove_done(const PartRef& ref, uint64_t token, const std::string& proof_json,
-                       const std::string& public_json, uint64_t now_ms);
+  // Records `proof` with the partition's statement as its public inputs.
+  ProveDone prove_done(const PartRef& ref, const Sender& from, const std::string& proof_json, uint64_t now_ms);
   struct Failed {
-    int outcome = 0;  // 0 stale (nothing changed), 1 requeued, 2 job failed
+    int outcome = 0;  // 0 stale or refused (nothing changed), 1 requeued, 2 job failed
     uint64_t attempts = 0, delay_ms = 0;
+    bool permanent_ignored = false;  // `permanent` from a prove worker: counted as one attempt
+    std::string reason;              // outcome 0: why
   };
-  // token 0 means "whatever attempt `worker` holds" (the reaper, for a dead worker).
-  Failed fail(const PartRef& ref, uint64_t token, const std::string& worker, const std::string& error, uint64_t now_ms,
+  // `from.token` "" means "whatever attempt `from.worker` holds" (the reaper, for a dead
+  // worker, and the coordinator itself). `permanent` fails the job at once, but only while the
+  // partition is synthesizing (see kFail).
+  Failed fail(const PartRef& ref, const Sender& from, const std::string& error, bool permanent, uint64_t now_ms,
               const CoordinatorConfig& cc);
   // Moves retries whose backoff has passed back into the synth queue; returns how many.
   uint64_t promote_delayed(uint64_t now_ms);
   std::vector<std::string> expired_leases(uint64_t now_ms, size_t limit);
   void renew_lease(const std::string& member, uint64_t until_ms);
+  void drop_lease(const std::string& member);
   // Final state of a job: "done" (partitions marked done) or "failed" with `error`.
   bool finish(const std::string& job, const std::string& state, const std::string& error, uint64_t now_ms);
-  // Copies the numeric `fields` of a worker's result (optional telemetry such as synth_ms)
-  // into the partition hash; absent or non-numeric fields are skipped.
-  void record_timings(const PartRef& ref, const nlohmann::json& body, std::initializer_list<const char*> fields);
+  // Copies a worker's optional telemetry (synth_ms, fetch_ms, prove_ms) into the partition
+  // hash; absent values are skipped.
+  void record_timings(const PartRef& ref, std::initializer_list<std::pair<const char*, std::optional<double>>> fields);
   // How many partitions are synthesizing or synthesized (the look-ahead in use).
   uint64_t synth_ahead();
   // Of `bundle_keys` (bundles a synth worker holds, "<job>/<part>/<token>"), those nothing will
@@ -139,7 +170,10 @@ class FarmStore {
   RedisClient& redis() { return r_; }
 
  private:
+  RedisReply fenced(const char* script, std::vector<std::string> args);
+
   RedisClient& r_;
+  std::string fence_;
 };
 
 }  // namespace zkmill::farm

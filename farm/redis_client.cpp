@@ -4,7 +4,9 @@
 #include <hiredis/hiredis.h>
 #include <sys/time.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <tuple>
 
 namespace zkmill::farm {
 
@@ -62,20 +64,69 @@ void RedisClient::CtxFree::operator()(redisContext* c) const { redisFree(c); }
 RedisClient::RedisClient(RedisConfig cfg) : cfg_(std::move(cfg)) {}
 RedisClient::~RedisClient() = default;
 
-void RedisClient::disconnect() { ctx_.reset(); }
+void RedisClient::disconnect() {
+  ctx_.reset();
+  where_.clear();
+}
+
+std::pair<std::string, int> RedisClient::ask_sentinels() const {
+  std::string errors;
+  for (const auto& addr : cfg_.sentinels) {
+    const size_t colon = addr.rfind(':');
+    std::string host = addr.substr(0, colon);
+    if (host.size() > 2 && host.front() == '[') host = host.substr(1, host.size() - 2);
+    const int port = std::atoi(addr.c_str() + colon + 1);
+    std::unique_ptr<redisContext, CtxFree> c(
+        redisConnectWithTimeout(host.c_str(), port, to_timeval(cfg_.connect_timeout_ms)));
+    if (!c || c->err) {
+      errors += "; sentinel " + addr + ": " + (c ? c->errstr : "cannot allocate a connection");
+      continue;
+    }
+    redisSetTimeout(c.get(), to_timeval(cfg_.command_timeout_ms));
+    auto ask = [&](std::vector<std::string> argv) -> std::unique_ptr<redisReply, void (*)(void*)> {
+      std::vector<const char*> a;
+      std::vector<size_t> l;
+      for (const auto& x : argv) {
+        a.push_back(x.data());
+        l.push_back(x.size());
+      }
+      return {static_cast<redisReply*>(redisCommandArgv(c.get(), int(a.size()), a.data(), l.data())), freeReplyObject};
+    };
+    if (!cfg_.sentinel_password.empty()) {
+      auto r = ask({"AUTH", cfg_.sentinel_password});
+      if (!r || r->type == REDIS_REPLY_ERROR) {
+        errors += "; sentinel " + addr + ": AUTH failed (redis.sentinel_password)";
+        continue;
+      }
+    }
+    auto r = ask({"SENTINEL", "get-master-addr-by-name", cfg_.master_name});
+    if (r && r->type == REDIS_REPLY_ARRAY && r->elements == 2 && r->element[0]->type == REDIS_REPLY_STRING &&
+        r->element[1]->type == REDIS_REPLY_STRING)
+      return {std::string(r->element[0]->str, r->element[0]->len), std::atoi(r->element[1]->str)};
+    errors += "; sentinel " + addr + ": " +
+              (!r                             ? std::string(c->errstr)
+               : r->type == REDIS_REPLY_ERROR ? std::string(r->str, r->len)
+                                              : "does not know master '" + cfg_.master_name + "'");
+  }
+  throw RedisError("redis: no sentinel named the primary of '" + cfg_.master_name + "'" + errors);
+}
 
 void RedisClient::ensure_connected() {
   if (ctx_) return;
+  std::string host = cfg_.host;
+  int port = int(cfg_.port);
+  if (!cfg_.sentinels.empty()) std::tie(host, port) = ask_sentinels();
   timeval tv = to_timeval(cfg_.connect_timeout_ms);
-  redisContext* c = cfg_.unix_socket.empty() ? redisConnectWithTimeout(cfg_.host.c_str(), int(cfg_.port), tv)
+  redisContext* c = cfg_.unix_socket.empty() ? redisConnectWithTimeout(host.c_str(), port, tv)
                                              : redisConnectUnixWithTimeout(cfg_.unix_socket.c_str(), tv);
   std::unique_ptr<redisContext, CtxFree> guard(c);
-  const std::string where = cfg_.unix_socket.empty() ? cfg_.host + ":" + std::to_string(cfg_.port) : cfg_.unix_socket;
+  const std::string where = cfg_.unix_socket.empty() ? host + ":" + std::to_string(port) : cfg_.unix_socket;
   if (!c) throw RedisError("redis " + where + ": cannot allocate a connection");
   if (c->err) throw RedisError("redis " + where + ": " + c->errstr);
   timeval ctv = to_timeval(cfg_.command_timeout_ms);
   redisSetTimeout(c, ctv);
   ctx_ = std::move(guard);
+  where_ = where;
   if (!cfg_.password.empty()) {
     try {
       if (cfg_.user.empty())
@@ -89,7 +140,28 @@ void RedisClient::ensure_connected() {
                            " failed (check redis.user / redis.password): " + e.what());
     }
   }
+  // Sentinels can lag a failover by a moment: never write to a server that is a replica now.
+  if (!cfg_.sentinels.empty()) {
+    const RedisReply role = command({"ROLE"});
+    if (role.elements.empty() || role.elements[0].as_string() != "master") {
+      disconnect();
+      throw RedisError("redis " + where + ": the sentinels name it the primary of '" + cfg_.master_name +
+                       "', but it is not (a failover in progress); retrying");
+    }
+  }
 }
+
+bool RedisClient::wait_replicas() {
+  if (cfg_.min_replicas == 0) return true;
+  return command({"WAIT", std::to_string(cfg_.min_replicas), std::to_string(cfg_.wait_timeout_ms)}).as_int() >=
+         (long long)cfg_.min_replicas;
+}
+
+namespace {
+// A demoted primary answers writes with READONLY: for the caller that is the same as a lost
+// connection (retry, which asks the sentinels again), not a bad command.
+bool is_readonly(const RedisReplyError& e) { return std::strncmp(e.what(), "READONLY", 8) == 0; }
+}  // namespace
 
 void RedisClient::subscribe(const std::string& channel) { command({"SUBSCRIBE", channel}); }
 
@@ -134,14 +206,21 @@ RedisReply RedisClient::read_reply() {
     throw RedisError("redis: connection lost: " + err);
   }
   std::unique_ptr<redisReply, void (*)(redisReply*)> r(static_cast<redisReply*>(raw),
-                                                        [](redisReply* p) { freeReplyObject(p); });
+                                                       [](redisReply* p) { freeReplyObject(p); });
   return convert(r.get());
 }
 
 RedisReply RedisClient::command(const std::vector<std::string>& argv) {
   ensure_connected();
   append(argv);
-  return read_reply();
+  try {
+    return read_reply();
+  } catch (const RedisReplyError& e) {
+    if (!is_readonly(e)) throw;
+    const std::string where = where_;
+    disconnect();
+    throw RedisError("redis " + where + " is no longer the primary (" + e.what() + "); reconnecting");
+  }
 }
 
 std::vector<RedisReply> RedisClient::pipeline(const std::vector<std::vector<std::string>>& cmds) {
@@ -158,7 +237,14 @@ std::vector<RedisReply> RedisClient::pipeline(const std::vector<std::vector<std:
       out.emplace_back();
     }
   }
-  if (!first_error.empty()) throw RedisReplyError(first_error);
+  if (!first_error.empty()) {
+    if (first_error.rfind("READONLY", 0) == 0) {
+      const std::string where = where_;
+      disconnect();
+      throw RedisError("redis " + where + " is no longer the primary (" + first_error + "); reconnecting");
+    }
+    throw RedisReplyError(first_error);
+  }
   return out;
 }
 

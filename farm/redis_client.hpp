@@ -1,7 +1,10 @@
 // A synchronous Redis connection (hiredis) for the farm: AUTH with an ACL user/password,
 // replies copied into plain values, Lua scripts run by EVALSHA with a transparent reload on
 // NOSCRIPT (a restarted Redis forgets its script cache), and reconnect-on-demand so a Redis
-// restart costs the caller one failed call, not the process.
+// restart costs the caller one failed call, not the process. With Redis Sentinel
+// (redis.sentinels) every connect asks the sentinels for the current primary and checks it is
+// one (ROLE); a READONLY reply (the server was demoted by a failover) drops the connection like
+// a network error, so the caller's ordinary retry reaches the new primary.
 #pragma once
 
 #include <cstdint>
@@ -62,10 +65,16 @@ class RedisClient {
   // Several commands in one round trip (no atomicity; use scripts for that).
   std::vector<RedisReply> pipeline(const std::vector<std::vector<std::string>>& cmds);
   // EVALSHA of a registered script, loading it on NOSCRIPT.
-  RedisReply eval(const std::string& script, const std::vector<std::string>& keys, const std::vector<std::string>& args);
+  RedisReply eval(const std::string& script, const std::vector<std::string>& keys,
+                  const std::vector<std::string>& args);
 
   void ensure_connected();
   void disconnect();
+  // After a write that must survive a failover: WAIT until redis.min_replicas replicas
+  // acknowledged it, at most redis.wait_timeout_ms. True when they did (or none is asked for).
+  bool wait_replicas();
+  // "HOST:PORT" (or the socket path) of the server connected to; "" when not connected.
+  const std::string& where() const { return where_; }
 
   // Pub/sub, used to wake the coordinator when a job is submitted: after subscribe() this
   // connection only receives messages.
@@ -85,8 +94,12 @@ class RedisClient {
   RedisReply read_reply();
   void append(const std::vector<std::string>& argv);
 
+  // The primary's host and port as the sentinels name it now.
+  std::pair<std::string, int> ask_sentinels() const;
+
   RedisConfig cfg_;
   std::unique_ptr<redisContext, CtxFree> ctx_;
+  std::string where_;
   std::map<std::string, std::string> sha_of_;  // script text -> SHA1 as Redis knows it
 };
 

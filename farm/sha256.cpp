@@ -1,97 +1,43 @@
-// SHA-256 compression function and padding, from FIPS 180-4 sections 4.1.2, 5.1.1 and 6.2.
+// SHA-256 through OpenSSL's EVP interface (libcrypto picks the SHA-NI / ARMv8 code path at run
+// time). Errors from libcrypto are not expected for an in-memory hash; they are reported as
+// exceptions rather than ignored.
 #include "farm/sha256.hpp"
 
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <stdexcept>
 #include <vector>
 
-#include "common/util/input_file.hpp"
-
 namespace zkmill::farm {
 
-namespace {
+struct Sha256::Ctx {
+  EVP_MD_CTX* md = nullptr;
+  ~Ctx() { EVP_MD_CTX_free(md); }
+};
 
-constexpr uint32_t kK[64] = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
-
-constexpr uint32_t rotr(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
-
-}  // namespace
-
-Sha256::Sha256() : h_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19} {}
-
-void Sha256::block(const uint8_t* p) {
-  uint32_t w[64];
-  for (int i = 0; i < 16; ++i)
-    w[i] = uint32_t(p[4 * i]) << 24 | uint32_t(p[4 * i + 1]) << 16 | uint32_t(p[4 * i + 2]) << 8 | p[4 * i + 3];
-  for (int i = 16; i < 64; ++i) {
-    uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
-    uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
-    w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-  }
-  uint32_t a = h_[0], b = h_[1], c = h_[2], d = h_[3], e = h_[4], f = h_[5], g = h_[6], h = h_[7];
-  for (int i = 0; i < 64; ++i) {
-    uint32_t t1 = h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + kK[i] + w[i];
-    uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
-    h = g;
-    g = f;
-    f = e;
-    e = d + t1;
-    d = c;
-    c = b;
-    b = a;
-    a = t1 + t2;
-  }
-  h_[0] += a;
-  h_[1] += b;
-  h_[2] += c;
-  h_[3] += d;
-  h_[4] += e;
-  h_[5] += f;
-  h_[6] += g;
-  h_[7] += h;
+Sha256::Sha256() : ctx_(std::make_unique<Ctx>()) {
+  ctx_->md = EVP_MD_CTX_new();
+  if (!ctx_->md || EVP_DigestInit_ex(ctx_->md, EVP_sha256(), nullptr) != 1)
+    throw std::runtime_error("sha256: libcrypto could not start a SHA-256 digest");
 }
 
+Sha256::~Sha256() = default;
+
 void Sha256::update(std::span<const uint8_t> data) {
-  total_ += data.size();
-  size_t i = 0;
-  if (buf_len_) {
-    size_t take = std::min(data.size(), 64 - buf_len_);
-    std::memcpy(buf_.data() + buf_len_, data.data(), take);
-    buf_len_ += take;
-    i = take;
-    if (buf_len_ < 64) return;
-    block(buf_.data());
-    buf_len_ = 0;
-  }
-  for (; i + 64 <= data.size(); i += 64) block(data.data() + i);
-  std::memcpy(buf_.data(), data.data() + i, data.size() - i);
-  buf_len_ = data.size() - i;
+  if (!data.empty() && EVP_DigestUpdate(ctx_->md, data.data(), data.size()) != 1)
+    throw std::runtime_error("sha256: libcrypto digest update failed");
 }
 
 Sha256::Digest Sha256::finish() {
-  const uint64_t bits = total_ * 8;
-  uint8_t pad[72] = {0x80};
-  // Pad to 56 mod 64, then the 64-bit big-endian message length.
-  size_t pad_len = (buf_len_ < 56 ? 56 - buf_len_ : 120 - buf_len_);
-  for (int i = 0; i < 8; ++i) pad[pad_len + i] = uint8_t(bits >> (56 - 8 * i));
-  uint64_t keep = total_;
-  update(std::span<const uint8_t>(pad, pad_len + 8));
-  total_ = keep;
-  Digest d;
-  for (int i = 0; i < 8; ++i)
-    for (int j = 0; j < 4; ++j) d[4 * i + j] = uint8_t(h_[i] >> (24 - 8 * j));
+  Digest d{};
+  unsigned len = 0;
+  if (EVP_DigestFinal_ex(ctx_->md, d.data(), &len) != 1 || len != d.size())
+    throw std::runtime_error("sha256: libcrypto digest final failed");
   return d;
 }
 
@@ -113,13 +59,27 @@ std::string Sha256::hex(const Digest& d) {
 }
 
 Sha256::Digest Sha256::file(const std::string& path) {
-  util::InputFile in(path);  // regular files only: a FIFO would never end
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer before the
+  // regular-file check below could refuse it. Reads of a regular file never block anyway.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) throw std::runtime_error(path + ": cannot open: " + std::strerror(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) throw std::runtime_error(path + ": cannot stat: " + std::strerror(errno));
+  // A FIFO or device would be read forever (or block): only regular files are content-hashed.
+  if (!S_ISREG(st.st_mode)) throw std::runtime_error(path + ": not a regular file");
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
   Sha256 s;
-  std::vector<uint8_t> chunk(1 << 20);
+  std::vector<uint8_t> chunk(4 << 20);
   for (;;) {
-    const ssize_t n = ::read(in.fd(), chunk.data(), chunk.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw std::runtime_error(path + ": read failed: " + std::strerror(errno));
+    const ssize_t n = ::read(fd, chunk.data(), chunk.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw std::runtime_error(path + ": read failed: " + std::strerror(errno));
+    }
     if (n == 0) break;
     s.update(std::span<const uint8_t>(chunk.data(), size_t(n)));
   }

@@ -1,16 +1,24 @@
 // zk:workers / zk:coordinator / zk:drain (schema: worker_registry.hpp).
 #include "farm/worker_registry.hpp"
 
+#include "farm/coordinator_lease.hpp"
+
 namespace zkmill::farm {
 
 namespace {
 
-// KEYS: zk:workers, zk:coordinator. ARGV: summary, ttl ms, then id, record pairs.
-const char* kPublish = R"lua(
+// KEYS: zk:workers, zk:coordinator. ARGV: summary, ttl ms, then id, record pairs, the fence.
+const char* kPublish = ZK_LUA_FENCE_CHECK R"lua(
 redis.call('DEL', KEYS[1])
-for i = 3, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+for i = 3, #ARGV - 1, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
-return (#ARGV - 2) / 2
+return (#ARGV - 3) / 2
+)lua";
+
+// KEYS[1] the hash; ARGV: field, value (empty: delete), the fence.
+const char* kFencedHset = ZK_LUA_FENCE_CHECK R"lua(
+if ARGV[2] == '' then return redis.call('HDEL', KEYS[1], ARGV[1]) end
+return redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 )lua";
 
 const char* kRequestDrain = R"lua(
@@ -29,7 +37,7 @@ void WorkerRegistry::publish(const std::map<std::string, nlohmann::json>& worker
     args.push_back(id);
     args.push_back(record.dump());
   }
-  r_.eval(kPublish, {kWorkersKey, kCoordinatorKey}, args);
+  CoordinatorLease::fenced_eval(r_, kPublish, {kWorkersKey, kCoordinatorKey}, std::move(args), fence_);
 }
 
 std::map<std::string, nlohmann::json> WorkerRegistry::list() {
@@ -57,6 +65,25 @@ std::map<std::string, uint64_t> WorkerRegistry::drain_requests() {
   return out;
 }
 
-void WorkerRegistry::clear_drain_request(const std::string& worker) { r_.command({"HDEL", kDrainKey, worker}); }
+void WorkerRegistry::clear_drain_request(const std::string& worker) {
+  CoordinatorLease::fenced_eval(r_, kFencedHset, {kDrainKey}, {worker, ""}, fence_);
+}
+
+void WorkerRegistry::quarantine(const std::string& worker, const nlohmann::json& record) {
+  CoordinatorLease::fenced_eval(r_, kFencedHset, {kQuarantineKey}, {worker, record.dump()}, fence_);
+}
+
+std::map<std::string, nlohmann::json> WorkerRegistry::quarantined() {
+  std::map<std::string, nlohmann::json> out;
+  for (const auto& [id, text] : r_.command({"HGETALL", kQuarantineKey}).as_map()) {
+    auto j = nlohmann::json::parse(text, nullptr, false);
+    out[id] = j.is_object() ? j : nlohmann::json{{"reason", "(unreadable record)"}};
+  }
+  return out;
+}
+
+bool WorkerRegistry::clear_quarantine(const std::string& worker) {
+  return r_.command({"HDEL", kQuarantineKey, worker}).as_int() == 1;
+}
 
 }  // namespace zkmill::farm

@@ -5,8 +5,13 @@
 // Clients read zk:workers (`zkmill status --workers`, `zkmill worker drain` validation) and
 // zk:coordinator (`zkmill status` farm summary and --json, via FarmOverview; the coordinator
 // sets its zkmill_workers gauges from the same counts), and append drain requests to zk:drain,
-// which the coordinator turns into `drain` control messages.
+// which the coordinator turns into `drain` control messages. The coordinator's writes are
+// fenced by its lease (coordinator_lease.hpp).
 //
+// Quarantine: a worker that sent a result for another statement (a proof that does not verify
+// against the partition's public inputs, a synthesis whose public inputs are not the
+// partition's) gets no more work until an operator clears it (`zkmill worker clear ID`). It
+// is kept in Redis, so a coordinator restart does not forgive it.
 //   zk:workers      hash    worker id -> JSON {role, gpus[], circuits[], busy, draining, last_seen_ms,
 //                           updated_ms}
 //   zk:coordinator  string  JSON {updated_ms, started_ms, workers: {role: {idle, busy, draining}},
@@ -14,6 +19,7 @@
 //                           missing key means no coordinator is alive (zk:workers has no expiry:
 //                           it is the last table a coordinator published)
 //   zk:drain        hash    worker id -> when the drain was requested (unix ms)
+//   zk:quarantine   hash    worker id -> JSON {reason, job, part, since_ms, key (CURVE public key or "")}
 #pragma once
 
 #include <cstdint>
@@ -30,8 +36,11 @@ class WorkerRegistry {
   static constexpr const char* kWorkersKey = "zk:workers";
   static constexpr const char* kCoordinatorKey = "zk:coordinator";
   static constexpr const char* kDrainKey = "zk:drain";
+  static constexpr const char* kQuarantineKey = "zk:quarantine";
 
   explicit WorkerRegistry(RedisClient& redis) : r_(redis) {}
+  // The coordinator's fencing token, checked by its writes (publish, clear_drain_request, quarantine).
+  void set_fence(std::string fence) { fence_ = std::move(fence); }
 
   // Coordinator: replaces zk:workers with `workers` (id -> record) and sets zk:coordinator to
   // `summary` for `ttl_ms`, atomically (readers never see a table and a summary that disagree).
@@ -46,8 +55,16 @@ class WorkerRegistry {
   std::map<std::string, uint64_t> drain_requests();
   void clear_drain_request(const std::string& worker);
 
+  // Coordinator: quarantines `worker` with `record` ({reason, job, part, since_ms, key}).
+  void quarantine(const std::string& worker, const nlohmann::json& record);
+  // Everyone: the quarantined workers, id -> record.
+  std::map<std::string, nlohmann::json> quarantined();
+  // Operator (`zkmill worker clear ID`): false when `worker` was not quarantined.
+  bool clear_quarantine(const std::string& worker);
+
  private:
   RedisClient& r_;
+  std::string fence_;
 };
 
 }  // namespace zkmill::farm

@@ -31,15 +31,19 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config git ca-certificates
   # C++ libraries
   libzmq3-dev cppzmq-dev libhiredis-dev libyaml-cpp-dev libspdlog-dev libgtest-dev libbenchmark-dev
-  libcli11-dev nlohmann-json3-dev prometheus-cpp-dev libcpp-httplib-dev
-  # farm state store, used by tests that start their own instance
-  redis-server
+  libcli11-dev nlohmann-json3-dev prometheus-cpp-dev libcpp-httplib-dev libssl-dev
+  # farm state store, used by tests that start their own instance; Sentinel for failover
+  redis-server redis-sentinel
+  # the chaos run's link faults between network namespaces (tests/chaos/)
+  nftables iproute2
   # snarkjs/circom for interop tests
   nodejs npm
   # libFuzzer and sanitizers
   clang libclang-rt-14-dev
   # benchmarking and scripts
   hyperfine time python3
+  # the dashboard's browser test (headless)
+  chromium
 )
 
 # NodeSource's nodejs package bundles npm and conflicts with Debian's npm package; asking for
@@ -86,7 +90,7 @@ fi
 # ---------------------------------------------------------------------------------------------
 # 2. npm tools for the interop tests, project-local (tests/interop/node_modules, git-ignored)
 # ---------------------------------------------------------------------------------------------
-step "npm packages for tests/interop (snarkjs, circom2, circomlib, @noble/curves)"
+step "npm packages for tests/interop (snarkjs, circom2, circomlib, circomlibjs, @noble/curves)"
 if [[ ${ZKMILL_SKIP_NPM:-0} == 1 ]]; then
   note "ZKMILL_SKIP_NPM=1: skipping npm"
 else

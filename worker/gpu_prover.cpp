@@ -3,7 +3,6 @@
 
 #include <set>
 #include <stdexcept>
-#include <type_traits>
 
 #include "common/groth16/prover.hpp"
 
@@ -18,17 +17,17 @@ namespace zkmill::farm {
 namespace {
 
 #if defined(ZKMILL_HAVE_CUDA)
-// One proof on `device`; E picks the curve's entry point, Key the key format.
-template <class E, class Key, class Entry>
-groth16::Proof<E> prove_on(Entry entry, int device, const Key& pk, const cs::WitnessBundle& w,
-                           const std::string& key_id) {
+// One proof on `device` through cuda::prove_gpu, whose overloads cover both key formats and
+// both curves.
+template <class E, class Key>
+groth16::Proof<E> prove_on(int device, const Key& pk, const cs::WitnessBundle& w, const std::string& key_id) {
   using Fr = typename E::Fr;
   cuda::GpuProveOptions o;
   o.device = device;
   o.key_id = "circuit:" + key_id;  // a circuit id is a digest of the key file: a changed key is a new id
   groth16::Proof<E> proof;
   const cuda::GpuResult r =
-      entry(pk, w, groth16::random_blinder<Fr>(), groth16::random_blinder<Fr>(), &proof, nullptr, o);
+      cuda::prove_gpu(pk, w, groth16::random_blinder<Fr>(), groth16::random_blinder<Fr>(), &proof, nullptr, o);
   if (!r.ok())
     throw std::runtime_error("GPU " + std::to_string(device) + ": " + cuda::to_string(r.code) + ": " + r.message);
   return proof;
@@ -61,12 +60,7 @@ int GpuProver::next_device() { return devices_[size_t(turn_++ % devices_.size())
 template <class E, class Key>
 groth16::Proof<E> GpuProver::prove_next(const Key& pk, const cs::WitnessBundle& w, const std::string& key_id) {
 #if defined(ZKMILL_HAVE_CUDA)
-  if constexpr (!std::is_same_v<Key, groth16::ProvingKey<E>>)
-    return prove_on<E>(cuda::prove_gpu_zkey<E>, next_device(), pk, w, key_id);
-  else if constexpr (E::kId == CurveId::Bn254)
-    return prove_on<E>(cuda::prove_gpu_bn254, next_device(), pk, w, key_id);
-  else
-    return prove_on<E>(cuda::prove_gpu_bls12_381, next_device(), pk, w, key_id);
+  return prove_on<E>(next_device(), pk, w, key_id);
 #else
   (void)pk, (void)w, (void)key_id;
   throw std::runtime_error("GPU proving is not compiled in");

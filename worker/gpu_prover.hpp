@@ -1,6 +1,6 @@
 // The prove worker's GPU path (`zkmill worker --role prove --gpus 0,1`): Groth16 proofs on the
-// listed CUDA devices through cuda::prove_gpu_<curve> (native proving keys) and
-// cuda::prove_gpu_zkey_<curve> (snarkjs keys); the device keeps each key resident in its key
+// listed CUDA devices through cuda::prove_gpu (native proving keys) and
+// cuda::prove_gpu (snarkjs keys); the device keeps each key resident in its key
 // cache, keyed by the circuit id.
 //
 // The worker runs one partition at a time (the coordinator assigns one task per worker), so

@@ -1,8 +1,10 @@
-// KeyDirectory: one pass over the key directory at worker start (keys are immutable content).
+// KeyDirectory: one pass over the key directory (at worker start, then on each rescan; a key's
+// content is immutable per circuit id, so an unchanged file is not read again).
 #include "worker/key_directory.hpp"
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <stdexcept>
 
@@ -39,17 +41,32 @@ std::string matching_r1cs(const std::filesystem::path& zkey_path, const formats:
 
 }  // namespace
 
-KeyDirectory::KeyDirectory(const std::string& dir) {
+KeyDirectory::KeyDirectory(const std::string& dir, const KeyDirectory* previous) {
   if (dir.empty()) return;
   std::error_code ec;
-  if (!std::filesystem::is_directory(dir, ec)) throw std::runtime_error("worker.key_dir '" + dir + "' is not a directory");
+  if (!std::filesystem::is_directory(dir, ec))
+    throw std::runtime_error("worker.key_dir '" + dir + "' is not a directory");
   for (const auto& e : std::filesystem::directory_iterator(dir)) {
     if (!e.is_regular_file()) continue;
     const std::string path = e.path().string();
     const auto ext = e.path().extension();
-    if (ext == ".json" || ext == ".r1cs" || ext == ".wtns") continue;
+    if (ext == ".json" || ext == ".r1cs" || ext == ".wtns" || ext == ".pce") continue;  // .pce: PCE matrices
+    std::error_code sec;
+    const uint64_t size = e.file_size(sec);
+    const int64_t mtime = int64_t(e.last_write_time(sec).time_since_epoch().count());
+    if (previous) {
+      auto same = std::find_if(previous->keys_.begin(), previous->keys_.end(), [&](const auto& kv) {
+        return kv.second.path == path && kv.second.size == size && kv.second.mtime_ns == mtime;
+      });
+      if (same != previous->keys_.end()) {
+        keys_.emplace(same->first, same->second);
+        continue;
+      }
+    }
     Key k;
     k.path = path;
+    k.size = size;
+    k.mtime_ns = mtime;
     try {
       if (ext == ".zkey") {
         auto z = formats::ZkeyFile::open(path);  // header and section sizes: cheap, fails early

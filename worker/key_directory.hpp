@@ -24,11 +24,16 @@ class KeyDirectory {
     CurveId curve{};
     cs::CircuitId digest{};  // the circuit id as the bundle header carries it
     std::string r1cs_path;   // zkey only: the circuit's constraints, when beside the key
+    uint64_t size = 0;       // when read: a rescan re-reads the file only if these changed
+    int64_t mtime_ns = 0;
   };
 
   // Scans `dir` (non-recursive). Files that are not key files (vk.json, .r1cs, ...) are
   // skipped; an unreadable directory throws std::runtime_error. Empty dir: serves nothing.
-  explicit KeyDirectory(const std::string& dir);
+  // With `previous` (a rescan: the worker re-reads its directory periodically and on
+  // SIGHUP), a file whose path, size and modification time are unchanged keeps its entry
+  // without being hashed again, so a rescan of large keys costs a stat per file.
+  explicit KeyDirectory(const std::string& dir, const KeyDirectory* previous = nullptr);
 
   const Key* find(const std::string& circuit_id) const;
   std::vector<std::string> circuit_ids() const;

@@ -5,7 +5,9 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <zmq_addon.hpp>
 
@@ -14,8 +16,9 @@
 #include "common/groth16/prover.hpp"
 #include "common/groth16/snarkjs_json.hpp"
 #include "common/wire/bundle_fetch.hpp"
-#include "farm/signal_safe_poll.hpp"
 #include "farm/clock.hpp"
+#include "farm/log_text.hpp"
+#include "farm/signal_safe_poll.hpp"
 
 namespace zkmill::farm {
 
@@ -41,20 +44,19 @@ Worker::Worker(FarmConfig cfg, WorkerOptions opts)
       keys_(cfg_.worker.key_dir),
       ctx_(1),
       dealer_(ctx_, zmq::socket_type::dealer) {
-  if (opts_.role != "synth" && opts_.role != "prove" && opts_.role != "both")
-    throw std::invalid_argument("--role must be synth, prove or both (got '" + opts_.role + "')");
   if (!opts_.gpus.empty()) {
-    if (opts_.role == "synth")
+    if (!can_prove(opts_.role))
       throw std::invalid_argument("--gpus is for proving; a --role synth worker does not prove");
     gpu_ = std::make_unique<GpuProver>(opts_.gpus);
   }
-  if (cfg_.zmq.curve) curve_ = CurveKeys::load_for_worker(cfg_.zmq, opts_.role != "prove");
+  if (cfg_.zmq.curve) curve_ = CurveKeys::load_for_worker(cfg_.zmq, can_synth(opts_.role));
   if (!opts_.fault.empty() && opts_.fault != "corrupt-bundle-once" && opts_.fault != "bad-proof-once")
     throw std::invalid_argument("unknown --inject-fault '" + opts_.fault + "'");
   corrupt_once_ = opts_.fault == "corrupt-bundle-once";
   bad_proof_once_ = opts_.fault == "bad-proof-once";
-  if (keys_.size() == 0) spdlog::warn("worker {}: no proving keys in '{}': it will get no work", id_, cfg_.worker.key_dir);
-  if (opts_.role != "prove") {
+  if (keys_.size() == 0)
+    spdlog::warn("worker {}: no proving keys in '{}': it will get no work", id_, cfg_.worker.key_dir);
+  if (can_synth(opts_.role)) {
     wire::BundleServerOptions so;
     // The first chunk served (the bundle header travels separately, so not offset 0).
     so.corrupt_chunk_for_test = [this](const std::string&, uint64_t) { return corrupt_once_.exchange(false); };
@@ -84,50 +86,82 @@ Worker::Worker(FarmConfig cfg, WorkerOptions opts)
   if (wake_fd_ < 0) throw std::runtime_error("worker: cannot create an eventfd");
 }
 
+std::atomic<bool> Worker::rescan_keys_requested{false};
+
+void Worker::rescan_keys() {
+  last_rescan_ms_ = now_ms();
+  const bool asked = rescan_keys_requested.exchange(false);
+  try {
+    KeyDirectory fresh(cfg_.worker.key_dir, &keys_);
+    const auto before = keys_.circuit_ids(), after = fresh.circuit_ids();
+    keys_ = std::move(fresh);
+    if (before == after) {
+      if (asked) spdlog::info("worker {}: key directory re-read (SIGHUP): {} circuit(s), unchanged", id_, after.size());
+      return;
+    }
+    spdlog::info("worker {}: key directory changed: now serving {} circuit(s) (was {}); registering them", id_,
+                 after.size(), before.size());
+    send(hello());
+    last_hello_ms_ = now_ms();
+  } catch (const std::exception& e) {
+    spdlog::warn("worker {}: cannot re-read the key directory ({}); still serving the {} circuit(s) read before", id_,
+                 e.what(), keys_.size());
+  }
+}
+
 Worker::~Worker() {
   if (task_ && task_->thread.joinable()) task_->thread.join();
   close(wake_fd_);
 }
 
 void Worker::send(const ControlMessage& m) {
-  if (!m.send(dealer_)) spdlog::debug("worker {}: could not send {} (coordinator queue full)", id_, m.type);
+  if (!m.send(dealer_)) spdlog::debug("worker {}: could not send {} (coordinator queue full)", id_, m.type_name());
   last_sent_ms_ = now_ms();
 }
 
 ControlMessage Worker::hello() const {
-  nlohmann::json b = heartbeat().body;
-  b["worker"] = id_;
-  b["role"] = opts_.role;
-  b["cores"] = uint64_t(cfg_.worker.cores ? cfg_.worker.cores : std::thread::hardware_concurrency());
-  b["memory_mb"] = cfg_.worker.memory_mb ? cfg_.worker.memory_mb : physical_memory_mb();
-  b["circuits"] = keys_.circuit_ids();
-  b["bundle_endpoint"] = server_ ? server_->endpoint() : std::string();
-  if (server_ && curve_) b["bundle_server_key"] = curve_->own.public_key;
-  if (gpu_) b["gpus"] = gpu_->describe();
-  return ControlMessage("hello", std::move(b));
+  const auto hb = heartbeat();
+  const auto& state = *hb.as<WorkerHeartbeat>();
+  Hello h;
+  h.worker = id_;
+  h.role = opts_.role;
+  h.cores = uint64_t(cfg_.worker.cores ? cfg_.worker.cores : std::thread::hardware_concurrency());
+  h.memory_mb = cfg_.worker.memory_mb ? cfg_.worker.memory_mb : physical_memory_mb();
+  h.circuits = keys_.circuit_ids();
+  h.bundle_endpoint = server_ ? server_->endpoint() : std::string();
+  h.tokens = state.tokens;
+  h.current = state.current;
+  h.draining = state.draining;
+  if (server_ && curve_) h.bundle_server_key = curve_->own.public_key;
+  if (gpu_)
+    for (const auto& g : gpu_->describe())
+      h.gpus.push_back(
+          {g.value("index", uint64_t(0)), g.value("name", std::string()), g.value("memory_mb", uint64_t(0))});
+  return ControlMessage(std::move(h));
 }
 
 ControlMessage Worker::heartbeat() const {
-  nlohmann::json tokens = nlohmann::json::array(), held = nlohmann::json::array();
+  WorkerHeartbeat hb;
   for (const auto& [key, token] : held_) {
-    tokens.push_back(token);
-    held.push_back(key);
+    hb.tokens.push_back(token);
+    // Draining: the held bundles by key, so the coordinator can release those that no partition
+    // needs any more (a failed attempt's, a cancelled job's) instead of letting us wait for them.
+    if (draining_) hb.held.push_back(key);
   }
-  nlohmann::json b{{"tokens", tokens}, {"current", task_ ? task_->token : uint64_t(0)}, {"draining", draining_}};
-  // Draining: the held bundles by key, so the coordinator can release those that no partition
-  // needs any more (a failed attempt's, a cancelled job's) instead of letting us wait for them.
-  if (draining_ && !held_.empty()) b["held"] = std::move(held);
-  return ControlMessage("worker_heartbeat", std::move(b));
+  hb.current = task_ ? task_->token : std::string();
+  hb.draining = draining_;
+  hb.seen = seen_seq_;
+  return ControlMessage(std::move(hb));
 }
 
 int Worker::run(const std::atomic<bool>& stop) {
   dealer_.connect(cfg_.coordinator.endpoint);
-  spdlog::info("worker {}: role {}, coordinator {}, bundles {}{}{}", id_, opts_.role, cfg_.coordinator.endpoint,
-               server_ ? server_->endpoint() : std::string("-"),
+  spdlog::info("worker {}: role {}, coordinator {}, bundles {}{}{}", id_, role_name(opts_.role),
+               cfg_.coordinator.endpoint, server_ ? server_->endpoint() : std::string("-"),
                curve_ ? ", CURVE public key " + curve_->own.public_key : std::string(", plaintext (zmq.curve off)"),
                gpu_ ? ", proving on GPU(s) " + gpu_->describe().dump() : std::string());
   send(hello());
-  last_hello_ms_ = last_heard_ms_ = now_ms();
+  last_hello_ms_ = last_heard_ms_ = last_rescan_ms_ = now_ms();
   const size_t max_body = size_t(cfg_.zmq.max_message_kb) * 1024;
   for (;;) {
     if ((stop.load() || drain_requested_) && !draining_) {
@@ -140,7 +174,7 @@ int Worker::run(const std::atomic<bool>& stop) {
     // unacked results are not lost (the leases expire and the partitions are redone).
     const bool coordinator_gone = now_ms() - last_heard_ms_ > heartbeat_ms_ * liveness_;
     if (draining_ && !task_ && (unacked_.empty() || coordinator_gone) && !serve_held_bundles(coordinator_gone)) {
-      send(ControlMessage("bye", nlohmann::json::object()));
+      send(Bye{});
       spdlog::info("worker {}: drained, exiting", id_);
       return 0;
     }
@@ -156,15 +190,28 @@ int Worker::run(const std::atomic<bool>& stop) {
       std::string why;
       auto m = ControlMessage::decode(frames, max_body, &why, ControlMessage::kMaxPayloadBytes);
       if (!m) {
-        spdlog::warn("worker {}: dropped a malformed message from the coordinator: {}", id_, why);
+        const auto d = malformed_log_.allow("coordinator", now_ms());
+        if (d.log)
+          spdlog::warn("worker {}: dropped a malformed message from the coordinator: {}{}", id_, printable(why),
+                       d.suppressed ? " (" + std::to_string(d.suppressed) + " similar warning(s) suppressed)" : "");
         continue;
       }
       last_heard_ms_ = now_ms();
+      // Assignments and heartbeats are numbered; echoing the highest tells the coordinator
+      // what has arrived (WorkerHeartbeat::seen).
+      uint64_t seq = 0;
+      if (const auto* h = m->as<Heartbeat>()) seq = h->seq;
+      if (const auto* sy = m->as<Synth>()) seq = sy->seq;
+      if (const auto* pr = m->as<Prove>()) seq = pr->seq;
+      seen_seq_ = std::max(seen_seq_, seq);
       handle(*m);
     }
     collect_task();
     log_handshake_failures();
     const uint64_t now = now_ms();
+    const uint64_t rescan_ms = uint64_t(cfg_.worker.key_rescan_s) * 1000;
+    if (!task_ && !draining_ && (rescan_keys_requested.load() || (rescan_ms && now - last_rescan_ms_ >= rescan_ms)))
+      rescan_keys();
     if (now - last_sent_ms_ >= heartbeat_ms_) {
       send(heartbeat());
       for (const auto& [token, r] : unacked_) send(r);  // until acked (coordinator may have restarted)
@@ -202,56 +249,64 @@ void Worker::log_handshake_failures() {
 }
 
 void Worker::handle(const ControlMessage& m) {
-  if (m.type == "drain") {
-    if (!draining_) spdlog::info("worker {}: drain requested by the coordinator (zkmill worker drain)", id_);
-    drain_requested_ = true;
-  } else if (m.type == "welcome") {
-    heartbeat_ms_ = std::max<uint64_t>(10, m.body["heartbeat_ms"].get<uint64_t>());
-    liveness_ = std::max<uint64_t>(2, m.body["liveness"].get<uint64_t>());
-    for (const auto& [token, r] : unacked_) send(r);
-  } else if (m.type == "reconnect") {
-    send(hello());
-    last_hello_ms_ = now_ms();
-  } else if (m.type == "heartbeat") {
-    // liveness only
-  } else if (m.type == "ack") {
-    unacked_.erase(m.body["token"].get<uint64_t>());
-  } else if (m.type == "release") {
-    const std::string key = m.body["bundle_key"].get<std::string>();
-    if (server_) server_->retract(key);
-    std::erase_if(held_, [&](const auto& h) { return h.first == key; });
-  } else if (m.type == "synth" || m.type == "prove") {
-    if (task_ || draining_) {
-      spdlog::warn("worker {}: got {} while {}; not taken (the coordinator will requeue it)", id_, m.type,
-                   draining_ ? "draining" : "busy");
+  switch (m.type()) {
+    case MessageType::Drain:
+      if (!draining_) spdlog::info("worker {}: drain requested by the coordinator (zkmill worker drain)", id_);
+      drain_requested_ = true;
+      return;
+    case MessageType::Welcome: {
+      const auto& w = *m.as<Welcome>();
+      heartbeat_ms_ = std::max<uint64_t>(10, w.heartbeat_ms);
+      liveness_ = std::max<uint64_t>(2, w.liveness);
+      for (const auto& [token, r] : unacked_) send(r);
       return;
     }
-    if ((m.type == "synth" && opts_.role == "prove") || (m.type == "prove" && opts_.role == "synth")) {
-      spdlog::warn("worker {}: got {} but serves role {}; not taken", id_, m.type, opts_.role);
+    case MessageType::Reconnect:
+      send(hello());
+      last_hello_ms_ = now_ms();
+      return;
+    case MessageType::Heartbeat:
+      return;  // liveness only
+    case MessageType::Ack:
+      unacked_.erase(m.as<Ack>()->token);
+      return;
+    case MessageType::Release: {
+      const std::string& key = m.as<Release>()->bundle_key;
+      if (server_) server_->retract(key);
+      std::erase_if(held_, [&](const auto& h) { return h.first == key; });
       return;
     }
-    start_task(m);
-  } else {
-    spdlog::warn("worker {}: unexpected message '{}'", id_, m.type);
+    case MessageType::Synth:
+    case MessageType::Prove: {
+      const bool synth = m.type() == MessageType::Synth;
+      if (task_ || draining_) {
+        spdlog::warn("worker {}: got {} while {}; not taken (the coordinator will requeue it)", id_, m.type_name(),
+                     draining_ ? "draining" : "busy");
+        return;
+      }
+      if (synth ? !can_synth(opts_.role) : !can_prove(opts_.role)) {
+        spdlog::warn("worker {}: got {} but serves role {}; not taken", id_, m.type_name(), role_name(opts_.role));
+        return;
+      }
+      return start_task(m);
+    }
+    default:
+      spdlog::warn("worker {}: unexpected message '{}'", id_, m.type_name());
   }
 }
 
 void Worker::start_task(const ControlMessage& m) {
   task_ = std::make_unique<Task>();
-  task_->token = m.body["token"].get<uint64_t>();
+  const AttemptRef at = m.type() == MessageType::Synth ? m.as<Synth>()->at : m.as<Prove>()->at;
+  task_->token = at.token;
   Task* t = task_.get();
-  t->thread = std::thread([this, t, m] {
-    const auto& b = m.body;
+  t->thread = std::thread([this, t, m, at] {
     auto failed = [&](const std::exception& e, bool permanent) {
-      // `permanent` (optional field): retrying cannot help, the coordinator fails the job now.
-      t->result = ControlMessage("task_failed", {{"job", b["job"]},
-                                                 {"part", b["part"]},
-                                                 {"token", b["token"]},
-                                                 {"error", std::string(e.what())},
-                                                 {"permanent", permanent}});
+      // `permanent`: retrying cannot help; the coordinator fails the job now (synthesis only).
+      t->result = TaskFailed{at, std::string(e.what()), permanent};
     };
     try {
-      t->result = m.type == "synth" ? run_synth(m) : run_prove(b);
+      t->result = m.type() == MessageType::Synth ? run_synth(*m.as<Synth>(), m.payload) : run_prove(*m.as<Prove>());
     } catch (const PermanentTaskError& e) {
       failed(e, true);
     } catch (const std::exception& e) {
@@ -270,13 +325,12 @@ void Worker::collect_task() {
   if (!task_ || !task_->done.load()) return;
   task_->thread.join();
   ControlMessage r = std::move(task_->result);
-  const uint64_t token = task_->token;
+  const std::string token = task_->token;
   task_.reset();
-  if (r.type == "task_failed")
-    spdlog::warn("worker {}: {} partition {} failed: {}", id_, r.body["job"].get<std::string>(),
-                 r.body["part"].get<uint64_t>(), r.body["error"].get<std::string>());
-  if (r.type == "synth_done") {
-    held_.emplace_back(r.body["bundle_key"].get<std::string>(), token);
+  if (const auto* f = r.as<TaskFailed>())
+    spdlog::warn("worker {}: {} partition {} failed: {}", id_, f->at.job, f->at.part, f->error);
+  if (const auto* s = r.as<SynthDone>()) {
+    held_.emplace_back(s->bundle_key, token);
     while (held_.size() > cfg_.worker.max_held_bundles) {
       // Bounded memory: the oldest bundle goes; its prove worker's fetch fails and the
       // partition is re-synthesized.
@@ -312,91 +366,130 @@ bool Worker::serve_held_bundles(bool coordinator_gone) {
   return false;
 }
 
-ControlMessage Worker::run_synth(const ControlMessage& m) {
-  const auto& b = m.body;
-  const std::string circuit = b["circuit"], job = b["job"];
-  const uint64_t part = b["part"], token = b["token"], seed = b["seed"];
-  const KeyDirectory::Key* key = keys_.find(circuit);
-  if (!key) throw std::runtime_error("worker " + id_ + " has no key for circuit " + circuit);
+template <class E>
+std::shared_ptr<const cs::PceMatrices> Worker::pce_for(const std::string& key_path, const groth16::KeyMeta& meta) {
+  if (auto it = pce_.find(key_path); it != pce_.end()) return it->second;
+  const std::string path = key_path + ".pce";
+  const bool existed = std::filesystem::exists(path);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::string why;
+  auto m = std::make_shared<const cs::PceMatrices>(groth16::load_or_build_pce<E>(path, meta, &why));
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (why.empty())
+    spdlog::info("worker {}: PCE matrices {} opened ({:.1f} ms)", id_, path, ms);
+  else if (existed)
+    spdlog::warn("worker {}: PCE file refused: {} ({:.1f} ms)", id_, why, ms);
+  else
+    spdlog::info("worker {}: PCE matrices recorded for {} ({:.1f} ms)", id_, path, ms);
+  pce_[key_path] = m;
+  return m;
+}
+
+namespace {
+
+// A bundle's statement (its public inputs without the constant ONE), as public.json writes it.
+std::vector<std::string> bundle_statement(const cs::WitnessBundle& w) {
+  return curves::with_curve(w.curve(), [&]<class E>(E) {
+    std::vector<std::string> out;
+    for (const auto& x : groth16::public_inputs<E>(w)) out.push_back(x.to_dec());
+    return out;
+  });
+}
+
+}  // namespace
+
+ControlMessage Worker::run_synth(const Synth& s, const std::string& wtns) {
+  const uint64_t part = s.at.part;
+  const KeyDirectory::Key* key = keys_.find(s.circuit);
+  if (!key) throw std::runtime_error("worker " + id_ + " has no key for circuit " + s.circuit);
   const bool zkey = key->format == KeyDirectory::Format::Zkey;
-  if (zkey != !m.payload.empty())
+  if (zkey != !wtns.empty())
     throw std::runtime_error(zkey ? "synth of a .zkey circuit came without its witness frame"
                                   : "synth of a native circuit came with a witness frame");
   auto t0 = std::chrono::steady_clock::now();
-  auto bundle = zkey ? zkeys_.synthesize(*key, m.payload, part) : curves::with_curve(key->curve, [&]<class E>(E) {
+  auto bundle = zkey ? zkeys_.synthesize(*key, wtns, part) : curves::with_curve(key->curve, [&]<class E>(E) {
     auto pk = groth16::ProvingKey<E>::open(key->path);
-    return groth16::synthesize_builtin<E>(pk.meta, seed, part, key->digest);
+    if (cfg_.worker.pce) {
+      // Precompiled constraint evaluation; any failure falls back to plain synthesis for this
+      // task, and the key's matrices are opened (or rebuilt) afresh next time.
+      try {
+        return groth16::synthesize_builtin_pce<E>(*pce_for<E>(key->path, pk.meta), pk.meta, s.seed, part,
+                                                  key->digest);
+      } catch (const std::exception& e) {
+        pce_.erase(key->path);
+        spdlog::warn("worker {}: PCE synthesis of {} failed ({}); synthesizing without it", id_, key->path, e.what());
+      }
+    }
+    return groth16::synthesize_builtin<E>(pk.meta, s.seed, part, key->digest);
   });
-  const std::string bundle_key = job + "/" + std::to_string(part) + "/" + std::to_string(token);
+  const std::string bundle_key = s.at.job + "/" + std::to_string(part) + "/" + s.at.token;
   const uint64_t bytes = bundle.bytes().size();
+  SynthDone done;
+  done.at = s.at;
+  done.bundle_key = bundle_key;
+  done.public_inputs = bundle_statement(bundle);
   server_->publish(bundle_key, std::make_shared<const cs::WitnessBundle>(std::move(bundle)));
   const double synth_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  spdlog::info("worker {}: {} partition {} synthesized ({} bytes, {:.1f} ms)", id_, job, part, bytes, synth_ms);
-  // synth_ms and bundle_bytes are optional telemetry (not in the schema), for `zkmill status --json`
-  // and the coordinator's metrics.
-  return ControlMessage("synth_done", {{"job", job},
-                                       {"part", part},
-                                       {"token", token},
-                                       {"bundle_key", bundle_key},
-                                       {"synth_ms", synth_ms},
-                                       {"bundle_bytes", bytes}});
+  spdlog::info("worker {}: {} partition {} synthesized ({} bytes, {:.1f} ms)", id_, s.at.job, part, bytes, synth_ms);
+  // synth_ms and bundle_bytes are optional telemetry, for `zkmill status --json` and the metrics.
+  done.synth_ms = synth_ms;
+  done.bundle_bytes = bytes;
+  return done;
 }
 
-ControlMessage Worker::run_prove(const nlohmann::json& b) {
-  const std::string circuit = b["circuit"], job = b["job"];
-  const uint64_t part = b["part"], token = b["token"];
-  const KeyDirectory::Key* key = keys_.find(circuit);
-  if (!key) throw std::runtime_error("worker " + id_ + " has no key for circuit " + circuit);
+ControlMessage Worker::run_prove(const Prove& p) {
+  const uint64_t part = p.at.part;
+  const KeyDirectory::Key* key = keys_.find(p.circuit);
+  if (!key) throw std::runtime_error("worker " + id_ + " has no key for circuit " + p.circuit);
   auto t0 = std::chrono::steady_clock::now();
   wire::FetchOptions fo;
   fo.max_total_bytes = cfg_.worker.max_bundle_mb << 20;
   fo.timeout = std::chrono::milliseconds(10000);
   if (curve_) {
-    const std::string server_key = b.value("bundle_server_key", std::string());
-    if (!CurveKeys::is_z85_key(server_key))
-      throw std::runtime_error("no CURVE public key for the bundle server at " +
-                               b["bundle_endpoint"].get<std::string>() +
+    if (!CurveKeys::is_z85_key(p.bundle_server_key))
+      throw std::runtime_error("no CURVE public key for the bundle server at " + p.bundle_endpoint +
                                " (its synth worker has not registered with this coordinator)");
-    fo.curve = wire::CurveClientKeys{curve_->own, server_key};
+    fo.curve = wire::CurveClientKeys{curve_->own, p.bundle_server_key};
   }
-  cs::WitnessBundle w = wire::fetch_bundle(ctx_, b["bundle_endpoint"].get<std::string>(),
-                                           b["bundle_key"].get<std::string>(), fo);
+  cs::WitnessBundle w = wire::fetch_bundle(ctx_, p.bundle_endpoint, p.bundle_key, fo);
   if (w.header().circuit_id != key->digest || w.header().partition != part || w.curve() != key->curve)
     throw std::runtime_error("fetched bundle is for another circuit, curve or partition");
+  // The statement is the coordinator's: a bundle of other public inputs (a synth worker's bug,
+  // or a bundle server serving the wrong bundle) is not proved, and the partition is redone.
+  const auto statement = bundle_statement(w);
+  if (statement != p.public_inputs)
+    throw std::runtime_error("fetched bundle's public inputs are not the partition's statement (the coordinator's)");
   double fetch_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   const uint64_t fetched_bytes = w.bytes().size();  // telemetry for the coordinator's data-plane counter
-  nlohmann::json proof_json, pub_json;
+  nlohmann::json proof_json;
   std::string backend;
   if (key->format == KeyDirectory::Format::Zkey) {
-    auto proved = zkeys_.prove(*key, circuit, w, bad_proof_once_.exchange(false), gpu_.get());
+    auto proved = zkeys_.prove(*key, p.circuit, w, bad_proof_once_.exchange(false), gpu_.get());
     backend = proved.backend;
     proof_json = std::move(proved.proof);
-    pub_json = std::move(proved.pub);
   } else if (w.kind() != cs::BundleKind::Native) {
     throw std::runtime_error(std::string("fetched bundle is of kind ") + cs::bundle_kind_name(w.kind()) +
                              ", the circuit's key is a native key");
   } else {
     curves::with_curve(key->curve, [&]<class E>(E) {
       auto pk = groth16::ProvingKey<E>::open(key->path);
-      auto proof = gpu_ ? gpu_->prove(pk, w, circuit) : groth16::prove<E>(pk, w);
+      auto proof = gpu_ ? gpu_->prove(pk, w, p.circuit) : groth16::prove<E>(pk, w);
       backend = gpu_ ? "GPU" : "CPU";
       if (bad_proof_once_.exchange(false)) proof.c = proof.a;  // test hook: well-formed but wrong
-      auto inputs = groth16::public_inputs<E>(w);
       proof_json = groth16::snarkjs::proof_to_json<E>(proof);
-      pub_json = groth16::snarkjs::public_to_json<typename E::Fr>(inputs);
     });
   }
   const double total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  spdlog::info("worker {}: {} partition {} proved on the {} (fetch {:.1f} ms, total {:.1f} ms)", id_, job, part,
+  spdlog::info("worker {}: {} partition {} proved on the {} (fetch {:.1f} ms, total {:.1f} ms)", id_, p.at.job, part,
                backend, fetch_ms, total_ms);
-  return ControlMessage("prove_done", {{"job", job},
-                                       {"part", part},
-                                       {"token", token},
-                                       {"proof", proof_json},
-                                       {"public", pub_json},
-                                       {"fetch_ms", fetch_ms},
-                                       {"prove_ms", total_ms - fetch_ms},
-                                       {"bundle_bytes", fetched_bytes}});
+  ProveDone done;
+  done.at = p.at;
+  done.proof = std::move(proof_json);
+  done.public_inputs = statement;
+  done.fetch_ms = fetch_ms;
+  done.prove_ms = total_ms - fetch_ms;
+  done.bundle_bytes = fetched_bytes;
+  return done;
 }
 
 }  // namespace zkmill::farm

@@ -16,11 +16,14 @@
 #include <thread>
 #include <zmq.hpp>
 
+#include "common/cs/pce_matrices.hpp"
+#include "common/groth16/proving_key.hpp"
 #include "common/wire/bundle_server.hpp"
 #include "farm/control_message.hpp"
 #include "farm/curve_keys.hpp"
 #include "farm/farm_config.hpp"
 #include "farm/handshake_monitor.hpp"
+#include "farm/log_rate_limiter.hpp"
 #include "worker/gpu_prover.hpp"
 #include "worker/key_directory.hpp"
 #include "worker/zkey_circuits.hpp"
@@ -28,7 +31,7 @@
 namespace zkmill::farm {
 
 struct WorkerOptions {
-  std::string role = "both";  // synth | prove | both
+  WorkerRole role = WorkerRole::Both;
   // Test hooks (documented as such in `zkmill worker --help`): "corrupt-bundle-once" serves
   // the first bundle with a flipped byte; "bad-proof-once" sends one proof that does not verify.
   std::string fault;
@@ -42,12 +45,14 @@ class Worker {
   ~Worker();
   // Runs until drained after `stop`, or forever. Returns the exit code.
   int run(const std::atomic<bool>& stop);
+  // Set (e.g. by a SIGHUP handler) to re-read worker.key_dir at the next idle moment.
+  static std::atomic<bool> rescan_keys_requested;
 
  private:
   struct Task {
     std::thread thread;
     std::atomic<bool> done{false};
-    uint64_t token = 0;
+    std::string token;
     ControlMessage result;  // written by the task thread before `done`
   };
 
@@ -55,29 +60,39 @@ class Worker {
   ControlMessage heartbeat() const;
   void handle(const ControlMessage& m);
   void start_task(const ControlMessage& m);
-  ControlMessage run_synth(const ControlMessage& m);
-  ControlMessage run_prove(const nlohmann::json& b);
+  ControlMessage run_synth(const Synth& s, const std::string& wtns);
+  // The PCE matrices of a native key (cached in pce_; see groth16::load_or_build_pce).
+  template <class E>
+  std::shared_ptr<const cs::PceMatrices> pce_for(const std::string& key_path, const groth16::KeyMeta& meta);
+  ControlMessage run_prove(const Prove& p);
   void collect_task();
   // Drained but for held bundles: true while they should still be served (see drain_hold_s).
   bool serve_held_bundles(bool coordinator_gone);
   void send(const ControlMessage& m);
   void log_handshake_failures();
+  // Re-reads worker.key_dir; when the set of circuits changed, says hello again so the
+  // coordinator assigns (or stops assigning) them. Only between tasks: the task thread reads keys_.
+  void rescan_keys();
 
   FarmConfig cfg_;
   WorkerOptions opts_;
   std::string id_;
   KeyDirectory keys_;
   ZkeyCircuits zkeys_;  // used by the task thread only
+  // PCE matrices of the native keys synthesized so far, by key path (task thread only): opened
+  // (or recorded and written beside the key) on a key's first synth task when worker.pce is on.
+  std::map<std::string, std::shared_ptr<const cs::PceMatrices>> pce_;
   std::optional<CurveKeys::Loaded> curve_;  // zmq.curve: own keypair, coordinator key, allow-list
   std::unique_ptr<GpuProver> gpu_;          // --gpus
   zmq::context_t ctx_;
   zmq::socket_t dealer_;
   std::unique_ptr<HandshakeMonitor> monitor_;  // explains a refused connection in the log
+  LogRateLimiter malformed_log_;
   uint64_t handshake_failures_ = 0, last_refusal_log_ms_ = 0;
   std::unique_ptr<wire::BundleServer> server_;
   std::unique_ptr<Task> task_;
-  std::map<uint64_t, ControlMessage> unacked_;          // token -> result
-  std::deque<std::pair<std::string, uint64_t>> held_;  // bundle key, synth token
+  std::map<std::string, ControlMessage> unacked_;         // token -> result
+  std::deque<std::pair<std::string, std::string>> held_;  // bundle key, synth token
   std::atomic<bool> corrupt_once_{false};
   std::atomic<bool> bad_proof_once_{false};
   bool draining_ = false;
@@ -85,7 +100,8 @@ class Worker {
   uint64_t drain_started_ms_ = 0;
   bool serving_held_logged_ = false;
   uint64_t heartbeat_ms_ = 500, liveness_ = 6;
-  uint64_t last_heard_ms_ = 0, last_sent_ms_ = 0, last_hello_ms_ = 0;
+  uint64_t last_heard_ms_ = 0, last_sent_ms_ = 0, last_hello_ms_ = 0, last_rescan_ms_ = 0;
+  uint64_t seen_seq_ = 0;  // highest `seq` from the coordinator, echoed as `seen` in heartbeats
   // Polled next to the DEALER: the task thread signals it when done, so a finished partition
   // is reported at once instead of on the next poll timeout (that wait was most of the farm's
   // per-partition overhead for small partitions).

@@ -5,7 +5,7 @@
 //     against the circuit's constraints when the .r1cs lies beside the key, and turned into a
 //     cs::WitnessBundle of kind Zkey (a, b from the key's coefficients, c = a o b);
 //   prove: the fetched bundle is proved on the worker's GPU (`--gpus`: GpuProver, i.e.
-//     cuda::prove_gpu_zkey_<curve>) or on the CPU (formats::prove_zkey), both with snarkjs's
+//     cuda::prove_gpu) or on the CPU (formats::prove_zkey), both with snarkjs's
 //     odd-coset H; a GPU failure falls back to the CPU for that partition (logged as a
 //     warning). The proof is checked against the key's own verifying key before it is reported.
 // Loaded keys are cached (the most recent per curve): decoding a key's points costs far more

@@ -42,7 +42,7 @@ concept CircuitFor = requires(const C& c, cs::ConstraintSystem<F>& s) {
   c.synthesize(s);
 };
 
-// The known names, in a stable order: "chain", "merkle".
+// The known names, in a stable order: "chain", "merkle", "porep".
 std::span<const std::string_view> circuit_names();
 
 // Builds a built-in circuit; an unknown name throws std::invalid_argument listing the

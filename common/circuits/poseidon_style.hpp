@@ -21,18 +21,11 @@
 #include <stdexcept>
 #include <vector>
 
+#include "common/circuits/gadgets/num.hpp"
 #include "common/circuits/prf.hpp"
 #include "common/cs/constraint_system.hpp"
 
 namespace zkmill::circuits {
-
-// An LC together with its native value (the value is meaningful only when the CS wants
-// values; the gadget skips the native arithmetic otherwise).
-template <class F>
-struct Num {
-  cs::LinearCombination<F> lc;
-  F value;
-};
 
 template <class F>
 class PoseidonStyle {

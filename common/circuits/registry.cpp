@@ -6,13 +6,15 @@
 #include "common/circuits/chain.hpp"
 #include "common/circuits/circuit.hpp"
 #include "common/circuits/merkle.hpp"
+#include "common/circuits/porep.hpp"
 #include "common/ff/bls12_381_fields.hpp"
 #include "common/ff/bn254_fields.hpp"
 
 namespace zkmill::circuits {
 
 namespace {
-constexpr std::array<std::string_view, 2> kNames = {ChainCircuit<ff::Bn254Fr>::kName, MerkleCircuit<ff::Bn254Fr>::kName};
+constexpr std::array<std::string_view, 3> kNames = {ChainCircuit<ff::Bn254Fr>::kName, MerkleCircuit<ff::Bn254Fr>::kName,
+                                                    PorepCircuit<ff::Bn254Fr>::kName};
 }
 
 std::span<const std::string_view> circuit_names() { return kNames; }
@@ -38,13 +40,16 @@ std::unique_ptr<Circuit<F>> make_circuit(std::string_view name, uint64_t size, u
   if (!is_known_circuit(name)) throw std::invalid_argument(unknown_circuit_message(name));
   if (size == 0) throw std::invalid_argument("circuit size must be at least 1 constraint");
   // Generous but finite: the RecordingCS column index is 32-bit, and nobody means 2^40.
-  if (size > (uint64_t(1) << 32)) throw std::invalid_argument("circuit size " + std::to_string(size) + " exceeds 2^32 constraints");
+  if (size > (uint64_t(1) << 32))
+    throw std::invalid_argument("circuit size " + std::to_string(size) + " exceeds 2^32 constraints");
   if (name == ChainCircuit<F>::kName) return std::make_unique<ChainCircuit<F>>(size, seed, partition);
-  return std::make_unique<MerkleCircuit<F>>(size, seed, partition);
+  if (name == MerkleCircuit<F>::kName) return std::make_unique<MerkleCircuit<F>>(size, seed, partition);
+  return std::make_unique<PorepCircuit<F>>(size, seed, partition);
 }
 
-template std::unique_ptr<Circuit<ff::Bn254Fr>> make_circuit<ff::Bn254Fr>(std::string_view, uint64_t, uint64_t, uint64_t);
+template std::unique_ptr<Circuit<ff::Bn254Fr>> make_circuit<ff::Bn254Fr>(std::string_view, uint64_t, uint64_t,
+                                                                         uint64_t);
 template std::unique_ptr<Circuit<ff::Bls12381Fr>> make_circuit<ff::Bls12381Fr>(std::string_view, uint64_t, uint64_t,
-                                                                                uint64_t);
+                                                                               uint64_t);
 
 }  // namespace zkmill::circuits

@@ -106,6 +106,10 @@ class ConstraintSystem {
 
   // Whether value callbacks will be called; circuits may skip native bookkeeping otherwise.
   virtual bool needs_values() const = 0;
+  // Whether enforce() looks at its linear combinations. A witness-only CS (PCE: a, b, c come
+  // from recorded matrices) ignores them, and a circuit may skip building them; the variables
+  // it allocates and the number of enforce() calls must stay the same either way.
+  virtual bool needs_constraints() const { return true; }
 
   static constexpr Variable one() { return Variable::one(); }
 

@@ -2,7 +2,8 @@
 //   synthesize_zkey: witness (.wtns values) + the key's coefficient section -> a cs::WitnessBundle
 //     holding the inputs, the aux values and a, b, c = a o b over the domain (rapidsnark's
 //     method: the zkey stores only A and B, and c is their pointwise product);
-//   prove_zkey: bundle + key -> proof, with zkmill's EvaluationDomain and msm::msm.
+//   prove_zkey: bundle + key -> proof: groth16::prove_with_view (the one CPU prover body) with
+//     the H scalars in snarkjs's convention.
 //
 // snarkjs's H convention (groth16_prove.js): the key's H points are tau-powers arranged for
 // the evaluations of a(x) b(x) - c(x) on the coset zeta <w>, zeta a primitive 2n-th root of
@@ -184,68 +185,37 @@ cs::WitnessBundle synthesize_zkey(const ZkeyFile& f, std::span<const typename E:
   return detail::synthesize_zkey_checked<E>(f, witness, pool, circuit, partition);
 }
 
-struct ZkeyProveTimings {
-  double h_ms = 0, msm_a_ms = 0, msm_b1_ms = 0, msm_b2_ms = 0, msm_c_ms = 0, msm_h_ms = 0, total_ms = 0;
-};
-
-// Step 2, with explicit blinders (tests compare provers bit for bit).
+// Step 2, with explicit blinders (tests compare provers bit for bit): the shape checks and the
+// H convention are specific to snarkjs keys; the MSMs and the blinding are groth16's one body.
 template <class E>
 groth16::Proof<E> prove_zkey_with_randomness(const ZkeyProvingKey<E>& pk, const cs::WitnessBundle& w,
                                              const typename E::Fr& r, const typename E::Fr& s,
                                              util::ThreadPool& pool = util::ThreadPool::global(),
-                                             ZkeyProveTimings* timings = nullptr) {
+                                             groth16::ProveTimings* timings = nullptr) {
   using Fr = typename E::Fr;
-  using G1 = typename E::G1;
-  using G2 = typename E::G2;
-  using G1P = typename E::G1Params;
-  using G2P = typename E::G2Params;
-  using groth16::detail::ms_since;
   auto t_all = std::chrono::steady_clock::now();
   if (w.kind() != cs::BundleKind::Zkey)
     throw groth16::ProveError(std::string("witness bundle is of kind ") + cs::bundle_kind_name(w.kind()) +
                               ", the zkey prover needs a zkey bundle (from synthesize_zkey)");
-  if (w.curve() != E::kId || w.n_inputs() != uint64_t(pk.n_public()) + 1 ||
-      w.n_inputs() + w.n_aux() != pk.n_vars() || w.n_rows() != pk.domain_size())
+  if (w.curve() != E::kId || w.n_inputs() != uint64_t(pk.n_public()) + 1 || w.n_inputs() + w.n_aux() != pk.n_vars() ||
+      w.n_rows() != pk.domain_size())
     throw groth16::ProveError("witness bundle does not have the shape of the key " + pk.file.name());
-  ZkeyProveTimings t;
-  auto t0 = std::chrono::steady_clock::now();
-  std::vector<Fr> a(w.a<Fr>().begin(), w.a<Fr>().end()), b(w.b<Fr>().begin(), w.b<Fr>().end()),
-      c(w.c<Fr>().begin(), w.c<Fr>().end());
-  SnarkjsQuotient<Fr>(pk.file.log_domain_size()).compute(a, b, c, pool);
-  b = {};
-  c = {};
-  t.h_ms = ms_since(t0);
-
-  auto inputs = w.inputs<Fr>();
-  auto aux = w.aux<Fr>();
-  using G1Span = std::span<const typename E::G1Affine>;
-  using G2Span = std::span<const typename E::G2Affine>;
-  t0 = std::chrono::steady_clock::now();
-  const G1 sum_a = groth16::detail::msm_z<G1P, Fr>(G1Span(pk.a), inputs, aux, pool);
-  t.msm_a_ms = ms_since(t0);
-  t0 = std::chrono::steady_clock::now();
-  const G1 sum_b1 = groth16::detail::msm_z<G1P, Fr>(G1Span(pk.b1), inputs, aux, pool);
-  t.msm_b1_ms = ms_since(t0);
-  t0 = std::chrono::steady_clock::now();
-  const G2 sum_b2 = groth16::detail::msm_z<G2P, Fr>(G2Span(pk.b2), inputs, aux, pool);
-  t.msm_b2_ms = ms_since(t0);
-  t0 = std::chrono::steady_clock::now();
-  const G1 sum_c = msm::msm<G1P>(G1Span(pk.c), aux, pool);
-  t.msm_c_ms = ms_since(t0);
-  t0 = std::chrono::steady_clock::now();
-  const G1 sum_h = msm::msm<G1P>(G1Span(pk.h), std::span<const Fr>(a), pool);
-  t.msm_h_ms = ms_since(t0);
-
-  const groth16::Proof<E> proof = groth16::assemble_proof<E>(pk.vk, {sum_a, sum_b1, sum_b2, sum_c, sum_h}, r, s);
-  t.total_ms = ms_since(t_all);
-  if (timings) *timings = t;
-  return proof;
+  // H scalars: the n values a' b' - c' on snarkjs's odd coset (SnarkjsQuotient), in the key's order.
+  auto h_scalars = [&](util::ThreadPool& p) {
+    std::vector<Fr> a(w.a<Fr>().begin(), w.a<Fr>().end());
+    std::vector<Fr> b(w.b<Fr>().begin(), w.b<Fr>().end()), c(w.c<Fr>().begin(), w.c<Fr>().end());
+    SnarkjsQuotient<Fr>(pk.file.log_domain_size()).compute(a, b, c, p);
+    return a;
+  };
+  const groth16::KeyView<E> key{&pk.vk, pk.a, pk.b1, pk.c, pk.h, pk.b2};
+  return groth16::prove_with_view<E>(key, w, h_scalars, r, s, pool, timings, t_all);
 }
 
 // Step 2 with fresh blinders from the OS entropy source (as groth16::prove does).
 template <class E>
 groth16::Proof<E> prove_zkey(const ZkeyProvingKey<E>& pk, const cs::WitnessBundle& w,
-                             util::ThreadPool& pool = util::ThreadPool::global(), ZkeyProveTimings* timings = nullptr) {
+                             util::ThreadPool& pool = util::ThreadPool::global(),
+                             groth16::ProveTimings* timings = nullptr) {
   using Fr = typename E::Fr;
   const Fr r = groth16::random_blinder<Fr>(), s = groth16::random_blinder<Fr>();
   return prove_zkey_with_randomness<E>(pk, w, r, s, pool, timings);

@@ -3,14 +3,17 @@
 // share these so they all prove the same statements the same way.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "common/circuits/circuit.hpp"
 #include "common/cs/checking_cs.hpp"
+#include "common/cs/pce_matrices.hpp"
 #include "common/cs/proving_cs.hpp"
 #include "common/cs/recording_cs.hpp"
+#include "common/cs/witness_cs.hpp"
 #include "common/groth16/setup.hpp"
 #include "zkmill/build_info.hpp"
 
@@ -39,9 +42,103 @@ cs::WitnessBundle synthesize_builtin(const KeyMeta& meta, uint64_t seed, uint64_
   auto c = circuits::make_circuit<Fr>(meta.circuit, meta.size, seed, partition);
   // Synthesize straight into a bundle of the key's shape: no final copy (half the peak
   // memory at PoRep scale), and a circuit that disagrees with its key is refused.
-  cs::ProvingCS<Fr> pcs(typename cs::ProvingCS<Fr>::Shape{meta.n_inputs, meta.n_aux, meta.n_constraints - meta.n_inputs});
+  cs::ProvingCS<Fr> pcs(
+      typename cs::ProvingCS<Fr>::Shape{meta.n_inputs, meta.n_aux, meta.n_constraints - meta.n_inputs});
   c->synthesize(pcs);
   return std::move(pcs).into_bundle(circuit_id, partition);
+}
+
+// Precompiled constraint evaluation for the built-in circuits (common/cs/pce_matrices.hpp).
+// The shape a key's PCE file must have: the key's circuit, size, curve and counts.
+template <class E>
+cs::PceShape pce_shape(const KeyMeta& meta) {
+  return {E::kId, meta.circuit, meta.size, meta.n_inputs, meta.n_aux, meta.n_constraints - meta.n_inputs};
+}
+
+// Records the circuit once (no values) and encodes its matrices as a PCE file image.
+template <class E>
+std::vector<uint8_t> record_pce_image(const KeyMeta& meta) {
+  using Fr = typename E::Fr;
+  auto c = circuits::make_circuit<Fr>(meta.circuit, meta.size, /*seed=*/0, /*partition=*/0);
+  cs::RecordingCS<Fr> rec;
+  c->synthesize(rec);
+  return cs::PceMatrices::encode<Fr>(rec.finish(), pce_shape<E>(meta));
+}
+
+// The PCE matrices for a key, from `path` (conventionally the key's path + ".pce"). A file that
+// is missing, or refused by PceMatrices::open (truncated, corrupted, another version, another
+// circuit), is never used: the matrices are recorded again and written atomically in its
+// place; when that write fails they are kept in memory. *why (when given) receives the
+// reason a file was rebuilt, or "" when it was used as it was.
+template <class E>
+cs::PceMatrices load_or_build_pce(const std::string& path, const KeyMeta& meta, std::string* why = nullptr) {
+  const cs::PceShape shape = pce_shape<E>(meta);
+  std::string reason;
+  try {
+    auto m = cs::PceMatrices::open(path, shape);
+    if (why) why->clear();
+    return m;
+  } catch (const cs::PceError& e) {
+    reason = e.what();
+  }
+  std::vector<uint8_t> image = record_pce_image<E>(meta);
+  try {
+    cs::PceMatrices::write_file(path, image);
+    if (why) *why = reason + "; rebuilt";
+    return cs::PceMatrices::open(path, shape);
+  } catch (const cs::PceError& e) {
+    if (why) *why = reason + "; rebuilt in memory (" + e.what() + ")";
+    return cs::PceMatrices::from_image(std::move(image), shape, path + " (in memory)");
+  }
+}
+
+// synthesize_builtin's result by PCE: the witness alone (cs::WitnessCS, no constraint
+// bookkeeping) straight into the bundle, then a, b, c by the multi-threaded mat-vec and the
+// recorded density maps. Equal to synthesize_builtin's bundle bit for bit.
+struct PceSynthTimings {
+  double witness_ms = 0;  // the circuit on the witness-only CS
+  double matvec_ms = 0;   // a, b, c by the mat-vec
+};
+
+template <class E>
+cs::WitnessBundle synthesize_builtin_pce(const cs::PceMatrices& pce, const KeyMeta& meta, uint64_t seed,
+                                         uint64_t partition, const cs::CircuitId& circuit_id = {},
+                                         util::ThreadPool& pool = util::ThreadPool::global(),
+                                         PceSynthTimings* timings = nullptr) {
+  using clock = std::chrono::steady_clock;
+  using Fr = typename E::Fr;
+  if (!(pce.shape() == pce_shape<E>(meta)))
+    throw cs::PceError("PCE matrices for " + pce.shape().describe() + " used with a key for " +
+                       pce_shape<E>(meta).describe());
+  const auto t0 = clock::now();
+  auto c = circuits::make_circuit<Fr>(meta.circuit, meta.size, seed, partition);
+  cs::BundleHeader h;
+  h.curve = E::kId;
+  h.n_inputs = meta.n_inputs;
+  h.n_aux = meta.n_aux;
+  h.n_rows = meta.n_constraints;
+  auto bundle = cs::WitnessBundle::allocate(h);
+  auto inputs = bundle.section_mut<Fr>(cs::Section::Inputs);
+  auto aux = bundle.section_mut<Fr>(cs::Section::Aux);
+  cs::WitnessCS<Fr> wcs(inputs, aux, meta.n_constraints - meta.n_inputs);
+  c->synthesize(wcs);
+  wcs.finish();
+  const auto t1 = clock::now();
+  pce.multiply<Fr>(inputs, aux, bundle.section_mut<Fr>(cs::Section::A), bundle.section_mut<Fr>(cs::Section::B),
+                   bundle.section_mut<Fr>(cs::Section::C), pool);
+  for (size_t d = 0; d < 3; ++d) {
+    auto src = pce.density(d);
+    auto dst = bundle.density_mut(cs::DensityMap(d));
+    std::copy(src.begin(), src.end(), dst.begin());
+  }
+  bundle.set_circuit_id(circuit_id);
+  bundle.set_partition(partition);
+  bundle.seal();
+  if (timings) {
+    timings->witness_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+    timings->matvec_ms = std::chrono::duration<double, std::milli>(clock::now() - t1).count();
+  }
+  return bundle;
 }
 
 // The name of the first unsatisfied constraint of a built-in circuit instance, or "".

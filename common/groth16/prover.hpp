@@ -7,6 +7,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdio>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -38,8 +39,29 @@ class ProveError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Wall-clock milliseconds of one CPU proof's phases, the same names for every key format:
+// msm_l_ms is the MSM over the aux variables' C_j points (the native key's L section, a .zkey's
+// C section); h_ms computes the H scalars in the key's convention.
 struct ProveTimings {
   double h_ms = 0, msm_a_ms = 0, msm_b_g1_ms = 0, msm_b_g2_ms = 0, msm_l_ms = 0, msm_h_ms = 0, total_ms = 0;
+};
+
+// The phases as one human-readable fragment, for the CLI's and the bench's summary lines.
+inline std::string format_prove_timings(const ProveTimings& t) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "H %.1f ms, MSM A %.1f, B1 %.1f, B2 %.1f, L %.1f, H %.1f ms", t.h_ms, t.msm_a_ms,
+                t.msm_b_g1_ms, t.msm_b_g2_ms, t.msm_l_ms, t.msm_h_ms);
+  return buf;
+}
+
+// What the prover body reads from a proving key, whatever its file format: the native key's
+// sections map one to one onto a .zkey's (A, B1, B2 over all variables; L or C over the aux
+// variables; H over the domain). The spans point into the key, which must outlive the view.
+template <class E>
+struct KeyView {
+  const VerifyingKey<E>* vk = nullptr;
+  std::span<const typename E::G1Affine> a, b_g1, l, h;
+  std::span<const typename E::G2Affine> b_g2;
 };
 
 namespace detail {
@@ -65,15 +87,56 @@ int64_t first_unsatisfied_row(std::span<const Fr> a, std::span<const Fr> b, std:
   return -1;
 }
 
-template <class E>
-Proof<E> prove_with_randomness(const ProvingKey<E>& pk, const cs::WitnessBundle& w, const typename E::Fr& r,
-                               const typename E::Fr& s, util::ThreadPool& pool = util::ThreadPool::global(),
-                               ProveTimings* timings = nullptr) {
+// The one CPU prover body (bellman's create_proof against a parameter source): the five MSMs
+// over `key` and the bundle's (inputs, aux), with the H scalars from h_scalars(pool) (a
+// std::vector<Fr> in the key's convention; its size says how many H points are used), then
+// the blinded combination. Callers check the bundle against their key first. t_all: when the
+// caller's part of the proof (validation) started, so total_ms covers it.
+template <class E, class HScalars>
+Proof<E> prove_with_view(const KeyView<E>& key, const cs::WitnessBundle& w, HScalars&& h_scalars,
+                         const typename E::Fr& r, const typename E::Fr& s, util::ThreadPool& pool,
+                         ProveTimings* timings, std::chrono::steady_clock::time_point t_all) {
   using Fr = typename E::Fr;
   using G1 = typename E::G1;
   using G2 = typename E::G2;
   using G1P = typename E::G1Params;
   using G2P = typename E::G2Params;
+  using detail::ms_since;
+  ProveTimings t;
+  auto t0 = std::chrono::steady_clock::now();
+  const std::vector<Fr> h = h_scalars(pool);
+  if (h.size() > key.h.size()) throw ProveError("the key has fewer H points than the quotient has scalars");
+  t.h_ms = ms_since(t0);
+
+  const auto inputs = w.inputs<Fr>();
+  const auto aux = w.aux<Fr>();
+  t0 = std::chrono::steady_clock::now();
+  const G1 a = detail::msm_z<G1P, Fr>(key.a, inputs, aux, pool);
+  t.msm_a_ms = ms_since(t0);
+  t0 = std::chrono::steady_clock::now();
+  const G1 b1 = detail::msm_z<G1P, Fr>(key.b_g1, inputs, aux, pool);
+  t.msm_b_g1_ms = ms_since(t0);
+  t0 = std::chrono::steady_clock::now();
+  const G2 b2 = detail::msm_z<G2P, Fr>(key.b_g2, inputs, aux, pool);
+  t.msm_b_g2_ms = ms_since(t0);
+  t0 = std::chrono::steady_clock::now();
+  const G1 l = msm::msm<G1P>(key.l, aux, pool);
+  t.msm_l_ms = ms_since(t0);
+  t0 = std::chrono::steady_clock::now();
+  const G1 hq = msm::msm<G1P>(key.h.first(h.size()), std::span<const Fr>(h), pool);
+  t.msm_h_ms = ms_since(t0);
+
+  const Proof<E> proof = assemble_proof<E>(*key.vk, {a, b1, b2, l, hq}, r, s);
+  t.total_ms = ms_since(t_all);
+  if (timings) *timings = t;
+  return proof;
+}
+
+template <class E>
+Proof<E> prove_with_randomness(const ProvingKey<E>& pk, const cs::WitnessBundle& w, const typename E::Fr& r,
+                               const typename E::Fr& s, util::ThreadPool& pool = util::ThreadPool::global(),
+                               ProveTimings* timings = nullptr) {
+  using Fr = typename E::Fr;
   auto t_all = std::chrono::steady_clock::now();
   if (w.curve() != E::kId)
     throw ProveError(std::string("witness bundle is for curve ") + curve_name(w.curve()) + ", key is for " + E::kName);
@@ -83,49 +146,29 @@ Proof<E> prove_with_randomness(const ProvingKey<E>& pk, const cs::WitnessBundle&
                      std::to_string(pk.meta.n_aux) + ")");
   size_t n = size_t(1) << pk.meta.domain_log2;
   if (w.n_rows() > n || pk.h.size() != n) throw ProveError("witness bundle has more rows than the key's domain");
-  auto inputs = w.inputs<Fr>();
-  auto aux = w.aux<Fr>();
   if (int64_t row = first_unsatisfied_row<Fr>(w.a<Fr>(), w.b<Fr>(), w.c<Fr>()); row >= 0)
-    throw UnsatisfiedError(uint64_t(row), "unsatisfied witness: constraint row " + std::to_string(row) + " has a*b != c");
+    throw UnsatisfiedError(uint64_t(row),
+                           "unsatisfied witness: constraint row " + std::to_string(row) + " has a*b != c");
 
-  ProveTimings t;
-  auto t0 = std::chrono::steady_clock::now();
-  // Domain-sized working copies (zero-padded) once; H is computed in place in them and
-  // read out of the first n - 1 entries of `ha` (the bundle itself stays untouched).
-  auto domain = poly::EvaluationDomain<Fr>::from_log_size(pk.meta.domain_log2);
-  auto padded = [n](std::span<const Fr> x) {
-    std::vector<Fr> v(n, Fr::zero());
-    std::copy(x.begin(), x.end(), v.begin());
-    return v;
+  // H scalars: the n - 1 coefficients of h = (a b - c) / Z, computed in place in domain-sized
+  // zero-padded working copies (the bundle itself stays untouched).
+  auto h_scalars = [&](util::ThreadPool& p) {
+    auto domain = poly::EvaluationDomain<Fr>::from_log_size(pk.meta.domain_log2);
+    auto padded = [n](std::span<const Fr> x) {
+      std::vector<Fr> v(n, Fr::zero());
+      std::copy(x.begin(), x.end(), v.begin());
+      return v;
+    };
+    std::vector<Fr> ha = padded(w.a<Fr>());
+    {
+      std::vector<Fr> hb = padded(w.b<Fr>()), hc = padded(w.c<Fr>());
+      poly::groth16_h_in_place<Fr>(domain, ha, hb, hc, p);
+    }
+    ha.resize(n - 1);
+    return ha;
   };
-  std::vector<Fr> ha = padded(w.a<Fr>());
-  {
-    std::vector<Fr> hb = padded(w.b<Fr>()), hc = padded(w.c<Fr>());
-    poly::groth16_h_in_place<Fr>(domain, ha, hb, hc, pool);
-  }
-  std::span<const Fr> h = std::span<const Fr>(ha).first(n - 1);
-  t.h_ms = detail::ms_since(t0);
-
-  t0 = std::chrono::steady_clock::now();
-  G1 a = detail::msm_z<G1P, Fr>(pk.a, inputs, aux, pool);
-  t.msm_a_ms = detail::ms_since(t0);
-  t0 = std::chrono::steady_clock::now();
-  G1 b1 = detail::msm_z<G1P, Fr>(pk.b_g1, inputs, aux, pool);
-  t.msm_b_g1_ms = detail::ms_since(t0);
-  t0 = std::chrono::steady_clock::now();
-  G2 b2 = detail::msm_z<G2P, Fr>(pk.b_g2, inputs, aux, pool);
-  t.msm_b_g2_ms = detail::ms_since(t0);
-  t0 = std::chrono::steady_clock::now();
-  G1 l = msm::msm<G1P>(pk.l, aux, pool);
-  t.msm_l_ms = detail::ms_since(t0);
-  t0 = std::chrono::steady_clock::now();
-  G1 hq = msm::msm<G1P>(pk.h.first(h.size()), h, pool);
-  t.msm_h_ms = detail::ms_since(t0);
-
-  const Proof<E> proof = assemble_proof<E>(pk.vk, {a, b1, b2, l, hq}, r, s);
-  t.total_ms = detail::ms_since(t_all);
-  if (timings) *timings = t;
-  return proof;
+  const KeyView<E> key{&pk.vk, pk.a, pk.b_g1, pk.l, pk.h, pk.b_g2};
+  return prove_with_view<E>(key, w, h_scalars, r, s, pool, timings, t_all);
 }
 
 // A uniformly random blinder (r or s) from the OS entropy source. Each limb straight from it:

@@ -17,7 +17,7 @@ namespace zkmill::groth16 {
 
 // What the key was made for; stored as JSON in the Meta section.
 struct KeyMeta {
-  std::string circuit;  // built-in circuit name ("chain", "merkle")
+  std::string circuit;  // built-in circuit name ("chain", "merkle", "porep")
   uint64_t size = 0;    // the --size it was made with
   uint64_t n_inputs = 0;       // public inputs including the constant ONE
   uint64_t n_aux = 0;          // private variables

@@ -13,7 +13,8 @@ constexpr size_t kZ85KeyChars = 40;
 constexpr size_t kBinaryKeyBytes = 32;
 
 std::string z85_to_binary(const std::string& z85) {
-  if (z85.size() != kZ85KeyChars) throw TransferError(ErrorCode::Auth, "a CURVE key is 40 Z85 characters, got " + std::to_string(z85.size()));
+  if (z85.size() != kZ85KeyChars)
+    throw TransferError(ErrorCode::Auth, "a CURVE key is 40 Z85 characters, got " + std::to_string(z85.size()));
   std::string bin(kBinaryKeyBytes, '\0');
   if (!zmq_z85_decode(reinterpret_cast<uint8_t*>(bin.data()), z85.c_str()))
     throw TransferError(ErrorCode::Auth, "not a Z85-encoded CURVE key: " + z85);
@@ -26,7 +27,8 @@ CurveKeyPair CurveKeyPair::generate() {
   char pub[kZ85KeyChars + 1] = {};
   char sec[kZ85KeyChars + 1] = {};
   if (zmq_curve_keypair(pub, sec) != 0)
-    throw TransferError(ErrorCode::Auth, std::string("zmq_curve_keypair failed (libzmq built without CURVE?): ") + zmq_strerror(zmq_errno()));
+    throw TransferError(ErrorCode::Auth, std::string("zmq_curve_keypair failed (libzmq built without CURVE?): ") +
+                                             zmq_strerror(zmq_errno()));
   return {pub, sec};
 }
 
@@ -37,7 +39,8 @@ ZapHandler::ZapHandler(zmq::context_t& ctx) : sock_(ctx, zmq::socket_type::rep) 
     // endpoint missing (libzmq would then let CURVE clients in unchecked).
     sock_.bind(kEndpoint);
   } catch (const zmq::error_t& e) {
-    throw TransferError(ErrorCode::Auth, std::string("cannot bind the ZAP endpoint (one handler per context; share it): ") + e.what());
+    throw TransferError(ErrorCode::Auth,
+                        std::string("cannot bind the ZAP endpoint (one handler per context; share it): ") + e.what());
   }
   thread_ = std::thread([this] { run(); });
 }
@@ -101,20 +104,20 @@ void ZapHandler::run() {
       std::lock_guard lock(mu_);
       observer = observer_;
     }
-    if (observer) {
-      std::string key_z85;
-      if (req.size() == 7 && req[6].size() == kBinaryKeyBytes) {
-        char z85[kZ85KeyChars + 1] = {};
-        if (zmq_z85_encode(z85, static_cast<const uint8_t*>(req[6].data()), kBinaryKeyBytes)) key_z85 = z85;
-      }
-      observer(req.size() > 2 ? req[2].to_string() : std::string(), key_z85, ok, ok ? std::string() : why);
+    std::string key_z85;
+    if (req.size() == 7 && req[6].size() == kBinaryKeyBytes) {
+      char z85[kZ85KeyChars + 1] = {};
+      if (zmq_z85_encode(z85, static_cast<const uint8_t*>(req[6].data()), kBinaryKeyBytes)) key_z85 = z85;
     }
+    if (observer) observer(req.size() > 2 ? req[2].to_string() : std::string(), key_z85, ok, ok ? std::string() : why);
     std::vector<zmq::message_t> rep;
     rep.emplace_back(std::string_view("1.0"));
     rep.emplace_back(request_id.data(), request_id.size());
     rep.emplace_back(std::string_view(ok ? "200" : "400"));
     rep.emplace_back(std::string_view(ok ? "OK" : why));
-    rep.emplace_back(std::string_view(""));  // user id
+    // The user id is the client's public key (Z85): libzmq attaches it to every message of the
+    // connection as the "User-Id" property, so a server can tell which key sent what.
+    rep.emplace_back(std::string_view(ok ? key_z85 : std::string()));
     rep.emplace_back(std::string_view(""));  // metadata
     try {
       zmq::send_multipart(sock_, rep);

@@ -4,6 +4,7 @@
 //   zkmill_gpu_bench [--msm-sizes 20,22,24,26] [--msm-g2-sizes 20,22] [--ntt-sizes 20,...,27]
 //                    [--prove-sizes 20,22,24] [--porep-log 27] [--check-cpu-log 20] [--g2-cpu-log 20]
 //                    [--runs 3] [--curves bn254,bls12-381] [--msm-c 0,16] [--ceilings 1]
+//                    [--msm-bits 1]
 //                    (a list "0" or a size 0 skips that part)
 #include <cstdio>
 #include <cstdlib>
@@ -32,17 +33,30 @@ int main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i];
     const char* v = argv[i + 1];
-    if (k == "--msm-sizes") o.msm_sizes = parse_list(v);
-    else if (k == "--msm-g2-sizes") o.msm_g2_sizes = parse_list(v);
-    else if (k == "--g2-cpu-log") o.g2_cpu_log = std::atoi(v);
-    else if (k == "--ntt-sizes") o.ntt_sizes = parse_list(v);
-    else if (k == "--prove-sizes") o.prove_sizes = parse_list(v);
-    else if (k == "--msm-c") o.msm_widths = parse_list(v).empty() ? std::vector<int>{0} : parse_list(v);
-    else if (k == "--porep-log") o.porep_log = std::atoi(v);
-    else if (k == "--check-cpu-log") o.check_cpu_log = std::atoi(v);
-    else if (k == "--runs") o.runs = std::max(1, std::atoi(v));
-    else if (k == "--ceilings") o.ceilings = std::atoi(v) != 0;
-    else if (k == "--curves") o.curves = v;
+    if (k == "--msm-sizes")
+      o.msm_sizes = parse_list(v);
+    else if (k == "--msm-g2-sizes")
+      o.msm_g2_sizes = parse_list(v);
+    else if (k == "--g2-cpu-log")
+      o.g2_cpu_log = std::atoi(v);
+    else if (k == "--ntt-sizes")
+      o.ntt_sizes = parse_list(v);
+    else if (k == "--prove-sizes")
+      o.prove_sizes = parse_list(v);
+    else if (k == "--msm-c")
+      o.msm_widths = parse_list(v).empty() ? std::vector<int>{0} : parse_list(v);
+    else if (k == "--porep-log")
+      o.porep_log = std::atoi(v);
+    else if (k == "--check-cpu-log")
+      o.check_cpu_log = std::atoi(v);
+    else if (k == "--runs")
+      o.runs = std::max(1, std::atoi(v));
+    else if (k == "--ceilings")
+      o.ceilings = std::atoi(v) != 0;
+    else if (k == "--msm-bits")
+      o.msm_bits = std::atoi(v) != 0;
+    else if (k == "--curves")
+      o.curves = v;
     else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
       return 2;

@@ -1,5 +1,5 @@
 // The GPU benchmark suite (cuda/bench/suite.hpp): card ceilings, G1 and G2 MSM with an exact check,
-// NTT, full proofs through prove_gpu_<curve> with synthetic keys, and a PoRep-sized partition.
+// NTT, full proofs through prove_gpu<E> with synthetic keys, and a PoRep-sized partition.
 //
 // MSM inputs: scalars a progression s0 + i d (random s0, d: every c-bit digit looks uniform);
 // points P_i = Q_(i mod 2^16) + R_(i >> 16), Q_j = [q0 + j dq] G, R_k = [r0 + k dr] G, summed and
@@ -75,7 +75,9 @@ __global__ void imad_kernel(uint32_t* sink, uint32_t seed, int iters) {
   for (int it = 0; it < iters; ++it) {
 #pragma unroll
     for (int j = 0; j < 8; ++j)
-      asm volatile("mad.lo.cc.u32 %0, %2, %3, %0;\n\tmadc.hi.u32 %1, %2, %3, %1;" : "+r"(lo[j]), "+r"(hi[j]) : "r"(a), "r"(b));
+      asm volatile("mad.lo.cc.u32 %0, %2, %3, %0;\n\tmadc.hi.u32 %1, %2, %3, %1;"
+                   : "+r"(lo[j]), "+r"(hi[j])
+                   : "r"(a), "r"(b));
   }
   uint32_t x = 0;
 #pragma unroll
@@ -126,7 +128,8 @@ void ceilings(std::vector<Row>& rows) {
   float ms = b.since(a);
   const double pairs = double(blocks) * 256 * 8 * iters;
   char note[160];
-  std::snprintf(note, sizeof note, "%.2f T IMAD lo+hi pairs/s (mad.lo.cc + madc.hi, 8 chains/thread)", pairs / ms / 1e9);
+  std::snprintf(note, sizeof note, "%.2f T IMAD lo+hi pairs/s (mad.lo.cc + madc.hi, 8 chains/thread)",
+                pairs / ms / 1e9);
   rows.push_back({"ceiling_imad", "-", 0, ms, ms, note});
 
   const size_t bytes = size_t(4) << 30;
@@ -164,7 +167,8 @@ void ceilings(std::vector<Row>& rows) {
   std::snprintf(note, sizeof note, "1 GiB host memcpy pageable->pinned, one thread: %.1f GB/s (the staging step)",
                 double(hbytes) / median(v) / 1e6);
   rows.push_back({"ceiling_host_stage", "-", 30, median(v), *std::min_element(v.begin(), v.end()), note});
-  for (size_t i = rows.size() - 4; i < rows.size(); ++i) std::printf("%s: %s\n", rows[i].op.c_str(), rows[i].note.c_str());
+  for (size_t i = rows.size() - 4; i < rows.size(); ++i)
+    std::printf("%s: %s\n", rows[i].op.c_str(), rows[i].note.c_str());
 
   // 32-bit vs 64-bit limbs for the Montgomery product (issue 6): both Fq's.
   auto limb_row = [&](const char* curve, const limbs::LimbWidthResult& lw) {
@@ -197,17 +201,25 @@ bool bench_msm(const char* op, const char* name, const std::vector<int>& sizes, 
   std::vector<typename G::Affine> qd(qh.size()), rd(rh.size());
   for (size_t i = 0; i < qh.size(); ++i) qd[i] = G::to_device_affine(qh[i]);
   for (size_t i = 0; i < rh.size(); ++i) rd[i] = G::to_device_affine(rh[i]);
-  std::vector<Fr> scalars(nmax);
-  fill_progression<Fr>(scalars, Fr::random(rng), Fr::random(rng));
+  std::vector<Fr> all_scalars(nmax);
+  fill_progression<Fr>(all_scalars, Fr::random(rng), Fr::random(rng));
+  // The PoRep mix for the "_bits" rows: 55% zeros, 40% ones, 5% progression values.
+  std::vector<Fr> bits(o.msm_bits ? nmax : 0);
+  for (size_t i = 0; i < bits.size(); ++i) {
+    const uint64_t u = rng() % 100;
+    bits[i] = u < 55 ? Fr::zero() : (u < 95 ? Fr::one() : all_scalars[i]);
+  }
 
   Stream stream;
   DeviceBuffer<typename G::Affine> d_q(qd.size(), "bench Q"), d_r(rd.size(), "bench R"), d_pts(nmax, "bench points");
-  DeviceBuffer<typename G::Fr> d_sc(nmax, "bench scalars");
+  DeviceBuffer<typename G::Fr> d_sc(nmax, "bench scalars"), d_bits(bits.size(), "bench bit scalars");
   ZK_CUDA_OK(cudaMemcpyAsync(d_q.get(), qd.data(), qd.size() * sizeof(qd[0]), cudaMemcpyHostToDevice, stream.get()));
   ZK_CUDA_OK(cudaMemcpyAsync(d_r.get(), rd.data(), rd.size() * sizeof(rd[0]), cudaMemcpyHostToDevice, stream.get()));
-  ZK_CUDA_OK(cudaMemcpyAsync(d_sc.get(), scalars.data(), nmax * sizeof(Fr), cudaMemcpyHostToDevice, stream.get()));
-  make_points_kernel<G><<<unsigned((nmax + 255) / 256), 256, 0, stream.get()>>>(d_q.get(), d_r.get(), d_pts.get(),
-                                                                                uint32_t(nmax));
+  ZK_CUDA_OK(cudaMemcpyAsync(d_sc.get(), all_scalars.data(), nmax * sizeof(Fr), cudaMemcpyHostToDevice, stream.get()));
+  if (!bits.empty())
+    ZK_CUDA_OK(cudaMemcpyAsync(d_bits.get(), bits.data(), nmax * sizeof(Fr), cudaMemcpyHostToDevice, stream.get()));
+  make_points_kernel<G>
+      <<<unsigned((nmax + 255) / 256), 256, 0, stream.get()>>>(d_q.get(), d_r.get(), d_pts.get(), uint32_t(nmax));
   ZK_CUDA_OK_LAUNCH();
   stream.sync();
 
@@ -216,48 +228,53 @@ bool bench_msm(const char* op, const char* name, const std::vector<int>& sizes, 
   using Eng =
       std::conditional_t<std::is_same_v<G, curve::G2Device<Curve>>, pippenger::G2Engine<Curve>, pippenger::Engine<G>>;
   Eng engine(stream.get());
-  for (int lg : sizes) {
-    const size_t n = size_t(1) << lg;
-    std::vector<Fr> sq(size_t(1) << kQLog, Fr::zero()), sr(rcount, Fr::zero());
-    for (size_t i = 0; i < n; ++i) {
-      sq[i & ((size_t(1) << kQLog) - 1)] += scalars[i];
-      sr[i >> kQLog] += scalars[i];
-    }
-    Fr e = Fr::zero(), qj = q0, rk = r0;
-    for (const Fr& s : sq) {
-      e += s * qj;
-      qj += dq;
-    }
-    for (const Fr& s : sr) {
-      e += s * rk;
-      rk += dr;
-    }
-    const auto want = Jac::generator() * e;
-    for (int c : o.msm_widths) {
-      const auto got = engine.run(d_pts.get(), d_sc.get(), n, c);  // warm-up, also the correctness check
-      const bool ok = got == want;
-      all_ok = all_ok && ok;
-      std::vector<float> ms;
-      Event a, b;
-      for (int r = 0; r < o.runs; ++r) {
-        a.record(stream.get());
-        (void)engine.run(d_pts.get(), d_sc.get(), n, c);
-        b.record(stream.get());
-        ms.push_back(b.since(a));
+  for (int lg : sizes)
+    for (int mix = 0; mix < (o.msm_bits ? 2 : 1); ++mix) {
+      const size_t n = size_t(1) << lg;
+      const std::vector<Fr>& scalars = mix == 0 ? all_scalars : bits;
+      const typename G::Fr* d_scalars = mix == 0 ? d_sc.get() : d_bits.get();
+      const std::string row_op = std::string(op) + (mix == 0 ? "" : "_bits");
+      std::vector<Fr> sq(size_t(1) << kQLog, Fr::zero()), sr(rcount, Fr::zero());
+      for (size_t i = 0; i < n; ++i) {
+        sq[i & ((size_t(1) << kQLog) - 1)] += scalars[i];
+        sr[i >> kQLog] += scalars[i];
       }
-      pippenger::MsmPhaseTimes t;
-      (void)engine.run(d_pts.get(), d_sc.get(), n, c, &t);
-      const auto& p = engine.plan();
-      char note[256];
-      std::snprintf(note, sizeof note,
-                    "%s c=%d%s W=%d | digits %.2f sort %.2f bounds %.2f acc %.2f (%d lvl) reduce %.2f host %.2f",
-                    ok ? "OK" : "WRONG", p.c, c == 0 ? "(auto)" : "", p.windows, t.digits, t.sort, t.bounds,
-                    t.accumulate, t.levels, t.reduce, t.host_tail);
-      rows.push_back({op, name, lg, median(ms), *std::min_element(ms.begin(), ms.end()), note});
-      std::printf("%s %-10s 2^%d  median %8.2f ms  %s\n", op, name, lg, rows.back().median_ms, note);
-      std::fflush(stdout);
+      Fr e = Fr::zero(), qj = q0, rk = r0;
+      for (const Fr& s : sq) {
+        e += s * qj;
+        qj += dq;
+      }
+      for (const Fr& s : sr) {
+        e += s * rk;
+        rk += dr;
+      }
+      const auto want = Jac::generator() * e;
+      for (int c : o.msm_widths) {
+        const auto got = engine.run(d_pts.get(), d_scalars, n, c);  // warm-up, also the correctness check
+        const bool ok = got == want;
+        all_ok = all_ok && ok;
+        std::vector<float> ms;
+        Event a, b;
+        for (int r = 0; r < o.runs; ++r) {
+          a.record(stream.get());
+          (void)engine.run(d_pts.get(), d_scalars, n, c);
+          b.record(stream.get());
+          ms.push_back(b.since(a));
+        }
+        pippenger::MsmPhaseTimes t;
+        (void)engine.run(d_pts.get(), d_scalars, n, c, &t);
+        const auto& p = engine.plan();
+        char note[256];
+        std::snprintf(note, sizeof note,
+                      "%s c=%d%s W=%d ones=%u windowed=%u | split+digits %.2f sort %.2f bounds %.2f acc %.2f (%d lvl) "
+                      "reduce %.2f host %.2f",
+                      ok ? "OK" : "WRONG", p.c, c == 0 ? "(auto)" : "", p.windows, t.n_one, t.n_other, t.digits, t.sort,
+                      t.bounds, t.accumulate, t.levels, t.reduce, t.host_tail);
+        rows.push_back({row_op, name, lg, median(ms), *std::min_element(ms.begin(), ms.end()), note});
+        std::printf("%s %-10s 2^%d  median %8.2f ms  %s\n", row_op.c_str(), name, lg, rows.back().median_ms, note);
+        std::fflush(stdout);
+      }
     }
-  }
   return all_ok;
 }
 
@@ -319,7 +336,8 @@ cs::WitnessBundle synthetic_bundle(uint32_t log_n, std::mt19937_64& rng) {
   fill_progression<Fr>(a, Fr::random(rng), Fr::random(rng));
   fill_progression<Fr>(b, Fr::random(rng), Fr::random(rng));
   util::ThreadPool::global().parallel_for(
-      n, [&](size_t lo, size_t hi) {
+      n,
+      [&](size_t lo, size_t hi) {
         for (size_t i = lo; i < hi; ++i) c[i] = a[i] * b[i];
       },
       size_t(1) << 14);
@@ -336,7 +354,8 @@ std::vector<P> tiled(const std::vector<P>& pool, size_t n, size_t offset) {
   std::vector<P> v(n);
   const size_t m = pool.size();
   util::ThreadPool::global().parallel_for(
-      n, [&](size_t lo, size_t hi) {
+      n,
+      [&](size_t lo, size_t hi) {
         for (size_t i = lo; i < hi; ++i) v[i] = pool[(i * 5 + offset) % m];
       },
       size_t(1) << 14);
@@ -372,19 +391,17 @@ template <class E>
 GpuResult prove_dispatch(const groth16::ProvingKey<E>& pk, const cs::WitnessBundle& w, const typename E::Fr& r,
                          const typename E::Fr& s, groth16::Proof<E>* out, GpuProveTimings* t,
                          const GpuProveOptions& po) {
-  if constexpr (std::is_same_v<E, curves::Bn254>)
-    return prove_gpu_bn254(pk, w, r, s, out, t, po);
-  else
-    return prove_gpu_bls12_381(pk, w, r, s, out, t, po);
+  return prove_gpu(pk, w, r, s, out, t, po);
 }
 
 std::string phase_note(const GpuProveTimings& t) {
   char note[360];
   if (t.g2_on_gpu)
-    std::snprintf(note, sizeof note,
-                  "%s key_up %.0f | up %.1f H %.1f A %.1f B1 %.1f B2(GPU) %.1f L %.1f Hmsm %.1f | comb %.1f",
-                  t.key_cache_hit ? "warm" : "cold", t.key_upload_ms, t.upload_ms, t.h_ms, t.msm_a_ms, t.msm_b_g1_ms,
-                  t.msm_b_g2_ms, t.msm_l_ms, t.msm_h_ms, t.combine_ms);
+    std::snprintf(
+        note, sizeof note,
+        "%s key_up %.0f | up %.1f (waited %.1f) H %.1f A %.1f B1 %.1f B2(GPU) %.1f L %.1f Hmsm %.1f | comb %.1f",
+        t.key_cache_hit ? "warm" : "cold", t.key_upload_ms, t.upload_ms, t.upload_wait_ms, t.h_ms, t.msm_a_ms,
+        t.msm_b_g1_ms, t.msm_b_g2_ms, t.msm_l_ms, t.msm_h_ms, t.combine_ms);
   else
     std::snprintf(note, sizeof note,
                   "%s key_up %.0f | up %.1f H %.1f A %.1f B1 %.1f L %.1f Hmsm %.1f | G2cpu %.0f (wait %.0f) comb %.1f",
@@ -437,8 +454,9 @@ bool bench_prove(const GpuBenchOptions& o, std::vector<Row>& rows) {
       const bool same = cpu == first;
       all_ok = all_ok && same;
       char note[200];
-      std::snprintf(note, sizeof note, "%s GPU proof == CPU proof | CPU: H %.0f A %.0f B1 %.0f B2 %.0f L %.0f Hmsm %.0f",
-                    same ? "OK" : "WRONG", ct.h_ms, ct.msm_a_ms, ct.msm_b_g1_ms, ct.msm_b_g2_ms, ct.msm_l_ms, ct.msm_h_ms);
+      std::snprintf(
+          note, sizeof note, "%s GPU proof == CPU proof | CPU: H %.0f A %.0f B1 %.0f B2 %.0f L %.0f Hmsm %.0f",
+          same ? "OK" : "WRONG", ct.h_ms, ct.msm_a_ms, ct.msm_b_g1_ms, ct.msm_b_g2_ms, ct.msm_l_ms, ct.msm_h_ms);
       rows.push_back({"prove_cpu", E::kName, lg, float(ct.total_ms), float(ct.total_ms), note});
       std::printf("prove_cpu %-10s 2^%d total %.1f ms  %s\n", E::kName, lg, ct.total_ms, note);
     }
@@ -579,7 +597,8 @@ int run_gpu_bench(const GpuBenchOptions& o) noexcept {
     return true;
   });
   const bool bn = o.curves.find("bn254") != std::string::npos, bls = o.curves.find("bls12-381") != std::string::npos;
-  if (o.ceilings) guarded("ceilings", [&] {
+  if (o.ceilings)
+    guarded("ceilings", [&] {
       ceilings(rows);
       return true;
     });
@@ -597,11 +616,13 @@ int run_gpu_bench(const GpuBenchOptions& o) noexcept {
               [&] { return bench_msm<curve::Bls12381G2>("msm_g2", "bls12-381", o.msm_g2_sizes, o, rows); });
   }
   if (!o.ntt_sizes.empty()) {
-    if (bn) guarded("ntt bn254", [&] {
+    if (bn)
+      guarded("ntt bn254", [&] {
         bench_ntt<ff::Bn254Fr>("bn254", o, rows);
         return true;
       });
-    if (bls) guarded("ntt bls12-381", [&] {
+    if (bls)
+      guarded("ntt bls12-381", [&] {
         bench_ntt<ff::Bls12381Fr>("bls12-381", o, rows);
         return true;
       });

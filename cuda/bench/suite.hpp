@@ -8,16 +8,17 @@
 namespace zkmill::cuda {
 
 struct GpuBenchOptions {
-  std::vector<int> msm_sizes{20, 22, 24, 26};           // log2 n; empty: skip
-  std::vector<int> msm_g2_sizes{20, 22};                // G2 MSM, log2 n; empty: skip
+  std::vector<int> msm_sizes{20, 22, 24, 26};  // log2 n; empty: skip
+  std::vector<int> msm_g2_sizes{20, 22};       // G2 MSM, log2 n; empty: skip
   std::vector<int> ntt_sizes{20, 21, 22, 23, 24, 25, 26, 27};
-  std::vector<int> prove_sizes{20, 22, 24};             // log2 domain of synthetic-key proofs
-  std::vector<int> msm_widths{0};                       // window widths (0: automatic)
-  int porep_log = 27;        // PoRep-sized BLS12-381 partition (device-generated key); 0: skip
-  int check_cpu_log = 20;    // also run the CPU prover at this prove size and compare; 0: skip
-  int g2_cpu_log = 20;       // also prove with B_G2 on the CPU pool at this size (the old path); 0: skip
+  std::vector<int> prove_sizes{20, 22, 24};  // log2 domain of synthetic-key proofs
+  std::vector<int> msm_widths{0};            // window widths (0: automatic)
+  bool msm_bits = true;    // also each MSM size on a PoRep-like mix (55% 0, 40% 1, 5% full): "_bits" rows
+  int porep_log = 27;      // PoRep-sized BLS12-381 partition (device-generated key); 0: skip
+  int check_cpu_log = 20;  // also run the CPU prover at this prove size and compare; 0: skip
+  int g2_cpu_log = 20;     // also prove with B_G2 on the CPU pool at this size (the old path); 0: skip
   int runs = 3;
-  bool ceilings = true;      // IMAD rate, D2D and pinned H2D bandwidth
+  bool ceilings = true;  // IMAD rate, D2D and pinned H2D bandwidth
   std::string curves = "bn254,bls12-381";
 };
 

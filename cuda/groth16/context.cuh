@@ -4,6 +4,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -11,15 +12,17 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <type_traits>
 
+#include "common/util/thread_pool.hpp"
 #include "cuda/ec/g1.hpp"
 #include "cuda/ec/g2.hpp"
-#include "cuda/runtime/gpu_memory.cuh"
 #include "cuda/groth16/prover.hpp"
 #include "cuda/msm/g2_engine.cuh"
 #include "cuda/msm/pippenger.cuh"
 #include "cuda/ntt/ntt.cuh"
+#include "cuda/runtime/gpu_memory.cuh"
 
 namespace zkmill::cuda::g16 {
 
@@ -48,16 +51,26 @@ class PinnedBuffer {
   size_t bytes_;
 };
 
-// A bounded ring of pinned staging slots. upload() copies host memory into a free slot on the
-// calling thread, then issues the slot -> device copy on `stream`; the slot is reused once the
-// event recorded after its copy has completed, so the host's memcpy into slot k+1 overlaps the
-// DMA of slot k. Only kSlots x kSlotBytes is ever pinned, whatever the bundle's size.
+// A bounded ring of pinned staging slots. upload() copies host memory into a free slot, then
+// issues the slot -> device copy on `stream`; the slot is reused once the event recorded after
+// its copy has completed, so the host's memcpy into slot k+1 overlaps the DMA of slot k. Only
+// kSlots x kSlotBytes is ever pinned, whatever the bundle's size. The host copy into a slot is
+// split over a few staging threads of the pool's own: one thread stages pageable memory at
+// ~9 GB/s on the H200 host (cuda/bench/NOTES.md), a sixth of the 55 GB/s the DMA takes, and
+// the per-proof upload was 431 of a 752 ms BN254 2^24 proof. Its own pool, not the global one:
+// a CPU-G2 MSM on the global pool must not queue the uploads behind its batches.
 class PinnedPool {
  public:
   static constexpr int kSlots = 4;
   static constexpr size_t kSlotBytes = size_t(32) << 20;
 
-  PinnedPool() {
+  // Half the hardware threads, at most 8 (memory bandwidth, not cores, bounds a memcpy).
+  static size_t staging_threads() {
+    const size_t hw = std::thread::hardware_concurrency();
+    return std::clamp<size_t>(hw / 2, 1, 8);
+  }
+
+  PinnedPool() : stagers_(staging_threads()) {
     for (int i = 0; i < kSlots; ++i) slot_[i] = std::make_unique<PinnedBuffer>(kSlotBytes);
   }
 
@@ -73,7 +86,9 @@ class PinnedPool {
       Event& ev = ev_[next_];
       if (used_[next_]) ZK_CUDA_OK(cudaEventSynchronize(ev.get()));
       uint8_t* slot = slot_[next_]->get();
-      std::memcpy(slot, reinterpret_cast<const uint8_t*>(src + off), len * sizeof(T));
+      const uint8_t* from = reinterpret_cast<const uint8_t*>(src + off);
+      stagers_.parallel_for(
+          len * sizeof(T), [&](size_t lo, size_t hi) { std::memcpy(slot + lo, from + lo, hi - lo); }, size_t(1) << 20);
       issue(reinterpret_cast<const T*>(slot), off, len);
       ev.record(stream);
       used_[next_] = true;
@@ -89,6 +104,7 @@ class PinnedPool {
   }
 
  private:
+  util::ThreadPool stagers_;
   std::unique_ptr<PinnedBuffer> slot_[kSlots];
   Event ev_[kSlots];
   bool used_[kSlots] = {};
@@ -214,7 +230,7 @@ struct CurveState {
 class DeviceContext {
  public:
   explicit DeviceContext(int dev) : device(select(dev)) {}
-  std::mutex mu;  // one proof at a time per device
+  std::mutex mu;     // one proof at a time per device
   const int device;  // initialised first: the streams, events and pinned pool belong to it
   Stream compute, copy;
   PinnedPool pinned;

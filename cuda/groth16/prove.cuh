@@ -189,16 +189,19 @@ GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>
   m0 = std::chrono::steady_clock::now();
   out.l = st.msm.run(key.l, st.z.get() + n_in, n_aux);
   t.msm_l_ms = ms_since(m0);
+  const auto u1 = std::chrono::steady_clock::now();
+  const double z_ms = upload_ms;
   upload_ms += uploader.get();
   t.upload_ms = upload_ms;
+  t.upload_wait_ms = z_ms + ms_since(u1);
 
   // H on the device.
   ZK_CUDA_OK(cudaStreamWaitEvent(cs, abc_ready.get(), 0));
   h0.record(cs);
   ZK_CUDA_OK(cudaMemsetAsync(st.bad_row.get(), 0xff, sizeof(unsigned long long), cs));
   if (rows > 0) {
-    check_rows_kernel<F><<<blocks_of(rows, 256), 256, 0, cs>>>(st.a.get(), st.b.get(), st.c.get(), rows,
-                                                               st.bad_row.get());
+    check_rows_kernel<F>
+        <<<blocks_of(rows, 256), 256, 0, cs>>>(st.a.get(), st.b.get(), st.c.get(), rows, st.bad_row.get());
     ZK_CUDA_OK_LAUNCH();
   }
   const F* h_scalars = st.t.get();
@@ -291,21 +294,21 @@ std::string key_fingerprint(const HostKey<E>& k) {
 // a device staging image and converted there (ordered on the copy stream, so one staging
 // buffer serves every chunk).
 template <class G>
-void upload_section(DeviceContext& ctx, std::span<const typename G::HostAffine> src, DeviceBuffer<typename G::Affine>& dst,
-                    DeviceBuffer<typename G::HostImage>& staging, const char* what) {
+void upload_section(DeviceContext& ctx, std::span<const typename G::HostAffine> src,
+                    DeviceBuffer<typename G::Affine>& dst, DeviceBuffer<typename G::HostImage>& staging,
+                    const char* what) {
   using Img = typename G::HostImage;
   dst.reserve(src.size(), what);
   if (src.empty()) return;
   const cudaStream_t cp = ctx.copy.get();
-  ctx.pinned.stream_chunks(reinterpret_cast<const Img*>(src.data()), src.size(), cp,
-                           [&](const Img* chunk, size_t off, size_t len) {
-                             ZK_CUDA_OK(cudaMemcpyAsync(staging.get(), chunk, len * sizeof(Img),
-                                                        cudaMemcpyHostToDevice, cp));
-                             pippenger::image_to_affine_kernel<G>
-                                 <<<pippenger::blocks_for(len, pippenger::kThreads), pippenger::kThreads, 0, cp>>>(
-                                     staging.get(), dst.get() + off, uint32_t(len));
-                             ZK_CUDA_OK_LAUNCH();
-                           });
+  ctx.pinned.stream_chunks(
+      reinterpret_cast<const Img*>(src.data()), src.size(), cp, [&](const Img* chunk, size_t off, size_t len) {
+        ZK_CUDA_OK(cudaMemcpyAsync(staging.get(), chunk, len * sizeof(Img), cudaMemcpyHostToDevice, cp));
+        pippenger::image_to_affine_kernel<G>
+            <<<pippenger::blocks_for(len, pippenger::kThreads), pippenger::kThreads, 0, cp>>>(
+                staging.get(), dst.get() + off, uint32_t(len));
+        ZK_CUDA_OK_LAUNCH();
+      });
 }
 
 // The key's G1 sections and, with_b2, its B_G2 section.

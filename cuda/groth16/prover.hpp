@@ -27,8 +27,11 @@ namespace zkmill::cuda {
 // Wall-clock milliseconds of one GPU proof's phases (host clock; GPU phases end on a sync).
 struct GpuProveTimings {
   double key_upload_ms = 0;  // 0 on a key-cache hit
-  double upload_ms = 0;      // scalars + a, b, c through the pinned pool (overlaps the first NTTs)
-  double h_ms = 0;           // H on the device: from a's first NTT to h ready (CUDA events)
+  double upload_ms = 0;      // host time of the scalar and a, b, c uploads through the pinned pool
+  // Of that, the time the proof waited for it: the scalars' upload (the MSMs need all of z)
+  // plus any wait for the a, b, c upload after the MSMs it overlaps.
+  double upload_wait_ms = 0;
+  double h_ms = 0;  // H on the device: from a's first NTT to h ready (CUDA events)
   double msm_a_ms = 0, msm_b_g1_ms = 0, msm_l_ms = 0, msm_h_ms = 0;  // G1 MSMs on the GPU
   // B_G2: msm_b_g2_ms on the GPU (the default), or in CPU-G2 mode (g2_on_cpu) g2_cpu_ms on the
   // CPU pool, concurrent with the above, and g2_wait_ms the GPU side's wait for it afterwards.
@@ -62,14 +65,14 @@ struct KeyCacheStats {
   uint64_t entries = 0;
 };
 
-// out is written only on success. r, s are the blinders (prove_with_randomness's r, s).
-GpuResult prove_gpu_bn254(const groth16::ProvingKey<curves::Bn254>& pk, const cs::WitnessBundle& w,
-                          const curves::Bn254::Fr& r, const curves::Bn254::Fr& s, groth16::Proof<curves::Bn254>* out,
-                          GpuProveTimings* timings = nullptr, const GpuProveOptions& options = {}) noexcept;
-GpuResult prove_gpu_bls12_381(const groth16::ProvingKey<curves::Bls12381>& pk, const cs::WitnessBundle& w,
-                              const curves::Bls12381::Fr& r, const curves::Bls12381::Fr& s,
-                              groth16::Proof<curves::Bls12381>* out, GpuProveTimings* timings = nullptr,
-                              const GpuProveOptions& options = {}) noexcept;
+// out is written only on success. r, s are the blinders (prove_with_randomness's r, s). E is
+// curves::Bn254 or curves::Bls12381, deduced from the key and `out` (name it, prove_gpu<E>,
+// when passing a null `out`); one instantiation per curve, in prover_<curve>.cu. The overload
+// for snarkjs keys is in zkey_prover.hpp.
+template <class E>
+GpuResult prove_gpu(const groth16::ProvingKey<E>& pk, const cs::WitnessBundle& w, const typename E::Fr& r,
+                    const typename E::Fr& s, groth16::Proof<E>* out, GpuProveTimings* timings = nullptr,
+                    const GpuProveOptions& options = {}) noexcept;
 
 // The key-cache budget of a device in bytes (default: half of the device's memory; the rest is
 // left to the per-proof buffers and MSM scratch). Shrinking evicts at once.

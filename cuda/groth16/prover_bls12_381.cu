@@ -6,18 +6,28 @@
 
 namespace zkmill::cuda {
 
-GpuResult prove_gpu_bls12_381(const groth16::ProvingKey<curves::Bls12381>& pk, const cs::WitnessBundle& w,
-                              const curves::Bls12381::Fr& r, const curves::Bls12381::Fr& s,
-                              groth16::Proof<curves::Bls12381>* out, GpuProveTimings* timings,
-                              const GpuProveOptions& options) noexcept {
-  return g16::prove_impl<curves::Bls12381>(pk, w, r, s, out, timings, options);
+// The generic bodies (the same in both curves' units); each unit instantiates its own curve.
+template <class E>
+GpuResult prove_gpu(const groth16::ProvingKey<E>& pk, const cs::WitnessBundle& w, const typename E::Fr& r,
+                    const typename E::Fr& s, groth16::Proof<E>* out, GpuProveTimings* timings,
+                    const GpuProveOptions& options) noexcept {
+  return g16::prove_impl<E>(pk, w, r, s, out, timings, options);
 }
 
-GpuResult prove_gpu_zkey_bls12_381(const formats::ZkeyProvingKey<curves::Bls12381>& pk, const cs::WitnessBundle& w,
-                                   const curves::Bls12381::Fr& r, const curves::Bls12381::Fr& s,
-                                   groth16::Proof<curves::Bls12381>* out, GpuProveTimings* timings,
-                                   const GpuProveOptions& options) noexcept {
-  return g16::prove_zkey_impl<curves::Bls12381>(pk, w, r, s, out, timings, options);
+template <class E>
+GpuResult prove_gpu(const formats::ZkeyProvingKey<E>& pk, const cs::WitnessBundle& w, const typename E::Fr& r,
+                    const typename E::Fr& s, groth16::Proof<E>* out, GpuProveTimings* timings,
+                    const GpuProveOptions& options) noexcept {
+  return g16::prove_zkey_impl<E>(pk, w, r, s, out, timings, options);
 }
+
+// This unit's curve.
+using Curve = curves::Bls12381;
+template GpuResult prove_gpu<Curve>(const groth16::ProvingKey<Curve>&, const cs::WitnessBundle&, const Curve::Fr&,
+                                    const Curve::Fr&, groth16::Proof<Curve>*, GpuProveTimings*,
+                                    const GpuProveOptions&) noexcept;
+template GpuResult prove_gpu<Curve>(const formats::ZkeyProvingKey<Curve>&, const cs::WitnessBundle&, const Curve::Fr&,
+                                    const Curve::Fr&, groth16::Proof<Curve>*, GpuProveTimings*,
+                                    const GpuProveOptions&) noexcept;
 
 }  // namespace zkmill::cuda

@@ -6,17 +6,28 @@
 
 namespace zkmill::cuda {
 
-GpuResult prove_gpu_bn254(const groth16::ProvingKey<curves::Bn254>& pk, const cs::WitnessBundle& w,
-                          const curves::Bn254::Fr& r, const curves::Bn254::Fr& s, groth16::Proof<curves::Bn254>* out,
-                          GpuProveTimings* timings, const GpuProveOptions& options) noexcept {
-  return g16::prove_impl<curves::Bn254>(pk, w, r, s, out, timings, options);
+// The generic bodies (the same in both curves' units); each unit instantiates its own curve.
+template <class E>
+GpuResult prove_gpu(const groth16::ProvingKey<E>& pk, const cs::WitnessBundle& w, const typename E::Fr& r,
+                    const typename E::Fr& s, groth16::Proof<E>* out, GpuProveTimings* timings,
+                    const GpuProveOptions& options) noexcept {
+  return g16::prove_impl<E>(pk, w, r, s, out, timings, options);
 }
 
-GpuResult prove_gpu_zkey_bn254(const formats::ZkeyProvingKey<curves::Bn254>& pk, const cs::WitnessBundle& w,
-                               const curves::Bn254::Fr& r, const curves::Bn254::Fr& s,
-                               groth16::Proof<curves::Bn254>* out, GpuProveTimings* timings,
-                               const GpuProveOptions& options) noexcept {
-  return g16::prove_zkey_impl<curves::Bn254>(pk, w, r, s, out, timings, options);
+template <class E>
+GpuResult prove_gpu(const formats::ZkeyProvingKey<E>& pk, const cs::WitnessBundle& w, const typename E::Fr& r,
+                    const typename E::Fr& s, groth16::Proof<E>* out, GpuProveTimings* timings,
+                    const GpuProveOptions& options) noexcept {
+  return g16::prove_zkey_impl<E>(pk, w, r, s, out, timings, options);
 }
+
+// This unit's curve.
+using Curve = curves::Bn254;
+template GpuResult prove_gpu<Curve>(const groth16::ProvingKey<Curve>&, const cs::WitnessBundle&, const Curve::Fr&,
+                                    const Curve::Fr&, groth16::Proof<Curve>*, GpuProveTimings*,
+                                    const GpuProveOptions&) noexcept;
+template GpuResult prove_gpu<Curve>(const formats::ZkeyProvingKey<Curve>&, const cs::WitnessBundle&, const Curve::Fr&,
+                                    const Curve::Fr&, groth16::Proof<Curve>*, GpuProveTimings*,
+                                    const GpuProveOptions&) noexcept;
 
 }  // namespace zkmill::cuda

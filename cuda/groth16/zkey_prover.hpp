@@ -1,4 +1,4 @@
-// Public entry points of the GPU Groth16 prover for snarkjs keys (.zkey, BN254 and BLS12-381):
+// Public entry point of the GPU Groth16 prover for snarkjs keys (.zkey, BN254 and BLS12-381):
 // the same proof, bit for bit, as formats::prove_zkey_with_randomness; plain C++ so callers
 // built without nvcc link it.
 //
@@ -24,26 +24,12 @@ namespace zkmill::cuda {
 
 // out is written only on success. r, s are the blinders (prove_zkey_with_randomness's r, s).
 // options.key_id: the key's identity in the device key cache; empty: a fingerprint of the key.
-// Callers holding the .zkey file pass zkey_cache_id(path).
-GpuResult prove_gpu_zkey_bn254(const formats::ZkeyProvingKey<curves::Bn254>& pk, const cs::WitnessBundle& w,
-                               const curves::Bn254::Fr& r, const curves::Bn254::Fr& s,
-                               groth16::Proof<curves::Bn254>* out, GpuProveTimings* timings = nullptr,
-                               const GpuProveOptions& options = {}) noexcept;
-GpuResult prove_gpu_zkey_bls12_381(const formats::ZkeyProvingKey<curves::Bls12381>& pk, const cs::WitnessBundle& w,
-                                   const curves::Bls12381::Fr& r, const curves::Bls12381::Fr& s,
-                                   groth16::Proof<curves::Bls12381>* out, GpuProveTimings* timings = nullptr,
-                                   const GpuProveOptions& options = {}) noexcept;
-
-// The entry of E's curve (for code templated on the curve).
+// Callers holding the .zkey file pass zkey_cache_id(path). The same entry name as the native
+// keys' prove_gpu (prover.hpp), overloaded on the key type, E deduced from it.
 template <class E>
-GpuResult prove_gpu_zkey(const formats::ZkeyProvingKey<E>& pk, const cs::WitnessBundle& w, const typename E::Fr& r,
-                         const typename E::Fr& s, groth16::Proof<E>* out, GpuProveTimings* timings = nullptr,
-                         const GpuProveOptions& options = {}) noexcept {
-  if constexpr (E::kId == CurveId::Bn254)
-    return prove_gpu_zkey_bn254(pk, w, r, s, out, timings, options);
-  else
-    return prove_gpu_zkey_bls12_381(pk, w, r, s, out, timings, options);
-}
+GpuResult prove_gpu(const formats::ZkeyProvingKey<E>& pk, const cs::WitnessBundle& w, const typename E::Fr& r,
+                    const typename E::Fr& s, groth16::Proof<E>* out, GpuProveTimings* timings = nullptr,
+                    const GpuProveOptions& options = {}) noexcept;
 
 // "zkey:<absolute path>:<size>:<mtime>": a key-cache id that changes when the file does (a
 // rewritten key never proves against stale resident points). Empty when the file cannot be

@@ -16,18 +16,19 @@ struct MsmOptions {
   int window_bits = 0;  // 0: chosen from n (at most 16); 2..22 forces a width (tests, tuning)
 };
 
-// out = sum_i scalars[i] * points[i]. Points at infinity and zero scalars are allowed. `out` is
-// written only on success. Never throws: a missing GPU, an out-of-memory device or any CUDA
-// failure comes back as a GpuResult whose message says what failed and where.
-MsmResult msm_g1_bls12_381(const curves::Bls12381::G1Affine* points, const curves::Bls12381::Fr* scalars,
-                           size_t n, curves::Bls12381::G1* out, const MsmOptions& options = {}) noexcept;
-MsmResult msm_g1_bn254(const curves::Bn254::G1Affine* points, const curves::Bn254::Fr* scalars, size_t n,
-                       curves::Bn254::G1* out, const MsmOptions& options = {}) noexcept;
+// out = sum_i scalars[i] * points[i], for E = curves::Bn254 or curves::Bls12381 (defined and
+// instantiated once per curve in msm_g1.cu / msm_g2_<curve>.cu). Points at infinity and zero
+// scalars are allowed; scalars equal to 0 or 1 cost no window work (bit-aware: a witness of
+// mostly bits costs about one addition per 1-scalar). `out` is written only on success. Never
+// throws: a missing GPU, an out-of-memory device or any CUDA failure comes back as a GpuResult
+// whose message says what failed and where.
+template <class E>
+MsmResult msm_g1(const typename E::G1Affine* points, const typename E::Fr* scalars, size_t n, typename E::G1* out,
+                 const MsmOptions& options = {}) noexcept;
 
 // The same over G2 (points over Fq2, the CPU's ec::Affine<G2Params> as they are in memory).
-MsmResult msm_g2_bls12_381(const curves::Bls12381::G2Affine* points, const curves::Bls12381::Fr* scalars, size_t n,
-                           curves::Bls12381::G2* out, const MsmOptions& options = {}) noexcept;
-MsmResult msm_g2_bn254(const curves::Bn254::G2Affine* points, const curves::Bn254::Fr* scalars, size_t n,
-                       curves::Bn254::G2* out, const MsmOptions& options = {}) noexcept;
+template <class E>
+MsmResult msm_g2(const typename E::G2Affine* points, const typename E::Fr* scalars, size_t n, typename E::G2* out,
+                 const MsmOptions& options = {}) noexcept;
 
 }  // namespace zkmill::cuda

@@ -6,10 +6,15 @@
 
 namespace zkmill::cuda {
 
-MsmResult msm_g2_bn254(const curves::Bn254::G2Affine* points, const curves::Bn254::Fr* scalars, size_t n,
-                       curves::Bn254::G2* out, const MsmOptions& options) noexcept {
-  return pippenger::msm_from_host<curve::Bn254G2>(points, scalars, n, out, options);
+// The generic body (the same in both curves' units); each unit instantiates its own curve only.
+template <class E>
+MsmResult msm_g2(const typename E::G2Affine* points, const typename E::Fr* scalars, size_t n, typename E::G2* out,
+                 const MsmOptions& options) noexcept {
+  return pippenger::msm_from_host<curve::G2Device<E>>(points, scalars, n, out, options);
 }
+
+template MsmResult msm_g2<curves::Bn254>(const curves::Bn254::G2Affine*, const curves::Bn254::Fr*, size_t,
+                                         curves::Bn254::G2*, const MsmOptions&) noexcept;
 
 }  // namespace zkmill::cuda
 

@@ -2,7 +2,11 @@
 // The algebra (windows, signed digits, bucket reduction identity) is in pippenger_plan.hpp.
 //
 // Pipeline for n points and W windows of c bits, everything on one stream:
-//  1. digits:     one thread per scalar: Montgomery -> canonical, signed recoding, and for each
+//  0. classify:   bit-aware split (the PoRep workload: ~95% of witness values are 0 or 1):
+//                 scalars equal to 0 are dropped, those equal to 1 are listed and their points
+//                 summed by a plain reduction (no windows), and only the rest (n' of them) go
+//                 through the steps below, whose sort and plan are sized by n', not n.
+//  1. digits:     one thread per remaining scalar: Montgomery -> canonical, signed recoding, and for each
 //                 window a (key = window * B + |d| - 1, value = point index | sign) pair; zero
 //                 digits get a sentinel key that sorts after every bucket.
 //  2. sort:       CUB radix sort of the W * n pairs on key_bits bits: each bucket's points become
@@ -19,21 +23,21 @@
 //  5. reduce:     per window, groups of G buckets are summed by running sums (T_g, R_g), and one
 //                 block per (window, output) reduces those to 1 + log2 K points in shared memory.
 //  6. host:       the W * (1 + log2 K) points are combined with a few hundred doublings on the
-//                 CPU (pippenger_plan.hpp: combine_windows).
+//                 CPU (pippenger_plan.hpp: combine_windows), plus the sum of the 1-scalar points.
 #pragma once
 
+#include <cstdint>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
-
-#include <cstdint>
+#include <cub/device/device_select.cuh>
 #include <stdexcept>
 #include <vector>
 
 #include "cuda/ec/g1.hpp"
 #include "cuda/ec/g2.hpp"
-#include "cuda/runtime/gpu_memory.cuh"
 #include "cuda/msm/pippenger_plan.hpp"
+#include "cuda/runtime/gpu_memory.cuh"
 
 namespace zkmill::cuda::pippenger {
 
@@ -41,7 +45,9 @@ constexpr int kThreads = 256;     // light 1-D kernels
 constexpr int kAccThreads = 128;  // register-heavy point-addition kernels
 constexpr int kReduceThreads = 128;
 
-inline unsigned blocks_for(uint64_t n, int threads) { return unsigned((n + uint64_t(threads) - 1) / uint64_t(threads)); }
+inline unsigned blocks_for(uint64_t n, int threads) {
+  return unsigned((n + uint64_t(threads) - 1) / uint64_t(threads));
+}
 
 // CPU-layout points (HostAffineImage) to the compact affine layout the kernels read; the CPU's
 // infinity flag becomes the (0, 0) encoding. Works for any coordinate field (Fq or Fq2) through
@@ -55,17 +61,35 @@ __global__ void image_to_affine_kernel(const typename G::HostImage* in, typename
   out[i] = a.infinity ? G::Affine::infinity() : typename G::Affine{F::from_words(a.x), F::from_words(a.y)};
 }
 
+// Bit-aware split: idx_other[i] = idx_one[i] = i, with flags saying which list keeps i (scalars
+// are fully reduced Montgomery words, so 0 and 1 are recognised without a multiplication; the
+// lists are then compacted in place by cub::DeviceSelect::Flagged, preserving order).
 template <class Fr>
-__global__ void digits_kernel(const Fr* scalars, MsmPlan plan, uint32_t* keys, uint32_t* vals) {
+__global__ void classify_kernel(const Fr* scalars, uint32_t n, uint32_t* idx_other, uint8_t* is_other,
+                                uint32_t* idx_one, uint8_t* is_one) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const Fr s = scalars[i];
+  const bool one = s == Fr::one();
+  idx_other[i] = i;
+  idx_one[i] = i;
+  is_other[i] = !one && !s.is_zero();
+  is_one[i] = one;
+}
+
+// Digits of the scalars listed in idx (the non-0/1 ones); values carry the original index.
+template <class Fr>
+__global__ void digits_kernel(const Fr* scalars, const uint32_t* idx, MsmPlan plan, uint32_t* keys, uint32_t* vals) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= plan.n) return;
-  const Fr s = scalars[i].to_canonical();
+  const uint32_t src = idx[i];
+  const Fr s = scalars[src].to_canonical();
   uint32_t carry = 0;
   for (int w = 0; w < plan.windows; ++w) {
     bool neg = false;
     const uint32_t mag = signed_digit(s.v, w, plan.c, carry, neg);
     uint32_t key = 0, val = 0;
-    digit_key(plan, w, mag, neg, i, key, val);
+    digit_key(plan, w, mag, neg, src, key, val);
     const size_t at = size_t(w) * plan.n + i;
     keys[at] = key;
     vals[at] = val;
@@ -98,9 +122,10 @@ static __global__ void chunk_counts_kernel(const uint32_t* count, uint32_t nb, u
 
 // Level 1: thread j sums chunk j of its bucket's points (signed, affine) into an XYZZ partial.
 template <class G>
-__global__ void __launch_bounds__(kAccThreads) accumulate_points_kernel(
-    const uint32_t* in_start, const uint32_t* in_count, const uint32_t* out_off, uint32_t nb, uint32_t chunk,
-    uint32_t max_chunks, const uint32_t* vals, const typename G::Affine* points, typename G::Bucket* out) {
+__global__ void __launch_bounds__(kAccThreads)
+    accumulate_points_kernel(const uint32_t* in_start, const uint32_t* in_count, const uint32_t* out_off, uint32_t nb,
+                             uint32_t chunk, uint32_t max_chunks, const uint32_t* vals,
+                             const typename G::Affine* points, typename G::Bucket* out) {
   using F = typename G::Fq;
   const uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= max_chunks || j >= out_off[nb]) return;
@@ -122,9 +147,10 @@ __global__ void __launch_bounds__(kAccThreads) accumulate_points_kernel(
 
 // Later levels: thread j sums chunk j of its bucket's contiguous XYZZ partials.
 template <class G>
-__global__ void __launch_bounds__(kAccThreads) accumulate_partials_kernel(
-    const uint32_t* in_start, const uint32_t* in_count, const uint32_t* out_off, uint32_t nb, uint32_t chunk,
-    uint32_t max_chunks, const typename G::Bucket* in, typename G::Bucket* out) {
+__global__ void __launch_bounds__(kAccThreads)
+    accumulate_partials_kernel(const uint32_t* in_start, const uint32_t* in_count, const uint32_t* out_off, uint32_t nb,
+                               uint32_t chunk, uint32_t max_chunks, const typename G::Bucket* in,
+                               typename G::Bucket* out) {
   const uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= max_chunks || j >= out_off[nb]) return;
   const uint32_t b = owner_of(out_off, nb, j);
@@ -147,7 +173,7 @@ __global__ void gather_buckets_kernel(const uint32_t* start, const uint32_t* cou
 // Thread (w, g): running sums over the G buckets of group g, top down: R_g = sum S, T_g = sum j S.
 template <class G>
 __global__ void __launch_bounds__(kAccThreads) bucket_groups_kernel(const typename G::Bucket* buckets, MsmPlan plan,
-                                                                     typename G::Bucket* tri, typename G::Bucket* run) {
+                                                                    typename G::Bucket* tri, typename G::Bucket* run) {
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   const uint32_t k = plan.groups();
   if (t >= uint32_t(plan.windows) * k) return;
@@ -166,9 +192,9 @@ __global__ void __launch_bounds__(kAccThreads) bucket_groups_kernel(const typena
 // Block (w, o): o = 0 sums T_g over all groups of window w; o = 1 + k sums R_g over the groups
 // whose index has bit k set. Strided per-thread sums, then a tree in shared memory.
 template <class G>
-__global__ void __launch_bounds__(kReduceThreads) window_sums_kernel(const typename G::Bucket* tri,
-                                                                     const typename G::Bucket* run, MsmPlan plan,
-                                                                     typename G::Bucket* sums) {
+__global__ void __launch_bounds__(kReduceThreads)
+    window_sums_kernel(const typename G::Bucket* tri, const typename G::Bucket* run, MsmPlan plan,
+                       typename G::Bucket* sums) {
   using B = typename G::Bucket;
   __shared__ B sm[kReduceThreads];
   const int per = plan.sums_per_window();
@@ -199,7 +225,8 @@ __global__ void __launch_bounds__(kReduceThreads) window_sums_kernel(const typen
 // between phases cost a little). digits / sort / bounds are 0 for a run on shared digits.
 struct MsmPhaseTimes {
   float digits = 0, sort = 0, bounds = 0, accumulate = 0, reduce = 0, host_tail = 0, total = 0;
-  int levels = 0;  // accumulation levels run (1 when no bucket exceeded one chunk)
+  int levels = 0;                   // accumulation levels run (1 when no bucket exceeded one chunk)
+  uint32_t n_one = 0, n_other = 0;  // scalars equal to 1 (plain sum) and neither 0 nor 1 (windows)
 };
 
 // The scalar side of an MSM: the plan, the sorted (bucket key, point index | sign) pairs and the
@@ -208,7 +235,10 @@ struct MsmPhaseTimes {
 // and engines of different groups can share one to share its memory (W n pairs, double-buffered:
 // 16 bytes per digit). Also holds the byte buffers the engines carve their partial sums from.
 struct MsmScratch {
-  MsmPlan plan;
+  MsmPlan plan;  // over the n_other scalars that are neither 0 nor 1
+  uint32_t n_one = 0, n_other = 0;
+  DeviceBuffer<uint32_t> idx_other, idx_one, counts;  // bit-aware split (classify_kernel)
+  DeviceBuffer<uint8_t> flags;
   const uint32_t* keys = nullptr;  // into keys_[.] after prepare(); sorted
   const uint32_t* vals = nullptr;
   uint32_t max_count = 0;  // points in the fullest bucket
@@ -240,30 +270,63 @@ class Engine {
     return sum(d_points, times, true);
   }
 
-  // Digits, sort and bucket runs of n scalars into the scratch (for sum()).
+  // Bit-aware split, digits, sort and bucket runs of n scalars into the scratch (for sum()).
   void prepare(const Fr* d_scalars, size_t n, int c_override = 0, bool timed = false) {
     MsmScratch& S = *s_;
     S.ready = false;
-    S.plan = make_plan(n, Fr::kBits, c_override);
-    const MsmPlan& p = S.plan;
-    const uint32_t total = uint32_t(p.digits());
-    const uint32_t nb = p.total_buckets;
+    (void)make_plan(n, Fr::kBits, c_override);  // rejects bad sizes and widths before any work
     auto mark = [&](int i) {
       if (timed) ev_[i].record(stream_);
     };
     mark(0);
+    // 0. Split off the scalars equal to 0 (dropped) and 1 (summed apart in sum()).
+    const uint32_t n32 = uint32_t(n);
+    S.idx_other.reserve(n, "MSM scalar index");
+    S.idx_one.reserve(n, "MSM scalar index");
+    S.flags.reserve(2 * n, "MSM scalar classes");
+    S.counts.reserve(2, "MSM scalar counts");
+    if (n32 > 0) {
+      classify_kernel<Fr><<<blocks_for(n, kThreads), kThreads, 0, stream_>>>(
+          d_scalars, n32, S.idx_other.get(), S.flags.get(), S.idx_one.get(), S.flags.get() + n);
+      ZK_CUDA_OK_LAUNCH();
+    }
+    size_t temp_bytes = 0;
+    ZK_CUDA_OK(cub::DeviceSelect::Flagged(nullptr, temp_bytes, S.idx_other.get(), S.flags.get(), S.counts.get(),
+                                          int64_t(n), stream_));
+    S.temp.reserve(temp_bytes, "MSM select scratch");
+    ZK_CUDA_OK(cub::DeviceSelect::Flagged(S.temp.get(), temp_bytes, S.idx_other.get(), S.flags.get(), S.counts.get(),
+                                          int64_t(n), stream_));
+    ZK_CUDA_OK(cub::DeviceSelect::Flagged(S.temp.get(), temp_bytes, S.idx_one.get(), S.flags.get() + n,
+                                          S.counts.get() + 1, int64_t(n), stream_));
+    uint32_t counts[2] = {0, 0};
+    ZK_CUDA_OK(cudaMemcpyAsync(counts, S.counts.get(), sizeof counts, cudaMemcpyDeviceToHost, stream_));
+    ZK_CUDA_OK(cudaStreamSynchronize(stream_));
+    S.n_other = counts[0];
+    S.n_one = counts[1];
+
+    S.plan = make_plan(S.n_other, Fr::kBits, c_override);
+    const MsmPlan& p = S.plan;
+    S.max_count = 0;
+    if (S.n_other == 0) {  // every scalar is 0 or 1: no windows at all
+      for (int i = 1; i <= 3; ++i) mark(i);
+      prepared_timed_ = timed;
+      S.ready = true;
+      return;
+    }
+    const uint32_t total = uint32_t(p.digits());
+    const uint32_t nb = p.total_buckets;
     for (int k = 0; k < 2; ++k) {
       S.keys_buf[k].reserve(total, "MSM sort keys");
       S.vals_buf[k].reserve(total, "MSM sort values");
     }
-    digits_kernel<Fr>
-        <<<blocks_for(p.n, kThreads), kThreads, 0, stream_>>>(d_scalars, p, S.keys_buf[0].get(), S.vals_buf[0].get());
+    digits_kernel<Fr><<<blocks_for(p.n, kThreads), kThreads, 0, stream_>>>(d_scalars, S.idx_other.get(), p,
+                                                                           S.keys_buf[0].get(), S.vals_buf[0].get());
     ZK_CUDA_OK_LAUNCH();
     mark(1);
 
     cub::DoubleBuffer<uint32_t> dk(S.keys_buf[0].get(), S.keys_buf[1].get()),
         dv(S.vals_buf[0].get(), S.vals_buf[1].get());
-    size_t temp_bytes = 0;
+    temp_bytes = 0;
     ZK_CUDA_OK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, dk, dv, total, 0, p.key_bits, stream_));
     S.temp.reserve(temp_bytes, "MSM sort scratch");
     ZK_CUDA_OK(cub::DeviceRadixSort::SortPairs(S.temp.get(), temp_bytes, dk, dv, total, 0, p.key_bits, stream_));
@@ -301,17 +364,109 @@ class Engine {
     if (!S.ready) throw std::logic_error("GPU MSM: sum() without prepare()");
     const MsmPlan& p = S.plan;
     plan_ = p;
-    const uint32_t total = uint32_t(p.digits());
-    const uint32_t nb = p.total_buckets;
     const bool with_prepare = after_prepare && prepared_timed_;
     auto mark = [&](int i) {
       if (times) ev_[i].record(stream_);
     };
     if (!with_prepare) mark(3);
-    if (S.max_count == 0) {  // every scalar is zero (or every point at infinity)
-      if (times) *times = MsmPhaseTimes{};
-      return HostJacobian::identity();
+    // Slot nsums of the window sums receives the sum of the 1-scalar points, so one copy brings
+    // everything back; with no windows (every scalar 0 or 1) it is the only slot.
+    const bool windows = S.max_count != 0;
+    const uint32_t nsums = windows ? uint32_t(p.windows) * uint32_t(p.sums_per_window()) : 0u;
+    sums_.reserve(size_t(nsums) + 1, "MSM window sums");
+    sum_ones(d_points, sums_.get() + nsums);
+    int levels = 0;
+    if (windows) levels = sum_windows(d_points);
+    mark(4);
+    if (windows) reduce_windows(nsums);
+    host_sums_.resize(size_t(nsums) + 1);
+    ZK_CUDA_OK(cudaMemcpyAsync(host_sums_.data(), sums_.get(), (size_t(nsums) + 1) * sizeof(Bucket),
+                               cudaMemcpyDeviceToHost, stream_));
+    ZK_CUDA_OK(cudaStreamSynchronize(stream_));
+    mark(5);
+
+    HostJacobian result = G::to_host(host_sums_[nsums]);
+    if (windows) {
+      std::vector<HostJacobian> jac(nsums);
+      for (uint32_t i = 0; i < nsums; ++i) jac[i] = G::to_host(host_sums_[i]);
+      result += combine_windows(p, jac.data());
     }
+    mark(6);
+    if (times) {
+      *times = MsmPhaseTimes{};
+      if (with_prepare) {
+        times->digits = ev_[1].since(ev_[0]);
+        times->sort = ev_[2].since(ev_[1]);
+        times->bounds = ev_[3].since(ev_[2]);
+        times->total = ev_[6].since(ev_[0]);
+      } else {
+        times->total = ev_[6].since(ev_[3]);
+      }
+      times->accumulate = ev_[4].since(ev_[3]);
+      times->reduce = ev_[5].since(ev_[4]);
+      times->host_tail = ev_[6].since(ev_[5]);
+      times->levels = levels;
+      times->n_one = S.n_one;
+      times->n_other = S.n_other;
+    }
+    return result;
+  }
+
+  const MsmPlan& plan() const { return plan_; }
+
+ private:
+  // Sum of the points whose scalar is 1, into *dst (device): the accumulation kernels of the
+  // windows run on one "bucket" holding the listed points (chunks of p.chunk points per
+  // thread, then levels of p.chunk2 partials until one is left), so the G2 unit compiles no
+  // extra kernels. Infinity (all-zero words) when there are none.
+  void sum_ones(const Affine* d_points, Bucket* dst) {
+    MsmScratch& S = *s_;
+    if (S.n_one == 0) {
+      ZK_CUDA_OK(cudaMemsetAsync(dst, 0, sizeof(Bucket), stream_));
+      return;
+    }
+    const MsmPlan dflt = make_plan(1, Fr::kBits);
+    // Per level: (start, count) of the one bucket's input, then its output offsets [0, parts).
+    ones_meta_.clear();
+    std::vector<uint32_t> parts_of;
+    uint32_t in = S.n_one, chunk = dflt.chunk;
+    for (;;) {
+      const uint32_t parts = (in + chunk - 1) / chunk;
+      ones_meta_.insert(ones_meta_.end(), {0u, in, 0u, parts});
+      parts_of.push_back(parts);
+      if (parts == 1) break;
+      in = parts;
+      chunk = dflt.chunk2;
+    }
+    ones_dev_.reserve(ones_meta_.size(), "MSM 1-scalar index");
+    ZK_CUDA_OK(cudaMemcpyAsync(ones_dev_.get(), ones_meta_.data(), ones_meta_.size() * sizeof(uint32_t),
+                               cudaMemcpyHostToDevice, stream_));
+    ones_[0].reserve(parts_of[0], "MSM sum of 1-scalar points");
+    if (parts_of.size() > 1) ones_[1].reserve(parts_of[1], "MSM sum of 1-scalar points");
+    int cur = 0;
+    for (size_t lvl = 0; lvl < parts_of.size(); ++lvl) {
+      const uint32_t* m = ones_dev_.get() + 4 * lvl;
+      const uint32_t parts = parts_of[lvl];
+      Bucket* out = lvl + 1 == parts_of.size() ? dst : ones_[lvl == 0 ? 0 : 1 - cur].get();
+      if (lvl == 0) {
+        accumulate_points_kernel<G><<<blocks_for(parts, kAccThreads), kAccThreads, 0, stream_>>>(
+            m, m + 1, m + 2, 1, dflt.chunk, parts, S.idx_one.get(), d_points, out);
+      } else {
+        accumulate_partials_kernel<G><<<blocks_for(parts, kAccThreads), kAccThreads, 0, stream_>>>(
+            m, m + 1, m + 2, 1, dflt.chunk2, parts, ones_[cur].get(), out);
+        cur = 1 - cur;
+      }
+      ZK_CUDA_OK_LAUNCH();
+    }
+  }
+
+  // Bucket accumulation of the windowed scalars (levels of chunked sums) into buckets_;
+  // returns the number of levels run.
+  int sum_windows(const Affine* d_points) {
+    MsmScratch& S = *s_;
+    const MsmPlan& p = S.plan;
+    const uint32_t total = uint32_t(p.digits());
+    const uint32_t nb = p.total_buckets;
 
     // Accumulation levels; (start[cur], count[cur]) index the current level's input per bucket.
     uint64_t bound = total / p.chunk + nb;
@@ -354,48 +509,22 @@ class Engine {
     gather_buckets_kernel<G><<<blocks_for(nb, kThreads), kThreads, 0, stream_>>>(
         S.start[cur].get(), S.count[cur].get(), nb, partials(cur_part), buckets_.get());
     ZK_CUDA_OK_LAUNCH();
-    mark(4);
+    return levels;
+  }
 
+  // Per window: group running sums, then 1 + log2 K points per window into sums_[0 .. nsums).
+  void reduce_windows(uint32_t nsums) {
+    const MsmPlan& p = s_->plan;
     const uint32_t groups = uint32_t(p.windows) * p.groups();
     tri_.reserve(groups, "MSM group sums");
     run_.reserve(groups, "MSM group sums");
-    bucket_groups_kernel<G><<<blocks_for(groups, kAccThreads), kAccThreads, 0, stream_>>>(buckets_.get(), p,
-                                                                                         tri_.get(), run_.get());
+    bucket_groups_kernel<G>
+        <<<blocks_for(groups, kAccThreads), kAccThreads, 0, stream_>>>(buckets_.get(), p, tri_.get(), run_.get());
     ZK_CUDA_OK_LAUNCH();
-    const uint32_t nsums = uint32_t(p.windows) * uint32_t(p.sums_per_window());
-    sums_.reserve(nsums, "MSM window sums");
     window_sums_kernel<G><<<nsums, kReduceThreads, 0, stream_>>>(tri_.get(), run_.get(), p, sums_.get());
     ZK_CUDA_OK_LAUNCH();
-    host_sums_.resize(nsums);
-    ZK_CUDA_OK(cudaMemcpyAsync(host_sums_.data(), sums_.get(), nsums * sizeof(Bucket), cudaMemcpyDeviceToHost, stream_));
-    ZK_CUDA_OK(cudaStreamSynchronize(stream_));
-    mark(5);
-
-    std::vector<HostJacobian> jac(nsums);
-    for (uint32_t i = 0; i < nsums; ++i) jac[i] = G::to_host(host_sums_[i]);
-    const HostJacobian result = combine_windows(p, jac.data());
-    mark(6);
-    if (times) {
-      *times = MsmPhaseTimes{};
-      if (with_prepare) {
-        times->digits = ev_[1].since(ev_[0]);
-        times->sort = ev_[2].since(ev_[1]);
-        times->bounds = ev_[3].since(ev_[2]);
-        times->total = ev_[6].since(ev_[0]);
-      } else {
-        times->total = ev_[6].since(ev_[3]);
-      }
-      times->accumulate = ev_[4].since(ev_[3]);
-      times->reduce = ev_[5].since(ev_[4]);
-      times->host_tail = ev_[6].since(ev_[5]);
-      times->levels = levels;
-    }
-    return result;
   }
 
-  const MsmPlan& plan() const { return plan_; }
-
- private:
   // The partial-sum buffers are raw device bytes shared between engines of different groups;
   // cudaMalloc's 256-byte alignment covers every Bucket type.
   Bucket* partials(int k) const { return reinterpret_cast<Bucket*>(s_->part[k].get()); }
@@ -406,7 +535,9 @@ class Engine {
   MsmPlan plan_;
   Event ev_[7];
   bool prepared_timed_ = false;
-  DeviceBuffer<Bucket> buckets_, tri_, run_, sums_;
+  DeviceBuffer<Bucket> buckets_, tri_, run_, sums_, ones_[2];
+  DeviceBuffer<uint32_t> ones_dev_;
+  std::vector<uint32_t> ones_meta_;  // host copy of ones_dev_ (kept alive for the async upload)
   std::vector<Bucket> host_sums_;
 };
 

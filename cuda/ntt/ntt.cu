@@ -38,12 +38,12 @@ NttResult ntt_from_host(HostFr* data, size_t n, NttDirection dir) noexcept {
 
 namespace zkmill::cuda {
 
-NttResult ntt_bls12_381(ff::Bls12381Fr* data, size_t n, NttDirection dir) noexcept {
+template <class Fr>
+NttResult ntt_in_place(Fr* data, size_t n, NttDirection dir) noexcept {
   return ntt::ntt_from_host(data, n, dir);
 }
 
-NttResult ntt_bn254(ff::Bn254Fr* data, size_t n, NttDirection dir) noexcept {
-  return ntt::ntt_from_host(data, n, dir);
-}
+template NttResult ntt_in_place<ff::Bls12381Fr>(ff::Bls12381Fr*, size_t, NttDirection) noexcept;
+template NttResult ntt_in_place<ff::Bn254Fr>(ff::Bn254Fr*, size_t, NttDirection) noexcept;
 
 }  // namespace zkmill::cuda

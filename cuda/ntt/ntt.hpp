@@ -22,7 +22,8 @@ enum class NttDirection {
 // In place on a host array of n = 2^k elements (1 <= k <= the field's two-adicity, at most 30).
 // Never throws; on failure the contents of `data` are unspecified only if the failure came
 // after the result started to download (the message then names the failed copy).
-NttResult ntt_bls12_381(ff::Bls12381Fr* data, size_t n, NttDirection dir) noexcept;
-NttResult ntt_bn254(ff::Bn254Fr* data, size_t n, NttDirection dir) noexcept;
+// Fr: ff::Bn254Fr or ff::Bls12381Fr (deduced; instantiated for both in ntt.cu).
+template <class Fr>
+NttResult ntt_in_place(Fr* data, size_t n, NttDirection dir) noexcept;
 
 }  // namespace zkmill::cuda

@@ -88,6 +88,38 @@ TEST_P(Groth16Cli, SetupProveVerifyAndSnarkjsAgrees) {
 
 INSTANTIATE_TEST_SUITE_P(Curves, Groth16Cli, ::testing::Values("bn254", "bls12-381"));
 
+// The PoRep-shaped circuit at its smallest size (~100k constraints, 5 public inputs): a proof
+// from `zkmill prove` verifies under snarkjs with the vk that setup exports, and fails for a
+// tampered public input (the challenged node's index) in both verifiers.
+TEST(PorepCli, ProofVerifiesUnderSnarkjsAndNotForATamperedChallenge) {
+  fs::path d = scratch_dir();
+  std::string key = (d / "porep.pk").string(), vk = key + ".vk.json";
+  std::string proof = (d / "proof.json").string(), pub = (d / "public.json").string();
+  auto r =
+      run_zkmill({"setup", "--circuit", "porep", "--size", "65536", "--curve", "bn254", "--out", key, "--seed", "3"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "5 public inputs")) << r.out;
+  r = run_zkmill({"prove", "--key", key, "--seed", "21", "--partition", "2", proof, pub});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto public_json = nlohmann::json::parse(slurp(pub));
+  ASSERT_EQ(public_json.size(), 5u) << "partition, comm_d, comm_c, replica_id, one challenge";
+  EXPECT_EQ(public_json[0], "2");
+  r = run_zkmill({"verify", vk, pub, proof});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto bad_pub = public_json;
+  bad_pub[4] = public_json[4] == "0" ? "1" : "0";  // another node of the (depth-1) tree
+  std::ofstream(d / "bad_public.json") << bad_pub.dump();
+  r = run_zkmill({"verify", vk, (d / "bad_public.json").string(), proof});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+
+  if (!require_snarkjs()) GTEST_SKIP() << "snarkjs not installed (./scripts/setup.sh installs it)";
+  r = run_program("node", {snarkjs_cli(), "groth16", "verify", vk, pub, proof});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "OK")) << r.out;
+  r = run_program("node", {snarkjs_cli(), "groth16", "verify", vk, (d / "bad_public.json").string(), proof});
+  EXPECT_TRUE(contains(r.out + r.err, "Invalid proof")) << r.out << r.err;
+}
+
 TEST(DemoCli, RunsASmallJobAndVerifies) {
   auto r = run_zkmill({"demo", "--size", "300", "--partitions", "3", "--curve", "bn254"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;

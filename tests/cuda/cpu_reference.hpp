@@ -74,6 +74,18 @@ std::vector<Fr> skewed_scalars(size_t n, std::mt19937_64& rng) {
   return s;
 }
 
+// The PoRep mix: `zero_pct`% zeros, `one_pct`% ones, the rest uniform (SHA-256 circuits: about
+// 95% of witness values are bits). Exercises the GPU MSM's bit-aware split.
+template <class Fr>
+std::vector<Fr> bit_heavy_scalars(size_t n, std::mt19937_64& rng, unsigned zero_pct = 55, unsigned one_pct = 40) {
+  std::vector<Fr> s(n);
+  for (auto& x : s) {
+    const uint64_t u = rng() % 100;
+    x = u < zero_pct ? Fr::zero() : (u < zero_pct + one_pct ? Fr::one() : Fr::random(rng));
+  }
+  return s;
+}
+
 template <class Fr>
 std::vector<Fr> random_scalars(size_t n, std::mt19937_64& rng) {
   std::vector<Fr> s(n);

@@ -23,7 +23,7 @@ struct Bn {
   static cuda::GpuResult prove(const groth16::ProvingKey<E>& pk, const cs::WitnessBundle& w, const E::Fr& r,
                                const E::Fr& s, groth16::Proof<E>* out, cuda::GpuProveTimings* t = nullptr,
                                const cuda::GpuProveOptions& o = {}) {
-    return cuda::prove_gpu_bn254(pk, w, r, s, out, t, o);
+    return cuda::prove_gpu(pk, w, r, s, out, t, o);
   }
 };
 struct Bls {
@@ -31,7 +31,7 @@ struct Bls {
   static cuda::GpuResult prove(const groth16::ProvingKey<E>& pk, const cs::WitnessBundle& w, const E::Fr& r,
                                const E::Fr& s, groth16::Proof<E>* out, cuda::GpuProveTimings* t = nullptr,
                                const cuda::GpuProveOptions& o = {}) {
-    return cuda::prove_gpu_bls12_381(pk, w, r, s, out, t, o);
+    return cuda::prove_gpu(pk, w, r, s, out, t, o);
   }
 };
 
@@ -42,7 +42,8 @@ class ReleaseContexts : public ::testing::Environment {
     if (zkmill::testing::gpu_available()) (void)cuda::release_gpu_context(0);
   }
 };
-[[maybe_unused]] const auto* const kEnv = ::testing::AddGlobalTestEnvironment(std::make_unique<ReleaseContexts>().release());
+[[maybe_unused]] const auto* const kEnv =
+    ::testing::AddGlobalTestEnvironment(std::make_unique<ReleaseContexts>().release());
 
 template <class T>
 class GpuGroth16 : public ::testing::Test {
@@ -92,7 +93,8 @@ TYPED_TEST(GpuGroth16, ZeroBlindersMatchToo) {
   using Fr = typename TestFixture::Fr;
   auto pk = this->key("chain", 200);
   auto w = groth16::synthesize_builtin<E>(pk.meta, 1, 0);
-  EXPECT_TRUE(this->gpu(pk, w, Fr::zero(), Fr::zero()) == groth16::prove_with_randomness<E>(pk, w, Fr::zero(), Fr::zero()));
+  EXPECT_TRUE(this->gpu(pk, w, Fr::zero(), Fr::zero()) ==
+              groth16::prove_with_randomness<E>(pk, w, Fr::zero(), Fr::zero()));
 }
 
 TYPED_TEST(GpuGroth16, KeyStaysResidentAcrossProofs) {

@@ -7,8 +7,8 @@
 // inputs. Every GPU test skips cleanly where no GPU is present.
 #include <gtest/gtest.h>
 
-#include <type_traits>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 #include "common/msm/pippenger.hpp"
@@ -47,10 +47,10 @@ struct GroupCase {
 
 using Bn = curves::Bn254;
 using Bls = curves::Bls12381;
-using Bn254G1 = GroupCase<Bn, Bn::G1, Bn::G1Affine, Bn::G1Params, &cuda::msm_g1_bn254, 0>;
-using Bls12381G1 = GroupCase<Bls, Bls::G1, Bls::G1Affine, Bls::G1Params, &cuda::msm_g1_bls12_381, 0>;
-using Bn254G2 = GroupCase<Bn, Bn::G2, Bn::G2Affine, Bn::G2Params, &cuda::msm_g2_bn254, 10>;
-using Bls12381G2 = GroupCase<Bls, Bls::G2, Bls::G2Affine, Bls::G2Params, &cuda::msm_g2_bls12_381, 10>;
+using Bn254G1 = GroupCase<Bn, Bn::G1, Bn::G1Affine, Bn::G1Params, &cuda::msm_g1<Bn>, 0>;
+using Bls12381G1 = GroupCase<Bls, Bls::G1, Bls::G1Affine, Bls::G1Params, &cuda::msm_g1<Bls>, 0>;
+using Bn254G2 = GroupCase<Bn, Bn::G2, Bn::G2Affine, Bn::G2Params, &cuda::msm_g2<Bn>, 10>;
+using Bls12381G2 = GroupCase<Bls, Bls::G2, Bls::G2Affine, Bls::G2Params, &cuda::msm_g2<Bls>, 10>;
 
 template <class T>
 class GpuMsm : public ::testing::Test {
@@ -130,6 +130,43 @@ TYPED_TEST(GpuMsm, Skewed2e14And2e18) {
     EXPECT_EQ(got, cuda_ref::expected_msm<typename F::C>(kp, sc)) << "n = 2^" << log_n;
     EXPECT_EQ(got, F::cpu_msm(kp.points, sc)) << "n = 2^" << log_n;
   }
+}
+
+// The bit-aware split (zeros dropped, ones summed by a reduction, the rest through the windows)
+// on random PoRep-like mixes, against the exact value and the CPU Pippenger; then the edges:
+// only zeros and ones (no windows at all), only ones, one windowed scalar among ones, a single
+// one among zeros, and a forced narrow width on a mix (several window levels beside the ones).
+TYPED_TEST(GpuMsm, BitHeavyScalars) {
+  ZKMILL_REQUIRE_GPU();
+  using F = TestFixture;
+  using Fr = typename F::Fr;
+  for (size_t log_n : {12, 17}) {
+    auto rng = F::rng(250 + log_n);
+    const auto kp = F::points(log_n, rng);
+    const auto sc = cuda_ref::bit_heavy_scalars<Fr>(kp.points.size(), rng);
+    const auto got = F::gpu(kp.points, sc);
+    EXPECT_EQ(got, cuda_ref::expected_msm<typename F::C>(kp, sc)) << "n = 2^" << log_n;
+    if (log_n == 12) {
+      EXPECT_EQ(got, F::cpu_msm(kp.points, sc));
+    }
+  }
+  auto rng = F::rng(260);
+  const auto kp = F::points(13, rng);
+  const size_t n = kp.points.size();
+  auto check = [&](const std::vector<Fr>& sc, const char* what, cuda::MsmOptions o = {}) {
+    EXPECT_EQ(F::gpu(kp.points, sc, o), cuda_ref::expected_msm<typename F::C>(kp, sc)) << what;
+  };
+  check(cuda_ref::bit_heavy_scalars<Fr>(n, rng, 50, 50), "only 0 and 1");
+  check(std::vector<Fr>(n, Fr::one()), "all ones");
+  std::vector<Fr> sc(n, Fr::one());
+  sc[n / 3] = Fr::random(rng);
+  check(sc, "one windowed scalar among ones");
+  std::fill(sc.begin(), sc.end(), Fr::zero());
+  sc[n - 1] = Fr::one();
+  check(sc, "a single one");
+  cuda::MsmOptions narrow;
+  narrow.window_bits = 3;
+  check(cuda_ref::bit_heavy_scalars<Fr>(n, rng, 30, 30), "mix at c = 3", narrow);
 }
 
 // Narrow windows put thousands of points in each bucket: several chunk levels per bucket.

@@ -18,11 +18,11 @@ using cuda::NttDirection;
 
 struct Bn254Ntt {
   using Fr = ff::Bn254Fr;
-  static cuda::NttResult run(Fr* d, size_t n, NttDirection dir) { return cuda::ntt_bn254(d, n, dir); }
+  static cuda::NttResult run(Fr* d, size_t n, NttDirection dir) { return cuda::ntt_in_place(d, n, dir); }
 };
 struct Bls12381Ntt {
   using Fr = ff::Bls12381Fr;
-  static cuda::NttResult run(Fr* d, size_t n, NttDirection dir) { return cuda::ntt_bls12_381(d, n, dir); }
+  static cuda::NttResult run(Fr* d, size_t n, NttDirection dir) { return cuda::ntt_in_place(d, n, dir); }
 };
 
 constexpr NttDirection kAll[] = {NttDirection::kForward, NttDirection::kInverse, NttDirection::kCosetForward,
@@ -36,10 +36,18 @@ class GpuNtt : public ::testing::Test {
   static void cpu_ntt(std::vector<Fr>& x, size_t log_n, NttDirection dir) {
     const auto d = poly::EvaluationDomain<Fr>::from_log_size(log_n);
     switch (dir) {
-      case NttDirection::kForward: d.fft(x); break;
-      case NttDirection::kInverse: d.ifft(x); break;
-      case NttDirection::kCosetForward: d.coset_fft(x); break;
-      case NttDirection::kCosetInverse: d.icoset_fft(x); break;
+      case NttDirection::kForward:
+        d.fft(x);
+        break;
+      case NttDirection::kInverse:
+        d.ifft(x);
+        break;
+      case NttDirection::kCosetForward:
+        d.coset_fft(x);
+        break;
+      case NttDirection::kCosetInverse:
+        d.icoset_fft(x);
+        break;
     }
   }
 

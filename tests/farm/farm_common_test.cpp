@@ -1,13 +1,15 @@
 // Unit tests of the farm's shared code that need no Redis: SHA-256 against the FIPS 180-4
-// examples, control-message schema enforcement, and farm config errors that name file and key.
+// examples and farm config errors that name file and key (control messages:
+// control_message_test.cpp).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
-#include "farm/control_message.hpp"
 #include "farm/farm_config.hpp"
 #include "farm/sha256.hpp"
 
@@ -49,106 +51,18 @@ TEST(Sha256, FileHashEqualsMemoryHash) {
   EXPECT_THROW(Sha256::file(p.string()), std::runtime_error);
 }
 
-std::vector<zmq::message_t> frames_of(const std::vector<std::string>& parts) {
-  std::vector<zmq::message_t> f;
-  for (const auto& s : parts) f.emplace_back(s.data(), s.size());
-  return f;
-}
-
-std::optional<ControlMessage> decode(const std::vector<std::string>& parts, std::string* why, size_t max = 4096) {
-  auto f = frames_of(parts);
-  return ControlMessage::decode(f, max, why);
-}
-
-TEST(ControlMessage, RoundTripsAValidMessage) {
-  ControlMessage m("ack", {{"token", 42u}});
-  auto frames = m.encode();
-  std::string why;
-  auto d = ControlMessage::decode(frames, 4096, &why);
-  ASSERT_TRUE(d) << why;
-  EXPECT_EQ(d->type, "ack");
-  EXPECT_EQ(d->body["token"].get<uint64_t>(), 42u);
-}
-
-// A zkey job's `synth` carries the .wtns as a fourth, binary frame: accepted only where the
-// receiver allows payloads, only for `synth`, within the limit and matching input_bytes.
-TEST(ControlMessage, SynthCarriesABinaryPayloadFrameWithinItsLimit) {
-  std::string wtns("wtns\0\x01\xff binary", 16);
-  const nlohmann::json body = {{"job", "j1"},
-                               {"part", 0u},
-                               {"token", 3u},
-                               {"circuit", "c"},
-                               {"curve", "bn254"},
-                               {"seed", 0u},
-                               {"input_bytes", uint64_t(wtns.size())}};
-  ControlMessage m("synth", body, wtns);
-  auto frames = m.encode();
-  ASSERT_EQ(frames.size(), 4u);
-  std::string why;
-  auto d = ControlMessage::decode(frames, 4096, &why, 1 << 20);
-  ASSERT_TRUE(d) << why;
-  EXPECT_EQ(d->payload, wtns);
-  frames = m.encode();
-  EXPECT_FALSE(ControlMessage::decode(frames, 4096, &why)) << "a coordinator (no payloads) refuses it";
-  EXPECT_NE(why.find("expected 3 frames"), std::string::npos) << why;
-  frames = m.encode();
-  EXPECT_FALSE(ControlMessage::decode(frames, 4096, &why, 8));
-  EXPECT_NE(why.find("payload of 16 bytes exceeds the limit of 8"), std::string::npos) << why;
-  nlohmann::json wrong = body;
-  wrong["input_bytes"] = 15u;
-  frames = ControlMessage("synth", wrong, wtns).encode();
-  EXPECT_FALSE(ControlMessage::decode(frames, 4096, &why, 1 << 20));
-  EXPECT_NE(why.find("does not match input_bytes"), std::string::npos) << why;
-  frames = ControlMessage("ack", {{"token", 1u}, {"input_bytes", 16u}}, wtns).encode();
-  EXPECT_FALSE(ControlMessage::decode(frames, 4096, &why, 1 << 20));
-  EXPECT_NE(why.find("carries no payload"), std::string::npos) << why;
-}
-
-TEST(ControlMessage, RejectsTruncatedFrames) {
-  std::string why;
-  EXPECT_FALSE(decode({"ZKM1", "ack"}, &why));
-  EXPECT_NE(why.find("expected 3 frames"), std::string::npos) << why;
-  EXPECT_FALSE(decode({}, &why));
-  // A body cut short is not JSON.
-  EXPECT_FALSE(decode({"ZKM1", "ack", R"({"token": 4)"}, &why));
-  EXPECT_NE(why.find("not valid JSON"), std::string::npos) << why;
-  EXPECT_FALSE(decode({"ZKM0", "ack", R"({"token": 4})"}, &why));
-  EXPECT_NE(why.find("tag"), std::string::npos) << why;
-}
-
-TEST(ControlMessage, RejectsUnknownType) {
-  std::string why;
-  EXPECT_FALSE(decode({"ZKM1", "launch_missiles", "{}"}, &why));
-  EXPECT_NE(why.find("unknown message type"), std::string::npos) << why;
-  EXPECT_FALSE(decode({"ZKM1", std::string(40, 'a'), "{}"}, &why));
-  EXPECT_FALSE(decode({"ZKM1", "ack", "[1, 2]"}, &why));
-  EXPECT_NE(why.find("not a JSON object"), std::string::npos) << why;
-}
-
-TEST(ControlMessage, RejectsOversizeBody) {
-  std::string why;
-  std::string big = R"({"bundle_key": ")" + std::string(5000, 'k') + R"("})";
-  EXPECT_FALSE(decode({"ZKM1", "release", big}, &why, 4096));
-  EXPECT_NE(why.find("exceeds the limit"), std::string::npos) << why;
-  // Within the frame limit, a string field is still capped (4096 characters).
-  EXPECT_FALSE(decode({"ZKM1", "release", big}, &why, 1 << 20));
-  EXPECT_TRUE(decode({"ZKM1", "release", R"({"bundle_key": "j1/0/7"})"}, &why)) << why;
-}
-
-TEST(ControlMessage, RejectsMissingOrMistypedFields) {
-  std::string why;
-  EXPECT_FALSE(decode({"ZKM1", "ack", R"({"token": "42"})"}, &why));
-  EXPECT_NE(why.find("field 'token'"), std::string::npos) << why;
-  EXPECT_FALSE(decode({"ZKM1", "ack", R"({"token": -1})"}, &why));
-  EXPECT_FALSE(decode({"ZKM1", "ack", R"({"token": 1.5})"}, &why));
-  EXPECT_FALSE(decode({"ZKM1", "ack", "{}"}, &why));
-  EXPECT_FALSE(decode({"ZKM1", "worker_heartbeat", R"({"tokens": [], "current": 0, "draining": "no"})"}, &why));
-  EXPECT_NE(why.find("field 'draining'"), std::string::npos) << why;
-  EXPECT_FALSE(decode({"ZKM1", "prove_done", R"({"job":"j1","part":0,"token":3,"proof":[],"public":[]})"}, &why));
-  EXPECT_NE(why.find("field 'proof'"), std::string::npos) << why;
-  // Extra fields (optional telemetry such as synth_ms) are allowed.
-  EXPECT_TRUE(decode({"ZKM1", "synth_done", R"({"job":"j1","part":0,"token":3,"bundle_key":"k","synth_ms":1.5})"}, &why))
-      << why;
+// A FIFO named as a key would block the reader forever: it is refused by name, at once.
+TEST(Sha256, FileRefusesAFifo) {
+  auto p = std::filesystem::temp_directory_path() / ("zkmill-sha-fifo-" + std::to_string(::getpid()));
+  ASSERT_EQ(::mkfifo(p.c_str(), 0600), 0);
+  try {
+    Sha256::file(p.string());
+    ADD_FAILURE() << "a FIFO was hashed";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(p.string()), std::string::npos) << e.what();
+  }
+  std::filesystem::remove(p);
 }
 
 std::string config_error(const std::string& yaml) {

@@ -156,6 +156,11 @@ TEST_F(FarmOpsTest, RejectedProofAndRetriesAreCountedAndPartitionStatesAddUp) {
   farm_.spawn_worker("prove-bad", "prove", "bad-proof-once");
   const uint64_t n = 20;
   auto job = farm_.submit(n);
+  // Its wrong proof quarantines it (no more work until cleared): an honest prover takes over.
+  ASSERT_TRUE(LocalFarm::eventually([&] { return contains(farm_.log("coordinator"), "worker prove-bad QUARANTINED"); }))
+      << farm_.log("coordinator");
+  r = farm_.scale(1, 1);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   // While the job runs, the derived partition states always account for every partition.
   bool saw_running = false;
   for (int i = 0; i < 200; ++i) {

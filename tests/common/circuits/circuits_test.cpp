@@ -82,6 +82,7 @@ TYPED_TEST(Circuits, RecordedSizeIsCloseToTarget) {
   for (uint64_t size : {3000u, 8192u, 20000u, 65536u}) {
     for (std::string_view name : circuit_names()) {
       if (name == "merkle" && size < 8192) continue;  // one level is ~300 constraints
+      if (name == "porep") continue;                   // ~94k at least: porep_test.cpp sizes it
       auto c = make_circuit<F>(name, size, 0, 0);
       RecordingCS<F> rec;
       c->synthesize(rec);
@@ -118,10 +119,11 @@ TYPED_TEST(Circuits, ProverMatchesRecordedMatrices) {
     EXPECT_EQ(prover.aux_in_a(), r.aux_in_a) << name;
     EXPECT_EQ(prover.aux_in_b(), r.aux_in_b) << name;
     EXPECT_EQ(prover.input_in_b(), r.input_in_b) << name;
-    // Row weight stays bounded (the Poseidon-style gadget materializes long state words).
+    // Row weight stays bounded (the Poseidon-style gadget materializes long state words;
+    // porep's widest rows are its bit packings: a 253-bit node plus its sum, a 7-word add).
     size_t widest = 0;
     for (size_t i = 0; i < r.n_rows(); ++i) widest = std::max(widest, r.A.row_cols(i).size());
-    EXPECT_LE(widest, 10u) << name;
+    EXPECT_LE(widest, name == "porep" ? 260u : 10u) << name;
   }
 }
 
@@ -137,9 +139,12 @@ TYPED_TEST(Circuits, DeterministicInSeedAndPartition) {
     WitnessBundle a = bundle(name, 1, 4), b = bundle(name, 1, 4);
     EXPECT_TRUE(std::ranges::equal(a.bytes(), b.bytes())) << name;
     WitnessBundle other_part = bundle(name, 1, 5), other_seed = bundle(name, 2, 4);
+    // The statement's derived value: chain's and merkle's last input, porep's data root
+    // (input 2; its last inputs are challenge indices, which may coincide in a tiny tree).
+    const size_t out = name == "porep" ? 2 : a.inputs<F>().size() - 1;
     EXPECT_NE(a.inputs<F>()[1], other_part.inputs<F>()[1]);
-    EXPECT_NE(a.inputs<F>().back(), other_part.inputs<F>().back()) << name << ": the public output differs per partition";
-    EXPECT_NE(a.inputs<F>().back(), other_seed.inputs<F>().back());
+    EXPECT_NE(a.inputs<F>()[out], other_part.inputs<F>()[out]) << name << ": the public output differs per partition";
+    EXPECT_NE(a.inputs<F>()[out], other_seed.inputs<F>()[out]) << name;
     EXPECT_EQ(a.n_aux(), other_seed.n_aux()) << "the shape does not depend on seed or partition";
   }
 }
@@ -164,7 +169,7 @@ TEST(CircuitRegistry, UnknownNameListsKnownOnes) {
     make_circuit<ff::Bn254Fr>("sha256", 100, 0, 0);
     FAIL();
   } catch (const std::invalid_argument& e) {
-    EXPECT_EQ(std::string(e.what()), "unknown circuit 'sha256'; known circuits: chain, merkle");
+    EXPECT_EQ(std::string(e.what()), "unknown circuit 'sha256'; known circuits: chain, merkle, porep");
   }
   EXPECT_THROW(make_circuit<ff::Bls12381Fr>("chain", 0, 0, 0), std::invalid_argument);
   EXPECT_TRUE(is_known_circuit("chain"));

@@ -48,7 +48,8 @@ class MsmTest : public ::testing::Test {
   // The naive reference costs one scalar multiplication per point; keep G2 sizes modest.
   size_t cap(size_t n) const { return kIsG2 ? std::min<size_t>(n, 300) : n; }
 
-  static J run(const std::vector<A>& b, const std::vector<Fr>& s, util::ThreadPool& pool, const msm::MsmConfig& cfg = {}) {
+  static J run(const std::vector<A>& b, const std::vector<Fr>& s, util::ThreadPool& pool,
+               const msm::MsmConfig& cfg = {}) {
     return msm::msm<P>(b, s, cfg, pool);
   }
   static J naive(const std::vector<A>& b, const std::vector<Fr>& s) { return msm::msm_naive<P>(b, s); }
@@ -73,8 +74,8 @@ class MsmTest : public ::testing::Test {
   }
 };
 
-using Groups = ::testing::Types<curves::Bn254G1Params, curves::Bn254G2Params, curves::Bls12381G1Params,
-                                curves::Bls12381G2Params>;
+using Groups =
+    ::testing::Types<curves::Bn254G1Params, curves::Bn254G2Params, curves::Bls12381G1Params, curves::Bls12381G2Params>;
 TYPED_TEST_SUITE(MsmTest, Groups);
 
 TYPED_TEST(MsmTest, MatchesNaiveOnRandomInputs) {
@@ -83,6 +84,36 @@ TYPED_TEST(MsmTest, MatchesNaiveOnRandomInputs) {
     auto b = this->points(n);
     auto s = this->scalars(n);
     this->check_all_ways(b, s, "random");
+  }
+}
+
+// Bit-aware MSM (the A, B_G1, B_G2 and L MSMs of a mostly-bit witness): scalars drawn from
+// {0, 1, -1, other} at several densities, including all-bits and no-bits, give exactly the
+// naive sum and the plain Pippenger's (0/1 split off), with 1 and 4 threads.
+TYPED_TEST(MsmTest, BitWitnessDensitiesMatchReference) {
+  using Fr = typename TestFixture::Fr;
+  const size_t n = TestFixture::kIsG2 ? 200 : 1200;
+  auto b = this->points(n);
+  // (percent zero, percent one, percent minus one); the rest are uniform.
+  const int mixes[][3] = {{0, 100, 0}, {50, 50, 0}, {47, 48, 0}, {45, 45, 5}, {70, 20, 0},
+                          {10, 10, 0}, {0, 0, 0},   {100, 0, 0}, {99, 0, 0},  {0, 99, 0}};
+  for (const auto& mix : mixes) {
+    std::vector<Fr> s(n);
+    for (auto& x : s) {
+      const int u = int(this->rng() % 100);
+      x = u < mix[0]                     ? Fr::zero()
+          : u < mix[0] + mix[1]          ? Fr::one()
+          : u < mix[0] + mix[1] + mix[2] ? -Fr::one()
+                                         : Fr::random(this->rng);
+    }
+    const std::string what = "zero " + std::to_string(mix[0]) + "% one " + std::to_string(mix[1]) + "% minus one " +
+                             std::to_string(mix[2]) + "%";
+    const auto want = this->naive(b, s);
+    msm::MsmConfig plain;
+    plain.small_scalar_fast_path = false;
+    EXPECT_EQ(this->run(b, s, four_threads(), plain), want) << what << " (plain Pippenger)";
+    EXPECT_EQ(this->run(b, s, one_thread()), want) << what << " (bit-aware, 1 thread)";
+    EXPECT_EQ(this->run(b, s, four_threads()), want) << what << " (bit-aware, 4 threads)";
   }
 }
 
@@ -151,10 +182,18 @@ TYPED_TEST(MsmTest, DuplicatesNegationsAndIdentityPoints) {
   for (size_t i = 0; i < n; ++i) {
     A p = distinct[this->rng() % distinct.size()];
     switch (this->rng() % 4) {
-      case 0: b[i] = p; break;
-      case 1: b[i] = -p; break;
-      case 2: b[i] = A::identity(); break;
-      default: b[i] = distinct[0]; break;  // one very common point
+      case 0:
+        b[i] = p;
+        break;
+      case 1:
+        b[i] = -p;
+        break;
+      case 2:
+        b[i] = A::identity();
+        break;
+      default:
+        b[i] = distinct[0];
+        break;  // one very common point
     }
   }
   auto s = this->scalars(n);

@@ -1,0 +1,197 @@
+// The coordinator's handling of worker results (synth_done, prove_done, task_failed): who may
+// end an attempt, the partition's statement, proof verification against it, and quarantine of
+// a worker that sends a result for another statement. Kept apart from the event loop in
+// coordinator.cpp; the Lua scripts in farm/farm_store.cpp check the same rules atomically.
+#include <spdlog/spdlog.h>
+
+#include "coordinator/coordinator.hpp"
+#include "farm/log_text.hpp"
+
+namespace zkmill::farm {
+
+void Coordinator::settle(const Peer& from, WorkerInfo& w, const std::string& token) {
+  if (w.busy_token == token) w.busy_token.clear();
+  send(from.id, Ack{token});
+}
+
+void Coordinator::refused(const Peer& from, std::string_view what, const AttemptRef& at, const std::string& why) {
+  metrics_.discarded();
+  // Routine for a worker's own late re-send (its attempt was retried); anything else is a peer
+  // naming someone else's attempt. Rate-limited per peer either way.
+  peer_warning(from.id, "coordinator: refused " + std::string(what) + " for " + at.job + " partition " +
+                            std::to_string(at.part) + " from '" + printable(from.id, 64) + "': " + printable(why));
+}
+
+std::optional<std::vector<std::string>> Coordinator::zkey_statement(const PartRef& ref, const std::string& circuit,
+                                                                    std::string* why) {
+  if (auto it = zkey_statements_.find(ref.member()); it != zkey_statements_.end()) return it->second;
+  auto wtns = store_.input(ref.job, ref.part);
+  if (!wtns) {
+    if (why) *why = "the partition's witness is no longer in Redis";
+    return std::nullopt;
+  }
+  try {
+    return checker_.statement_from_wtns(circuit, *wtns);
+  } catch (const std::exception& e) {
+    if (why) *why = e.what();
+  }
+  return std::nullopt;
+}
+
+void Coordinator::on_synth_done(const Peer& from, WorkerInfo& w, const SynthDone& m) {
+  const PartRef ref{m.at.job, m.at.part};
+  const FarmStore::Sender sender{from.id, from.key, m.at.token};
+  const uint64_t now = now_ms();
+  // A refused synthesis's bundle is released unless the partition still needs it: a re-send
+  // of an already recorded synth_done (its ack was late) must not retract the live bundle.
+  auto release = [&] {
+    if (!store_.unneeded_bundles({m.bundle_key}).empty()) send(from.id, Release{m.bundle_key});
+  };
+  // Who may end this attempt is checked before anything costly; the script checks it again.
+  const auto attempt = store_.attempt(ref);
+  std::string why = attempt.refusal(sender);
+  if (why.empty() && attempt.state != "synthesizing") why = "partition " + attempt.state;
+  if (!why.empty()) {
+    refused(from, "synth_done", m.at, why);
+    release();
+    return settle(from, w, m.at.token);
+  }
+  // The statement: checked against the key (count, field elements) and, for a zkey job, equal
+  // to the one the coordinator read from the witness.
+  const JobInfo& ji = job_info(ref.job);
+  auto statement = checker_.canonical_statement(ji.circuit, m.public_inputs, &why);
+  if (statement && ji.kind == "zkey") {
+    std::string missing;
+    auto expected = zkey_statement(ref, ji.circuit, &missing);
+    if (!expected) {
+      spdlog::warn("coordinator: {} partition {}: no statement to check the synthesis against: {}", ref.job, ref.part,
+                   missing);
+    } else if (*expected != *statement) {
+      statement.reset();
+      why = "its public inputs are not the partition's (signals 1..nPublic of the job's witness)";
+    }
+  }
+  if (!statement) {
+    release();
+    quarantine(from, ref, "synth_done for " + ref.job + " partition " + std::to_string(ref.part) + ": " + why);
+    count_failure("statement_rejected", ref,
+                  store_.fail(ref, sender, "synthesis by " + printable(from.id, 64) + " rejected: " + why, false, now,
+                              cfg_.coordinator));
+    return settle(from, w, m.at.token);
+  }
+  const auto o = store_.synth_done(ref, sender, w.bundle_endpoint, m.bundle_key, nlohmann::json(*statement).dump(), now,
+                                   cfg_.coordinator.lease_ms);
+  zkey_statements_.erase(ref.member());
+  spdlog::debug("coordinator: {} partition {} synthesized by {}{}", ref.job, ref.part, printable(from.id),
+                o.ok ? "" : " (" + o.reason + ")");
+  if (o.ok) {
+    store_.record_timings(ref, {{"synth_ms", m.synth_ms}});
+    metrics_.synthesized(m);
+  } else {
+    release();
+    metrics_.discarded();
+  }
+  settle(from, w, m.at.token);
+}
+
+void Coordinator::on_prove_done(const Peer& from, WorkerInfo& w, const ProveDone& m) {
+  const PartRef ref{m.at.job, m.at.part};
+  const FarmStore::Sender sender{from.id, from.key, m.at.token};
+  const uint64_t now = now_ms();
+  const auto attempt = store_.attempt(ref);
+  std::string why = attempt.refusal(sender);
+  if (why.empty() && attempt.state != "proving") why = "partition " + attempt.state;
+  if (!why.empty()) {
+    refused(from, "prove_done", m.at, why);
+    return settle(from, w, m.at.token);
+  }
+  const JobInfo& ji = job_info(ref.job);
+  const auto statement = nlohmann::json::parse(attempt.statement, nullptr, false);
+  const auto t0 = std::chrono::steady_clock::now();
+  const bool good = statement.is_array() && checker_.verify_one(ji.circuit, m.proof, statement, &why);
+  const double verify_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!good) {
+    if (!statement.is_array()) why = "the partition has no statement recorded";
+    // The prover's own idea of the statement is only a diagnostic: did it prove something else?
+    std::string ignored;
+    if (!m.public_inputs.empty()) {
+      auto claimed = checker_.canonical_statement(ji.circuit, m.public_inputs, &ignored);
+      if (claimed && nlohmann::json(*claimed) != statement)
+        why += " (its public inputs are not the partition's: a proof of another statement)";
+    }
+    spdlog::error(
+        "coordinator: !!! PROOF REJECTED: job {} partition {} from worker {}: {} — counted as a failed attempt",
+        ref.job, ref.part, printable(from.id), why);
+    metrics_.rejected(verify_s);
+    quarantine(from, ref, "prove_done for " + ref.job + " partition " + std::to_string(ref.part) + ": " + why);
+    count_failure("proof_rejected", ref,
+                  store_.fail(ref, sender, "proof from " + printable(from.id, 64) + " rejected: " + why, false, now,
+                              cfg_.coordinator));
+    return settle(from, w, m.at.token);
+  }
+  auto d = store_.prove_done(ref, sender, m.proof.dump(), now);
+  if (d.recorded) {
+    store_.record_timings(ref, {{"fetch_ms", m.fetch_ms}, {"prove_ms", m.prove_ms}});
+    metrics_.verified(m, verify_s, since_submit_s(ref.job));
+    spdlog::info("coordinator: {} partition {} verified ({}/{})", ref.job, ref.part, d.verified, d.total);
+    if (workers_.count(d.synth_worker) && !d.bundle_key.empty()) send(d.synth_worker, Release{d.bundle_key});
+    if (d.verified == d.total) finalize(ref.job);
+  } else {
+    spdlog::info("coordinator: {} partition {} result from {} discarded ({})", ref.job, ref.part, printable(from.id),
+                 d.reason);
+    metrics_.discarded();
+  }
+  settle(from, w, m.at.token);
+}
+
+void Coordinator::on_task_failed(const Peer& from, WorkerInfo& w, const TaskFailed& m) {
+  const PartRef ref{m.at.job, m.at.part};
+  const std::string error = printable(m.error, 1000);
+  auto f = store_.fail(ref, {from.id, from.key, m.at.token}, error, m.permanent, now_ms(), cfg_.coordinator);
+  if (f.outcome == 0) {
+    if (f.reason == "stale token" || f.reason.rfind("not from", 0) == 0) refused(from, "task_failed", m.at, f.reason);
+    return settle(from, w, m.at.token);
+  }
+  count_failure("task_failed", ref, f);
+  if (f.permanent_ignored)
+    spdlog::warn(
+        "coordinator: {} partition {}: prove worker {} reported a permanent failure of a witness a synth worker "
+        "checked; counted as a failed attempt of that worker, not the job's",
+        ref.job, ref.part, printable(from.id));
+  if (f.outcome == 1)
+    spdlog::warn("coordinator: {} partition {} attempt {} failed on {}: {}; retry in {} ms", ref.job, ref.part,
+                 f.attempts, printable(from.id), error, f.delay_ms);
+  else
+    spdlog::error("coordinator: job {} failed: partition {} exhausted {} attempts; last error: {}", ref.job, ref.part,
+                  f.attempts, error);
+  settle(from, w, m.at.token);
+}
+
+void Coordinator::quarantine(const Peer& who, const PartRef& ref, const std::string& reason) {
+  nlohmann::json record{
+      {"reason", reason}, {"job", ref.job}, {"part", ref.part}, {"since_ms", now_ms()}, {"key", who.key}};
+  registry_.quarantine(who.id, record);
+  quarantined_[who.id] = record;
+  if (!who.key.empty()) quarantined_keys_.insert(who.key);
+  spdlog::error(
+      "coordinator: worker {} QUARANTINED: {}; it gets no more work until an operator runs `zkmill worker "
+      "clear {}`",
+      printable(who.id), reason, printable(who.id));
+}
+
+bool Coordinator::quarantined(const std::string& id, const WorkerInfo& w) const {
+  return quarantined_.count(id) || (!w.curve_key.empty() && quarantined_keys_.count(w.curve_key));
+}
+
+void Coordinator::refresh_quarantine() {
+  auto now = registry_.quarantined();
+  for (const auto& [id, rec] : quarantined_)
+    if (!now.count(id)) spdlog::info("coordinator: worker {} cleared from quarantine by an operator", printable(id));
+  quarantined_ = std::move(now);
+  quarantined_keys_.clear();
+  for (const auto& [id, rec] : quarantined_)
+    if (rec.contains("key") && rec["key"].is_string() && !rec["key"].get<std::string>().empty())
+      quarantined_keys_.insert(rec["key"].get<std::string>());
+}
+
+}  // namespace zkmill::farm

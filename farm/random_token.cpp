@@ -1,0 +1,33 @@
+// random_token(): getrandom(2), retried on EINTR and short reads.
+#include "farm/random_token.hpp"
+
+#include <sys/random.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+
+namespace zkmill::farm {
+
+std::string random_token() {
+  uint8_t bytes[16];
+  size_t got = 0;
+  while (got < sizeof bytes) {
+    const ssize_t n = getrandom(bytes + got, sizeof bytes - got, 0);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw std::runtime_error(std::string("getrandom failed: ") + std::strerror(errno));
+    }
+    got += size_t(n);
+  }
+  static const char* kHex = "0123456789abcdef";
+  std::string out(32, '0');
+  for (size_t i = 0; i < sizeof bytes; ++i) {
+    out[2 * i] = kHex[bytes[i] >> 4];
+    out[2 * i + 1] = kHex[bytes[i] & 15];
+  }
+  return out;
+}
+
+}  // namespace zkmill::farm

@@ -1,0 +1,259 @@
+#!/usr/bin/env python3
+"""The chaos run's planning and judging (tests/chaos/run.sh drives the processes).
+
+  chaos.py schedule --seed S --duration D --workers W1,W2,...
+      prints the fault schedule, one fault a line: "AT_S KIND TARGET DURATION_S"; the same
+      seed gives the same schedule. Two faults never hit one target at the same time.
+  chaos.py check --port P --password PW --jobs FILE --coord-logs LOG... --zkmill BIN
+                 --client CFG --out DIR [--snarkjs BIN] [--sample N]
+      reads the farm's final state from Redis (its own small RESP client: no redis-py) and
+      checks the invariants; prints a report, and exits 1 if any invariant does not hold.
+"""
+import argparse
+import collections
+import concurrent.futures
+import glob
+import json
+import os
+import random
+import re
+import socket
+import subprocess
+import sys
+
+# --------------------------------------------------------------------------------------------
+# schedule
+
+
+def schedule(a):
+    rng = random.Random(a.seed)
+    workers = a.workers.split(",")
+    hosts = workers + ["coord1", "redis"]
+    kinds = [  # (kind, weight, targets, duration range in s)
+        ("kill9", 4, workers + ["coordinator"], (1, 3)),
+        ("stop", 3, workers + ["coordinator"], (1, 6)),
+        ("cut", 3, hosts, (2, 8)),
+        ("loss", 3, hosts, (5, 15)),
+    ]
+    busy = collections.defaultdict(float)  # target -> busy until
+    # One Redis restart (kill -9; AOF with fsync always) in the middle of it; no other fault of
+    # the Redis host around it.
+    mid = round(a.duration * rng.uniform(0.35, 0.65), 1)
+    faults = [(mid, "redis-restart", "redis", 1.0)]
+    t = 5.0
+    while t < a.duration:
+        kind, _, targets, (lo, hi) = rng.choices(kinds, weights=[k[1] for k in kinds])[0]
+        target = rng.choice(targets)
+        # Hosts and processes overlap (worker synth1 runs on host synth1): one busy clock each.
+        key = {"coordinator": "coord1"}.get(target, target)
+        clash = key == "redis" and t < mid + 4 and t + hi + 1 > mid - 1
+        if busy[key] <= t and not clash:
+            d = round(rng.uniform(lo, hi), 1)
+            faults.append((round(t, 1), kind, target, d))
+            busy[key] = t + d + 1
+        t += rng.uniform(a.gap / 2, a.gap * 1.5)
+    for f in sorted(faults):
+        print(f"{f[0]} {f[1]} {f[2]} {f[3]}")
+
+
+# --------------------------------------------------------------------------------------------
+# a minimal RESP client (the farm's keys are text; only HGETALL values may be binary)
+
+
+class Redis:
+    def __init__(self, port, password):
+        self.s = socket.create_connection(("127.0.0.1", port), timeout=10)
+        self.f = self.s.makefile("rb")
+        if password:
+            self.call("AUTH", password)
+
+    def call(self, *args):
+        out = b"*%d\r\n" % len(args)
+        for x in args:
+            x = x if isinstance(x, bytes) else str(x).encode()
+            out += b"$%d\r\n%s\r\n" % (len(x), x)
+        self.s.sendall(out)
+        return self._read()
+
+    def _read(self):
+        line = self.f.readline()
+        if not line:
+            raise ConnectionError("redis closed the connection")
+        t, rest = line[:1], line[1:-2]
+        if t == b"+":
+            return rest.decode()
+        if t == b"-":
+            raise RuntimeError(rest.decode())
+        if t == b":":
+            return int(rest)
+        if t == b"$":
+            n = int(rest)
+            if n < 0:
+                return None
+            data = self.f.read(n + 2)[:-2]
+            try:
+                return data.decode()
+            except UnicodeDecodeError:
+                return data
+        if t == b"*":
+            n = int(rest)
+            return None if n < 0 else [self._read() for _ in range(n)]
+        raise RuntimeError(f"bad RESP reply {line!r}")
+
+    def hgetall(self, key):
+        v = self.call("HGETALL", key) or []
+        return dict(zip(v[::2], v[1::2]))
+
+    def scan(self, pattern):
+        cursor, keys = "0", []
+        while True:
+            cursor, batch = self.call("SCAN", cursor, "MATCH", pattern, "COUNT", 1000)
+            keys += batch
+            if cursor == "0":
+                return keys
+
+
+# --------------------------------------------------------------------------------------------
+# check
+
+
+def check(a):
+    r = Redis(a.port, a.password)
+    problems = []
+    jobs = []  # (id, kind, vk, partitions)
+    with open(a.jobs) as f:
+        for line in f:
+            if line.strip():
+                jid, kind, vk, parts = line.split()
+                jobs.append((jid, kind, vk, int(parts)))
+
+    # Each partition's "verified" lines in the coordinator logs (every run appends to them).
+    verified_lines = collections.Counter()
+    pat = re.compile(r"coordinator: (j\d+) partition (\d+) verified \(")
+    for pathglob in a.coord_logs:
+        for path in glob.glob(pathglob):
+            with open(path, errors="replace") as f:
+                for line in f:
+                    m = pat.search(line)
+                    if m:
+                        verified_lines[(m.group(1), int(m.group(2)))] += 1
+
+    # Retries as the coordinator logged them: failed attempts and requeued partitions.
+    retry_pat = re.compile(r"coordinator: j\d+ partition \d+ (attempt \d+ failed on|requeued:)")
+    retries = 0
+    for pathglob in a.coord_logs:
+        for path in glob.glob(pathglob):
+            with open(path, errors="replace") as f:
+                retries += sum(1 for line in f if retry_pat.search(line))
+
+    states = collections.Counter()
+    lost = duplicated = unverified = parts_total = 0
+    to_verify = []  # (job, kind, vk, n)
+    for jid, kind, vk, n in jobs:
+        job = r.hgetall(f"zk:job:{jid}")
+        st = job.get("state", "(missing)")
+        states[st] += 1
+        parts_total += n
+        if st not in ("done", "failed"):
+            problems.append(f"job {jid} is {st}: neither done nor failed (stuck or lost)")
+            lost += n
+            continue
+        if st == "failed" and not job.get("error"):
+            problems.append(f"job {jid} failed without a reason")
+        for i in range(n):
+            p = r.hgetall(f"zk:part:{jid}:{i}")
+            rec = int(p.get("recorded", "0"))
+            if rec > 1 or verified_lines[(jid, i)] > 1:
+                duplicated += 1
+                problems.append(f"{jid} partition {i}: recorded {rec} times, {verified_lines[(jid, i)]} 'verified' lines")
+            if st == "done" and (rec != 1 or not p.get("proof") or p.get("state") != "done"):
+                lost += 1
+                problems.append(f"{jid} partition {i}: job done but partition {p.get('state')} recorded {rec}")
+        if st == "done":
+            if int(job.get("n_verified", "0")) != n:
+                problems.append(f"job {jid} done with n_verified {job.get('n_verified')} of {n}")
+            to_verify.append((jid, kind, vk, n))
+
+    # Nothing left behind: no lease, queue entry, active job, staged or job witness.
+    for key in ("zk:leases", "zk:q:synth", "zk:q:prove", "zk:q:delayed"):
+        if r.call("ZCARD", key):
+            problems.append(f"orphaned entries in {key}: {r.call('ZRANGE', key, 0, 9)}")
+    if r.call("SCARD", "zk:active"):
+        problems.append(f"zk:active still lists {r.call('SMEMBERS', 'zk:active')}")
+    for pattern in ("zk:stage:*", "zk:wtns:*"):
+        left = r.scan(pattern)
+        if left:
+            problems.append(f"orphaned keys {pattern}: {len(left)} ({left[:3]})")
+
+    # Every recorded proof of a done job verifies: through `zkmill result` (the client's path)
+    # and `zkmill verify`; a sample of the zkey jobs' proofs also through snarkjs.
+    checked = snark_checked = 0
+    snark_todo = []
+    todo = []  # (job, partition, vk, public, proof)
+    for jid, kind, vk, n in to_verify:
+        d = os.path.join(a.out, jid)
+        res = subprocess.run([a.zkmill, "result", jid, "--config", a.client, "--out", d], capture_output=True, text=True)
+        if res.returncode != 0:
+            problems.append(f"zkmill result {jid} failed: {res.stderr.strip()[-300:]}")
+            unverified += n
+            continue
+        for i in range(n):
+            todo.append((jid, i, vk, f"{d}/partition-{i}.public.json", f"{d}/partition-{i}.proof.json"))
+            if kind == "zkey":
+                snark_todo.append(todo[-1])
+
+    def verify(t):
+        return t, subprocess.run([a.zkmill, "verify", t[2], t[3], t[4]], capture_output=True, text=True)
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        for (jid, i, *_), v in pool.map(verify, todo):
+            if v.returncode != 0:
+                unverified += 1
+                problems.append(f"{jid} partition {i}: zkmill verify refused it: {(v.stdout + v.stderr).strip()[-200:]}")
+            else:
+                checked += 1
+    if a.snarkjs and snark_todo:
+        for jid, i, vk, pub, proof in random.Random(0).sample(snark_todo, min(a.sample, len(snark_todo))):
+            v = subprocess.run([a.snarkjs, "groth16", "verify", vk, pub, proof], capture_output=True, text=True)
+            if v.returncode != 0 or "OK" not in v.stdout:
+                unverified += 1
+                problems.append(f"{jid} partition {i}: snarkjs refused it: {v.stdout.strip()[-200:]}")
+            else:
+                snark_checked += 1
+
+    for p in problems:
+        print(f"chaos: FAIL: {p}")
+    print(f"chaos: jobs {dict(states)}; partitions {parts_total}; retries {retries}; "
+          f"proofs verified {checked} (zkmill verify), {snark_checked} of the zkey ones also by snarkjs")
+    summary = {"jobs": len(jobs), "partitions": parts_total, "lost": lost, "duplicated": duplicated,
+               "unverified": unverified, "retries": retries, "problems": len(problems),
+               "done": states.get("done", 0), "failed": states.get("failed", 0)}
+    with open(os.path.join(a.out, "summary.json"), "w") as f:
+        json.dump(summary, f)
+    return 1 if problems else 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("schedule")
+    s.add_argument("--seed", type=int, required=True)
+    s.add_argument("--duration", type=float, required=True)
+    s.add_argument("--gap", type=float, default=6.0, help="mean seconds between fault starts")
+    s.add_argument("--workers", required=True)
+    c = sub.add_parser("check")
+    c.add_argument("--port", type=int, required=True)
+    c.add_argument("--password", default="")
+    c.add_argument("--jobs", required=True)
+    c.add_argument("--coord-logs", nargs="+", required=True)
+    c.add_argument("--zkmill", required=True)
+    c.add_argument("--client", required=True)
+    c.add_argument("--out", required=True)
+    c.add_argument("--snarkjs", default="")
+    c.add_argument("--sample", type=int, default=3)
+    a = ap.parse_args()
+    sys.exit(schedule(a) if a.cmd == "schedule" else check(a))
+
+
+if __name__ == "__main__":
+    main()

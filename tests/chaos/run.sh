@@ -1,0 +1,335 @@
+#!/usr/bin/env bash
+# The chaos run: a whole zkmill farm spread over network namespaces (tests/chaos/netns.sh: a
+# Redis host, a coordinator host, 2 synth and 2 prove hosts on a private bridge, CURVE on),
+# jobs of mixed size, curve, kind and priority submitted throughout, and a seeded fault
+# schedule (printed first) of kill -9 and SIGSTOP/SIGCONT of workers and the coordinator, link
+# cuts, loss periods (5% of TCP packets dropped, 200 ms +-50 ms added on the host's proxied
+# connections) and a Redis kill -9 + restart. Then everything heals, the farm finishes its work,
+# the workers drain, and the invariants are checked (tests/chaos/chaos.py check):
+#   every job done, or failed with a reason (none stuck); every partition of a done job holds
+#   exactly one recorded proof (the `recorded` counter and the coordinator's log agree); every
+#   proof verifies (`zkmill verify` on all, snarkjs on a sample of the .zkey jobs'); no
+#   orphaned lease, queue entry, active job, staged or job witness in Redis; every synth worker
+#   drains at the end without dropping a held bundle.
+# The last line is `chaos: J jobs, P partitions, F faults (...), lost 0, duplicated 0,
+# unverified 0` when every invariant holds; the exit status is 0 then, 1 when one does not,
+# 77 when network namespaces cannot be made here (not root, no nft; the reason is printed).
+#
+#   tests/chaos/run.sh [--short] [--seed S] [--bin ZKMILL] [--duration S] [--keep]
+#     --short     150 s of faults, about 5 minutes in all on 2 cores (CI; scripts/test.sh)
+#     (default)   the long variant: 1200 s of faults, about 25 minutes
+#     --duration  seconds of the fault phase (overrides either)
+#     --seed      the schedule's and the job mix's seed (default: from the clock; printed)
+#     --bin       the zkmill binary (default build/bin/zkmill)
+#     --keep      keep the work directory (it is kept anyway when an invariant fails)
+# snarkjs: tests/interop/node_modules/.bin/snarkjs (scripts/setup.sh), or $ZKMILL_SNARKJS.
+# Stops by itself: a watchdog ends the run (exit 1) at 2x its planned time, and an EXIT trap
+# kills every process it started, by pid, and deletes its namespaces.
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+short=0 seed="" bin="$root/build/bin/zkmill" duration="" keep=0
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --short) short=1; shift ;;
+    --keep) keep=1; shift ;;
+    --seed | --bin | --duration)
+      [[ $# -ge 2 ]] || { echo "run.sh: $1 needs a value" >&2; exit 2; }
+      case "$1" in --seed) seed=$2 ;; --bin) bin=$2 ;; --duration) duration=$2 ;; esac
+      shift 2 ;;
+    -h | --help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "run.sh: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+seed=${seed:-$(( $(date +%s) % 100000 ))}
+duration=${duration:-$([[ $short == 1 ]] && echo 150 || echo 1200)}
+[[ $seed =~ ^[0-9]+$ && $duration =~ ^[0-9]+$ ]] || { echo "run.sh: --seed and --duration take integers" >&2; exit 2; }
+[[ -x $bin ]] || { echo "run.sh: no zkmill binary at $bin (build it, or pass --bin)" >&2; exit 2; }
+bin=$(readlink -f "$bin")
+for tool in redis-server redis-cli python3; do
+  command -v $tool >/dev/null || { echo "run.sh: '$tool' is missing (scripts/setup.sh installs it)" >&2; exit 2; }
+done
+
+source "$here/netns.sh"
+if [[ $(id -u) != 0 ]]; then echo "chaos: SKIP: network namespaces need root"; exit 77; fi
+if ! why=$(net_probe); then echo "chaos: SKIP: $why"; exit 77; fi
+
+W=$(mktemp -d "${TMPDIR:-/tmp}/zkchaos.XXXXXX")
+NET_CTL_DIR="$W/ctl"; mkdir -p "$NET_CTL_DIR" "$W/redis" "$W/keys" "$W/curve" "$W/results"
+t0=$(date +%s)
+log() { printf '[chaos %4ds] %s\n' $(( $(date +%s) - t0 )) "$*"; }
+failed=0
+finish() {
+  local rc=$?
+  [[ -n ${watchdog:-} ]] && kill "$watchdog" 2>/dev/null
+  [[ -n ${submitter:-} ]] && kill "$submitter" 2>/dev/null
+  net_down
+  if ((failed || rc != 0 || keep)); then echo "chaos: work directory kept: $W"; else rm -rf "$W"; fi
+}
+trap finish EXIT
+trap 'echo "chaos: interrupted"; exit 1' INT TERM
+# The watchdog: twice the planned time, then the run ends (the EXIT trap cleans up).
+( sleep $(( 2 * (duration + 240) )); echo "chaos: WATCHDOG: the run took too long; stopping it"; kill -TERM $$ ) &
+watchdog=$!
+
+# ------------------------------------------------------------------------------------------
+# Hosts, keys, configs
+log "seed $seed, $duration s of faults, work directory $W"
+net_up redis=2 coord1=3 synth1=11 synth2=12 prove1=21 prove2=22 || { echo "chaos: FAIL: could not build the network"; exit 1; }
+WORKERS=(synth1 synth2 prove1 prove2)
+PW=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
+
+"$bin" setup --circuit chain --size 400 --curve bn254 --seed 7 --out "$W/keys/small.key" >/dev/null || exit 1
+"$bin" setup --circuit chain --size 3000 --curve bls12-381 --seed 8 --out "$W/keys/big.key" >/dev/null || exit 1
+fx="$root/tests/interop/fixtures/bn128"
+cp "$fx/multiplier.zkey" "$fx/multiplier.r1cs" "$W/keys/"
+for p in coordinator "${WORKERS[@]}"; do "$bin" keygen --out "$W/curve/$p" >/dev/null || exit 1; done
+cat "$W"/curve/{synth,prove}*.pub > "$W/curve/allowed"
+
+common="coordinator:
+  heartbeat_ms: 250
+  liveness: 8
+  lease_ms: 2000
+  max_attempts: 10
+  backoff_ms: 100
+  backoff_max_ms: 2000"
+cat > "$W/coordinator.yaml" <<Y
+redis: {host: 127.0.0.1, port: 16379, password: $PW}
+$common
+  bind: tcp://${NET_ADDR[coord1]}:7710
+threads: 1
+zmq: {curve: true, key_file: $W/curve/coordinator.key, allowed_keys_file: $W/curve/allowed}
+Y
+for w in "${WORKERS[@]}"; do
+  cat > "$W/$w.yaml" <<Y
+$common
+  endpoint: tcp://127.0.0.1:17710
+threads: 1
+worker: {id: $w, key_dir: $W/keys, bundle_bind: "tcp://${NET_ADDR[$w]}:7800", drain_hold_s: 60}
+zmq: {curve: true, key_file: $W/curve/$w.key, coordinator_public_key_file: $W/curve/coordinator.pub, allowed_keys_file: $W/curve/allowed}
+Y
+done
+printf 'redis: {host: 127.0.0.1, port: 6379, password: %s}\nlog: {level: warn}\n' "$PW" > "$W/client.yaml"
+
+# ------------------------------------------------------------------------------------------
+# Components. PID[name] is the live process of each; start NAME (re)starts one.
+declare -A PID=()
+start() {
+  case "$1" in
+    redis) net_spawn redis "$W/redis.log" redis-server --port 6379 --bind "${NET_ADDR[redis]}" 127.0.0.1 \
+      --requirepass "$PW" --appendonly yes --appendfsync always --save "" --dir "$W/redis" ;;
+    coordinator) net_spawn coord1 "$W/coordinator.log" "$bin" coordinator --config "$W/coordinator.yaml" ;;
+    synth* | prove*) net_spawn "$1" "$W/$1.log" "$bin" worker --config "$W/$1.yaml" --role "${1%[0-9]}" ;;
+  esac
+  PID[$1]=$NET_LAST_PID
+}
+rcli() { net_exec redis redis-cli -a "$PW" --no-auth-warning "$@"; }
+wait_until() {  # wait_until SECONDS CMD...
+  local end=$((SECONDS + $1)); shift
+  until "$@" >/dev/null 2>&1; do ((SECONDS < end)) || return 1; sleep 0.2; done
+}
+
+start redis
+wait_until 20 rcli ping || { echo "chaos: FAIL: redis did not start"; failed=1; exit 1; }
+# Each worker reaches the coordinator, and the coordinator Redis, through a delay proxy on
+# its own loopback (link_delay); the bundle data plane goes host to host directly.
+net_proxy coord1 16379 redis 6379 "$W/proxy-coord1.log"
+for w in "${WORKERS[@]}"; do net_proxy "$w" 17710 coord1 7710 "$W/proxy-$w.log"; done
+start coordinator
+for w in "${WORKERS[@]}"; do start "$w"; done
+for w in "${WORKERS[@]}"; do
+  wait_until 30 grep -qE "worker $w (re-)?registered" "$W/coordinator.log" ||
+    { echo "chaos: FAIL: worker $w did not register (see $W/$w.log)"; failed=1; exit 1; }
+done
+log "farm up: redis ${NET_ADDR[redis]}, coordinator ${NET_ADDR[coord1]} (CURVE), workers ${WORKERS[*]}"
+
+# ------------------------------------------------------------------------------------------
+# The job mix, submitted throughout the fault phase (a subshell; seeded like the schedule).
+submit_loop() {
+  RANDOM=$((seed + 1))
+  local n=0 end=$(( $(date +%s) + duration * 85 / 100 )) kind parts prio args id try
+  while (( $(date +%s) < end )); do
+    n=$((n + 1))
+    case $((RANDOM % 5)) in
+      0 | 1 | 2) kind=small parts=$((1 + RANDOM % 8)) ;;
+      3) kind=big parts=$((1 + RANDOM % 4)) ;;
+      4) kind=zkey parts=$((1 + RANDOM % 3)) ;;
+    esac
+    prio=$((RANDOM % 4))
+    if [[ $kind == zkey ]]; then
+      args=(--zkey "$W/keys/multiplier.zkey")
+      for ((i = 0; i < parts; i++)); do args+=(--witness "$fx/multiplier.wtns"); done
+      vk="$fx/multiplier.vk.json"
+    else
+      args=(--key "$W/keys/$kind.key" --partitions "$parts" --seed "$n")
+      vk="$W/keys/$kind.key.vk.json"
+    fi
+    # The same idempotency key on every try: a submit cut off by a fault is retried safely.
+    id=""
+    for try in 1 2 3 4 5 6 7 8 9 10; do
+      id=$(net_exec redis "$bin" submit --config "$W/client.yaml" "${args[@]}" --priority "$prio" \
+        --idempotency-key "chaos-$seed-$n" 2>>"$W/submit.log") && break
+      id=""; sleep 1
+    done
+    if [[ -n $id ]]; then echo "$id $kind $vk $parts" >> "$W/jobs.tsv"
+    else echo "submit $n failed 10 times" >> "$W/submit.failed"; fi
+    sleep "$((RANDOM % 3)).$((RANDOM % 10))"
+  done
+}
+: > "$W/jobs.tsv"
+submit_loop & submitter=$!
+
+# ------------------------------------------------------------------------------------------
+# The fault schedule: applied and undone from this shell, so PID[] stays the truth.
+python3 "$here/chaos.py" schedule --seed "$seed" --duration "$duration" --workers "$(IFS=,; echo "${WORKERS[*]}")" > "$W/schedule"
+echo "chaos: fault schedule (seed $seed; at_s kind target duration_s):"
+sed 's/^/  /' "$W/schedule"
+host_of() { [[ $1 == coordinator ]] && echo coord1 || echo "$1"; }
+apply() {  # apply KIND TARGET
+  case "$1" in
+    kill9) kill -KILL "${PID[$2]}" 2>/dev/null; wait "${PID[$2]}" 2>/dev/null ;;
+    stop) kill -STOP "${PID[$2]}" ;;
+    cut) link_cut "$2" ;;
+    loss) link_loss "$2" 5; link_delay "$2" 200 50 ;;
+    redis-restart) kill -KILL "${PID[redis]}" 2>/dev/null; wait "${PID[redis]}" 2>/dev/null ;;
+  esac
+}
+undo() {  # undo KIND TARGET
+  case "$1" in
+    kill9) start "$2" ;;
+    stop) kill -CONT "${PID[$2]}" ;;
+    cut) link_heal "$2" ;;
+    loss) link_loss "$2" 0; link_delay "$2" 0 0 ;;
+    redis-restart) start redis ;;
+  esac
+}
+declare -A FAULTS=()
+pending=()  # "due_epoch_ms kind target"
+now_ms() { date +%s%3N; }
+start_ms=$(now_ms)
+while read -r at kind target dur; do
+  due=$(( start_ms + ${at/./} * 100 ))
+  while (( $(now_ms) < due )); do
+    # Undo what is due meanwhile.
+    keep_p=()
+    for p in "${pending[@]}"; do
+      read -r pdue pk pt <<<"$p"
+      if (( $(now_ms) >= pdue )); then undo "$pk" "$pt"; echo "$(now_ms) end $pk $pt" >> "$W/faults.log"; else keep_p+=("$p"); fi
+    done
+    pending=("${keep_p[@]}")
+    sleep 0.1
+  done
+  log "fault: $kind $target for ${dur} s"
+  apply "$kind" "$target"
+  echo "$(now_ms) begin $kind $target" >> "$W/faults.log"
+  FAULTS[$kind]=$(( ${FAULTS[$kind]:-0} + 1 ))
+  pending+=("$(( $(now_ms) + ${dur/./} * 100 )) $kind $target")
+done < "$W/schedule"
+# Let the fault phase run its length, undoing each fault when due.
+while (( ${#pending[@]} > 0 )) || (( $(now_ms) < start_ms + duration * 1000 )); do
+  keep_p=()
+  for p in "${pending[@]}"; do
+    read -r pdue pk pt <<<"$p"
+    if (( $(now_ms) >= pdue )); then undo "$pk" "$pt"; echo "$(now_ms) end $pk $pt" >> "$W/faults.log"; else keep_p+=("$p"); fi
+  done
+  pending=("${keep_p[@]}")
+  sleep 0.2
+done
+log "fault phase over; every fault undone"
+wait "$submitter"; submitter=""
+
+# ------------------------------------------------------------------------------------------
+# Quiesce: every job final (bounded), then drain the workers and stop the coordinator.
+active() { [[ $(rcli SCARD zk:active) == 0 ]]; }
+if ! wait_until $(( short ? 150 : 600 )) active; then
+  log "jobs still active after the drain period: $(rcli SMEMBERS zk:active | tr '\n' ' ')"
+fi
+# Let the farm settle before draining: a worker drained while the coordinator is still silent
+# to it (a cut just healed) gives its held bundles up at once, by design; the invariant is
+# about a farm whose links work. Every worker must have been heard from in the last second.
+all_heard() {
+  rcli --raw HGETALL zk:workers | python3 -c '
+import json, sys
+lines = sys.stdin.read().split("\n")
+now, want = int(sys.argv[1]), set(sys.argv[2:])
+seen = {lines[i]: json.loads(lines[i + 1]) for i in range(0, len(lines) - 1, 2) if lines[i]}
+sys.exit(0 if all(w in seen and now - seen[w]["last_seen_ms"] < 1000 for w in want) else 1)' "$(now_ms)" "${WORKERS[@]}"
+}
+wait_until 30 all_heard || log "not every worker has been heard from by the coordinator (see zk:workers)"
+log "all jobs final; draining the workers"
+held_fail=0
+for w in "${WORKERS[@]}"; do kill -TERM "${PID[$w]}"; done
+for w in "${WORKERS[@]}"; do
+  if ! wait_until 40 bash -c "! kill -0 ${PID[$w]}"; then
+    echo "chaos: FAIL: worker $w did not drain within 40 s (still holding bundles?)"; held_fail=1
+  fi
+  if grep -q "bundle(s) never released" "$W/$w.log"; then
+    echo "chaos: FAIL: worker $w dropped bundles it held: $(grep 'never released' "$W/$w.log" | tail -1)"; held_fail=1
+  fi
+done
+kill -TERM "${PID[coordinator]}"; wait_until 20 bash -c "! kill -0 ${PID[coordinator]}"
+
+snarkjs=${ZKMILL_SNARKJS:-$root/tests/interop/node_modules/.bin/snarkjs}
+[[ -x $snarkjs ]] || { log "snarkjs not installed (tests/interop: npm ci): the zkey proofs get zkmill verify only"; snarkjs=""; }
+net_exec redis python3 "$here/chaos.py" check --port 6379 --password "$PW" --jobs "$W/jobs.tsv" \
+  --coord-logs "$W/coordinator.log" --zkmill "$bin" --client "$W/client.yaml" --out "$W/results" \
+  --snarkjs "$snarkjs" --sample 3
+check_rc=$?
+
+# The checker must be able to fail: plant one violation of each kind in a copy of the final
+# state's judgement (a second recording, a proof swapped for another partition's, a job put
+# back to running, a stray lease and a stray staged witness) and check it names every one.
+selfcheck() {
+  local a b
+  a=$(awk '$2 == "small" && $4 >= 2 {print $1; exit}' "$W/jobs.tsv")
+  b=$(awk -v a="$a" '$1 != a {print $1; exit}' "$W/jobs.tsv")
+  [[ -n $a && -n $b ]] || { echo "no job to plant violations in"; return 1; }
+  grep -E "^($a|$b) " "$W/jobs.tsv" > "$W/planted.tsv"
+  rcli HINCRBY "zk:part:$a:1" recorded 1 >/dev/null
+  rcli HSET "zk:part:$a:0" proof "$(rcli HGET "zk:part:$a:1" proof)" >/dev/null
+  rcli HSET "zk:job:$b" state running >/dev/null
+  rcli ZADD zk:leases 1 "999999999999:00000000" >/dev/null
+  rcli SET zk:stage:planted:0 x >/dev/null
+  local out
+  out=$(net_exec redis python3 "$here/chaos.py" check --port 6379 --password "$PW" --jobs "$W/planted.tsv" \
+    --coord-logs "$W/coordinator.log" --zkmill "$bin" --client "$W/client.yaml" --out "$W/planted") && {
+    echo "the checker passed a state with planted violations"; return 1; }
+  local want
+  for want in "$a partition 1: recorded 2 times" "$a partition 0: zkmill verify refused it" "job $b is running" \
+    "orphaned entries in zk:leases" "orphaned keys zk:stage:"; do
+    grep -qF "$want" <<<"$out" || { echo "the checker missed a planted violation: '$want'"; echo "$out"; return 1; }
+  done
+}
+mkdir -p "$W/planted"
+if why=$(selfcheck); then log "self-check: the checker caught all 5 planted violations"
+else echo "chaos: FAIL: self-check: $why"; check_rc=1; fi
+[[ -f $W/submit.failed ]] && { echo "chaos: FAIL: $(wc -l < "$W/submit.failed") submit(s) never got through"; check_rc=1; }
+
+# Recovery: after each fault ends, how long until the next proof is recorded (an upper bound:
+# it includes any time the farm had nothing to do).
+recovery=$(python3 - "$W/faults.log" "$W/coordinator.log" <<'PY'
+import sys, re, datetime
+ends = [int(l.split()[0]) for l in open(sys.argv[1]) if " end " in l]
+ts = []
+for l in open(sys.argv[2], errors="replace"):
+    if " verified (" in l:
+        # spdlog's local time (this run's TZ), as the log writes it: 2026-12-01T07:39:56.513
+        m = re.match(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}) ", l)
+        if m:
+            ts.append(datetime.datetime.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S.%f").timestamp() * 1000)
+gaps = [min((t - e for t in ts if t >= e), default=None) for e in ends]
+gaps = [g for g in gaps if g is not None]
+print(f"{max(gaps) / 1000:.1f}" if gaps else "n/a")
+PY
+)
+read -r jobs parts lost dup unver retries < <(python3 -c "import json;d=json.load(open('$W/results/summary.json'));print(d['jobs'],d['partitions'],d['lost'],d['duplicated'],d['unverified'],d['retries'])" 2>/dev/null || echo "0 0 ? ? ? ?")
+nf=0 kinds=""
+for k in kill9 stop cut loss redis-restart; do
+  [[ -n ${FAULTS[$k]:-} ]] || continue
+  nf=$((nf + FAULTS[$k])); kinds+="${kinds:+, }$k ${FAULTS[$k]}"
+done
+log "retries $retries; max time from a fault's end to the next recorded proof ${recovery} s"
+if ((check_rc != 0 || held_fail != 0)); then failed=1; fi
+echo "chaos: $jobs jobs, $parts partitions, $nf faults ($kinds), lost $lost, duplicated $dup, unverified $unver$([[ $failed == 1 ]] && echo ' — INVARIANTS VIOLATED')"
+exit $failed

@@ -1,0 +1,172 @@
+// PCE through the built-in circuits' glue (groth16/builtin.hpp), as a synth worker uses it:
+// the bundle is byte-identical to plain synthesis (inputs, aux, a, b, c, density maps, header,
+// checksums), so the proof for fixed r, s is too; load_or_build_pce records a missing file,
+// uses an intact one as it is, and replaces a bad one (never using it).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "common/curves/bls12_381.hpp"
+#include "common/curves/bn254.hpp"
+#include "common/groth16/builtin.hpp"
+#include "common/groth16/prover.hpp"
+#include "common/groth16/verifier.hpp"
+
+using namespace zkmill;
+using namespace zkmill::groth16;
+
+namespace {
+
+std::string temp_pce(const std::string& leaf) {
+  auto dir = std::filesystem::temp_directory_path() / ("zkmill-pce-g16-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return (dir / leaf).string();
+}
+
+std::vector<uint8_t> read_all(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace
+
+template <class E>
+class PceBuiltin : public ::testing::Test {
+ protected:
+  using Fr = typename E::Fr;
+  std::mt19937_64 rng{31};
+  util::ThreadPool pool{2};
+};
+using Curves = ::testing::Types<curves::Bn254, curves::Bls12381>;
+TYPED_TEST_SUITE(PceBuiltin, Curves);
+
+TYPED_TEST(PceBuiltin, BundleAndProofEqualPlainSynthesis) {
+  using E = TypeParam;
+  using Fr = typename E::Fr;
+  for (std::string_view name : circuits::circuit_names()) {
+    auto pk = setup_builtin<E>(std::string(name), 2000, ToxicWaste<Fr>::random(this->rng), this->pool);
+    const std::string path = temp_pce(std::string(name) + "-" + E::kName + ".pce");
+    std::filesystem::remove(path);
+    std::string why;
+    const cs::PceMatrices pce = load_or_build_pce<E>(path, pk.meta, &why);
+    EXPECT_NE(why.find("cannot open"), std::string::npos) << why;  // it was missing, so it was recorded
+    const cs::CircuitId id{{7, 7, 7}};
+    for (uint64_t part : {0, 4}) {
+      const cs::WitnessBundle plain = synthesize_builtin<E>(pk.meta, 5, part, id);
+      const cs::WitnessBundle fast = synthesize_builtin_pce<E>(pce, pk.meta, 5, part, id, this->pool);
+      ASSERT_TRUE(std::ranges::equal(plain.bytes(), fast.bytes())) << name << " partition " << part;
+      const Fr r = Fr::random(this->rng), s = Fr::random(this->rng);
+      const Proof<E> p1 = prove_with_randomness<E>(pk, plain, r, s, this->pool);
+      const Proof<E> p2 = prove_with_randomness<E>(pk, fast, r, s, this->pool);
+      EXPECT_TRUE(p1 == p2);
+      EXPECT_TRUE(PreparedVerifyingKey<E>(pk.vk).verify(p2, public_inputs<E>(fast)));
+    }
+    // The second time the file is used as it is.
+    (void)load_or_build_pce<E>(path, pk.meta, &why);
+    EXPECT_EQ(why, "");
+  }
+}
+
+TYPED_TEST(PceBuiltin, BadFileIsRebuiltNeverUsed) {
+  using E = TypeParam;
+  using Fr = typename E::Fr;
+  auto pk = setup_builtin<E>("chain", 900, ToxicWaste<Fr>::random(this->rng), this->pool);
+  auto other = setup_builtin<E>("chain", 1200, ToxicWaste<Fr>::random(this->rng), this->pool);
+  const std::string path = temp_pce(std::string("bad-") + E::kName + ".pce");
+  std::filesystem::remove(path);
+  (void)load_or_build_pce<E>(path, pk.meta);
+  const std::vector<uint8_t> good = read_all(path);
+  ASSERT_GT(good.size(), cs::PceHeader::kSize);
+  const cs::WitnessBundle want = synthesize_builtin<E>(pk.meta, 3, 1);
+
+  struct Case {
+    const char* what;
+    std::function<void()> damage;
+  };
+  auto write = [&](const std::vector<uint8_t>& bytes) {
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    f.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+  };
+  const Case cases[] = {
+      {"truncated",
+       [&] {
+         write({good.begin(), good.begin() + ptrdiff_t(good.size() / 3)});
+       }},
+      {"corrupted",
+       [&] {
+         auto b = good;
+         b[b.size() - 100] ^= 0x40;
+         write(b);
+       }},
+      {"PCE version",
+       [&] {
+         auto b = good;
+         b[8] = 9;
+         write(b);
+       }},
+      {"recorded for", [&] { (void)load_or_build_pce<E>(path, other.meta); }},  // another circuit's file in place
+  };
+  for (const Case& c : cases) {
+    c.damage();
+    std::string why;
+    const cs::PceMatrices m = load_or_build_pce<E>(path, pk.meta, &why);
+    EXPECT_NE(why.find(c.what), std::string::npos) << c.what << ": " << why;
+    EXPECT_NE(why.find("rebuilt"), std::string::npos) << why;
+    EXPECT_EQ(read_all(path), good) << c.what << ": the file was not replaced by a good one";
+    EXPECT_TRUE(std::ranges::equal(synthesize_builtin_pce<E>(m, pk.meta, 3, 1, {}, this->pool).bytes(), want.bytes()))
+        << c.what;
+  }
+  // Matrices of another shape are refused by the synthesis itself.
+  const cs::PceMatrices wrong = load_or_build_pce<E>(temp_pce(std::string("other-") + E::kName + ".pce"), other.meta);
+  EXPECT_THROW((void)synthesize_builtin_pce<E>(wrong, pk.meta, 3, 1), cs::PceError);
+}
+
+// The bit-aware MSMs (zeros skipped, +-1 summed apart from the windows) leave the proof as it
+// was: the one prover body (prove_with_view) gives the same proof for fixed r, s as one
+// assembled from plain Pippenger sums (no 0/1 split) over the same key, on a witness that is
+// 95% bits (the MSMs do not need it to satisfy the circuit; the H scalars are random here).
+TYPED_TEST(PceBuiltin, BitAwareMsmsLeaveTheProofUnchanged) {
+  using E = TypeParam;
+  using Fr = typename E::Fr;
+  using G1P = typename E::G1Params;
+  using G2P = typename E::G2Params;
+  auto pk = setup_builtin<E>("chain", 3000, ToxicWaste<Fr>::random(this->rng), this->pool);
+  const cs::WitnessBundle real = synthesize_builtin<E>(pk.meta, 8, 2);
+  cs::BundleHeader h;
+  h.curve = E::kId;
+  h.n_inputs = real.n_inputs();
+  h.n_aux = real.n_aux();
+  h.n_rows = real.n_rows();
+  cs::WitnessBundle w = cs::WitnessBundle::allocate(h);
+  std::ranges::copy(real.inputs<Fr>(), w.section_mut<Fr>(cs::Section::Inputs).begin());
+  for (Fr& x : w.section_mut<Fr>(cs::Section::Aux)) {
+    const auto u = this->rng() % 40;
+    x = u < 2 ? Fr::random(this->rng) : u < 21 ? Fr::zero() : Fr::one();
+  }
+  w.seal();
+  const auto in = w.inputs<Fr>();
+  const auto aux = w.aux<Fr>();
+  const size_t n = size_t(1) << pk.meta.domain_log2;
+  std::vector<Fr> hs(n - 1);
+  for (Fr& x : hs) x = Fr::random(this->rng);
+
+  msm::MsmConfig plain;
+  plain.small_scalar_fast_path = false;
+  auto z_sum = [&](auto bases, auto tag) {
+    using P = decltype(tag);
+    return msm::msm<P>(bases.first(in.size()), in, plain, this->pool) +
+           msm::msm<P>(bases.subspan(in.size()), aux, plain, this->pool);
+  };
+  const MsmSums<E> sums{z_sum(pk.a, G1P{}), z_sum(pk.b_g1, G1P{}), z_sum(pk.b_g2, G2P{}),
+                        msm::msm<G1P>(pk.l, aux, plain, this->pool),
+                        msm::msm<G1P>(pk.h.first(n - 1), std::span<const Fr>(hs), plain, this->pool)};
+  const Fr r = Fr::random(this->rng), s = Fr::random(this->rng);
+  const KeyView<E> key{&pk.vk, pk.a, pk.b_g1, pk.l, pk.h, pk.b_g2};
+  ProveTimings t;
+  const Proof<E> got = prove_with_view<E>(
+      key, w, [&](util::ThreadPool&) { return hs; }, r, s, this->pool, &t, std::chrono::steady_clock::now());
+  EXPECT_TRUE(assemble_proof<E>(pk.vk, sums, r, s) == got);
+  EXPECT_GT(t.total_ms, 0);
+}

@@ -1,0 +1,61 @@
+// The redis section's Sentinel and durability keys (docs/reliability.md, "Redis failover"):
+// parsed strictly, and combinations that cannot work are refused naming the key.
+#include <gtest/gtest.h>
+
+#include "farm/farm_config.hpp"
+
+namespace zkmill::farm {
+namespace {
+
+std::string error_of(const std::string& yaml) {
+  try {
+    parse_farm_config(yaml, "farm.yaml");
+  } catch (const util::ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(FarmRedisConfig, SentinelsAndDurability) {
+  const auto cfg = parse_farm_config(
+      "redis:\n  sentinels: [\"10.0.0.5:26379\", \"sentinel-b:26379\"]\n  master_name: zkfarm\n"
+      "  sentinel_password: s3\n  min_replicas: 1\n  wait_timeout_ms: 1500\n",
+      "farm.yaml");
+  EXPECT_EQ(cfg.redis.sentinels, (std::vector<std::string>{"10.0.0.5:26379", "sentinel-b:26379"}));
+  EXPECT_EQ(cfg.redis.master_name, "zkfarm");
+  EXPECT_EQ(cfg.redis.sentinel_password, "s3");
+  EXPECT_EQ(cfg.redis.min_replicas, 1u);
+  EXPECT_EQ(cfg.redis.wait_timeout_ms, 1500u);
+}
+
+TEST(FarmRedisConfig, DefaultsAreALoneRedis) {
+  const auto cfg = parse_farm_config("", "farm.yaml");
+  EXPECT_TRUE(cfg.redis.sentinels.empty());
+  EXPECT_EQ(cfg.redis.min_replicas, 0u);
+}
+
+TEST(FarmRedisConfig, RefusesWhatCannotWork) {
+  EXPECT_NE(error_of("redis:\n  sentinels: [\"127.0.0.1:26379\"]\n")
+                .find("key 'redis.sentinels' needs "
+                      "'redis.master_name' too"),
+            std::string::npos);
+  EXPECT_NE(error_of("redis:\n  master_name: zkfarm\n").find("key 'redis.master_name' needs 'redis.sentinels'"),
+            std::string::npos);
+  EXPECT_NE(error_of("redis:\n  sentinels: \"127.0.0.1:26379\"\n  master_name: m\n")
+                .find("key 'redis.sentinels' must be a list of strings"),
+            std::string::npos);
+  EXPECT_NE(error_of("redis:\n  sentinels: [\"26379\"]\n  master_name: m\n")
+                .find("key 'redis.sentinels' must be "
+                      "HOST:PORT"),
+            std::string::npos);
+  EXPECT_NE(error_of("redis:\n  sentinels: [\"a:1\"]\n  master_name: m\n  unix_socket: /run/r.sock\n")
+                .find("exclude each other"),
+            std::string::npos);
+  EXPECT_NE(error_of("redis:\n  min_replicas: -1\n").find("key 'redis.min_replicas' must be an integer"),
+            std::string::npos);
+  EXPECT_NE(error_of("redis:\n  wait_timeout_ms: 0\n").find("key 'redis.wait_timeout_ms' must be an integer"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace zkmill::farm

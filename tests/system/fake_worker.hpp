@@ -1,0 +1,78 @@
+// A hostile (or merely fake) worker for farm tests: a ZeroMQ DEALER with a chosen routing id
+// that speaks the control protocol by hand. It says whatever the test tells it to: a hello for
+// any role and circuits, results with guessed or stolen tokens, raw malformed frames. While it
+// waits for a message it keeps sending heartbeats, so the coordinator does not declare it dead.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+#include <zmq.hpp>
+#include <zmq_addon.hpp>
+
+#include "farm/control_message.hpp"
+
+namespace zkmill::test {
+
+class FakeWorker {
+ public:
+  FakeWorker(const std::string& endpoint, const std::string& id) : ctx_(1), sock_(ctx_, zmq::socket_type::dealer) {
+    sock_.set(zmq::sockopt::routing_id, id);
+    sock_.set(zmq::sockopt::linger, 0);
+    sock_.connect(endpoint);
+  }
+
+  void send(const farm::ControlMessage& m) { m.send(sock_); }
+  // Frames exactly as given (for malformed messages).
+  void send_raw(const std::vector<std::string>& frames) {
+    for (size_t i = 0; i < frames.size(); ++i)
+      sock_.send(zmq::buffer(frames[i]), i + 1 < frames.size() ? zmq::send_flags::sndmore : zmq::send_flags::none);
+  }
+  // A hello as a worker of `role` holding the keys of `circuits`.
+  void hello(const std::string& id, farm::WorkerRole role, const std::vector<std::string>& circuits) {
+    farm::Hello h;
+    h.worker = id;
+    h.role = role;
+    h.cores = 1;
+    h.memory_mb = 1024;
+    h.circuits = circuits;
+    h.bundle_endpoint = role == farm::WorkerRole::Prove ? "" : "tcp://127.0.0.1:1";
+    send(h);
+  }
+  void heartbeat(const std::string& current = "") { send(farm::WorkerHeartbeat{{}, current, false, {}}); }
+
+  // The next message satisfying `want` within `limit` (others are dropped), heartbeating
+  // every 100 ms meanwhile; nullopt when none came.
+  std::optional<farm::ControlMessage> wait_for(const std::function<bool(const farm::ControlMessage&)>& want,
+                                               std::chrono::milliseconds limit) {
+    const auto end = std::chrono::steady_clock::now() + limit;
+    auto next_beat = std::chrono::steady_clock::now();
+    while (std::chrono::steady_clock::now() < end) {
+      if (std::chrono::steady_clock::now() >= next_beat) {
+        heartbeat();
+        next_beat += std::chrono::milliseconds(100);
+      }
+      zmq::pollitem_t items[] = {{sock_.handle(), 0, ZMQ_POLLIN, 0}};
+      zmq::poll(items, 1, std::chrono::milliseconds(20));
+      if (!(items[0].revents & ZMQ_POLLIN)) continue;
+      std::vector<zmq::message_t> frames;
+      if (!zmq::recv_multipart(sock_, std::back_inserter(frames), zmq::recv_flags::dontwait)) continue;
+      std::string why;
+      auto m = farm::ControlMessage::decode(frames, 1 << 20, &why, farm::ControlMessage::kMaxPayloadBytes);
+      if (m && want(*m)) return m;
+    }
+    return std::nullopt;
+  }
+  std::optional<farm::ControlMessage> wait_for(farm::MessageType type, std::chrono::milliseconds limit) {
+    return wait_for([type](const farm::ControlMessage& m) { return m.type() == type; }, limit);
+  }
+
+ private:
+  zmq::context_t ctx_;
+  zmq::socket_t sock_;
+};
+
+}  // namespace zkmill::test

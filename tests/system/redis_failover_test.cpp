@@ -1,0 +1,206 @@
+// The farm on a replicated Redis under Redis Sentinel, with real servers on loopback ports: a
+// primary (AOF), one replica and one sentinel (quorum 1). The coordinator, the worker and the
+// clients find the primary through the sentinel (redis.sentinels, redis.master_name) and wait
+// for the replica on durable writes (redis.min_replicas); a failover in the middle of a job —
+// ordered (SENTINEL FAILOVER) or forced (kill -9 of the primary) — must cost time only: the
+// job finishes with every proof verified, and the new primary holds it.
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "tests/support/process.hpp"
+
+namespace zkmill::test {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+int free_port() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+    ADD_FAILURE() << "no free port";
+    return 0;
+  }
+  close(fd);
+  return ntohs(a.sin_port);
+}
+
+class SentinelFarmTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = scratch_dir();
+    fs::create_directories(dir_ / "keys");
+    key_ = (dir_ / "keys" / "chain.key").string();
+    auto r =
+        run_zkmill({"setup", "--circuit", "chain", "--size", "3000", "--curve", "bn254", "--seed", "5", "--out", key_});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    primary_ = free_port();
+    replica_ = free_port();
+    sentinel_ = free_port();
+    coordinator_ = free_port();
+    start_redis("primary", primary_, "");
+    start_redis("replica", replica_, "127.0.0.1 " + std::to_string(primary_));
+    ASSERT_TRUE(until(20s, [&] {
+      return contains(cli(replica_, {"INFO", "replication"}), "master_link_status:up");
+    })) << cli(replica_, {"INFO", "replication"});
+    const auto conf = dir_ / "sentinel.conf";  // the sentinel rewrites it: must be writable
+    std::ofstream(conf) << "port " << sentinel_ << "\nbind 127.0.0.1\ndir " << dir_.string()
+                        << "\nsentinel monitor zkm 127.0.0.1 " << primary_
+                        << " 1\nsentinel down-after-milliseconds zkm 1000\nsentinel failover-timeout zkm 10000\n";
+    spawn("sentinel", {"redis-server", conf.string(), "--sentinel"});
+    ASSERT_TRUE(until(20s,
+                      [&] {
+                        return contains(cli(sentinel_, {"SENTINEL", "replicas", "zkm"}), "slave");
+                      }))
+        << "the sentinel did not discover the replica: " << log("sentinel");
+    const std::string redis = "redis:\n  sentinels: [\"127.0.0.1:" + std::to_string(sentinel_) +
+                              "\"]\n  master_name: zkm\n  min_replicas: 1\n  wait_timeout_ms: 3000\n"
+                              "  connect_timeout_ms: 500\n  command_timeout_ms: 2000\n";
+    const std::string coord = "coordinator:\n  endpoint: tcp://127.0.0.1:" + std::to_string(coordinator_) +
+                              "\n  heartbeat_ms: 200\n  liveness: 10\n  lease_ms: 2000\n  backoff_ms: 50\n"
+                              "  backoff_max_ms: 1000\n  max_attempts: 20\n";
+    client_ = write("client", redis);
+    spawn("coordinator", {zkmill_binary(), "coordinator", "--config", write("coordinator", redis + coord)});
+    spawn("worker", {zkmill_binary(), "worker", "--role", "both", "--config",
+                     write("worker", redis + coord + "threads: 1\nworker:\n  id: w1\n  key_dir: " +
+                                         (dir_ / "keys").string() + "\n")});
+    ASSERT_TRUE(until(30s, [&] { return contains(log("coordinator"), "registered (role"); })) << all_logs();
+  }
+  void TearDown() override {
+    for (auto it = procs_.rbegin(); it != procs_.rend(); ++it) {
+      if (it->second <= 0) continue;
+      kill(it->second, SIGKILL);
+      waitpid(it->second, nullptr, 0);
+    }
+  }
+
+  template <class F>
+  static bool until(std::chrono::seconds limit, F f) {
+    for (auto end = std::chrono::steady_clock::now() + limit; std::chrono::steady_clock::now() < end;
+         std::this_thread::sleep_for(50ms))
+      if (f()) return true;
+    return false;
+  }
+  void start_redis(const std::string& name, int port, const std::string& replicaof) {
+    fs::create_directories(dir_ / name);
+    std::vector<std::string> args{"redis-server", "--port", std::to_string(port),  "--bind", "127.0.0.1",
+                                  "--save",       "",       "--appendonly",        "yes",    "--appendfsync",
+                                  "always",       "--dir",  (dir_ / name).string()};
+    if (!replicaof.empty()) {
+      args.push_back("--replicaof");
+      args.push_back(replicaof.substr(0, replicaof.find(' ')));
+      args.push_back(replicaof.substr(replicaof.find(' ') + 1));
+    }
+    const pid_t p = spawn(name, args);
+    pids_[name] = p;
+    ASSERT_TRUE(until(10s, [&] { return cli(port, {"PING"}) == "PONG\n"; })) << log(name);
+  }
+  std::string cli(int port, const std::vector<std::string>& args) const {
+    std::vector<std::string> a{"-p", std::to_string(port)};
+    a.insert(a.end(), args.begin(), args.end());
+    return run_program("redis-cli", a).out;
+  }
+  pid_t spawn(const std::string& name, const std::vector<std::string>& args) {
+    const pid_t p = spawn_background(args, dir_ / (name + ".log"));
+    procs_.emplace_back(name, p);
+    return p;
+  }
+  std::string write(const std::string& name, const std::string& text) const {
+    const auto p = dir_ / (name + ".yaml");
+    std::ofstream(p) << text;
+    return p.string();
+  }
+  std::string log(const std::string& name) const { return slurp(dir_ / (name + ".log")); }
+  std::string all_logs() const {
+    std::string s;
+    for (const auto& [name, p] : procs_) s += "--- " + name + "\n" + log(name);
+    return s;
+  }
+  std::string submit(uint64_t n) {
+    auto r = run_zkmill({"submit", "--config", client_, "--key", key_, "--partitions", std::to_string(n)});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.out.substr(0, r.out.find('\n'));
+  }
+  json status(const std::string& job) {
+    auto r = run_zkmill({"status", "--config", client_, job, "--json"});
+    return r.exit_code == 0 ? json::parse(r.out) : json(nullptr);
+  }
+  uint64_t verified(const std::string& job) {
+    auto s = status(job);
+    return s.is_null() ? 0 : s["verified"].get<uint64_t>();
+  }
+  std::string primary_now() const {
+    const std::string r = cli(sentinel_, {"SENTINEL", "get-master-addr-by-name", "zkm"});
+    return r.substr(r.find('\n') + 1, r.size() - r.find('\n') - 2);
+  }
+  // The job finishes after the failover, every proof verified, and the new primary has it.
+  void expect_finishes(const std::string& job, uint64_t n) {
+    ASSERT_TRUE(until(120s, [&] {
+      auto s = status(job);
+      return !s.is_null() && s["state"] != "running" && s["state"] != "queued";
+    })) << all_logs();
+    const auto s = status(job);
+    EXPECT_EQ(s["state"], "done") << s.dump() << all_logs();
+    EXPECT_EQ(s["verified"].get<uint64_t>(), n) << s.dump();
+    EXPECT_EQ(primary_now(), std::to_string(replica_));
+    EXPECT_EQ(cli(replica_, {"HGET", "zk:job:" + job, "state"}), "done\n");
+    const auto out = dir_ / "result";
+    auto r = run_zkmill({"result", job, "--config", client_, "--out", out.string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    for (uint64_t i = 0; i < n; ++i) {
+      const auto p = out / ("partition-" + std::to_string(i));
+      auto v = run_zkmill({"verify", key_ + ".vk.json", p.string() + ".public.json", p.string() + ".proof.json"});
+      EXPECT_EQ(v.exit_code, 0) << "partition " << i << ": " << v.out << v.err;
+    }
+  }
+
+  fs::path dir_;
+  std::string key_, client_;
+  int primary_ = 0, replica_ = 0, sentinel_ = 0, coordinator_ = 0;
+  std::vector<std::pair<std::string, pid_t>> procs_;
+  std::map<std::string, pid_t> pids_;
+};
+
+TEST_F(SentinelFarmTest, OrderedFailoverMidJobFinishesTheJob) {
+  const uint64_t n = 10;
+  const std::string job = submit(n);
+  ASSERT_TRUE(until(60s, [&] { return verified(job) >= 2; })) << all_logs();
+  ASSERT_LT(verified(job), n) << "the job finished before the failover: make it bigger";
+  EXPECT_EQ(cli(sentinel_, {"SENTINEL", "failover", "zkm"}), "OK\n");
+  ASSERT_TRUE(until(30s, [&] { return primary_now() == std::to_string(replica_); })) << log("sentinel");
+  expect_finishes(job, n);
+}
+
+TEST_F(SentinelFarmTest, PrimaryKilledMidJobFinishesTheJob) {
+  const uint64_t n = 10;
+  const std::string job = submit(n);
+  ASSERT_TRUE(until(60s, [&] { return verified(job) >= 2; })) << all_logs();
+  ASSERT_LT(verified(job), n) << "the job finished before the failover: make it bigger";
+  const auto t0 = std::chrono::steady_clock::now();
+  kill(pids_["primary"], SIGKILL);
+  waitpid(pids_["primary"], nullptr, 0);
+  for (auto& [name, p] : procs_)
+    if (name == "primary") p = 0;
+  ASSERT_TRUE(until(30s, [&] { return primary_now() == std::to_string(replica_); })) << log("sentinel");
+  const double promoted = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const uint64_t before = verified(job);
+  ASSERT_TRUE(until(60s, [&] { return verified(job) > before || verified(job) == n; })) << all_logs();
+  const double resumed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("[ figures  ] primary killed: replica promoted after %.1f s, next proof recorded after %.1f s\n",
+              promoted, resumed);
+  expect_finishes(job, n);
+}
+
+}  // namespace
+}  // namespace zkmill::test
