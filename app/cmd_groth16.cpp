@@ -5,7 +5,8 @@
 //     the domain is at least 2^17 (auto, the default; a GPU failure then falls back to the CPU
 //     with a warning), always (on:
 //     exit 2 when there is no GPU) or never (off: formats::prove_zkey on the CPU pool).
-//   verify <verification_key.json> <public.json> <proof.json>   (exit 0 valid, 1 invalid, 2 error)
+//   verify <verification_key.json> <public.json> <proof.json>   (exit 0 valid, 1 a well-formed
+//     proof that does not verify, 2 any usage or input error: snarkjs_verify.hpp)
 //   check <circuit.r1cs> <witness.wtns>  (snarkjs wtns check: exit 0 satisfied, 1 not, 2 error)
 // prove verifies its proof before writing anything and exits 2 on any error.
 // zkmill-cli-links: zk_formats
@@ -143,8 +144,7 @@ int run_zkey_prove(const Groth16Options& o) {
       if (!groth16::PreparedVerifyingKey<E>(pk.vk).verify(proof, pub))
         throw std::runtime_error("the proof does not verify: the witness " + o.wtns +
                                  " does not satisfy the circuit of " + o.zkey + "; nothing written");
-      sj::write_json_file(o.proof, sj::proof_to_json<E>(proof));
-      sj::write_json_file(o.pub, sj::public_to_json<Fr>(pub));
+      sj::write_proof_files(o.proof, sj::proof_to_json<E>(proof), o.pub, sj::public_to_json<Fr>(pub));
       std::fprintf(stderr,
                    "proved %s (%s, %u vars, domain 2^%u) on %s: device probe %.1f ms, load %.1f ms, synth %.1f ms, %s; "
                    "total %.1f ms; verified\n",
@@ -205,6 +205,7 @@ RunFn setup_groth16(CLI::App& sub) {
   o->verify->add_option("verification_key", o->vk, "verification_key.json")->required();
   o->verify->add_option("public", o->pub, "public.json")->required();
   o->verify->add_option("proof", o->proof, "proof.json")->required();
+  o->verify->footer(groth16::snarkjs::kVerifyExitTable);
   o->check = sub.add_subcommand("check",
                                 "Check a witness against its circuit (snarkjs wtns check; exit 0 ok, 1 not, 2 error)");
   o->check->add_option("r1cs", o->r1cs, "circuit.r1cs")->required();
@@ -216,8 +217,10 @@ RunFn setup_groth16(CLI::App& sub) {
   };
 }
 
+// Every groth16 subcommand exits 2 on a usage or input error (1 means "invalid" for verify and
+// check).
 const RegisterCommand kGroth16{
-    "groth16", "snarkjs-compatible Groth16: prove (.zkey + .wtns), verify, check (.r1cs + .wtns)", setup_groth16};
+    "groth16", "snarkjs-compatible Groth16: prove (.zkey + .wtns), verify, check (.r1cs + .wtns)", setup_groth16, 2};
 
 }  // namespace
 }  // namespace zkmill::cli

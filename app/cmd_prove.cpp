@@ -38,8 +38,8 @@ int run_prove(const ProveOptions& o) {
     auto inputs = groth16::public_inputs<E>(w);
     if (!groth16::PreparedVerifyingKey<E>(pk.vk).verify(proof, inputs))
       throw std::runtime_error("internal error: the proof just made does not verify; nothing written");
-    groth16::snarkjs::write_json_file(o.proof_out, groth16::snarkjs::proof_to_json<E>(proof));
-    groth16::snarkjs::write_json_file(o.public_out, groth16::snarkjs::public_to_json<typename E::Fr>(inputs));
+    groth16::snarkjs::write_proof_files(o.proof_out, groth16::snarkjs::proof_to_json<E>(proof), o.public_out,
+                                        groth16::snarkjs::public_to_json<typename E::Fr>(inputs));
     std::fprintf(stderr, "proved %s partition %llu (%s): synth %.1f ms, %s; total %.1f ms; verified\n",
                  pk.meta.circuit.c_str(), (unsigned long long)o.partition, E::kName, synth_ms,
                  groth16::format_prove_timings(t).c_str(), synth_ms + t.total_ms);
@@ -50,8 +50,12 @@ int run_prove(const ProveOptions& o) {
 RunFn setup_prove(CLI::App& sub) {
   auto o = std::make_shared<ProveOptions>();
   sub.add_option("--key", o->key, "Native proving key (from zkmill setup)")->required()->check(CLI::ExistingFile);
-  sub.add_option("--seed", o->seed, "Seed the partition's private inputs derive from")->required();
-  sub.add_option("--partition", o->partition, "Partition index")->capture_default_str();
+  sub.add_option("--seed", o->seed, "Seed the partition's private inputs derive from (0 .. 2^64 - 1)")
+      ->required()
+      ->transform(decimal_u64("--seed"));
+  sub.add_option("--partition", o->partition, "Partition index")
+      ->capture_default_str()
+      ->transform(decimal_u64("--partition"));
   sub.add_option("proof", o->proof_out, "proof.json to write")->required();
   sub.add_option("public", o->public_out, "public.json to write")->required();
   return [o](const Context&) { return run_prove(*o); };

@@ -3,6 +3,7 @@
 // zkmill-cli-links: zk_groth16
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <random>
 
@@ -10,6 +11,7 @@
 #include "common/curves/dispatch.hpp"
 #include "common/groth16/builtin.hpp"
 #include "common/groth16/snarkjs_json.hpp"
+#include "common/util/atomic_file.hpp"
 #include "spdlog/spdlog.h"
 
 namespace zkmill::cli {
@@ -45,8 +47,19 @@ int run_setup(const SetupOptions& o) {
     std::fprintf(stderr, "setup: %s, size %llu, curve %s ...\n", o.circuit.c_str(), (unsigned long long)o.size,
                  E::kName);
     auto pk = groth16::setup_builtin<E>(o.circuit, o.size, tw);
+    // The key and its vk.json appear together: the vk.json is staged on disk first, the key
+    // written (atomically) next, and only then the vk.json renamed into place; a failure
+    // before that leaves both old files as they were.
+    util::AtomicFile vk(o.out + ".vk.json");
+    vk.write(groth16::snarkjs::json_file_text(groth16::snarkjs::vk_to_json<E>(pk.vk)));
+    vk.flush_to_disk();
     pk.write(o.out);
-    groth16::snarkjs::write_json_file(o.out + ".vk.json", groth16::snarkjs::vk_to_json<E>(pk.vk));
+    try {
+      vk.rename_into_place();
+    } catch (...) {
+      std::filesystem::remove(o.out);  // a key without its vk.json would not match the old one
+      throw;
+    }
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::printf("wrote %s (%llu constraints incl. inputs, %llu public inputs, domain 2^%u) and %s.vk.json in %.2f s\n",
                 o.out.c_str(), (unsigned long long)pk.meta.n_constraints, (unsigned long long)(pk.meta.n_inputs - 1),
@@ -61,10 +74,11 @@ RunFn setup_setup(CLI::App& sub) {
       ->required()
       ->check(
           CLI::IsMember(std::vector<std::string>(circuits::circuit_names().begin(), circuits::circuit_names().end())));
-  sub.add_option("--size", o->size, "About this many constraints")->required();
+  sub.add_option("--size", o->size, "About this many constraints")->required()->transform(decimal_u64("--size"));
   sub.add_option("--curve", o->curve, "bn254 or bls12-381")->capture_default_str();
   sub.add_option("--out", o->out, "Proving-key file to write (the verifying key goes to OUT.vk.json)")->required();
-  sub.add_option("--seed", o->seed, "Derive the toxic waste from this seed (reproducible; testing only)");
+  sub.add_option("--seed", o->seed, "Derive the toxic waste from this seed (reproducible; testing only)")
+      ->transform(decimal_u64("--seed"));
   return [o](const Context&) { return run_setup(*o); };
 }
 

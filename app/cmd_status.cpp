@@ -128,10 +128,12 @@ int show_status(const ClientOptions& o, const Context& ctx) {
       std::printf("%s\n", farm.dump(1).c_str());
     } else {
       print_farm_summary(farm);
-      for (const auto& j : farm["recent_jobs"])
+      for (const auto& j : farm["recent_jobs"]) {
         std::printf("%-8s %-10s %llu/%llu verified %s\n", j["job"].get<std::string>().c_str(),
                     j["state"].get<std::string>().c_str(), (unsigned long long)j["verified"].get<uint64_t>(),
                     (unsigned long long)j["partitions"].get<uint64_t>(), j["error"].get<std::string>().c_str());
+        if (j.contains("warning")) std::printf("         warning: %s\n", j["warning"].get<std::string>().c_str());
+      }
     }
     return 0;
   }
@@ -148,6 +150,8 @@ int show_status(const ClientOptions& o, const Context& ctx) {
               s["state"].get<std::string>().c_str(), (unsigned long long)s["verified"].get<uint64_t>(),
               (unsigned long long)s["partitions"].get<uint64_t>(), (long long)s["priority"].get<int64_t>(),
               s["error"].get<std::string>().empty() ? "" : ", error: ", s["error"].get<std::string>().c_str());
+  if (!s.value("warning", std::string()).empty())
+    std::printf("  warning: %s\n", s["warning"].get<std::string>().c_str());
   for (const auto& p : s["partition_states"])
     std::printf("  partition %-4llu %-13s attempts %llu %s%s\n", (unsigned long long)p["partition"].get<uint64_t>(),
                 p["state"].get<std::string>().c_str(), (unsigned long long)p["attempts"].get<uint64_t>(),
@@ -217,7 +221,10 @@ RunFn setup_cancel(CLI::App& sub) {
 
 RunFn setup_result(CLI::App& sub) {
   auto o = common_options(sub, true);
-  sub.add_option("--out", o->out, "Directory for partition-<i>.proof.json / .public.json and proofs.bin")->required();
+  sub.add_option("--out", o->out,
+                 "Directory for partition-<i>.proof.json / .public.json and proofs.bin (all files appear "
+                 "together or none: written to temporaries, then renamed)")
+      ->required();
   return [o](const Context& ctx) {
     client_for(*o, ctx).write_result(o->job, o->out);
     std::printf("wrote %s\n", o->out.c_str());

@@ -1,10 +1,13 @@
 // `zkmill submit --key KEYFILE --partitions N [...] [--wait]` (a native key's built-in circuit)
 // or `zkmill submit --zkey FILE --witness W1.wtns [--witness W2.wtns ...] [...]` (a snarkjs
 // circuit, one partition per witness): submits a job to the farm (through Redis) and prints
-// its id; the same --idempotency-key always gives the same job.
+// its id; the same --idempotency-key gives the same job, and is refused for other parameters.
+// Warns on stderr when no live worker serves the job's circuit (the job would wait silently).
 // zkmill-cli-links: zk_coordinator
+#include <chrono>
 #include <cstdio>
 #include <memory>
+#include <thread>
 
 #include "app/command.hpp"
 #include "coordinator/farm_client.hpp"
@@ -34,13 +37,18 @@ RunFn setup_submit(CLI::App& sub) {
                    ->check(CLI::ExistingFile)
                    ->needs(zkey);
   zkey->needs(wtns);
-  auto* parts = sub.add_option("--partitions", o->req.partitions, "With --key: number of partitions")->needs(key);
+  auto* parts = sub.add_option("--partitions", o->req.partitions, "With --key: number of partitions")
+                    ->transform(decimal_u64("--partitions"))
+                    ->needs(key);
   key->needs(parts);
-  sub.add_option("--seed", o->req.seed, "With --key: seed of the built-in circuit's private inputs")
+  sub.add_option("--seed", o->req.seed, "With --key: seed of the built-in circuit's private inputs (0 .. 2^64 - 1)")
       ->capture_default_str()
+      ->transform(decimal_u64("--seed"))
       ->needs(key);
   sub.add_option("--priority", o->req.priority, "Higher runs first (FIFO within a priority)")->capture_default_str();
-  sub.add_option("--idempotency-key", o->req.idempotency_key, "Resubmitting with the same key returns the same job");
+  sub.add_option("--idempotency-key", o->req.idempotency_key,
+                 "Resubmitting with the same key and parameters returns the same job; other parameters (circuit, "
+                 "partitions, seed, witnesses) are refused (exit 1)");
   sub.add_option("--deadline", o->req.deadline_s, "Fail the job if not done within this many seconds");
   sub.add_flag("--wait", o->wait, "Wait for the job (as `zkmill wait`)");
   sub.add_option("--timeout", o->timeout_s, "With --wait: give up after this many seconds (exit 2)");
@@ -58,6 +66,15 @@ RunFn setup_submit(CLI::App& sub) {
     std::printf("%s\n", id.c_str());
     std::fflush(stdout);
     if (!created) std::fprintf(stderr, "submit: idempotency key already used: existing job %s\n", id.c_str());
+    // A job no live worker serves would wait silently; say so now. The coordinator republishes
+    // its worker table once per heartbeat, so a worker that registered a moment ago may not be
+    // in it yet: one second's grace before warning.
+    const auto st = client.status(id);
+    if (!st.is_null() && !st.value("warning", std::string()).empty()) {
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+      const std::string w = client.coverage_warning(st["circuit"].get<std::string>());
+      if (!w.empty()) std::fprintf(stderr, "zkmill: warning: job %s: %s\n", id.c_str(), w.c_str());
+    }
     return o->wait ? client.wait(id, o->timeout_s, false) : 0;
   };
 }

@@ -1,5 +1,6 @@
 // `zkmill verify <vk.json> <public.json> <proof.json>`: Groth16 verification of snarkjs-schema
-// files (ours or snarkjs's). Exit 0 valid, 1 invalid, 2 error (unreadable or malformed input).
+// files (ours or snarkjs's). Exit 0 valid, 1 a well-formed proof that does not verify, 2 any
+// usage or input error (groth16::snarkjs::kVerifyError; table in docs/interop.md).
 // zkmill-cli-links: zk_groth16
 #include <memory>
 
@@ -20,10 +21,12 @@ RunFn setup_verify(CLI::App& sub) {
   sub.add_option("verification_key", o->vk, "verification_key.json (snarkjs schema)")->required();
   sub.add_option("public", o->pub, "public.json")->required();
   sub.add_option("proof", o->proof, "proof.json")->required();
+  sub.footer(groth16::snarkjs::kVerifyExitTable);
   return [o](const Context&) { return run_verify(*o); };
 }
 
-const RegisterCommand kVerify{"verify", "Verify a Groth16 proof (exit 0 valid, 1 invalid, 2 error)", setup_verify};
+const RegisterCommand kVerify{"verify", "Verify a Groth16 proof (exit 0 valid, 1 invalid, 2 error)", setup_verify,
+                              groth16::snarkjs::kVerifyError};
 
 }  // namespace
 }  // namespace zkmill::cli

@@ -28,10 +28,11 @@
 //
 // The RunFn runs after parsing, once the config file is loaded, logging is set up and the
 // global ThreadPool is sized; it returns the process exit code and may throw (the message is
-// printed as "zkmill: error: ...", exit code 1).
+// printed as "zkmill: error: ...", exit code 1, or the command's usage_error_exit).
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <charconv>
 #include <functional>
 #include <string>
 #include <vector>
@@ -55,7 +56,30 @@ struct CommandSpec {
   const char* name;
   const char* description;
   SetupFn setup;
+  // Exit status for a command-line or config error of this command. 1 for most; 2 for
+  // commands whose 1 means something else (`verify`: 1 is "the proof does not verify").
+  int usage_error_exit = 1;
 };
+
+// A validator for unsigned 64-bit options (--seed, --partition, ...): plain decimal digits
+// that fit in 64 bits; use with ->transform() (it normalises the text CLI11 then converts).
+// CLI11 alone converts with strtoull, which wraps "-1" to 2^64 - 1,
+// saturates values beyond 2^64 - 1 and reads "010" as octal; each would silently prove another
+// statement than the one asked for.
+inline CLI::Validator decimal_u64(const std::string& what) {
+  return CLI::Validator(
+      [what](std::string& v) -> std::string {
+        uint64_t x = 0;
+        const char* end = v.data() + v.size();
+        const bool digits = !v.empty() && v.find_first_not_of("0123456789") == std::string::npos;
+        const auto r = std::from_chars(v.data(), end, x);
+        if (!digits || r.ec != std::errc() || r.ptr != end)
+          return what + " must be a decimal integer from 0 to 18446744073709551615 (2^64 - 1), not '" + v + "'";
+        v = std::to_string(x);  // "010" is ten here; CLI11's own conversion would read octal
+        return {};
+      },
+      "UINT64", "decimal_u64");
+}
 
 // Every registered command, in registration (i.e. unspecified static-init) order; main sorts
 // them by name. A function-local static, so registrars in any translation unit may run before
@@ -67,8 +91,8 @@ inline std::vector<CommandSpec>& command_registry() {
 
 // Constructing one at namespace scope registers a command before main runs.
 struct RegisterCommand {
-  RegisterCommand(const char* name, const char* description, SetupFn setup) {
-    command_registry().push_back(CommandSpec{name, description, setup});
+  RegisterCommand(const char* name, const char* description, SetupFn setup, int usage_error_exit = 1) {
+    command_registry().push_back(CommandSpec{name, description, setup, usage_error_exit});
   }
 };
 

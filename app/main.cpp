@@ -49,12 +49,20 @@ int run_main(int argc, char** argv) {
   std::sort(specs.begin(), specs.end(),
             [](const CommandSpec& a, const CommandSpec& b) { return std::strcmp(a.name, b.name) < 0; });
   std::map<const CLI::App*, RunFn> runners;
+  std::map<const CLI::App*, int> usage_exit;
   for (const auto& spec : specs) {
     CLI::App* sub = app.add_subcommand(spec.name, spec.description);  // throws on a duplicate name
     // CLI11 shows a subcommand's own options only; point at the global ones.
     sub->footer("Global options (--log-level, --config) work here too; see 'zkmill --help'.");
     runners[sub] = spec.setup(*sub);
+    usage_exit[sub] = spec.usage_error_exit;
   }
+  // The exit status of a usage error: the chosen command's (verify: 2), else 1. CLI11 lists a
+  // subcommand as chosen as soon as it starts parsing it, so this holds for its own errors too.
+  auto usage_error = [&] {
+    const auto chosen = app.get_subcommands();
+    return chosen.empty() ? kExitFailure : usage_exit.at(chosen.front());
+  };
 
   try {
     app.parse(argc, argv);
@@ -70,12 +78,12 @@ int run_main(int argc, char** argv) {
       print_error(e.what());
     }
     std::cerr << "Run 'zkmill --help' for usage.\n";
-    return kExitFailure;
+    return usage_error();
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --help-all
     print_error(e.what());
     std::cerr << "Run 'zkmill --help' for usage.\n";
-    return kExitFailure;
+    return usage_error();
   }
 
   const auto chosen = app.get_subcommands();
@@ -87,8 +95,15 @@ int run_main(int argc, char** argv) {
 
   Context ctx;
   ctx.config_path = config_path;
-  // A ConfigError's message already names the file and the key; main() prints it.
-  if (!config_path.empty()) ctx.config = util::load_config(config_path);
+  // A ConfigError's message already names the file and the key.
+  if (!config_path.empty()) {
+    try {
+      ctx.config = util::load_config(config_path);
+    } catch (const std::exception& e) {
+      print_error(e.what());
+      return usage_error();
+    }
+  }
   ctx.log_level = log_level.empty() ? ctx.config.log.level : log_level;
   util::init_logging(ctx.log_level, ctx.config.log.file);
   // Before any command can touch the global pool, which fixes its size on first use.

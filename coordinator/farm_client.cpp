@@ -7,7 +7,6 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <random>
 #include <stdexcept>
 #include <thread>
@@ -18,6 +17,8 @@
 #include "common/groth16/snarkjs_json.hpp"
 #include "common/serde/evm.hpp"
 #include "common/serde/zcash.hpp"
+#include "common/util/atomic_file.hpp"
+#include "common/util/input_file.hpp"
 #include "coordinator/coordinator.hpp"
 #include "coordinator/job_progress.hpp"
 #include "farm/farm_overview.hpp"
@@ -58,24 +59,20 @@ std::string random_nonce() {
   return buf;
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (!in.good() && !in.eof()) throw std::invalid_argument(path + ": cannot read");
-  return bytes;
-}
-
 // One partition's witness for the zkey `z`, checked as the synth worker will parse it.
 template <class E>
 std::string checked_witness(const std::string& path, const formats::ZkeyFile& z, const std::string& zkey_path,
                             uint64_t max_bytes) {
-  std::error_code ec;
-  const uint64_t size = std::filesystem::file_size(path, ec);
-  if (ec) throw std::invalid_argument(path + ": cannot read the witness: " + ec.message());
-  if (size > max_bytes)
-    throw std::invalid_argument(path + ": witness of " + std::to_string(size) + " bytes exceeds the limit of " +
-                                std::to_string(max_bytes >> 20) + " MiB (coordinator.max_witness_mb)");
-  std::string bytes = read_file(path);
+  std::string bytes;
+  try {
+    util::InputFile in(path);  // regular files only: a FIFO is refused, not read forever
+    if (in.size() > max_bytes)
+      throw std::invalid_argument(path + ": witness of " + std::to_string(in.size()) + " bytes exceeds the limit of " +
+                                  std::to_string(max_bytes >> 20) + " MiB (coordinator.max_witness_mb)");
+    bytes = in.read_all(max_bytes);
+  } catch (const util::InputFileError& e) {
+    throw std::invalid_argument(std::string("cannot read the witness: ") + e.what());
+  }
   const std::span<const uint8_t> view(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
   try {
     auto w = formats::WtnsFile::parse(view, path);
@@ -117,6 +114,13 @@ std::pair<std::string, bool> FarmClient::submit_zkey(const SubmitRequest& req, J
   spec.kind = "zkey";
   spec.partitions = inputs.size();
   spec.seed = 0;
+  // The witnesses, in order, decide the proofs: a digest of their digests binds the key to them.
+  Sha256 all;
+  for (const auto& in : inputs)
+    all.update(
+        Sha256::hex(Sha256::hash(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(in.data()), in.size()))));
+  spec.params = "zkey circuit " + spec.circuit + ", " + std::to_string(inputs.size()) + " witnesses sha256 " +
+                Sha256::hex(all.finish());
   // Staged one by one (each a Redis request of one witness), claimed atomically by submit.
   spec.stage = random_nonce();
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -172,6 +176,8 @@ std::pair<std::string, bool> FarmClient::create(const SubmitRequest& req) {
   spec.seed = req.seed;
   spec.priority = req.priority;
   spec.idempotency_key = req.idempotency_key;
+  spec.params = "builtin circuit " + circuit + ", " + std::to_string(req.partitions) + " partitions, seed " +
+                std::to_string(req.seed);
   const uint64_t now = now_ms();
   spec.deadline_ms = req.deadline_s ? now + req.deadline_s * 1000 : 0;
   return store_.submit(spec, now);
@@ -194,6 +200,11 @@ nlohmann::json FarmClient::status(const std::string& job) {
                         {"error", j["error"]},
                         {"created_ms", to_u64(j["created_ms"])},
                         {"updated_ms", to_u64(j["updated_ms"])}};
+  // Only a job that still needs workers can be stuck for want of them.
+  if (j["state"] == "queued" || j["state"] == "running") {
+    out["workers_serving"] = coverage(j["circuit"]);
+    out["warning"] = coverage_warning(j["circuit"], out["workers_serving"]);
+  }
   nlohmann::json parts = nlohmann::json::array();
   nlohmann::json counts = nlohmann::json::object();
   auto ps = store_.partitions(job, n);
@@ -220,6 +231,7 @@ nlohmann::json FarmClient::status(const std::string& job) {
 
 nlohmann::json FarmClient::list(size_t limit) {
   nlohmann::json out = nlohmann::json::array();
+  std::map<std::string, std::string> warnings;  // per circuit, computed once
   for (const auto& id : store_.list_jobs(limit)) {
     auto j = store_.job(id);
     out.push_back({{"job", id},
@@ -228,6 +240,11 @@ nlohmann::json FarmClient::list(size_t limit) {
                    {"verified", to_u64(j["n_verified"])},
                    {"priority", j["priority"].empty() ? 0 : std::stoll(j["priority"])},
                    {"error", j["error"]}});
+    if (j["state"] == "queued" || j["state"] == "running") {
+      auto it = warnings.find(j["circuit"]);
+      if (it == warnings.end()) it = warnings.emplace(j["circuit"], coverage_warning(j["circuit"])).first;
+      if (!it->second.empty()) out.back()["warning"] = it->second;
+    }
   }
   return out;
 }
@@ -370,26 +387,73 @@ int FarmClient::wait(const std::string& job, uint64_t timeout_s, bool quiet) {
 
 std::string FarmClient::cancel(const std::string& job) { return store_.cancel(job, now_ms()); }
 
+nlohmann::json FarmClient::coverage(const std::string& circuit) {
+  nlohmann::json out = {{"coordinator", false}, {"synth", 0}, {"prove", 0}};
+  if (redis_.command({"EXISTS", WorkerRegistry::kCoordinatorKey}).as_int() == 0) return out;
+  out["coordinator"] = true;
+  uint64_t synth = 0, prove = 0;
+  for (const auto& [id, w] : WorkerRegistry(redis_).list()) {
+    if (w.value("draining", false) || !w.contains("circuits") || !w["circuits"].is_array()) continue;
+    bool serves = false;
+    for (const auto& c : w["circuits"]) serves = serves || (c.is_string() && c.get<std::string>() == circuit);
+    if (!serves) continue;
+    const std::string role = w.value("role", std::string());
+    if (role == "synth" || role == "both") ++synth;
+    if (role == "prove" || role == "both") ++prove;
+  }
+  out["synth"] = synth;
+  out["prove"] = prove;
+  return out;
+}
+
+std::string FarmClient::coverage_warning(const std::string& circuit, const nlohmann::json& c) {
+  const std::string id = circuit.substr(0, 16);
+  if (!c["coordinator"].get<bool>())
+    return "no coordinator is running (none has reported in the last few seconds); the job waits until one starts";
+  std::string missing;
+  if (c["synth"].get<uint64_t>() == 0) missing = "synth";
+  if (c["prove"].get<uint64_t>() == 0) missing += missing.empty() ? "prove" : " or prove";
+  if (missing.empty()) return {};
+  return "no live " + missing + " worker serves circuit " + id +
+         "; the job waits until one does (put its key in a worker's worker.key_dir and start or restart that "
+         "worker; `zkmill status --workers` lists them)";
+}
+
 void FarmClient::write_result(const std::string& job, const std::string& dir) {
   auto j = store_.job(job);
   if (j.empty()) throw std::runtime_error("no job '" + job + "'");
   if (j["state"] != "done") throw std::runtime_error("job " + job + " is " + j["state"] + ", not done");
   auto curve = parse_curve(j["curve"]);
   if (!curve) throw std::runtime_error("job " + job + " has an unknown curve");
-  std::filesystem::create_directories(dir);
   const uint64_t n = to_u64(j["partitions"]);
   auto ps = store_.partitions(job, n);
-  std::ofstream bin(std::filesystem::path(dir) / "proofs.bin", std::ios::binary);
-  for (uint64_t i = 0; i < n; ++i) {
-    auto proof = nlohmann::json::parse(ps[i]["proof"]);
-    auto pub = nlohmann::json::parse(ps[i]["public"]);
-    const auto base = std::filesystem::path(dir) / ("partition-" + std::to_string(i));
-    groth16::snarkjs::write_json_file(base.string() + ".proof.json", proof);
-    groth16::snarkjs::write_json_file(base.string() + ".public.json", pub);
-    auto bytes = proof_bytes(*curve, proof);
-    bin.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+  // The folder's files appear together or not at all: each is written in full to a temporary
+  // beside its final name, and only when all are on disk are they renamed into place
+  // (util::AtomicFileSet). A folder this call created is removed again on failure.
+  std::error_code ec;
+  const bool existed = std::filesystem::exists(dir, ec);
+  if (existed && !std::filesystem::is_directory(dir, ec))
+    throw std::runtime_error(dir + ": exists and is not a directory");
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw std::runtime_error(dir + ": cannot create the directory: " + ec.message());
+  try {
+    util::AtomicFileSet files;
+    std::string bin;
+    for (uint64_t i = 0; i < n; ++i) {
+      auto proof = nlohmann::json::parse(ps[i]["proof"]);
+      auto pub = nlohmann::json::parse(ps[i]["public"]);
+      const auto base = std::filesystem::path(dir) / ("partition-" + std::to_string(i));
+      files.add(base.string() + ".proof.json", groth16::snarkjs::json_file_text(proof));
+      files.add(base.string() + ".public.json", groth16::snarkjs::json_file_text(pub));
+      auto bytes = proof_bytes(*curve, proof);
+      bin.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    }
+    files.add((std::filesystem::path(dir) / "proofs.bin").string(), bin);
+    files.commit();
+  } catch (...) {
+    if (!existed) std::filesystem::remove(dir, ec);  // only if still empty
+    throw;
   }
-  if (!bin) throw std::runtime_error(dir + "/proofs.bin: write failed");
 }
 
 }  // namespace zkmill::farm

@@ -57,6 +57,14 @@ class FarmClient {
   // to stderr. Returns 0 when done (every proof verified), 1 failed/cancelled, 2 timeout, 3 unknown.
   int wait(const std::string& job, uint64_t timeout_s, bool quiet);
   std::string cancel(const std::string& job);
+  // Who can work on `circuit` now: {"coordinator": alive?, "synth": n, "prove": n}, counting
+  // the non-draining workers of the coordinator's last published table that serve it (role
+  // "both" counts for each). Nothing is counted when no coordinator is alive.
+  nlohmann::json coverage(const std::string& circuit);
+  // A one-line warning when a job of `circuit` cannot progress for want of workers (or of a
+  // coordinator), else empty. Used by `status` (field "warning") and by `submit` (stderr).
+  static std::string coverage_warning(const std::string& circuit, const nlohmann::json& coverage);
+  std::string coverage_warning(const std::string& circuit) { return coverage_warning(circuit, coverage(circuit)); }
   // Asks the coordinator to drain `worker` (WorkerRegistry::request_drain); false when no
   // such worker is registered.
   bool drain(const std::string& worker);

@@ -8,8 +8,11 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
+#include <sstream>
 #include <stdexcept>
+
+#include "common/util/atomic_file.hpp"
+#include "common/util/input_file.hpp"
 
 namespace zkmill::farm {
 
@@ -19,8 +22,12 @@ constexpr size_t kZ85KeyChars = 40;
 
 // The meaningful lines of a key file: trimmed, without blank lines and '#' comments.
 std::vector<std::string> key_lines(const std::string& path, const std::string& config_key) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(config_key + ": cannot read '" + path + "': " + std::strerror(errno));
+  std::istringstream in;
+  try {
+    in.str(util::read_input_file(path, 1 << 20));  // regular files only; key files are tiny
+  } catch (const util::InputFileError& e) {
+    throw std::runtime_error(config_key + ": " + e.what());
+  }
   std::vector<std::string> lines;
   std::string line;
   while (std::getline(in, line)) {
@@ -33,21 +40,7 @@ std::vector<std::string> key_lines(const std::string& path, const std::string& c
     if (text[0] == '#' && !CurveKeys::is_z85_key(text)) continue;
     lines.push_back(std::move(text));
   }
-  if (in.bad()) throw std::runtime_error(config_key + ": error reading '" + path + "'");
   return lines;
-}
-
-void write_file(const std::string& path, const std::string& text, mode_t mode) {
-  // O_EXCL: never overwrite a key (a lost secret key cannot be recovered, and a replaced
-  // one silently locks this machine out of every allow-list it is on).
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-  if (fd < 0) throw std::runtime_error("cannot create '" + path + "': " + std::strerror(errno));
-  // The umask may have narrowed `mode`; the secret file must be exactly 0600 either way.
-  const bool ok =
-      ::fchmod(fd, mode) == 0 && ::write(fd, text.data(), text.size()) == ssize_t(text.size()) && ::fsync(fd) == 0;
-  const int err = errno;
-  ::close(fd);
-  if (!ok) throw std::runtime_error("cannot write '" + path + "': " + std::strerror(err));
 }
 
 std::string require_path(const std::string& value, const std::string& config_key, const std::string& why) {
@@ -76,11 +69,16 @@ std::string CurveKeys::generate_files(const std::string& prefix) {
     if (::stat(p.c_str(), &st) == 0)
       throw std::runtime_error("'" + p + "' already exists; refusing to overwrite a key");
   }
-  write_file(
+  // Both files appear or neither (util::AtomicFileSet); never overwriting a key (a lost secret
+  // key cannot be recovered, and a replaced one silently locks this machine out of every
+  // allow-list it is on), even one created meanwhile (the final step is link(), not rename()).
+  util::AtomicFileSet files;
+  files.add(
       key_path,
       "# zkmill CURVE secret key: keep it private (zmq.key_file). Public key: " + std::string(pub) + "\n" + sec + "\n",
-      0600);
-  write_file(pub_path, std::string(pub) + "\n", 0644);
+      {.mode = 0600, .overwrite = false});
+  files.add(pub_path, std::string(pub) + "\n", {.mode = 0644, .overwrite = false});
+  files.commit();
   return pub;
 }
 

@@ -63,7 +63,7 @@ namespace {
 
 const char* kSubmit = R"lua(
 local circuit, curve, n, seed, prio, idem, deadline, now = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], tonumber(ARGV[5]), ARGV[6], ARGV[7], ARGV[8]
-local kind, stage = ARGV[9], ARGV[10]
+local kind, stage, params = ARGV[9], ARGV[10], ARGV[11]
 local function drop_stage()
   if stage ~= '' then for i = 0, n - 1 do redis.call('DEL', 'zk:stage:' .. stage .. ':' .. i) end end
 end
@@ -71,6 +71,10 @@ if idem ~= '' then
   local existing = redis.call('GET', 'zk:idem:' .. idem)
   if existing then
     drop_stage()
+    -- Same key, other parameters: refused (a retry must ask for the same proofs). Jobs from
+    -- before the params field was recorded match anything.
+    local had = redis.call('HGET', 'zk:job:' .. existing, 'params')
+    if params ~= '' and had and had ~= '' and had ~= params then return {existing, 2, had} end
     return {existing, 0}
   end
 end
@@ -86,7 +90,7 @@ local id = 'j' .. seq
 local pfx = string.format('%012d', seq)
 redis.call('HSET', 'zk:job:' .. id, 'id', id, 'circuit', circuit, 'curve', curve, 'partitions', n, 'seed', seed,
   'priority', prio, 'idempotency_key', idem, 'deadline_ms', deadline, 'state', 'queued', 'created_ms', now,
-  'updated_ms', now, 'n_verified', 0, 'error', '', 'kind', kind)
+  'updated_ms', now, 'n_verified', 0, 'error', '', 'kind', kind, 'params', params)
 if stage ~= '' then
   for i = 0, n - 1 do
     local dst = 'zk:wtns:' .. id .. ':' .. i
@@ -292,7 +296,12 @@ std::map<std::string, std::string> FarmStore::circuit(const std::string& circuit
 std::pair<std::string, bool> FarmStore::submit(const JobSpec& s, uint64_t now_ms) {
   auto r = r_.eval(kSubmit, {},
                    {s.circuit, s.curve, num(s.partitions), num(s.seed), std::to_string(s.priority), s.idempotency_key,
-                    num(s.deadline_ms), num(now_ms), s.kind, s.stage});
+                    num(s.deadline_ms), num(now_ms), s.kind, s.stage, s.params});
+  if (r.elements.at(1).as_int() == 2)
+    throw IdempotencyConflict("idempotency key '" + s.idempotency_key + "' already names job " +
+                              r.elements.at(0).as_string() + ", submitted with other parameters (" +
+                              r.elements.at(2).as_string() + "; this submit: " + s.params +
+                              "); use another key, or the same parameters to get that job back");
   return {r.elements.at(0).as_string(), r.elements.at(1).as_int() == 1};
 }
 

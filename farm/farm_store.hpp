@@ -15,6 +15,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,16 @@ struct JobSpec {
   // partition i's input is the .wtns staged under `stage`, moved to zk:wtns:<job>:<i>).
   std::string kind = "builtin";
   std::string stage;  // zkey: the nonce the witnesses were staged under (stage_input)
+  // What an idempotency key is bound to: the parameters that decide the proofs (kind, circuit,
+  // partitions, seed, and for zkey jobs the witnesses' SHA-256), as one string. Priority and
+  // deadline are scheduling, not the statement, and are not part of it. Empty: not checked.
+  std::string params;
+};
+
+// submit() with an idempotency key already used for a job of other parameters (JobSpec::params).
+class IdempotencyConflict : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 // A partition reference as it travels in queues and leases: "<job seq, 12 digits>:<part, 8 digits>".
@@ -85,7 +96,8 @@ class FarmStore {
                    const std::string& meta_json);
   std::map<std::string, std::string> circuit(const std::string& circuit);
 
-  // Returns (job id, created?) — an existing idempotency key gives the existing job. A zkey
+  // Returns (job id, created?) — an existing idempotency key gives the existing job when its
+  // params match, and throws IdempotencyConflict when they differ. A zkey
   // job's staged inputs become the job's in the same script (atomic with its creation); the
   // script refuses a job whose staged inputs are missing (expired), before creating anything.
   std::pair<std::string, bool> submit(const JobSpec& spec, uint64_t now_ms);

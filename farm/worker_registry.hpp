@@ -12,7 +12,8 @@
 // against the partition's public inputs, a synthesis whose public inputs are not the
 // partition's) gets no more work until an operator clears it (`zkmill worker clear ID`). It
 // is kept in Redis, so a coordinator restart does not forgive it.
-//   zk:workers      hash    worker id -> JSON {role, gpus[], busy, draining, last_seen_ms, updated_ms}
+//   zk:workers      hash    worker id -> JSON {role, gpus[], circuits[], busy, draining, last_seen_ms,
+//                           updated_ms}
 //   zk:coordinator  string  JSON {updated_ms, started_ms, workers: {role: {idle, busy, draining}},
 //                           metrics}; expires a few heartbeat periods after the last write, so a
 //                           missing key means no coordinator is alive (zk:workers has no expiry:

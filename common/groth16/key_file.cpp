@@ -1,9 +1,15 @@
 // KeyFileWriter / KeyFileReader: the sectioned container of native proving keys.
 #include "common/groth16/key_file.hpp"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+
+#include "common/util/atomic_file.hpp"
+#include "common/util/input_file.hpp"
 
 namespace zkmill::groth16 {
 
@@ -12,10 +18,21 @@ constexpr uint64_t kAlign = 64;
 uint64_t align_up(uint64_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
 }  // namespace
 
-KeyFileWriter::KeyFileWriter(const std::string& path, CurveId curve)
-    : path_(path), tmp_path_(path + ".tmp"), curve_(curve) {
+// Written through out_ to a temporary beside the target (util::make_temporary_beside), put in
+// place by util::commit_temporary (fsync, rename, fsync of the directory): the same steps as
+// every other output file (common/util/atomic_file.hpp), streamed because keys are large.
+KeyFileWriter::KeyFileWriter(const std::string& path, CurveId curve) : path_(path), curve_(curve) {
+  try {
+    tmp_path_ = util::make_temporary_beside(path);
+  } catch (const util::AtomicFileError& e) {
+    throw KeyFileError(e.what());
+  }
   out_.open(tmp_path_, std::ios::binary | std::ios::trunc);
-  if (!out_) throw KeyFileError(tmp_path_ + ": cannot create");
+  if (!out_) {
+    std::error_code ec;
+    std::filesystem::remove(tmp_path_, ec);
+    throw KeyFileError(path_ + ": cannot create a temporary file beside it: " + std::strerror(errno));
+  }
   // Header and table are written last; reserve the header now, sections follow it.
   std::vector<char> zeros(kAlign, 0);
   out_.write(zeros.data(), kAlign);
@@ -29,6 +46,13 @@ KeyFileWriter::~KeyFileWriter() {
     std::filesystem::remove(tmp_path_, ec);
   }
 }
+
+namespace {
+// errno still holds the failed write's cause (EFBIG past RLIMIT_FSIZE, ENOSPC on a full disk).
+std::string write_failed(const std::string& path) {
+  return path + ": write failed: " + std::strerror(errno) + " (nothing written; an existing " + path + " is unchanged)";
+}
+}  // namespace
 
 void KeyFileWriter::add_section(SectionId id, uint32_t elem_size, uint64_t count, std::span<const uint8_t> bytes) {
   if (bytes.size() != elem_size * count) throw KeyFileError("key file writer: section size mismatch");
@@ -44,7 +68,7 @@ void KeyFileWriter::add_section(SectionId id, uint32_t elem_size, uint64_t count
   out_.write(zeros, std::streamsize(pad));
   pos_ += pad;
   table_.push_back(e);
-  if (!out_) throw KeyFileError(tmp_path_ + ": write failed (disk full?)");
+  if (!out_) throw KeyFileError(write_failed(path_));
 }
 
 void KeyFileWriter::finish() {
@@ -67,12 +91,15 @@ void KeyFileWriter::finish() {
   h.file_size = pos_;
   out_.seekp(0);
   out_.write(reinterpret_cast<const char*>(&h), sizeof h);
+  if (!out_) throw KeyFileError(write_failed(path_));
   out_.close();
-  if (!out_) throw KeyFileError(tmp_path_ + ": write failed");
-  std::error_code ec;
-  std::filesystem::rename(tmp_path_, path_, ec);
-  if (ec) throw KeyFileError(path_ + ": cannot rename into place: " + ec.message());
-  finished_ = true;
+  if (!out_) throw KeyFileError(write_failed(path_));
+  finished_ = true;  // commit_temporary removes the temporary itself on failure
+  try {
+    util::commit_temporary(tmp_path_, path_);
+  } catch (const util::AtomicFileError& e) {
+    throw KeyFileError(e.what());
+  }
 }
 
 namespace {
@@ -84,8 +111,8 @@ KeyFileHeader read_header(const uint8_t* data, size_t size, const std::string& p
   if (std::memcmp(h.magic, kKeyFileMagic, 8) != 0)
     throw KeyFileError(path + ": not a zkmill proving key (bad magic; for snarkjs keys use `zkmill groth16 prove`)");
   if (h.version != kKeyFileVersion)
-    throw KeyFileError(path + ": unsupported proving-key version " + std::to_string(h.version) + " (this build reads version " +
-                       std::to_string(kKeyFileVersion) + ")");
+    throw KeyFileError(path + ": unsupported proving-key version " + std::to_string(h.version) +
+                       " (this build reads version " + std::to_string(kKeyFileVersion) + ")");
   if (h.curve != uint32_t(CurveId::Bn254) && h.curve != uint32_t(CurveId::Bls12_381))
     throw KeyFileError(path + ": unknown curve id " + std::to_string(h.curve));
   return h;
@@ -93,11 +120,20 @@ KeyFileHeader read_header(const uint8_t* data, size_t size, const std::string& p
 }  // namespace
 
 CurveId peek_key_file_curve(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw KeyFileError(path + ": cannot open");
   uint8_t buf[sizeof(KeyFileHeader)] = {};
-  in.read(reinterpret_cast<char*>(buf), sizeof buf);
-  return CurveId(read_header(buf, size_t(in.gcount()), path).curve);
+  size_t got = 0;
+  try {
+    util::InputFile in(path);  // regular files only
+    while (got < sizeof buf) {
+      const ssize_t n = ::read(in.fd(), buf + got, sizeof buf - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      got += size_t(n);
+    }
+  } catch (const util::InputFileError& e) {
+    throw KeyFileError(e.what());
+  }
+  return CurveId(read_header(buf, got, path).curve);
 }
 
 KeyFileReader::KeyFileReader(const std::string& path, std::optional<CurveId> expected) : file_(path) {
@@ -106,7 +142,8 @@ KeyFileReader::KeyFileReader(const std::string& path, std::optional<CurveId> exp
   KeyFileHeader h = read_header(d, size, path);
   curve_ = CurveId(h.curve);
   if (expected && *expected != curve_)
-    throw KeyFileError(path + ": proving key is for curve " + curve_name(curve_) + ", expected " + curve_name(*expected));
+    throw KeyFileError(path + ": proving key is for curve " + curve_name(curve_) + ", expected " +
+                       curve_name(*expected));
   if (h.file_size != size)
     throw KeyFileError(path + ": truncated or padded proving key: header says " + std::to_string(h.file_size) +
                        " bytes, file has " + std::to_string(size));

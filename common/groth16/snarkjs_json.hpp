@@ -7,7 +7,7 @@
 // GT values equal snarkjs's: see tests/common/pairing and the zkey export test).
 #pragma once
 
-#include <fstream>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -16,6 +16,8 @@
 #include "common/groth16/proving_key.hpp"
 #include "common/pairing/engine.hpp"
 #include "common/serde/snarkjs_json.hpp"
+#include "common/util/atomic_file.hpp"
+#include "common/util/input_file.hpp"
 
 namespace zkmill::groth16::snarkjs {
 
@@ -26,21 +28,42 @@ class JsonFileError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// JSON inputs are small (a vk holds one G1 point per public input); the cap keeps a wrong
+// path (a multi-GiB key) from being read into memory first.
+inline constexpr uint64_t kMaxJsonFileBytes = uint64_t(1) << 30;
+
 inline json read_json_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw JsonFileError(path + ": cannot open");
+  std::string text;
   try {
-    return json::parse(in);
+    text = util::read_input_file(path, kMaxJsonFileBytes);
+  } catch (const util::InputFileError& e) {
+    throw JsonFileError(e.what());
+  }
+  try {
+    return json::parse(text);
   } catch (const json::exception& e) {
     throw JsonFileError(path + ": not valid JSON: " + e.what());
   }
 }
 
+// The document as written to disk: a complete file or none (util::write_file_atomic).
+inline std::string json_file_text(const json& j) { return j.dump(1) + "\n"; }
+
 inline void write_json_file(const std::string& path, const json& j) {
-  std::ofstream out(path);
-  if (!out) throw JsonFileError(path + ": cannot create");
-  out << j.dump(1) << "\n";
-  if (!out) throw JsonFileError(path + ": write failed");
+  util::write_file_atomic(path, json_file_text(j));
+}
+
+// proof.json and public.json together: both appear, or neither (a proof without its public
+// inputs, or beside the previous proof's, would be a wrong statement). Existing files are
+// replaced only once both new ones are fully on disk.
+inline void write_proof_files(const std::string& proof_path, const json& proof, const std::string& public_path,
+                              const json& pub) {
+  if (std::filesystem::path(proof_path).lexically_normal() == std::filesystem::path(public_path).lexically_normal())
+    throw JsonFileError(proof_path + ": the proof and the public inputs cannot go to the same file");
+  util::AtomicFileSet files;
+  files.add(proof_path, json_file_text(proof));
+  files.add(public_path, json_file_text(pub));
+  files.commit();
 }
 
 // The curve a snarkjs JSON document names ("curve" field).
@@ -83,21 +106,47 @@ json vk_to_json(const VerifyingKey<E>& vk) {
           {"vk_alphabeta_12", gt_to_json<E>(pairing::Engine<E>::pairing(vk.alpha_g1, vk.beta_g2))}};
 }
 
+// The readers below name the file (`name`) and the field in every error, e.g.
+//   proof.json: pi_a[1]: not a decimal field element: 'abc' (bn254 G1, snarkjs JSON)
+// serde::DecodeError keeps its code (malformed vs off-curve) for verify's exit status.
+inline void require_object(const json& j, const std::string& name, const char* what) {
+  if (!j.is_object()) throw JsonFileError(name + ": not a " + what + " (a JSON " + j.type_name() + ", not an object)");
+}
+inline const json& field_of(const json& j, const std::string& name, const char* field) {
+  if (!j.contains(field)) throw JsonFileError(name + ": missing field \"" + field + "\"");
+  return j[field];
+}
+template <class G>
+ec::Affine<G> point_field(const json& j, const std::string& name, const std::string& field) {
+  try {
+    return serde::snarkjs::point_from_json<G>(j, serde::Validation::Full, field);
+  } catch (const serde::DecodeError& e) {
+    throw serde::DecodeError(e.code(), name + ": " + e.what());
+  }
+}
+
 template <class E>
-VerifyingKey<E> vk_from_json(const json& j) {
+VerifyingKey<E> vk_from_json(const json& j, const std::string& name = "verification key") {
   using G1P = typename E::G1Params;
   using G2P = typename E::G2Params;
-  using serde::snarkjs::point_from_json;
-  if (j.value("protocol", "") != "groth16") throw JsonFileError("verification key: protocol is not \"groth16\"");
+  require_object(j, name, "verification key");
+  if (!j.contains("protocol") || j["protocol"] != "groth16")
+    throw JsonFileError(name + ": protocol: not \"groth16\" (only Groth16 keys are supported)");
   VerifyingKey<E> vk;
-  vk.alpha_g1 = point_from_json<G1P>(j.at("vk_alpha_1"));
-  vk.beta_g2 = point_from_json<G2P>(j.at("vk_beta_2"));
-  vk.gamma_g2 = point_from_json<G2P>(j.at("vk_gamma_2"));
-  vk.delta_g2 = point_from_json<G2P>(j.at("vk_delta_2"));
-  if (!j.at("IC").is_array() || j["IC"].empty()) throw JsonFileError("verification key: IC must be a non-empty array");
-  for (const auto& p : j["IC"]) vk.ic.push_back(point_from_json<G1P>(p));
-  if (j.contains("nPublic") && j["nPublic"].get<uint64_t>() + 1 != vk.ic.size())
-    throw JsonFileError("verification key: nPublic disagrees with the number of IC points");
+  vk.alpha_g1 = point_field<G1P>(field_of(j, name, "vk_alpha_1"), name, "vk_alpha_1");
+  vk.beta_g2 = point_field<G2P>(field_of(j, name, "vk_beta_2"), name, "vk_beta_2");
+  vk.gamma_g2 = point_field<G2P>(field_of(j, name, "vk_gamma_2"), name, "vk_gamma_2");
+  vk.delta_g2 = point_field<G2P>(field_of(j, name, "vk_delta_2"), name, "vk_delta_2");
+  const json& ic = field_of(j, name, "IC");
+  if (!ic.is_array() || ic.empty()) throw JsonFileError(name + ": IC: must be a non-empty array of G1 points");
+  for (size_t i = 0; i < ic.size(); ++i)
+    vk.ic.push_back(point_field<G1P>(ic[i], name, "IC[" + std::to_string(i) + "]"));
+  if (j.contains("nPublic")) {
+    if (!j["nPublic"].is_number_unsigned()) throw JsonFileError(name + ": nPublic: not a non-negative integer");
+    if (j["nPublic"].get<uint64_t>() + 1 != vk.ic.size())
+      throw JsonFileError(name + ": nPublic: " + j["nPublic"].dump() + " disagrees with the " +
+                          std::to_string(vk.ic.size()) + " IC points (nPublic + 1 expected)");
+  }
   return vk;
 }
 
@@ -112,11 +161,22 @@ json proof_to_json(const Proof<E>& p) {
 }
 
 template <class E>
-Proof<E> proof_from_json(const json& j) {
-  using serde::snarkjs::point_from_json;
-  if (j.contains("protocol") && j["protocol"] != "groth16") throw JsonFileError("proof: protocol is not \"groth16\"");
-  return {point_from_json<typename E::G1Params>(j.at("pi_a")), point_from_json<typename E::G2Params>(j.at("pi_b")),
-          point_from_json<typename E::G1Params>(j.at("pi_c"))};
+Proof<E> proof_from_json(const json& j, const std::string& name = "proof") {
+  require_object(j, name, "proof");
+  if (j.contains("protocol") && j["protocol"] != "groth16") throw JsonFileError(name + ": protocol: not \"groth16\"");
+  return {point_field<typename E::G1Params>(field_of(j, name, "pi_a"), name, "pi_a"),
+          point_field<typename E::G2Params>(field_of(j, name, "pi_b"), name, "pi_b"),
+          point_field<typename E::G1Params>(field_of(j, name, "pi_c"), name, "pi_c")};
+}
+
+// public.json: errors name the file and the element ("public.json: [2]: ...").
+template <class Fr>
+std::vector<Fr> public_from_json(const json& j, const std::string& name = "public inputs") {
+  try {
+    return serde::snarkjs::scalars_from_json<Fr>(j);
+  } catch (const serde::DecodeError& e) {
+    throw serde::DecodeError(e.code(), name + ": " + e.what());
+  }
 }
 
 template <class Fr>

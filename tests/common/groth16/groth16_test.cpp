@@ -2,6 +2,7 @@
 // negative cases (tampered proof, wrong public input, unsatisfied witness, bad batch).
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <random>
 
 #include "common/curves/bls12_381.hpp"

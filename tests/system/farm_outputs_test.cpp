@@ -1,0 +1,150 @@
+// The operator's side of a farm, on a real local farm (deploy/local-farm.sh): `zkmill result`
+// writes a folder whole or not at all, an idempotency key is bound to its job's parameters, and
+// a job no live worker serves says so (submit warns, status shows it). local-farm.sh itself is
+// tested by local_farm_script_test.sh, README's walkthrough by readme_walkthrough_test.sh.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "tests/system/local_farm.hpp"
+
+using namespace zkmill::test;
+
+namespace {
+
+// As in output_files_test: every output write fails with EFBIG.
+Result run_zkmill_fsize0(const std::vector<std::string>& args) {
+  // Only zkmill runs under the limit: its stdout and stderr go through `cat`, so the files the
+  // test harness captures them in are written without it (else the error message is lost).
+  std::string cmd = "set -o pipefail; { (trap '' XFSZ; ulimit -f 0; exec timeout 60 '" + zkmill_binary() + "'";
+  for (const auto& a : args) cmd += " '" + a + "'";
+  cmd += ") 2>&1 >&3 3>&- | cat >&2; } 3>&1 | cat";
+  return run_program("bash", {"-c", cmd});
+}
+
+std::vector<std::string> listing(const fs::path& dir) {
+  std::vector<std::string> out;
+  if (!fs::exists(dir)) return out;
+  for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+class FarmOutputs : public ::testing::Test {
+ protected:
+  fs::path d_ = scratch_dir();
+  LocalFarm farm_{d_};
+
+  std::string submit_done(uint64_t partitions) {
+    const std::string job = farm_.submit(partitions);
+    EXPECT_EQ(farm_.wait(job), 0);
+    return job;
+  }
+};
+
+TEST_F(FarmOutputs, ResultFolderAppearsWholeOrNotAtAll) {
+  auto r = farm_.start(1, 1);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::string job = submit_done(2);
+  const std::vector<std::string> files = {"partition-0.proof.json", "partition-0.public.json", "partition-1.proof.json",
+                                          "partition-1.public.json", "proofs.bin"};
+
+  // A good result first, and its proofs verify.
+  const fs::path good = d_ / "good";
+  r = run_zkmill({"result", "--config", farm_.client(), job, "--out", good.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(listing(good), files);
+  EXPECT_EQ(run_zkmill({"verify", farm_.key() + ".vk.json", (good / "partition-1.public.json").string(),
+                        (good / "partition-1.proof.json").string()})
+                .exit_code,
+            0);
+
+  // Over an existing folder under a file-size limit: the old files stay as they were.
+  const fs::path old = d_ / "old";
+  fs::create_directories(old);
+  for (const auto& f : files) std::ofstream(old / f) << "old " << f;
+  r = run_zkmill_fsize0({"result", "--config", farm_.client(), job, "--out", old.string()});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_TRUE(contains(r.err, "File too large")) << r.err;
+  EXPECT_EQ(listing(old), files) << "a temporary was left behind";
+  for (const auto& f : files) EXPECT_EQ(slurp(old / f), "old " + f);
+
+  // Into a new folder: the folder is not left behind either.
+  r = run_zkmill_fsize0({"result", "--config", farm_.client(), job, "--out", (d_ / "fresh").string()});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_FALSE(fs::exists(d_ / "fresh"));
+
+  // A failure in the last step (proofs.bin cannot replace a directory): the proofs already
+  // renamed into place are removed again, so no partial folder results.
+  const fs::path blocked = d_ / "blocked";
+  fs::create_directories(blocked / "proofs.bin");
+  r = run_zkmill({"result", "--config", farm_.client(), job, "--out", blocked.string()});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_TRUE(contains(r.err, "proofs.bin")) << r.err;
+  EXPECT_EQ(listing(blocked), std::vector<std::string>{"proofs.bin"});
+}
+
+TEST_F(FarmOutputs, IdempotencyKeyIsBoundToTheJobsParameters) {
+  auto r = farm_.start(1, 1);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto submit = [&](const std::string& partitions, const std::string& seed, const std::string& key) {
+    return run_zkmill({"submit", "--config", farm_.client(), "--key", farm_.key(), "--partitions", partitions, "--seed",
+                       seed, "--idempotency-key", key});
+  };
+  r = submit("1", "11", "batch-7");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string job = r.out;
+  // Same parameters: the same job, as before.
+  r = submit("1", "11", "batch-7");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, job);
+  EXPECT_TRUE(contains(r.err, "idempotency key already used")) << r.err;
+  // Other parameters under the same key: refused, exit 1, nothing new submitted.
+  for (auto [parts, seed] : {std::pair{"1", "12"}, std::pair{"2", "11"}}) {
+    r = submit(parts, seed, "batch-7");
+    EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_TRUE(contains(r.err, "idempotency key 'batch-7' already names job " + job.substr(0, job.size() - 1)))
+        << r.err;
+    EXPECT_TRUE(contains(r.err, "other parameters")) << r.err;
+  }
+  auto list = farm_.status();
+  ASSERT_FALSE(list.is_null());
+  EXPECT_EQ(list["recent_jobs"].size(), 1u) << list.dump();
+}
+
+TEST_F(FarmOutputs, UnservedCircuitIsReportedBySubmitAndStatus) {
+  auto r = farm_.start(1, 1);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  // A key the workers do not have (outside their key directory).
+  const std::string other = (d_ / "other.key").string();
+  r = run_zkmill({"setup", "--circuit", "chain", "--size", "300", "--curve", "bn254", "--seed", "8", "--out", other});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run_zkmill({"submit", "--config", farm_.client(), "--key", other, "--partitions", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string job = r.out;
+  job.pop_back();
+  EXPECT_TRUE(contains(r.err, "zkmill: warning: job " + job + ": no live synth or prove worker serves circuit"))
+      << r.err;
+  auto s = farm_.status(job);
+  ASSERT_FALSE(s.is_null());
+  EXPECT_EQ(s["state"], "queued");
+  EXPECT_EQ(s["workers_serving"]["synth"], 0);
+  EXPECT_EQ(s["workers_serving"]["prove"], 0);
+  EXPECT_TRUE(contains(s.value("warning", std::string()), "no live synth or prove worker")) << s.dump();
+  r = run_zkmill({"status", "--config", farm_.client(), job});
+  EXPECT_TRUE(contains(r.out, "warning: no live synth or prove worker")) << r.out;
+  r = run_zkmill({"status", "--config", farm_.client()});
+  EXPECT_TRUE(contains(r.out, "warning: no live")) << r.out;
+
+  // A served circuit: no warning, and the status counts the workers.
+  r = run_zkmill({"submit", "--config", farm_.client(), "--key", farm_.key(), "--partitions", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(contains(r.err, "warning")) << r.err;
+  std::string served = r.out;
+  served.pop_back();
+  EXPECT_EQ(farm_.wait(served), 0);
+  EXPECT_EQ(run_zkmill({"cancel", "--config", farm_.client(), job}).exit_code, 0);
+}
+
+}  // namespace
