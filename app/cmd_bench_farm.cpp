@@ -18,10 +18,10 @@
 #include <thread>
 
 #include "app/command.hpp"
+#include "app/embedded_farm.hpp"
 #include "common/curves/dispatch.hpp"
 #include "common/groth16/builtin.hpp"
 #include "coordinator/farm_client.hpp"
-#include "app/embedded_farm.hpp"
 
 namespace zkmill::cli {
 namespace {
@@ -94,7 +94,9 @@ void bench_workers(const BenchFarmOptions& o, CurveId curve, unsigned w) {
   }
   std::sort(lat.begin(), lat.end());
   std::sort(over.begin(), over.end());
-  auto pct = [](const std::vector<double>& v, double q) { return v.empty() ? 0.0 : v[size_t(q * double(v.size() - 1))]; };
+  auto pct = [](const std::vector<double>& v, double q) {
+    return v.empty() ? 0.0 : v[size_t(q * double(v.size() - 1))];
+  };
   std::printf("%7u %10llu %10.1f %12.2f %14.2f %12.2f %12.2f %12.2f\n", w, (unsigned long long)o.partitions,
               double(o.partitions) * 1000.0 / wall, comp, overhead, pct(lat, 0.5), pct(over, 0.5), pct(over, 0.9));
   std::fflush(stdout);
@@ -143,8 +145,8 @@ void bench_rss(const BenchFarmOptions& o, CurveId curve) {
   const std::string key = write_key(f, o, curve);
   f.stop();
   const std::string cfg = f.dir() + "/coordinator.yaml";
-  std::ofstream(cfg) << "redis:\n  unix_socket: " << f.config().redis.unix_socket << "\ncoordinator:\n  endpoint: ipc://"
-                     << f.dir() << "/rss.sock\n";
+  std::ofstream(cfg) << "redis:\n  unix_socket: " << f.config().redis.unix_socket
+                     << "\ncoordinator:\n  endpoint: ipc://" << f.dir() << "/rss.sock\n";
   CoordinatorChild child(cfg);
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   const uint64_t idle_kb = status_kb(child.pid(), "VmRSS:");
@@ -158,22 +160,24 @@ void bench_rss(const BenchFarmOptions& o, CurveId curve) {
   std::this_thread::sleep_for(std::chrono::milliseconds(3000));  // several job sweeps over all of them
   int status = 0;
   if (waitpid(child.pid(), &status, WNOHANG) == child.pid()) throw std::runtime_error("the coordinator exited");
-  std::printf("coordinator RSS: %.1f MiB idle, peak %.1f MiB with %llu queued jobs (%llu partitions); "
-              "submit %.2f ms/job\n",
-              double(idle_kb) / 1024.0, double(status_kb(child.pid(), "VmHWM:")) / 1024.0,
-              (unsigned long long)o.queued_jobs, (unsigned long long)(o.queued_jobs * req.partitions),
-              submit_ms / double(o.queued_jobs));
+  std::printf(
+      "coordinator RSS: %.1f MiB idle, peak %.1f MiB with %llu queued jobs (%llu partitions); "
+      "submit %.2f ms/job\n",
+      double(idle_kb) / 1024.0, double(status_kb(child.pid(), "VmHWM:")) / 1024.0, (unsigned long long)o.queued_jobs,
+      (unsigned long long)(o.queued_jobs * req.partitions), submit_ms / double(o.queued_jobs));
 }
 
 int run_bench_farm(const BenchFarmOptions& o, const Context& ctx) {
   auto curve = parse_curve(o.curve);
   if (!curve) throw std::invalid_argument("unknown curve '" + o.curve + "'");
-  if (o.partitions == 0 || o.partitions > farm::FarmStore::kMaxPartitions) throw std::invalid_argument("bad --partitions");
+  if (o.partitions == 0 || o.partitions > farm::FarmStore::kMaxPartitions)
+    throw std::invalid_argument("bad --partitions");
   if (ctx.log_level == "info") spdlog::set_level(spdlog::level::warn);
-  std::printf("zkmill bench-farm: chain circuit of %llu constraints on %s, %zu threads, %u hardware threads; "
-              "times in ms\n",
-              (unsigned long long)o.size, o.curve.c_str(), util::ThreadPool::global().size(),
-              std::thread::hardware_concurrency());
+  std::printf(
+      "zkmill bench-farm: chain circuit of %llu constraints on %s, %zu threads, %u hardware threads; "
+      "times in ms\n",
+      (unsigned long long)o.size, o.curve.c_str(), util::ThreadPool::global().size(),
+      std::thread::hardware_concurrency());
   std::printf("%7s %10s %10s %12s %14s %12s %12s %12s\n", "workers", "partitions", "parts/s", "compute/part",
               "overhead/part", "1-part p50", "1-part ovh50", "1-part ovh90");
   for (unsigned w : o.workers) {
@@ -181,9 +185,10 @@ int run_bench_farm(const BenchFarmOptions& o, const Context& ctx) {
     bench_workers(o, *curve, w);
   }
   if (o.queued_jobs) bench_rss(o, *curve);
-  std::printf("compute = worker synthesis + proving; overhead/part = workers x wall / partitions - compute "
-              "(dispatch, Redis, bundle transfer, verification, idle); 1-part = one-partition jobs, submit to "
-              "'done' (batch-verified)\n");
+  std::printf(
+      "compute = worker synthesis + proving; overhead/part = workers x wall / partitions - compute "
+      "(dispatch, Redis, bundle transfer, verification, idle); 1-part = one-partition jobs, submit to "
+      "'done' (batch-verified)\n");
   return 0;
 }
 
@@ -191,9 +196,13 @@ RunFn setup_bench_farm(CLI::App& sub) {
   auto o = std::make_shared<BenchFarmOptions>();
   sub.add_option("--workers", o->workers, "Worker counts to run (role both)")->delimiter(',')->capture_default_str();
   sub.add_option("--partitions", o->partitions, "Partitions in the throughput job")->capture_default_str();
-  sub.add_option("--size", o->size, "Constraints of the chain circuit")->capture_default_str()->check(CLI::Range(uint64_t(8), uint64_t(1) << 20));
-  sub.add_option("--latency-jobs", o->latency_jobs, "One-partition jobs timed one after another")->capture_default_str();
-  sub.add_option("--queued-jobs", o->queued_jobs, "Jobs queued for the RSS measurement (0: skip)")->capture_default_str();
+  sub.add_option("--size", o->size, "Constraints of the chain circuit")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t(8), uint64_t(1) << 20));
+  sub.add_option("--latency-jobs", o->latency_jobs, "One-partition jobs timed one after another")
+      ->capture_default_str();
+  sub.add_option("--queued-jobs", o->queued_jobs, "Jobs queued for the RSS measurement (0: skip)")
+      ->capture_default_str();
   sub.add_option("--curve", o->curve, "bn254 or bls12-381")->capture_default_str();
   return [o](const Context& ctx) { return run_bench_farm(*o, ctx); };
 }

@@ -15,13 +15,13 @@
 #include <thread>
 
 #include "app/command.hpp"
+#include "app/embedded_farm.hpp"
 #include "common/curves/dispatch.hpp"
 #include "common/groth16/builtin.hpp"
 #include "common/groth16/prover.hpp"
 #include "common/groth16/snarkjs_json.hpp"
 #include "common/groth16/verifier.hpp"
 #include "coordinator/farm_client.hpp"
-#include "app/embedded_farm.hpp"
 
 namespace zkmill::cli {
 namespace {
@@ -116,10 +116,11 @@ int run_farm(const DemoOptions& o, CurveId curve, const Context& ctx) {
   if (ctx.log_level == "info") spdlog::set_level(spdlog::level::warn);
   ScopedInterrupt interrupt;
   return curves::with_curve(curve, [&]<class E>(E) {
-    std::printf("zkmill demo: %llu partitions of '%s' (~%llu constraints each) on %s, embedded farm with %u synth + "
-                "%u prove worker(s), %zu threads\n",
-                (unsigned long long)o.partitions, o.circuit.c_str(), (unsigned long long)o.size, E::kName, o.synth,
-                o.prove, util::ThreadPool::global().size());
+    std::printf(
+        "zkmill demo: %llu partitions of '%s' (~%llu constraints each) on %s, embedded farm with %u synth + "
+        "%u prove worker(s), %zu threads\n",
+        (unsigned long long)o.partitions, o.circuit.c_str(), (unsigned long long)o.size, E::kName, o.synth, o.prove,
+        util::ThreadPool::global().size());
     farm::EmbeddedFarm f;
     std::printf("farm: private redis-server (pid %d) on %s, coordinator on %s\n", int(f.redis_pid()),
                 f.config().redis.unix_socket.c_str(), f.config().coordinator.endpoint.c_str());
@@ -193,7 +194,9 @@ RunFn setup_demo(CLI::App& sub) {
       ->capture_default_str()
       ->check(
           CLI::IsMember(std::vector<std::string>(circuits::circuit_names().begin(), circuits::circuit_names().end())));
-  sub.add_option("--size", o->size, "About this many constraints per partition")->capture_default_str()->check(CLI::Range(uint64_t(1), uint64_t(1) << 24));
+  sub.add_option("--size", o->size, "About this many constraints per partition")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t(1), uint64_t(1) << 24));
   sub.add_option("--partitions", o->partitions, "Partitions in the job")->capture_default_str();
   sub.add_option("--curve", o->curve, "bn254 or bls12-381")->capture_default_str();
   sub.add_option("--synth", o->synth, "Synthesis workers in the embedded farm")->capture_default_str();
@@ -202,9 +205,8 @@ RunFn setup_demo(CLI::App& sub) {
   return [o](const Context& ctx) { return run_demo(*o, ctx); };
 }
 
-const RegisterCommand kDemo{"demo",
-                            "Run a small multi-partition proving job end to end on an embedded farm on this machine",
-                            setup_demo};
+const RegisterCommand kDemo{
+    "demo", "Run a small multi-partition proving job end to end on an embedded farm on this machine", setup_demo};
 
 }  // namespace
 }  // namespace zkmill::cli

@@ -6,8 +6,8 @@
 
 #include "app/command.hpp"
 #include "common/curves/dispatch.hpp"
-#include "common/groth16/snarkjs_json.hpp"
 #include "common/formats/zkey.hpp"
+#include "common/groth16/snarkjs_json.hpp"
 
 namespace zkmill::cli {
 namespace {

@@ -14,8 +14,8 @@
 #include <thread>
 #include <vector>
 
-#include "farm/farm_config.hpp"
 #include "coordinator/local_redis.hpp"
+#include "farm/farm_config.hpp"
 
 namespace zkmill::farm {
 

@@ -186,24 +186,24 @@ void groth16_shaped_check(benchmark::State& st) {
 
 }  // namespace
 
-#define ZK_CURVE_BENCHES(C, tag)                                              \
-  BENCHMARK(field_mul<C::Fq>)->Name(tag "/Fq_mul");                           \
-  BENCHMARK(field_square<C::Fq>)->Name(tag "/Fq_square");                     \
-  BENCHMARK(field_add<C::Fq>)->Name(tag "/Fq_add");                           \
-  BENCHMARK(field_mul<C::Fr>)->Name(tag "/Fr_mul");                           \
-  BENCHMARK(field_inverse<C::Fq>)->Name(tag "/Fq_inverse");                   \
-  BENCHMARK(field_mul<C::Fq2>)->Name(tag "/Fq2_mul");                         \
-  BENCHMARK(g1_add_mixed<C>)->Name(tag "/G1_add_mixed");                      \
-  BENCHMARK(g1_double<C>)->Name(tag "/G1_double");                            \
-  BENCHMARK(g2_add<C>)->Name(tag "/G2_add");                                  \
-  BENCHMARK(g2_double<C>)->Name(tag "/G2_double");                            \
-  BENCHMARK(fp12_mul<C>)->Name(tag "/Fp12_mul");                              \
-  BENCHMARK(fp12_cyclotomic_square<C>)->Name(tag "/Fp12_cyclotomic_square");  \
-  BENCHMARK(prepare_g2<C>)->Name(tag "/G2_prepare")->Unit(benchmark::kMicrosecond);                 \
-  BENCHMARK(miller_loop<C>)->Name(tag "/miller_loop")->Unit(benchmark::kMicrosecond);               \
+#define ZK_CURVE_BENCHES(C, tag)                                                                        \
+  BENCHMARK(field_mul<C::Fq>)->Name(tag "/Fq_mul");                                                     \
+  BENCHMARK(field_square<C::Fq>)->Name(tag "/Fq_square");                                               \
+  BENCHMARK(field_add<C::Fq>)->Name(tag "/Fq_add");                                                     \
+  BENCHMARK(field_mul<C::Fr>)->Name(tag "/Fr_mul");                                                     \
+  BENCHMARK(field_inverse<C::Fq>)->Name(tag "/Fq_inverse");                                             \
+  BENCHMARK(field_mul<C::Fq2>)->Name(tag "/Fq2_mul");                                                   \
+  BENCHMARK(g1_add_mixed<C>)->Name(tag "/G1_add_mixed");                                                \
+  BENCHMARK(g1_double<C>)->Name(tag "/G1_double");                                                      \
+  BENCHMARK(g2_add<C>)->Name(tag "/G2_add");                                                            \
+  BENCHMARK(g2_double<C>)->Name(tag "/G2_double");                                                      \
+  BENCHMARK(fp12_mul<C>)->Name(tag "/Fp12_mul");                                                        \
+  BENCHMARK(fp12_cyclotomic_square<C>)->Name(tag "/Fp12_cyclotomic_square");                            \
+  BENCHMARK(prepare_g2<C>)->Name(tag "/G2_prepare")->Unit(benchmark::kMicrosecond);                     \
+  BENCHMARK(miller_loop<C>)->Name(tag "/miller_loop")->Unit(benchmark::kMicrosecond);                   \
   BENCHMARK(miller_loop_prepared<C>)->Name(tag "/miller_loop_prepared")->Unit(benchmark::kMicrosecond); \
   BENCHMARK(final_exponentiation<C>)->Name(tag "/final_exponentiation")->Unit(benchmark::kMicrosecond); \
-  BENCHMARK(pairing_full<C>)->Name(tag "/pairing")->Unit(benchmark::kMicrosecond);                  \
+  BENCHMARK(pairing_full<C>)->Name(tag "/pairing")->Unit(benchmark::kMicrosecond);                      \
   BENCHMARK(groth16_shaped_check<C>)->Name(tag "/groth16_4pair_check")->Unit(benchmark::kMicrosecond)
 
 ZK_CURVE_BENCHES(curves::Bn254, "bn254");

@@ -74,13 +74,13 @@ void field_inverse(benchmark::State& st) {
   }
 }
 
-#define FIELD_BENCHES(F, tag)                                                           \
-  BENCHMARK(field_mul<F, Asm>)->Name(tag "/mul/asm");                                   \
-  BENCHMARK(field_mul<F, Portable>)->Name(tag "/mul/portable");                         \
-  BENCHMARK(field_square<F, Asm>)->Name(tag "/square/asm");                             \
-  BENCHMARK(field_square<F, Portable>)->Name(tag "/square/portable");                   \
-  BENCHMARK(field_add<F>)->Name(tag "/add");                                            \
-  BENCHMARK(field_inverse<F, Asm>)->Name(tag "/inverse/asm");                           \
+#define FIELD_BENCHES(F, tag)                                         \
+  BENCHMARK(field_mul<F, Asm>)->Name(tag "/mul/asm");                 \
+  BENCHMARK(field_mul<F, Portable>)->Name(tag "/mul/portable");       \
+  BENCHMARK(field_square<F, Asm>)->Name(tag "/square/asm");           \
+  BENCHMARK(field_square<F, Portable>)->Name(tag "/square/portable"); \
+  BENCHMARK(field_add<F>)->Name(tag "/add");                          \
+  BENCHMARK(field_inverse<F, Asm>)->Name(tag "/inverse/asm");         \
   BENCHMARK(field_inverse<F, Portable>)->Name(tag "/inverse/portable");
 
 FIELD_BENCHES(Bn254Fq, "bn254_Fq")

@@ -6,10 +6,10 @@
 #include <string>
 
 #include "common/circuits/circuit.hpp"
+#include "common/cs/bundle_receiver.hpp"
 #include "common/cs/checksum.hpp"
 #include "common/cs/proving_cs.hpp"
 #include "common/cs/recording_cs.hpp"
-#include "common/cs/bundle_receiver.hpp"
 #include "common/cs/witness_bundle.hpp"
 #include "common/ff/bls12_381_fields.hpp"
 

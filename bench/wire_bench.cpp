@@ -16,11 +16,9 @@
 //   --huge_pages=0|1    FetchOptions::huge_pages for the fetch and receiver-only runs (default 0)
 // e.g. build/bin/bench_wire --bundle_mib=2048 --windows=8 --threads=1,4,8
 #include <benchmark/benchmark.h>
-
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <sys/mman.h>
 
 #include <cstdio>
 #include <cstring>
@@ -106,7 +104,8 @@ void BM_ReceiverOnly(benchmark::State& state) {
       for (size_t off = cs::WitnessBundle::kHeaderSize; off < bytes.size(); off += g_chunk, ++k) {
         auto piece = bytes.subspan(off, std::min(g_chunk, bytes.size() - off));
         // libzmq never writes through a message's data; a null free function leaves the bundle alone.
-        pipeline.submit(rx.reserve(piece.size()), zmq::message_t(const_cast<uint8_t*>(piece.data()), piece.size(), nullptr, nullptr), sums[k]);
+        pipeline.submit(rx.reserve(piece.size()),
+                        zmq::message_t(const_cast<uint8_t*>(piece.data()), piece.size(), nullptr, nullptr), sums[k]);
       }
       pipeline.drain();
       if (pipeline.corrupt_offset()) state.SkipWithError("corrupt chunk");
@@ -160,19 +159,34 @@ void BM_Stage(benchmark::State& state) {
     }
   }
   state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(bytes.size()));
-  static const char* names[] = {"checksum64",       "memcpy_to_fresh_pages", "memcpy_to_fresh_huge_pages", "memcpy_to_touched_pages",
-                                "element_checks", "place_fresh_1_thread"};
+  static const char* names[] = {
+      "checksum64",     "memcpy_to_fresh_pages", "memcpy_to_fresh_huge_pages", "memcpy_to_touched_pages",
+      "element_checks", "place_fresh_1_thread"};
   state.SetLabel(names[state.range(0)]);
 }
 
 void register_benchmarks() {
   for (int64_t w : g_windows)
     for (int64_t t : g_threads)
-      benchmark::RegisterBenchmark("BM_FetchBundle", BM_FetchBundle)->Args({w, t})->ArgNames({"window", "threads"})->Iterations(4)->UseRealTime()->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark("BM_FetchBundle", BM_FetchBundle)
+          ->Args({w, t})
+          ->ArgNames({"window", "threads"})
+          ->Iterations(4)
+          ->UseRealTime()
+          ->Unit(benchmark::kMillisecond);
   for (int64_t t : g_threads)
-    benchmark::RegisterBenchmark("BM_ReceiverOnly", BM_ReceiverOnly)->Arg(t)->ArgName("threads")->Iterations(3)->UseRealTime()->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark("BM_ReceiverOnly", BM_ReceiverOnly)
+        ->Arg(t)
+        ->ArgName("threads")
+        ->Iterations(3)
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
   for (int64_t s : {kChecksum, kCopyFresh, kCopyFreshHuge, kCopyWarm, kCheckElements, kPlaceFresh})
-    benchmark::RegisterBenchmark("BM_Stage", BM_Stage)->Arg(s)->ArgName("stage")->Iterations(3)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark("BM_Stage", BM_Stage)
+        ->Arg(s)
+        ->ArgName("stage")
+        ->Iterations(3)
+        ->Unit(benchmark::kMillisecond);
 }
 
 std::vector<int64_t> parse_list(const std::string& s) {
@@ -241,9 +255,12 @@ bool parse_flags(int& argc, char** argv) {
     auto st = server.stats();
     uint64_t peak = proc_status_bytes("VmHWM:");
     char line[256];
-    int n = std::snprintf(line, sizeof line, "server: bundle %.1f MiB, RSS with bundle %.1f MiB, peak while serving %.1f MiB, extra %.1f MiB; %llu transfers, %.1f GiB sent\n",
-                          double(bundle->bytes().size()) / kMiB, double(base) / kMiB, double(peak) / kMiB, (double(peak) - double(base)) / kMiB,
-                          static_cast<unsigned long long>(st.transfers_completed), double(st.bytes_sent) / (kMiB * 1024));
+    int n = std::snprintf(line, sizeof line,
+                          "server: bundle %.1f MiB, RSS with bundle %.1f MiB, peak while serving %.1f MiB, extra %.1f "
+                          "MiB; %llu transfers, %.1f GiB sent\n",
+                          double(bundle->bytes().size()) / kMiB, double(base) / kMiB, double(peak) / kMiB,
+                          (double(peak) - double(base)) / kMiB, static_cast<unsigned long long>(st.transfers_completed),
+                          double(st.bytes_sent) / (kMiB * 1024));
     if (n > 0 && write(report_fd, line, size_t(n)) < 0) _exit(3);
   }
   _exit(0);

@@ -51,10 +51,23 @@ LocalRedis::LocalRedis(const std::string& dir) : log_(dir + "/redis.log") {
   cfg_.connect_timeout_ms = 500;
   // Everything the child needs is prepared before fork: between fork and exec only
   // async-signal-safe calls are allowed (we are multithreaded).
-  std::vector<std::string> args{"redis-server", "--port",        "0",  "--unixsocket", cfg_.unix_socket,
-                                "--unixsocketperm", "700",       "--dir", dir,         "--save",
-                                "",             "--appendonly",  "no", "--daemonize",  "no",
-                                "--logfile",    log_};
+  std::vector<std::string> args{"redis-server",
+                                "--port",
+                                "0",
+                                "--unixsocket",
+                                cfg_.unix_socket,
+                                "--unixsocketperm",
+                                "700",
+                                "--dir",
+                                dir,
+                                "--save",
+                                "",
+                                "--appendonly",
+                                "no",
+                                "--daemonize",
+                                "no",
+                                "--logfile",
+                                log_};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

@@ -36,7 +36,8 @@ class ChainCircuit final : public Circuit<F> {
   uint64_t partition() const override { return partition_; }
   uint64_t rounds() const { return rounds_; }
   std::string describe() const override {
-    return "chain: " + std::to_string(rounds_) + " rounds of x' = (x + k)^5, " + std::to_string(3 * rounds_) + " constraints";
+    return "chain: " + std::to_string(rounds_) + " rounds of x' = (x + k)^5, " + std::to_string(3 * rounds_) +
+           " constraints";
   }
 
   static F round_constant(uint64_t i) {

@@ -62,7 +62,8 @@ class MerkleCircuit final : public Circuit<F> {
     return levels * (constraints_per_hash() + 2) + (depths_.size() - 1) * constraints_per_hash() + 1;
   }
   std::string describe() const override {
-    std::string s = "merkle: " + std::to_string(depths_.size()) + " path(s) of depth " + std::to_string(depths_.front());
+    std::string s =
+        "merkle: " + std::to_string(depths_.size()) + " path(s) of depth " + std::to_string(depths_.front());
     if (depths_.back() != depths_.front()) s += ".." + std::to_string(depths_.back());
     return s + ", " + std::to_string(constraints_per_hash()) + " constraints per hash, " +
            std::to_string(expected_constraints()) + " constraints";
@@ -72,7 +73,9 @@ class MerkleCircuit final : public Circuit<F> {
   static uint64_t constraints_per_hash() {
     static const uint64_t n = [] {
       cs::CountingCS<F> counter;
-      auto in = [&] { return Num<F>{cs::LinearCombination<F>(counter.alloc("in", [] { return F::zero(); })), F::zero()}; };
+      auto in = [&] {
+        return Num<F>{cs::LinearCombination<F>(counter.alloc("in", [] { return F::zero(); })), F::zero()};
+      };
       PoseidonStyle<F>::instance().hash2(counter, in(), in(), in());
       return counter.num_constraints();
     }();

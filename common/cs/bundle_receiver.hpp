@@ -47,7 +47,8 @@ class BundleReceiver {
   // announcing more than this worker can hold. huge_pages: ask for transparent huge pages
   // for the buffer (WitnessBundle::allocate_buffer); a win where the kernel has free 2 MiB
   // pages at hand, a loss where it must compact memory to find them (docs/benchmarks.md).
-  explicit BundleReceiver(std::span<const uint8_t> first_bytes, uint64_t max_total_size = UINT64_MAX, bool huge_pages = false);
+  explicit BundleReceiver(std::span<const uint8_t> first_bytes, uint64_t max_total_size = UINT64_MAX,
+                          bool huge_pages = false);
   BundleReceiver(const BundleReceiver&) = delete;
   BundleReceiver& operator=(const BundleReceiver&) = delete;
 

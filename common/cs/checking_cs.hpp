@@ -22,7 +22,9 @@ class CheckingCS final : public ConstraintSystem<F> {
 
   // record_aux_names keeps every aux variable's full path (for aux_name(), i.e. for
   // choosing tamper targets in tests); off by default, since it costs a string per variable.
-  explicit CheckingCS(bool record_aux_names = false) : record_aux_names_(record_aux_names) { inputs_.push_back(F::one()); }
+  explicit CheckingCS(bool record_aux_names = false) : record_aux_names_(record_aux_names) {
+    inputs_.push_back(F::one());
+  }
 
   void enforce(Name name, const LC& a, const LC& b, const LC& c) override {
     ++n_constraints_;

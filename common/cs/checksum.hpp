@@ -15,9 +15,9 @@
 // digest for any chunking.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
-#include <bit>
 #include <cstring>
 #include <span>
 
@@ -87,8 +87,8 @@ class Checksum64 {
   static constexpr size_t kLanes = 4;
   static constexpr size_t kBlock = 8 * kLanes;
   static constexpr uint64_t kMul = 0x9e3779b97f4a7c15ull;  // odd: multiplication is a bijection
-  static constexpr uint64_t kLaneInit[kLanes] = {0x243f6a8885a308d3ull, 0x13198a2e03707344ull,
-                                                 0xa4093822299f31d0ull, 0x082efa98ec4e6c89ull};  // pi digits
+  static constexpr uint64_t kLaneInit[kLanes] = {0x243f6a8885a308d3ull, 0x13198a2e03707344ull, 0xa4093822299f31d0ull,
+                                                 0x082efa98ec4e6c89ull};  // pi digits
 
   static uint64_t load_le(const uint8_t* p) {
     uint64_t w;

@@ -213,33 +213,61 @@ class LinearCombination {
 // Value-semantics operators: the left operand is taken by value so chains such as
 // `lc + x - y + k * one` build in place without intermediate copies.
 template <class F>
-LinearCombination<F> operator+(LinearCombination<F> lc, Variable v) { return std::move(lc += v); }
+LinearCombination<F> operator+(LinearCombination<F> lc, Variable v) {
+  return std::move(lc += v);
+}
 template <class F>
-LinearCombination<F> operator-(LinearCombination<F> lc, Variable v) { return std::move(lc -= v); }
+LinearCombination<F> operator-(LinearCombination<F> lc, Variable v) {
+  return std::move(lc -= v);
+}
 template <class F>
-LinearCombination<F> operator+(LinearCombination<F> lc, const Term<F>& t) { return std::move(lc += t); }
+LinearCombination<F> operator+(LinearCombination<F> lc, const Term<F>& t) {
+  return std::move(lc += t);
+}
 template <class F>
-LinearCombination<F> operator-(LinearCombination<F> lc, const Term<F>& t) { return std::move(lc -= t); }
+LinearCombination<F> operator-(LinearCombination<F> lc, const Term<F>& t) {
+  return std::move(lc -= t);
+}
 template <class F>
-LinearCombination<F> operator+(LinearCombination<F> lc, const std::pair<F, Variable>& t) { return std::move(lc += t); }
+LinearCombination<F> operator+(LinearCombination<F> lc, const std::pair<F, Variable>& t) {
+  return std::move(lc += t);
+}
 template <class F>
-LinearCombination<F> operator-(LinearCombination<F> lc, const std::pair<F, Variable>& t) { return std::move(lc -= t); }
+LinearCombination<F> operator-(LinearCombination<F> lc, const std::pair<F, Variable>& t) {
+  return std::move(lc -= t);
+}
 template <class F>
-LinearCombination<F> operator+(LinearCombination<F> lc, const LinearCombination<F>& o) { return std::move(lc += o); }
+LinearCombination<F> operator+(LinearCombination<F> lc, const LinearCombination<F>& o) {
+  return std::move(lc += o);
+}
 template <class F>
-LinearCombination<F> operator-(LinearCombination<F> lc, const LinearCombination<F>& o) { return std::move(lc -= o); }
+LinearCombination<F> operator-(LinearCombination<F> lc, const LinearCombination<F>& o) {
+  return std::move(lc -= o);
+}
 template <class F>
-LinearCombination<F> operator*(LinearCombination<F> lc, const F& s) { return std::move(lc *= s); }
+LinearCombination<F> operator*(LinearCombination<F> lc, const F& s) {
+  return std::move(lc *= s);
+}
 template <class F>
-LinearCombination<F> operator*(const F& s, LinearCombination<F> lc) { return std::move(lc *= s); }
+LinearCombination<F> operator*(const F& s, LinearCombination<F> lc) {
+  return std::move(lc *= s);
+}
 template <class F>
-LinearCombination<F> operator-(LinearCombination<F> lc) { return std::move(lc *= -F::one()); }
+LinearCombination<F> operator-(LinearCombination<F> lc) {
+  return std::move(lc *= -F::one());
+}
 // Variable on the left: x + k * one, x - t.
 template <class F>
-LinearCombination<F> operator+(Variable v, const Term<F>& t) { return LinearCombination<F>(v) + t; }
+LinearCombination<F> operator+(Variable v, const Term<F>& t) {
+  return LinearCombination<F>(v) + t;
+}
 template <class F>
-LinearCombination<F> operator-(Variable v, const Term<F>& t) { return LinearCombination<F>(v) - t; }
+LinearCombination<F> operator-(Variable v, const Term<F>& t) {
+  return LinearCombination<F>(v) - t;
+}
 template <class F>
-LinearCombination<F> operator+(const Term<F>& a, const Term<F>& b) { return LinearCombination<F>(a) + b; }
+LinearCombination<F> operator+(const Term<F>& a, const Term<F>& b) {
+  return LinearCombination<F>(a) + b;
+}
 
 }  // namespace zkmill::cs

@@ -71,7 +71,7 @@ class ProvingCS final : public ConstraintSystem<F> {
  public:
   using LC = LinearCombination<F>;
   struct Shape {
-    uint64_t n_inputs = 0;       // ONE included
+    uint64_t n_inputs = 0;  // ONE included
     uint64_t n_aux = 0;
     uint64_t n_constraints = 0;  // without the input rows
   };

@@ -39,10 +39,10 @@ struct CsrMatrix {
 
 template <class F>
 struct R1CS {
-  uint64_t n_inputs = 0;       // ONE included
+  uint64_t n_inputs = 0;  // ONE included
   uint64_t n_aux = 0;
-  uint64_t n_constraints = 0;  // the circuit's own, without the input rows
-  CsrMatrix<F> A, B, C;        // n_rows() rows each
+  uint64_t n_constraints = 0;             // the circuit's own, without the input rows
+  CsrMatrix<F> A, B, C;                   // n_rows() rows each
   Bitmap aux_in_a, aux_in_b, input_in_b;  // density, by the rule in constraint_system.hpp
 
   uint64_t n_rows() const { return n_constraints + n_inputs; }

@@ -18,8 +18,10 @@ struct Bls12381G1Params {
   static Base b() { return Base::from_u64(4); }
   static ec::Affine<Bls12381G1Params> generator() {
     static const auto g = ec::Affine<Bls12381G1Params>::from_xy(
-        Base::from_canonical_unchecked(ff::from_hex<6>("0x17f1d3a73197d7942695638c4fa9ac0fc3688c4f9774b905a14e3a3f171bac586c55e83ff97a1aeffb3af00adb22c6bb")),
-        Base::from_canonical_unchecked(ff::from_hex<6>("0x08b3f481e3aaa0f1a09e30ed741d8ae4fcf5e095d5d00af600db18cb2c04b3edd03cc744a2888ae40caa232946c5e7e1")));
+        Base::from_canonical_unchecked(ff::from_hex<6>(
+            "0x17f1d3a73197d7942695638c4fa9ac0fc3688c4f9774b905a14e3a3f171bac586c55e83ff97a1aeffb3af00adb22c6bb")),
+        Base::from_canonical_unchecked(ff::from_hex<6>(
+            "0x08b3f481e3aaa0f1a09e30ed741d8ae4fcf5e095d5d00af600db18cb2c04b3edd03cc744a2888ae40caa232946c5e7e1")));
     return g;
   }
 };

@@ -18,8 +18,7 @@ struct Bls12381FqParams {
 struct Bls12381FrParams {
   static constexpr size_t kLimbs = 4;
   static constexpr const char* kName = "bls12-381 Fr";
-  static constexpr const char* kModulusHex =
-      "0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001";
+  static constexpr const char* kModulusHex = "0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001";
   static constexpr uint64_t kGenerator = 7;  // generates Fr^*; two-adicity 32
 };
 

@@ -10,16 +10,14 @@ namespace zkmill::ff {
 struct Bn254FqParams {
   static constexpr size_t kLimbs = 4;
   static constexpr const char* kName = "bn254 Fq";
-  static constexpr const char* kModulusHex =
-      "0x30644e72e131a029b85045b68181585d97816a916871ca8d3c208c16d87cfd47";
+  static constexpr const char* kModulusHex = "0x30644e72e131a029b85045b68181585d97816a916871ca8d3c208c16d87cfd47";
   static constexpr uint64_t kGenerator = 3;  // smallest quadratic non-residue, generates Fq^*
 };
 
 struct Bn254FrParams {
   static constexpr size_t kLimbs = 4;
   static constexpr const char* kName = "bn254 Fr";
-  static constexpr const char* kModulusHex =
-      "0x30644e72e131a029b85045b68181585d2833e84879b9709143e1f593f0000001";
+  static constexpr const char* kModulusHex = "0x30644e72e131a029b85045b68181585d2833e84879b9709143e1f593f0000001";
   static constexpr uint64_t kGenerator = 5;  // generates Fr^*; two-adicity 28
 };
 

@@ -60,7 +60,7 @@
 
 #if defined(__OPTIMIZE__)
 #define ZKMILL_FF_X86_OUT(n) "=m"(*reinterpret_cast<uint64_t(*)[n]>(out))
-#define ZKMILL_FF_X86_IN(n)                                                                  \
+#define ZKMILL_FF_X86_IN(n)                                                                           \
   , "m"(*reinterpret_cast<const uint64_t(*)[n]>(a)), "m"(*reinterpret_cast<const uint64_t(*)[n]>(b)), \
       "m"(*reinterpret_cast<const uint64_t(*)[n]>(p))
 #define ZKMILL_FF_X86_MEMORY
@@ -74,149 +74,149 @@ namespace zkmill::ff::x86 {
 
 // out = a * b / 2^256 mod p for 4-limb a, b < p; inv = -p^-1 mod 2^64.
 ZKMILL_MUL4_INLINE void mont_mul_adx_4(uint64_t* out, const uint64_t* a, const uint64_t* b, const uint64_t* p,
-                              uint64_t inv) {
-  asm(  // no outputs at -O0: GCC then treats it as volatile
-      "xor %%r8, %%r8\n\t"                          // t = 0
-      "xor %%r9, %%r9\n\t"                          // t = 0
-      "xor %%r10, %%r10\n\t"                        // t = 0
-      "xor %%r11, %%r11\n\t"                        // t = 0
-      "xor %%r12, %%r12\n\t"                        // t = 0
+                                       uint64_t inv) {
+  asm(                        // no outputs at -O0: GCC then treats it as volatile
+      "xor %%r8, %%r8\n\t"    // t = 0
+      "xor %%r9, %%r9\n\t"    // t = 0
+      "xor %%r10, %%r10\n\t"  // t = 0
+      "xor %%r11, %%r11\n\t"  // t = 0
+      "xor %%r12, %%r12\n\t"  // t = 0
       // round 0: t[0..4] = %r8 %r9 %r10 %r11 %r12
-      "mov 0(%[b]), %%rdx\n\t"                      // rdx = b[0]
-      "xor %%eax, %%eax\n\t"                        // clear CF and OF
-      "mulx 0(%[a]), %%rax, %%rbx\n\t"              // a[0]: rbx:rax = rdx * a[0]
-      "adcx %%rax, %%r8\n\t"                        // t[0] += lo (CF chain)
-      "adox %%rbx, %%r9\n\t"                        // t[1] += hi (OF chain)
-      "mulx 8(%[a]), %%rax, %%rbx\n\t"              // a[1]: rbx:rax = rdx * a[1]
-      "adcx %%rax, %%r9\n\t"                        // t[1] += lo (CF chain)
-      "adox %%rbx, %%r10\n\t"                       // t[2] += hi (OF chain)
-      "mulx 16(%[a]), %%rax, %%rbx\n\t"             // a[2]: rbx:rax = rdx * a[2]
-      "adcx %%rax, %%r10\n\t"                       // t[2] += lo (CF chain)
-      "adox %%rbx, %%r11\n\t"                       // t[3] += hi (OF chain)
-      "mulx 24(%[a]), %%rax, %%rbx\n\t"             // a[3]: rbx:rax = rdx * a[3]
-      "adcx %%rax, %%r11\n\t"                       // t[3] += lo (CF chain)
-      "adox %%rbx, %%r12\n\t"                       // t[4] += hi (OF chain)
-      "mov $0, %%eax\n\t"                           // mov keeps the flags
-      "adcx %%rax, %%r12\n\t"                       // t[4] += CF
+      "mov 0(%[b]), %%rdx\n\t"           // rdx = b[0]
+      "xor %%eax, %%eax\n\t"             // clear CF and OF
+      "mulx 0(%[a]), %%rax, %%rbx\n\t"   // a[0]: rbx:rax = rdx * a[0]
+      "adcx %%rax, %%r8\n\t"             // t[0] += lo (CF chain)
+      "adox %%rbx, %%r9\n\t"             // t[1] += hi (OF chain)
+      "mulx 8(%[a]), %%rax, %%rbx\n\t"   // a[1]: rbx:rax = rdx * a[1]
+      "adcx %%rax, %%r9\n\t"             // t[1] += lo (CF chain)
+      "adox %%rbx, %%r10\n\t"            // t[2] += hi (OF chain)
+      "mulx 16(%[a]), %%rax, %%rbx\n\t"  // a[2]: rbx:rax = rdx * a[2]
+      "adcx %%rax, %%r10\n\t"            // t[2] += lo (CF chain)
+      "adox %%rbx, %%r11\n\t"            // t[3] += hi (OF chain)
+      "mulx 24(%[a]), %%rax, %%rbx\n\t"  // a[3]: rbx:rax = rdx * a[3]
+      "adcx %%rax, %%r11\n\t"            // t[3] += lo (CF chain)
+      "adox %%rbx, %%r12\n\t"            // t[4] += hi (OF chain)
+      "mov $0, %%eax\n\t"                // mov keeps the flags
+      "adcx %%rax, %%r12\n\t"            // t[4] += CF
       "mov %%r8, %%rdx\n\t"
-      "imul %[inv], %%rdx\n\t"                      // rdx = m = t[0] * inv mod 2^64
-      "xor %%eax, %%eax\n\t"                        // clear CF and OF
-      "mulx 0(%[p]), %%rax, %%rbx\n\t"              // p[0]: rbx:rax = rdx * p[0]
-      "adcx %%rax, %%r8\n\t"                        // t[0] += lo (CF chain)
-      "adox %%rbx, %%r9\n\t"                        // t[1] += hi (OF chain)
-      "mulx 8(%[p]), %%rax, %%rbx\n\t"              // p[1]: rbx:rax = rdx * p[1]
-      "adcx %%rax, %%r9\n\t"                        // t[1] += lo (CF chain)
-      "adox %%rbx, %%r10\n\t"                       // t[2] += hi (OF chain)
-      "mulx 16(%[p]), %%rax, %%rbx\n\t"             // p[2]: rbx:rax = rdx * p[2]
-      "adcx %%rax, %%r10\n\t"                       // t[2] += lo (CF chain)
-      "adox %%rbx, %%r11\n\t"                       // t[3] += hi (OF chain)
-      "mulx 24(%[p]), %%rax, %%rbx\n\t"             // p[3]: rbx:rax = rdx * p[3]
-      "adcx %%rax, %%r11\n\t"                       // t[3] += lo (CF chain)
-      "adox %%rbx, %%r12\n\t"                       // t[4] += hi (OF chain)
-      "mov $0, %%eax\n\t"                           // mov keeps the flags
-      "adcx %%rax, %%r12\n\t"                       // t[4] += CF
+      "imul %[inv], %%rdx\n\t"           // rdx = m = t[0] * inv mod 2^64
+      "xor %%eax, %%eax\n\t"             // clear CF and OF
+      "mulx 0(%[p]), %%rax, %%rbx\n\t"   // p[0]: rbx:rax = rdx * p[0]
+      "adcx %%rax, %%r8\n\t"             // t[0] += lo (CF chain)
+      "adox %%rbx, %%r9\n\t"             // t[1] += hi (OF chain)
+      "mulx 8(%[p]), %%rax, %%rbx\n\t"   // p[1]: rbx:rax = rdx * p[1]
+      "adcx %%rax, %%r9\n\t"             // t[1] += lo (CF chain)
+      "adox %%rbx, %%r10\n\t"            // t[2] += hi (OF chain)
+      "mulx 16(%[p]), %%rax, %%rbx\n\t"  // p[2]: rbx:rax = rdx * p[2]
+      "adcx %%rax, %%r10\n\t"            // t[2] += lo (CF chain)
+      "adox %%rbx, %%r11\n\t"            // t[3] += hi (OF chain)
+      "mulx 24(%[p]), %%rax, %%rbx\n\t"  // p[3]: rbx:rax = rdx * p[3]
+      "adcx %%rax, %%r11\n\t"            // t[3] += lo (CF chain)
+      "adox %%rbx, %%r12\n\t"            // t[4] += hi (OF chain)
+      "mov $0, %%eax\n\t"                // mov keeps the flags
+      "adcx %%rax, %%r12\n\t"            // t[4] += CF
       // round 1: t[0..4] = %r9 %r10 %r11 %r12 %r8
-      "mov 8(%[b]), %%rdx\n\t"                      // rdx = b[1]
-      "xor %%eax, %%eax\n\t"                        // clear CF and OF
-      "mulx 0(%[a]), %%rax, %%rbx\n\t"              // a[0]: rbx:rax = rdx * a[0]
-      "adcx %%rax, %%r9\n\t"                        // t[0] += lo (CF chain)
-      "adox %%rbx, %%r10\n\t"                       // t[1] += hi (OF chain)
-      "mulx 8(%[a]), %%rax, %%rbx\n\t"              // a[1]: rbx:rax = rdx * a[1]
-      "adcx %%rax, %%r10\n\t"                       // t[1] += lo (CF chain)
-      "adox %%rbx, %%r11\n\t"                       // t[2] += hi (OF chain)
-      "mulx 16(%[a]), %%rax, %%rbx\n\t"             // a[2]: rbx:rax = rdx * a[2]
-      "adcx %%rax, %%r11\n\t"                       // t[2] += lo (CF chain)
-      "adox %%rbx, %%r12\n\t"                       // t[3] += hi (OF chain)
-      "mulx 24(%[a]), %%rax, %%rbx\n\t"             // a[3]: rbx:rax = rdx * a[3]
-      "adcx %%rax, %%r12\n\t"                       // t[3] += lo (CF chain)
-      "adox %%rbx, %%r8\n\t"                        // t[4] += hi (OF chain)
-      "mov $0, %%eax\n\t"                           // mov keeps the flags
-      "adcx %%rax, %%r8\n\t"                        // t[4] += CF
+      "mov 8(%[b]), %%rdx\n\t"           // rdx = b[1]
+      "xor %%eax, %%eax\n\t"             // clear CF and OF
+      "mulx 0(%[a]), %%rax, %%rbx\n\t"   // a[0]: rbx:rax = rdx * a[0]
+      "adcx %%rax, %%r9\n\t"             // t[0] += lo (CF chain)
+      "adox %%rbx, %%r10\n\t"            // t[1] += hi (OF chain)
+      "mulx 8(%[a]), %%rax, %%rbx\n\t"   // a[1]: rbx:rax = rdx * a[1]
+      "adcx %%rax, %%r10\n\t"            // t[1] += lo (CF chain)
+      "adox %%rbx, %%r11\n\t"            // t[2] += hi (OF chain)
+      "mulx 16(%[a]), %%rax, %%rbx\n\t"  // a[2]: rbx:rax = rdx * a[2]
+      "adcx %%rax, %%r11\n\t"            // t[2] += lo (CF chain)
+      "adox %%rbx, %%r12\n\t"            // t[3] += hi (OF chain)
+      "mulx 24(%[a]), %%rax, %%rbx\n\t"  // a[3]: rbx:rax = rdx * a[3]
+      "adcx %%rax, %%r12\n\t"            // t[3] += lo (CF chain)
+      "adox %%rbx, %%r8\n\t"             // t[4] += hi (OF chain)
+      "mov $0, %%eax\n\t"                // mov keeps the flags
+      "adcx %%rax, %%r8\n\t"             // t[4] += CF
       "mov %%r9, %%rdx\n\t"
-      "imul %[inv], %%rdx\n\t"                      // rdx = m = t[0] * inv mod 2^64
-      "xor %%eax, %%eax\n\t"                        // clear CF and OF
-      "mulx 0(%[p]), %%rax, %%rbx\n\t"              // p[0]: rbx:rax = rdx * p[0]
-      "adcx %%rax, %%r9\n\t"                        // t[0] += lo (CF chain)
-      "adox %%rbx, %%r10\n\t"                       // t[1] += hi (OF chain)
-      "mulx 8(%[p]), %%rax, %%rbx\n\t"              // p[1]: rbx:rax = rdx * p[1]
-      "adcx %%rax, %%r10\n\t"                       // t[1] += lo (CF chain)
-      "adox %%rbx, %%r11\n\t"                       // t[2] += hi (OF chain)
-      "mulx 16(%[p]), %%rax, %%rbx\n\t"             // p[2]: rbx:rax = rdx * p[2]
-      "adcx %%rax, %%r11\n\t"                       // t[2] += lo (CF chain)
-      "adox %%rbx, %%r12\n\t"                       // t[3] += hi (OF chain)
-      "mulx 24(%[p]), %%rax, %%rbx\n\t"             // p[3]: rbx:rax = rdx * p[3]
-      "adcx %%rax, %%r12\n\t"                       // t[3] += lo (CF chain)
-      "adox %%rbx, %%r8\n\t"                        // t[4] += hi (OF chain)
-      "mov $0, %%eax\n\t"                           // mov keeps the flags
-      "adcx %%rax, %%r8\n\t"                        // t[4] += CF
+      "imul %[inv], %%rdx\n\t"           // rdx = m = t[0] * inv mod 2^64
+      "xor %%eax, %%eax\n\t"             // clear CF and OF
+      "mulx 0(%[p]), %%rax, %%rbx\n\t"   // p[0]: rbx:rax = rdx * p[0]
+      "adcx %%rax, %%r9\n\t"             // t[0] += lo (CF chain)
+      "adox %%rbx, %%r10\n\t"            // t[1] += hi (OF chain)
+      "mulx 8(%[p]), %%rax, %%rbx\n\t"   // p[1]: rbx:rax = rdx * p[1]
+      "adcx %%rax, %%r10\n\t"            // t[1] += lo (CF chain)
+      "adox %%rbx, %%r11\n\t"            // t[2] += hi (OF chain)
+      "mulx 16(%[p]), %%rax, %%rbx\n\t"  // p[2]: rbx:rax = rdx * p[2]
+      "adcx %%rax, %%r11\n\t"            // t[2] += lo (CF chain)
+      "adox %%rbx, %%r12\n\t"            // t[3] += hi (OF chain)
+      "mulx 24(%[p]), %%rax, %%rbx\n\t"  // p[3]: rbx:rax = rdx * p[3]
+      "adcx %%rax, %%r12\n\t"            // t[3] += lo (CF chain)
+      "adox %%rbx, %%r8\n\t"             // t[4] += hi (OF chain)
+      "mov $0, %%eax\n\t"                // mov keeps the flags
+      "adcx %%rax, %%r8\n\t"             // t[4] += CF
       // round 2: t[0..4] = %r10 %r11 %r12 %r8 %r9
-      "mov 16(%[b]), %%rdx\n\t"                     // rdx = b[2]
-      "xor %%eax, %%eax\n\t"                        // clear CF and OF
-      "mulx 0(%[a]), %%rax, %%rbx\n\t"              // a[0]: rbx:rax = rdx * a[0]
-      "adcx %%rax, %%r10\n\t"                       // t[0] += lo (CF chain)
-      "adox %%rbx, %%r11\n\t"                       // t[1] += hi (OF chain)
-      "mulx 8(%[a]), %%rax, %%rbx\n\t"              // a[1]: rbx:rax = rdx * a[1]
-      "adcx %%rax, %%r11\n\t"                       // t[1] += lo (CF chain)
-      "adox %%rbx, %%r12\n\t"                       // t[2] += hi (OF chain)
-      "mulx 16(%[a]), %%rax, %%rbx\n\t"             // a[2]: rbx:rax = rdx * a[2]
-      "adcx %%rax, %%r12\n\t"                       // t[2] += lo (CF chain)
-      "adox %%rbx, %%r8\n\t"                        // t[3] += hi (OF chain)
-      "mulx 24(%[a]), %%rax, %%rbx\n\t"             // a[3]: rbx:rax = rdx * a[3]
-      "adcx %%rax, %%r8\n\t"                        // t[3] += lo (CF chain)
-      "adox %%rbx, %%r9\n\t"                        // t[4] += hi (OF chain)
-      "mov $0, %%eax\n\t"                           // mov keeps the flags
-      "adcx %%rax, %%r9\n\t"                        // t[4] += CF
+      "mov 16(%[b]), %%rdx\n\t"          // rdx = b[2]
+      "xor %%eax, %%eax\n\t"             // clear CF and OF
+      "mulx 0(%[a]), %%rax, %%rbx\n\t"   // a[0]: rbx:rax = rdx * a[0]
+      "adcx %%rax, %%r10\n\t"            // t[0] += lo (CF chain)
+      "adox %%rbx, %%r11\n\t"            // t[1] += hi (OF chain)
+      "mulx 8(%[a]), %%rax, %%rbx\n\t"   // a[1]: rbx:rax = rdx * a[1]
+      "adcx %%rax, %%r11\n\t"            // t[1] += lo (CF chain)
+      "adox %%rbx, %%r12\n\t"            // t[2] += hi (OF chain)
+      "mulx 16(%[a]), %%rax, %%rbx\n\t"  // a[2]: rbx:rax = rdx * a[2]
+      "adcx %%rax, %%r12\n\t"            // t[2] += lo (CF chain)
+      "adox %%rbx, %%r8\n\t"             // t[3] += hi (OF chain)
+      "mulx 24(%[a]), %%rax, %%rbx\n\t"  // a[3]: rbx:rax = rdx * a[3]
+      "adcx %%rax, %%r8\n\t"             // t[3] += lo (CF chain)
+      "adox %%rbx, %%r9\n\t"             // t[4] += hi (OF chain)
+      "mov $0, %%eax\n\t"                // mov keeps the flags
+      "adcx %%rax, %%r9\n\t"             // t[4] += CF
       "mov %%r10, %%rdx\n\t"
-      "imul %[inv], %%rdx\n\t"                      // rdx = m = t[0] * inv mod 2^64
-      "xor %%eax, %%eax\n\t"                        // clear CF and OF
-      "mulx 0(%[p]), %%rax, %%rbx\n\t"              // p[0]: rbx:rax = rdx * p[0]
-      "adcx %%rax, %%r10\n\t"                       // t[0] += lo (CF chain)
-      "adox %%rbx, %%r11\n\t"                       // t[1] += hi (OF chain)
-      "mulx 8(%[p]), %%rax, %%rbx\n\t"              // p[1]: rbx:rax = rdx * p[1]
-      "adcx %%rax, %%r11\n\t"                       // t[1] += lo (CF chain)
-      "adox %%rbx, %%r12\n\t"                       // t[2] += hi (OF chain)
-      "mulx 16(%[p]), %%rax, %%rbx\n\t"             // p[2]: rbx:rax = rdx * p[2]
-      "adcx %%rax, %%r12\n\t"                       // t[2] += lo (CF chain)
-      "adox %%rbx, %%r8\n\t"                        // t[3] += hi (OF chain)
-      "mulx 24(%[p]), %%rax, %%rbx\n\t"             // p[3]: rbx:rax = rdx * p[3]
-      "adcx %%rax, %%r8\n\t"                        // t[3] += lo (CF chain)
-      "adox %%rbx, %%r9\n\t"                        // t[4] += hi (OF chain)
-      "mov $0, %%eax\n\t"                           // mov keeps the flags
-      "adcx %%rax, %%r9\n\t"                        // t[4] += CF
+      "imul %[inv], %%rdx\n\t"           // rdx = m = t[0] * inv mod 2^64
+      "xor %%eax, %%eax\n\t"             // clear CF and OF
+      "mulx 0(%[p]), %%rax, %%rbx\n\t"   // p[0]: rbx:rax = rdx * p[0]
+      "adcx %%rax, %%r10\n\t"            // t[0] += lo (CF chain)
+      "adox %%rbx, %%r11\n\t"            // t[1] += hi (OF chain)
+      "mulx 8(%[p]), %%rax, %%rbx\n\t"   // p[1]: rbx:rax = rdx * p[1]
+      "adcx %%rax, %%r11\n\t"            // t[1] += lo (CF chain)
+      "adox %%rbx, %%r12\n\t"            // t[2] += hi (OF chain)
+      "mulx 16(%[p]), %%rax, %%rbx\n\t"  // p[2]: rbx:rax = rdx * p[2]
+      "adcx %%rax, %%r12\n\t"            // t[2] += lo (CF chain)
+      "adox %%rbx, %%r8\n\t"             // t[3] += hi (OF chain)
+      "mulx 24(%[p]), %%rax, %%rbx\n\t"  // p[3]: rbx:rax = rdx * p[3]
+      "adcx %%rax, %%r8\n\t"             // t[3] += lo (CF chain)
+      "adox %%rbx, %%r9\n\t"             // t[4] += hi (OF chain)
+      "mov $0, %%eax\n\t"                // mov keeps the flags
+      "adcx %%rax, %%r9\n\t"             // t[4] += CF
       // round 3: t[0..4] = %r11 %r12 %r8 %r9 %r10
-      "mov 24(%[b]), %%rdx\n\t"                     // rdx = b[3]
-      "xor %%eax, %%eax\n\t"                        // clear CF and OF
-      "mulx 0(%[a]), %%rax, %%rbx\n\t"              // a[0]: rbx:rax = rdx * a[0]
-      "adcx %%rax, %%r11\n\t"                       // t[0] += lo (CF chain)
-      "adox %%rbx, %%r12\n\t"                       // t[1] += hi (OF chain)
-      "mulx 8(%[a]), %%rax, %%rbx\n\t"              // a[1]: rbx:rax = rdx * a[1]
-      "adcx %%rax, %%r12\n\t"                       // t[1] += lo (CF chain)
-      "adox %%rbx, %%r8\n\t"                        // t[2] += hi (OF chain)
-      "mulx 16(%[a]), %%rax, %%rbx\n\t"             // a[2]: rbx:rax = rdx * a[2]
-      "adcx %%rax, %%r8\n\t"                        // t[2] += lo (CF chain)
-      "adox %%rbx, %%r9\n\t"                        // t[3] += hi (OF chain)
-      "mulx 24(%[a]), %%rax, %%rbx\n\t"             // a[3]: rbx:rax = rdx * a[3]
-      "adcx %%rax, %%r9\n\t"                        // t[3] += lo (CF chain)
-      "adox %%rbx, %%r10\n\t"                       // t[4] += hi (OF chain)
-      "mov $0, %%eax\n\t"                           // mov keeps the flags
-      "adcx %%rax, %%r10\n\t"                       // t[4] += CF
+      "mov 24(%[b]), %%rdx\n\t"          // rdx = b[3]
+      "xor %%eax, %%eax\n\t"             // clear CF and OF
+      "mulx 0(%[a]), %%rax, %%rbx\n\t"   // a[0]: rbx:rax = rdx * a[0]
+      "adcx %%rax, %%r11\n\t"            // t[0] += lo (CF chain)
+      "adox %%rbx, %%r12\n\t"            // t[1] += hi (OF chain)
+      "mulx 8(%[a]), %%rax, %%rbx\n\t"   // a[1]: rbx:rax = rdx * a[1]
+      "adcx %%rax, %%r12\n\t"            // t[1] += lo (CF chain)
+      "adox %%rbx, %%r8\n\t"             // t[2] += hi (OF chain)
+      "mulx 16(%[a]), %%rax, %%rbx\n\t"  // a[2]: rbx:rax = rdx * a[2]
+      "adcx %%rax, %%r8\n\t"             // t[2] += lo (CF chain)
+      "adox %%rbx, %%r9\n\t"             // t[3] += hi (OF chain)
+      "mulx 24(%[a]), %%rax, %%rbx\n\t"  // a[3]: rbx:rax = rdx * a[3]
+      "adcx %%rax, %%r9\n\t"             // t[3] += lo (CF chain)
+      "adox %%rbx, %%r10\n\t"            // t[4] += hi (OF chain)
+      "mov $0, %%eax\n\t"                // mov keeps the flags
+      "adcx %%rax, %%r10\n\t"            // t[4] += CF
       "mov %%r11, %%rdx\n\t"
-      "imul %[inv], %%rdx\n\t"                      // rdx = m = t[0] * inv mod 2^64
-      "xor %%eax, %%eax\n\t"                        // clear CF and OF
-      "mulx 0(%[p]), %%rax, %%rbx\n\t"              // p[0]: rbx:rax = rdx * p[0]
-      "adcx %%rax, %%r11\n\t"                       // t[0] += lo (CF chain)
-      "adox %%rbx, %%r12\n\t"                       // t[1] += hi (OF chain)
-      "mulx 8(%[p]), %%rax, %%rbx\n\t"              // p[1]: rbx:rax = rdx * p[1]
-      "adcx %%rax, %%r12\n\t"                       // t[1] += lo (CF chain)
-      "adox %%rbx, %%r8\n\t"                        // t[2] += hi (OF chain)
-      "mulx 16(%[p]), %%rax, %%rbx\n\t"             // p[2]: rbx:rax = rdx * p[2]
-      "adcx %%rax, %%r8\n\t"                        // t[2] += lo (CF chain)
-      "adox %%rbx, %%r9\n\t"                        // t[3] += hi (OF chain)
-      "mulx 24(%[p]), %%rax, %%rbx\n\t"             // p[3]: rbx:rax = rdx * p[3]
-      "adcx %%rax, %%r9\n\t"                        // t[3] += lo (CF chain)
-      "adox %%rbx, %%r10\n\t"                       // t[4] += hi (OF chain)
-      "mov $0, %%eax\n\t"                           // mov keeps the flags
-      "adcx %%rax, %%r10\n\t"                       // t[4] += CF
+      "imul %[inv], %%rdx\n\t"           // rdx = m = t[0] * inv mod 2^64
+      "xor %%eax, %%eax\n\t"             // clear CF and OF
+      "mulx 0(%[p]), %%rax, %%rbx\n\t"   // p[0]: rbx:rax = rdx * p[0]
+      "adcx %%rax, %%r11\n\t"            // t[0] += lo (CF chain)
+      "adox %%rbx, %%r12\n\t"            // t[1] += hi (OF chain)
+      "mulx 8(%[p]), %%rax, %%rbx\n\t"   // p[1]: rbx:rax = rdx * p[1]
+      "adcx %%rax, %%r12\n\t"            // t[1] += lo (CF chain)
+      "adox %%rbx, %%r8\n\t"             // t[2] += hi (OF chain)
+      "mulx 16(%[p]), %%rax, %%rbx\n\t"  // p[2]: rbx:rax = rdx * p[2]
+      "adcx %%rax, %%r8\n\t"             // t[2] += lo (CF chain)
+      "adox %%rbx, %%r9\n\t"             // t[3] += hi (OF chain)
+      "mulx 24(%[p]), %%rax, %%rbx\n\t"  // p[3]: rbx:rax = rdx * p[3]
+      "adcx %%rax, %%r9\n\t"             // t[3] += lo (CF chain)
+      "adox %%rbx, %%r10\n\t"            // t[4] += hi (OF chain)
+      "mov $0, %%eax\n\t"                // mov keeps the flags
+      "adcx %%rax, %%r10\n\t"            // t[4] += CF
       // t[0..3] = %r12 %r8 %r9 %r10: store, subtract p, keep t on borrow
       "mov %%r12, 0(%[out])\n\t"
       "mov %%r8, 8(%[out])\n\t"
@@ -235,297 +235,297 @@ ZKMILL_MUL4_INLINE void mont_mul_adx_4(uint64_t* out, const uint64_t* a, const u
       "mov %%r9, 16(%[out])\n\t"
       "mov %%r10, 24(%[out])\n\t"
       : ZKMILL_FF_X86_OUT(4)
-      : [a] "r"(a), [b] "r"(b), [p] "r"(p), [out] "r"(out), [inv] "rm"(inv) ZKMILL_FF_X86_IN(4)
+      : [a] "r"(a), [b] "r"(b), [p] "r"(p), [out] "r"(out), [inv] "rm"(inv)ZKMILL_FF_X86_IN(4)
       : "rax", "rbx", "rdx", "r8", "r9", "r10", "r11", "r12", "cc" ZKMILL_FF_X86_MEMORY);
 }
 
 // out = a * b / 2^384 mod p for 6-limb a, b < p; inv = -p^-1 mod 2^64.
 ZKMILL_NEVER_INLINE void mont_mul_adx_6(uint64_t* out, const uint64_t* a, const uint64_t* b, const uint64_t* p,
-                              uint64_t inv) {
-  asm(  // no outputs at -O0: GCC then treats it as volatile
-      "xor %%r8, %%r8\n\t"                          // t = 0
-      "xor %%r9, %%r9\n\t"                          // t = 0
-      "xor %%r10, %%r10\n\t"                        // t = 0
-      "xor %%r11, %%r11\n\t"                        // t = 0
-      "xor %%r12, %%r12\n\t"                        // t = 0
-      "xor %%r13, %%r13\n\t"                        // t = 0
-      "xor %%r14, %%r14\n\t"                        // t = 0
+                                        uint64_t inv) {
+  asm(                        // no outputs at -O0: GCC then treats it as volatile
+      "xor %%r8, %%r8\n\t"    // t = 0
+      "xor %%r9, %%r9\n\t"    // t = 0
+      "xor %%r10, %%r10\n\t"  // t = 0
+      "xor %%r11, %%r11\n\t"  // t = 0
+      "xor %%r12, %%r12\n\t"  // t = 0
+      "xor %%r13, %%r13\n\t"  // t = 0
+      "xor %%r14, %%r14\n\t"  // t = 0
       // round 0: t[0..6] = %r8 %r9 %r10 %r11 %r12 %r13 %r14
-      "mov 0(%[b]), %%rdx\n\t"                      // rdx = b[0]
-      "xor %%eax, %%eax\n\t"                        // clear CF and OF
-      "mulx 0(%[a]), %%rax, %%rbx\n\t"              // a[0]: rbx:rax = rdx * a[0]
-      "adcx %%rax, %%r8\n\t"                        // t[0] += lo (CF chain)
-      "adox %%rbx, %%r9\n\t"                        // t[1] += hi (OF chain)
-      "mulx 8(%[a]), %%rax, %%rbx\n\t"              // a[1]: rbx:rax = rdx * a[1]
-      "adcx %%rax, %%r9\n\t"                        // t[1] += lo (CF chain)
-      "adox %%rbx, %%r10\n\t"                       // t[2] += hi (OF chain)
-      "mulx 16(%[a]), %%rax, %%rbx\n\t"             // a[2]: rbx:rax = rdx * a[2]
-      "adcx %%rax, %%r10\n\t"                       // t[2] += lo (CF chain)
-      "adox %%rbx, %%r11\n\t"                       // t[3] += hi (OF chain)
-      "mulx 24(%[a]), %%rax, %%rbx\n\t"             // a[3]: rbx:rax = rdx * a[3]
-      "adcx %%rax, %%r11\n\t"                       // t[3] += lo (CF chain)
-      "adox %%rbx, %%r12\n\t"                       // t[4] += hi (OF chain)
-      "mulx 32(%[a]), %%rax, %%rbx\n\t"             // a[4]: rbx:rax = rdx * a[4]
-      "adcx %%rax, %%r12\n\t"                       // t[4] += lo (CF chain)
-      "adox %%rbx, %%r13\n\t"                       // t[5] += hi (OF chain)
-      "mulx 40(%[a]), %%rax, %%rbx\n\t"             // a[5]: rbx:rax = rdx * a[5]
-      "adcx %%rax, %%r13\n\t"                       // t[5] += lo (CF chain)
-      "adox %%rbx, %%r14\n\t"                       // t[6] += hi (OF chain)
-      "mov $0, %%eax\n\t"                           // mov keeps the flags
-      "adcx %%rax, %%r14\n\t"                       // t[6] += CF
+      "mov 0(%[b]), %%rdx\n\t"           // rdx = b[0]
+      "xor %%eax, %%eax\n\t"             // clear CF and OF
+      "mulx 0(%[a]), %%rax, %%rbx\n\t"   // a[0]: rbx:rax = rdx * a[0]
+      "adcx %%rax, %%r8\n\t"             // t[0] += lo (CF chain)
+      "adox %%rbx, %%r9\n\t"             // t[1] += hi (OF chain)
+      "mulx 8(%[a]), %%rax, %%rbx\n\t"   // a[1]: rbx:rax = rdx * a[1]
+      "adcx %%rax, %%r9\n\t"             // t[1] += lo (CF chain)
+      "adox %%rbx, %%r10\n\t"            // t[2] += hi (OF chain)
+      "mulx 16(%[a]), %%rax, %%rbx\n\t"  // a[2]: rbx:rax = rdx * a[2]
+      "adcx %%rax, %%r10\n\t"            // t[2] += lo (CF chain)
+      "adox %%rbx, %%r11\n\t"            // t[3] += hi (OF chain)
+      "mulx 24(%[a]), %%rax, %%rbx\n\t"  // a[3]: rbx:rax = rdx * a[3]
+      "adcx %%rax, %%r11\n\t"            // t[3] += lo (CF chain)
+      "adox %%rbx, %%r12\n\t"            // t[4] += hi (OF chain)
+      "mulx 32(%[a]), %%rax, %%rbx\n\t"  // a[4]: rbx:rax = rdx * a[4]
+      "adcx %%rax, %%r12\n\t"            // t[4] += lo (CF chain)
+      "adox %%rbx, %%r13\n\t"            // t[5] += hi (OF chain)
+      "mulx 40(%[a]), %%rax, %%rbx\n\t"  // a[5]: rbx:rax = rdx * a[5]
+      "adcx %%rax, %%r13\n\t"            // t[5] += lo (CF chain)
+      "adox %%rbx, %%r14\n\t"            // t[6] += hi (OF chain)
+      "mov $0, %%eax\n\t"                // mov keeps the flags
+      "adcx %%rax, %%r14\n\t"            // t[6] += CF
       "mov %%r8, %%rdx\n\t"
-      "imul %[inv], %%rdx\n\t"                      // rdx = m = t[0] * inv mod 2^64
-      "xor %%eax, %%eax\n\t"                        // clear CF and OF
-      "mulx 0(%[p]), %%rax, %%rbx\n\t"              // p[0]: rbx:rax = rdx * p[0]
-      "adcx %%rax, %%r8\n\t"                        // t[0] += lo (CF chain)
-      "adox %%rbx, %%r9\n\t"                        // t[1] += hi (OF chain)
-      "mulx 8(%[p]), %%rax, %%rbx\n\t"              // p[1]: rbx:rax = rdx * p[1]
-      "adcx %%rax, %%r9\n\t"                        // t[1] += lo (CF chain)
-      "adox %%rbx, %%r10\n\t"                       // t[2] += hi (OF chain)
-      "mulx 16(%[p]), %%rax, %%rbx\n\t"             // p[2]: rbx:rax = rdx * p[2]
-      "adcx %%rax, %%r10\n\t"                       // t[2] += lo (CF chain)
-      "adox %%rbx, %%r11\n\t"                       // t[3] += hi (OF chain)
-      "mulx 24(%[p]), %%rax, %%rbx\n\t"             // p[3]: rbx:rax = rdx * p[3]
-      "adcx %%rax, %%r11\n\t"                       // t[3] += lo (CF chain)
-      "adox %%rbx, %%r12\n\t"                       // t[4] += hi (OF chain)
-      "mulx 32(%[p]), %%rax, %%rbx\n\t"             // p[4]: rbx:rax = rdx * p[4]
-      "adcx %%rax, %%r12\n\t"                       // t[4] += lo (CF chain)
-      "adox %%rbx, %%r13\n\t"                       // t[5] += hi (OF chain)
-      "mulx 40(%[p]), %%rax, %%rbx\n\t"             // p[5]: rbx:rax = rdx * p[5]
-      "adcx %%rax, %%r13\n\t"                       // t[5] += lo (CF chain)
-      "adox %%rbx, %%r14\n\t"                       // t[6] += hi (OF chain)
-      "mov $0, %%eax\n\t"                           // mov keeps the flags
-      "adcx %%rax, %%r14\n\t"                       // t[6] += CF
+      "imul %[inv], %%rdx\n\t"           // rdx = m = t[0] * inv mod 2^64
+      "xor %%eax, %%eax\n\t"             // clear CF and OF
+      "mulx 0(%[p]), %%rax, %%rbx\n\t"   // p[0]: rbx:rax = rdx * p[0]
+      "adcx %%rax, %%r8\n\t"             // t[0] += lo (CF chain)
+      "adox %%rbx, %%r9\n\t"             // t[1] += hi (OF chain)
+      "mulx 8(%[p]), %%rax, %%rbx\n\t"   // p[1]: rbx:rax = rdx * p[1]
+      "adcx %%rax, %%r9\n\t"             // t[1] += lo (CF chain)
+      "adox %%rbx, %%r10\n\t"            // t[2] += hi (OF chain)
+      "mulx 16(%[p]), %%rax, %%rbx\n\t"  // p[2]: rbx:rax = rdx * p[2]
+      "adcx %%rax, %%r10\n\t"            // t[2] += lo (CF chain)
+      "adox %%rbx, %%r11\n\t"            // t[3] += hi (OF chain)
+      "mulx 24(%[p]), %%rax, %%rbx\n\t"  // p[3]: rbx:rax = rdx * p[3]
+      "adcx %%rax, %%r11\n\t"            // t[3] += lo (CF chain)
+      "adox %%rbx, %%r12\n\t"            // t[4] += hi (OF chain)
+      "mulx 32(%[p]), %%rax, %%rbx\n\t"  // p[4]: rbx:rax = rdx * p[4]
+      "adcx %%rax, %%r12\n\t"            // t[4] += lo (CF chain)
+      "adox %%rbx, %%r13\n\t"            // t[5] += hi (OF chain)
+      "mulx 40(%[p]), %%rax, %%rbx\n\t"  // p[5]: rbx:rax = rdx * p[5]
+      "adcx %%rax, %%r13\n\t"            // t[5] += lo (CF chain)
+      "adox %%rbx, %%r14\n\t"            // t[6] += hi (OF chain)
+      "mov $0, %%eax\n\t"                // mov keeps the flags
+      "adcx %%rax, %%r14\n\t"            // t[6] += CF
       // round 1: t[0..6] = %r9 %r10 %r11 %r12 %r13 %r14 %r8
-      "mov 8(%[b]), %%rdx\n\t"                      // rdx = b[1]
-      "xor %%eax, %%eax\n\t"                        // clear CF and OF
-      "mulx 0(%[a]), %%rax, %%rbx\n\t"              // a[0]: rbx:rax = rdx * a[0]
-      "adcx %%rax, %%r9\n\t"                        // t[0] += lo (CF chain)
-      "adox %%rbx, %%r10\n\t"                       // t[1] += hi (OF chain)
-      "mulx 8(%[a]), %%rax, %%rbx\n\t"              // a[1]: rbx:rax = rdx * a[1]
-      "adcx %%rax, %%r10\n\t"                       // t[1] += lo (CF chain)
-      "adox %%rbx, %%r11\n\t"                       // t[2] += hi (OF chain)
-      "mulx 16(%[a]), %%rax, %%rbx\n\t"             // a[2]: rbx:rax = rdx * a[2]
-      "adcx %%rax, %%r11\n\t"                       // t[2] += lo (CF chain)
-      "adox %%rbx, %%r12\n\t"                       // t[3] += hi (OF chain)
-      "mulx 24(%[a]), %%rax, %%rbx\n\t"             // a[3]: rbx:rax = rdx * a[3]
-      "adcx %%rax, %%r12\n\t"                       // t[3] += lo (CF chain)
-      "adox %%rbx, %%r13\n\t"                       // t[4] += hi (OF chain)
-      "mulx 32(%[a]), %%rax, %%rbx\n\t"             // a[4]: rbx:rax = rdx * a[4]
-      "adcx %%rax, %%r13\n\t"                       // t[4] += lo (CF chain)
-      "adox %%rbx, %%r14\n\t"                       // t[5] += hi (OF chain)
-      "mulx 40(%[a]), %%rax, %%rbx\n\t"             // a[5]: rbx:rax = rdx * a[5]
-      "adcx %%rax, %%r14\n\t"                       // t[5] += lo (CF chain)
-      "adox %%rbx, %%r8\n\t"                        // t[6] += hi (OF chain)
-      "mov $0, %%eax\n\t"                           // mov keeps the flags
-      "adcx %%rax, %%r8\n\t"                        // t[6] += CF
+      "mov 8(%[b]), %%rdx\n\t"           // rdx = b[1]
+      "xor %%eax, %%eax\n\t"             // clear CF and OF
+      "mulx 0(%[a]), %%rax, %%rbx\n\t"   // a[0]: rbx:rax = rdx * a[0]
+      "adcx %%rax, %%r9\n\t"             // t[0] += lo (CF chain)
+      "adox %%rbx, %%r10\n\t"            // t[1] += hi (OF chain)
+      "mulx 8(%[a]), %%rax, %%rbx\n\t"   // a[1]: rbx:rax = rdx * a[1]
+      "adcx %%rax, %%r10\n\t"            // t[1] += lo (CF chain)
+      "adox %%rbx, %%r11\n\t"            // t[2] += hi (OF chain)
+      "mulx 16(%[a]), %%rax, %%rbx\n\t"  // a[2]: rbx:rax = rdx * a[2]
+      "adcx %%rax, %%r11\n\t"            // t[2] += lo (CF chain)
+      "adox %%rbx, %%r12\n\t"            // t[3] += hi (OF chain)
+      "mulx 24(%[a]), %%rax, %%rbx\n\t"  // a[3]: rbx:rax = rdx * a[3]
+      "adcx %%rax, %%r12\n\t"            // t[3] += lo (CF chain)
+      "adox %%rbx, %%r13\n\t"            // t[4] += hi (OF chain)
+      "mulx 32(%[a]), %%rax, %%rbx\n\t"  // a[4]: rbx:rax = rdx * a[4]
+      "adcx %%rax, %%r13\n\t"            // t[4] += lo (CF chain)
+      "adox %%rbx, %%r14\n\t"            // t[5] += hi (OF chain)
+      "mulx 40(%[a]), %%rax, %%rbx\n\t"  // a[5]: rbx:rax = rdx * a[5]
+      "adcx %%rax, %%r14\n\t"            // t[5] += lo (CF chain)
+      "adox %%rbx, %%r8\n\t"             // t[6] += hi (OF chain)
+      "mov $0, %%eax\n\t"                // mov keeps the flags
+      "adcx %%rax, %%r8\n\t"             // t[6] += CF
       "mov %%r9, %%rdx\n\t"
-      "imul %[inv], %%rdx\n\t"                      // rdx = m = t[0] * inv mod 2^64
-      "xor %%eax, %%eax\n\t"                        // clear CF and OF
-      "mulx 0(%[p]), %%rax, %%rbx\n\t"              // p[0]: rbx:rax = rdx * p[0]
-      "adcx %%rax, %%r9\n\t"                        // t[0] += lo (CF chain)
-      "adox %%rbx, %%r10\n\t"                       // t[1] += hi (OF chain)
-      "mulx 8(%[p]), %%rax, %%rbx\n\t"              // p[1]: rbx:rax = rdx * p[1]
-      "adcx %%rax, %%r10\n\t"                       // t[1] += lo (CF chain)
-      "adox %%rbx, %%r11\n\t"                       // t[2] += hi (OF chain)
-      "mulx 16(%[p]), %%rax, %%rbx\n\t"             // p[2]: rbx:rax = rdx * p[2]
-      "adcx %%rax, %%r11\n\t"                       // t[2] += lo (CF chain)
-      "adox %%rbx, %%r12\n\t"                       // t[3] += hi (OF chain)
-      "mulx 24(%[p]), %%rax, %%rbx\n\t"             // p[3]: rbx:rax = rdx * p[3]
-      "adcx %%rax, %%r12\n\t"                       // t[3] += lo (CF chain)
-      "adox %%rbx, %%r13\n\t"                       // t[4] += hi (OF chain)
-      "mulx 32(%[p]), %%rax, %%rbx\n\t"             // p[4]: rbx:rax = rdx * p[4]
-      "adcx %%rax, %%r13\n\t"                       // t[4] += lo (CF chain)
-      "adox %%rbx, %%r14\n\t"                       // t[5] += hi (OF chain)
-      "mulx 40(%[p]), %%rax, %%rbx\n\t"             // p[5]: rbx:rax = rdx * p[5]
-      "adcx %%rax, %%r14\n\t"                       // t[5] += lo (CF chain)
-      "adox %%rbx, %%r8\n\t"                        // t[6] += hi (OF chain)
-      "mov $0, %%eax\n\t"                           // mov keeps the flags
-      "adcx %%rax, %%r8\n\t"                        // t[6] += CF
+      "imul %[inv], %%rdx\n\t"           // rdx = m = t[0] * inv mod 2^64
+      "xor %%eax, %%eax\n\t"             // clear CF and OF
+      "mulx 0(%[p]), %%rax, %%rbx\n\t"   // p[0]: rbx:rax = rdx * p[0]
+      "adcx %%rax, %%r9\n\t"             // t[0] += lo (CF chain)
+      "adox %%rbx, %%r10\n\t"            // t[1] += hi (OF chain)
+      "mulx 8(%[p]), %%rax, %%rbx\n\t"   // p[1]: rbx:rax = rdx * p[1]
+      "adcx %%rax, %%r10\n\t"            // t[1] += lo (CF chain)
+      "adox %%rbx, %%r11\n\t"            // t[2] += hi (OF chain)
+      "mulx 16(%[p]), %%rax, %%rbx\n\t"  // p[2]: rbx:rax = rdx * p[2]
+      "adcx %%rax, %%r11\n\t"            // t[2] += lo (CF chain)
+      "adox %%rbx, %%r12\n\t"            // t[3] += hi (OF chain)
+      "mulx 24(%[p]), %%rax, %%rbx\n\t"  // p[3]: rbx:rax = rdx * p[3]
+      "adcx %%rax, %%r12\n\t"            // t[3] += lo (CF chain)
+      "adox %%rbx, %%r13\n\t"            // t[4] += hi (OF chain)
+      "mulx 32(%[p]), %%rax, %%rbx\n\t"  // p[4]: rbx:rax = rdx * p[4]
+      "adcx %%rax, %%r13\n\t"            // t[4] += lo (CF chain)
+      "adox %%rbx, %%r14\n\t"            // t[5] += hi (OF chain)
+      "mulx 40(%[p]), %%rax, %%rbx\n\t"  // p[5]: rbx:rax = rdx * p[5]
+      "adcx %%rax, %%r14\n\t"            // t[5] += lo (CF chain)
+      "adox %%rbx, %%r8\n\t"             // t[6] += hi (OF chain)
+      "mov $0, %%eax\n\t"                // mov keeps the flags
+      "adcx %%rax, %%r8\n\t"             // t[6] += CF
       // round 2: t[0..6] = %r10 %r11 %r12 %r13 %r14 %r8 %r9
-      "mov 16(%[b]), %%rdx\n\t"                     // rdx = b[2]
-      "xor %%eax, %%eax\n\t"                        // clear CF and OF
-      "mulx 0(%[a]), %%rax, %%rbx\n\t"              // a[0]: rbx:rax = rdx * a[0]
-      "adcx %%rax, %%r10\n\t"                       // t[0] += lo (CF chain)
-      "adox %%rbx, %%r11\n\t"                       // t[1] += hi (OF chain)
-      "mulx 8(%[a]), %%rax, %%rbx\n\t"              // a[1]: rbx:rax = rdx * a[1]
-      "adcx %%rax, %%r11\n\t"                       // t[1] += lo (CF chain)
-      "adox %%rbx, %%r12\n\t"                       // t[2] += hi (OF chain)
-      "mulx 16(%[a]), %%rax, %%rbx\n\t"             // a[2]: rbx:rax = rdx * a[2]
-      "adcx %%rax, %%r12\n\t"                       // t[2] += lo (CF chain)
-      "adox %%rbx, %%r13\n\t"                       // t[3] += hi (OF chain)
-      "mulx 24(%[a]), %%rax, %%rbx\n\t"             // a[3]: rbx:rax = rdx * a[3]
-      "adcx %%rax, %%r13\n\t"                       // t[3] += lo (CF chain)
-      "adox %%rbx, %%r14\n\t"                       // t[4] += hi (OF chain)
-      "mulx 32(%[a]), %%rax, %%rbx\n\t"             // a[4]: rbx:rax = rdx * a[4]
-      "adcx %%rax, %%r14\n\t"                       // t[4] += lo (CF chain)
-      "adox %%rbx, %%r8\n\t"                        // t[5] += hi (OF chain)
-      "mulx 40(%[a]), %%rax, %%rbx\n\t"             // a[5]: rbx:rax = rdx * a[5]
-      "adcx %%rax, %%r8\n\t"                        // t[5] += lo (CF chain)
-      "adox %%rbx, %%r9\n\t"                        // t[6] += hi (OF chain)
-      "mov $0, %%eax\n\t"                           // mov keeps the flags
-      "adcx %%rax, %%r9\n\t"                        // t[6] += CF
+      "mov 16(%[b]), %%rdx\n\t"          // rdx = b[2]
+      "xor %%eax, %%eax\n\t"             // clear CF and OF
+      "mulx 0(%[a]), %%rax, %%rbx\n\t"   // a[0]: rbx:rax = rdx * a[0]
+      "adcx %%rax, %%r10\n\t"            // t[0] += lo (CF chain)
+      "adox %%rbx, %%r11\n\t"            // t[1] += hi (OF chain)
+      "mulx 8(%[a]), %%rax, %%rbx\n\t"   // a[1]: rbx:rax = rdx * a[1]
+      "adcx %%rax, %%r11\n\t"            // t[1] += lo (CF chain)
+      "adox %%rbx, %%r12\n\t"            // t[2] += hi (OF chain)
+      "mulx 16(%[a]), %%rax, %%rbx\n\t"  // a[2]: rbx:rax = rdx * a[2]
+      "adcx %%rax, %%r12\n\t"            // t[2] += lo (CF chain)
+      "adox %%rbx, %%r13\n\t"            // t[3] += hi (OF chain)
+      "mulx 24(%[a]), %%rax, %%rbx\n\t"  // a[3]: rbx:rax = rdx * a[3]
+      "adcx %%rax, %%r13\n\t"            // t[3] += lo (CF chain)
+      "adox %%rbx, %%r14\n\t"            // t[4] += hi (OF chain)
+      "mulx 32(%[a]), %%rax, %%rbx\n\t"  // a[4]: rbx:rax = rdx * a[4]
+      "adcx %%rax, %%r14\n\t"            // t[4] += lo (CF chain)
+      "adox %%rbx, %%r8\n\t"             // t[5] += hi (OF chain)
+      "mulx 40(%[a]), %%rax, %%rbx\n\t"  // a[5]: rbx:rax = rdx * a[5]
+      "adcx %%rax, %%r8\n\t"             // t[5] += lo (CF chain)
+      "adox %%rbx, %%r9\n\t"             // t[6] += hi (OF chain)
+      "mov $0, %%eax\n\t"                // mov keeps the flags
+      "adcx %%rax, %%r9\n\t"             // t[6] += CF
       "mov %%r10, %%rdx\n\t"
-      "imul %[inv], %%rdx\n\t"                      // rdx = m = t[0] * inv mod 2^64
-      "xor %%eax, %%eax\n\t"                        // clear CF and OF
-      "mulx 0(%[p]), %%rax, %%rbx\n\t"              // p[0]: rbx:rax = rdx * p[0]
-      "adcx %%rax, %%r10\n\t"                       // t[0] += lo (CF chain)
-      "adox %%rbx, %%r11\n\t"                       // t[1] += hi (OF chain)
-      "mulx 8(%[p]), %%rax, %%rbx\n\t"              // p[1]: rbx:rax = rdx * p[1]
-      "adcx %%rax, %%r11\n\t"                       // t[1] += lo (CF chain)
-      "adox %%rbx, %%r12\n\t"                       // t[2] += hi (OF chain)
-      "mulx 16(%[p]), %%rax, %%rbx\n\t"             // p[2]: rbx:rax = rdx * p[2]
-      "adcx %%rax, %%r12\n\t"                       // t[2] += lo (CF chain)
-      "adox %%rbx, %%r13\n\t"                       // t[3] += hi (OF chain)
-      "mulx 24(%[p]), %%rax, %%rbx\n\t"             // p[3]: rbx:rax = rdx * p[3]
-      "adcx %%rax, %%r13\n\t"                       // t[3] += lo (CF chain)
-      "adox %%rbx, %%r14\n\t"                       // t[4] += hi (OF chain)
-      "mulx 32(%[p]), %%rax, %%rbx\n\t"             // p[4]: rbx:rax = rdx * p[4]
-      "adcx %%rax, %%r14\n\t"                       // t[4] += lo (CF chain)
-      "adox %%rbx, %%r8\n\t"                        // t[5] += hi (OF chain)
-      "mulx 40(%[p]), %%rax, %%rbx\n\t"             // p[5]: rbx:rax = rdx * p[5]
-      "adcx %%rax, %%r8\n\t"                        // t[5] += lo (CF chain)
-      "adox %%rbx, %%r9\n\t"                        // t[6] += hi (OF chain)
-      "mov $0, %%eax\n\t"                           // mov keeps the flags
-      "adcx %%rax, %%r9\n\t"                        // t[6] += CF
+      "imul %[inv], %%rdx\n\t"           // rdx = m = t[0] * inv mod 2^64
+      "xor %%eax, %%eax\n\t"             // clear CF and OF
+      "mulx 0(%[p]), %%rax, %%rbx\n\t"   // p[0]: rbx:rax = rdx * p[0]
+      "adcx %%rax, %%r10\n\t"            // t[0] += lo (CF chain)
+      "adox %%rbx, %%r11\n\t"            // t[1] += hi (OF chain)
+      "mulx 8(%[p]), %%rax, %%rbx\n\t"   // p[1]: rbx:rax = rdx * p[1]
+      "adcx %%rax, %%r11\n\t"            // t[1] += lo (CF chain)
+      "adox %%rbx, %%r12\n\t"            // t[2] += hi (OF chain)
+      "mulx 16(%[p]), %%rax, %%rbx\n\t"  // p[2]: rbx:rax = rdx * p[2]
+      "adcx %%rax, %%r12\n\t"            // t[2] += lo (CF chain)
+      "adox %%rbx, %%r13\n\t"            // t[3] += hi (OF chain)
+      "mulx 24(%[p]), %%rax, %%rbx\n\t"  // p[3]: rbx:rax = rdx * p[3]
+      "adcx %%rax, %%r13\n\t"            // t[3] += lo (CF chain)
+      "adox %%rbx, %%r14\n\t"            // t[4] += hi (OF chain)
+      "mulx 32(%[p]), %%rax, %%rbx\n\t"  // p[4]: rbx:rax = rdx * p[4]
+      "adcx %%rax, %%r14\n\t"            // t[4] += lo (CF chain)
+      "adox %%rbx, %%r8\n\t"             // t[5] += hi (OF chain)
+      "mulx 40(%[p]), %%rax, %%rbx\n\t"  // p[5]: rbx:rax = rdx * p[5]
+      "adcx %%rax, %%r8\n\t"             // t[5] += lo (CF chain)
+      "adox %%rbx, %%r9\n\t"             // t[6] += hi (OF chain)
+      "mov $0, %%eax\n\t"                // mov keeps the flags
+      "adcx %%rax, %%r9\n\t"             // t[6] += CF
       // round 3: t[0..6] = %r11 %r12 %r13 %r14 %r8 %r9 %r10
-      "mov 24(%[b]), %%rdx\n\t"                     // rdx = b[3]
-      "xor %%eax, %%eax\n\t"                        // clear CF and OF
-      "mulx 0(%[a]), %%rax, %%rbx\n\t"              // a[0]: rbx:rax = rdx * a[0]
-      "adcx %%rax, %%r11\n\t"                       // t[0] += lo (CF chain)
-      "adox %%rbx, %%r12\n\t"                       // t[1] += hi (OF chain)
-      "mulx 8(%[a]), %%rax, %%rbx\n\t"              // a[1]: rbx:rax = rdx * a[1]
-      "adcx %%rax, %%r12\n\t"                       // t[1] += lo (CF chain)
-      "adox %%rbx, %%r13\n\t"                       // t[2] += hi (OF chain)
-      "mulx 16(%[a]), %%rax, %%rbx\n\t"             // a[2]: rbx:rax = rdx * a[2]
-      "adcx %%rax, %%r13\n\t"                       // t[2] += lo (CF chain)
-      "adox %%rbx, %%r14\n\t"                       // t[3] += hi (OF chain)
-      "mulx 24(%[a]), %%rax, %%rbx\n\t"             // a[3]: rbx:rax = rdx * a[3]
-      "adcx %%rax, %%r14\n\t"                       // t[3] += lo (CF chain)
-      "adox %%rbx, %%r8\n\t"                        // t[4] += hi (OF chain)
-      "mulx 32(%[a]), %%rax, %%rbx\n\t"             // a[4]: rbx:rax = rdx * a[4]
-      "adcx %%rax, %%r8\n\t"                        // t[4] += lo (CF chain)
-      "adox %%rbx, %%r9\n\t"                        // t[5] += hi (OF chain)
-      "mulx 40(%[a]), %%rax, %%rbx\n\t"             // a[5]: rbx:rax = rdx * a[5]
-      "adcx %%rax, %%r9\n\t"                        // t[5] += lo (CF chain)
-      "adox %%rbx, %%r10\n\t"                       // t[6] += hi (OF chain)
-      "mov $0, %%eax\n\t"                           // mov keeps the flags
-      "adcx %%rax, %%r10\n\t"                       // t[6] += CF
+      "mov 24(%[b]), %%rdx\n\t"          // rdx = b[3]
+      "xor %%eax, %%eax\n\t"             // clear CF and OF
+      "mulx 0(%[a]), %%rax, %%rbx\n\t"   // a[0]: rbx:rax = rdx * a[0]
+      "adcx %%rax, %%r11\n\t"            // t[0] += lo (CF chain)
+      "adox %%rbx, %%r12\n\t"            // t[1] += hi (OF chain)
+      "mulx 8(%[a]), %%rax, %%rbx\n\t"   // a[1]: rbx:rax = rdx * a[1]
+      "adcx %%rax, %%r12\n\t"            // t[1] += lo (CF chain)
+      "adox %%rbx, %%r13\n\t"            // t[2] += hi (OF chain)
+      "mulx 16(%[a]), %%rax, %%rbx\n\t"  // a[2]: rbx:rax = rdx * a[2]
+      "adcx %%rax, %%r13\n\t"            // t[2] += lo (CF chain)
+      "adox %%rbx, %%r14\n\t"            // t[3] += hi (OF chain)
+      "mulx 24(%[a]), %%rax, %%rbx\n\t"  // a[3]: rbx:rax = rdx * a[3]
+      "adcx %%rax, %%r14\n\t"            // t[3] += lo (CF chain)
+      "adox %%rbx, %%r8\n\t"             // t[4] += hi (OF chain)
+      "mulx 32(%[a]), %%rax, %%rbx\n\t"  // a[4]: rbx:rax = rdx * a[4]
+      "adcx %%rax, %%r8\n\t"             // t[4] += lo (CF chain)
+      "adox %%rbx, %%r9\n\t"             // t[5] += hi (OF chain)
+      "mulx 40(%[a]), %%rax, %%rbx\n\t"  // a[5]: rbx:rax = rdx * a[5]
+      "adcx %%rax, %%r9\n\t"             // t[5] += lo (CF chain)
+      "adox %%rbx, %%r10\n\t"            // t[6] += hi (OF chain)
+      "mov $0, %%eax\n\t"                // mov keeps the flags
+      "adcx %%rax, %%r10\n\t"            // t[6] += CF
       "mov %%r11, %%rdx\n\t"
-      "imul %[inv], %%rdx\n\t"                      // rdx = m = t[0] * inv mod 2^64
-      "xor %%eax, %%eax\n\t"                        // clear CF and OF
-      "mulx 0(%[p]), %%rax, %%rbx\n\t"              // p[0]: rbx:rax = rdx * p[0]
-      "adcx %%rax, %%r11\n\t"                       // t[0] += lo (CF chain)
-      "adox %%rbx, %%r12\n\t"                       // t[1] += hi (OF chain)
-      "mulx 8(%[p]), %%rax, %%rbx\n\t"              // p[1]: rbx:rax = rdx * p[1]
-      "adcx %%rax, %%r12\n\t"                       // t[1] += lo (CF chain)
-      "adox %%rbx, %%r13\n\t"                       // t[2] += hi (OF chain)
-      "mulx 16(%[p]), %%rax, %%rbx\n\t"             // p[2]: rbx:rax = rdx * p[2]
-      "adcx %%rax, %%r13\n\t"                       // t[2] += lo (CF chain)
-      "adox %%rbx, %%r14\n\t"                       // t[3] += hi (OF chain)
-      "mulx 24(%[p]), %%rax, %%rbx\n\t"             // p[3]: rbx:rax = rdx * p[3]
-      "adcx %%rax, %%r14\n\t"                       // t[3] += lo (CF chain)
-      "adox %%rbx, %%r8\n\t"                        // t[4] += hi (OF chain)
-      "mulx 32(%[p]), %%rax, %%rbx\n\t"             // p[4]: rbx:rax = rdx * p[4]
-      "adcx %%rax, %%r8\n\t"                        // t[4] += lo (CF chain)
-      "adox %%rbx, %%r9\n\t"                        // t[5] += hi (OF chain)
-      "mulx 40(%[p]), %%rax, %%rbx\n\t"             // p[5]: rbx:rax = rdx * p[5]
-      "adcx %%rax, %%r9\n\t"                        // t[5] += lo (CF chain)
-      "adox %%rbx, %%r10\n\t"                       // t[6] += hi (OF chain)
-      "mov $0, %%eax\n\t"                           // mov keeps the flags
-      "adcx %%rax, %%r10\n\t"                       // t[6] += CF
+      "imul %[inv], %%rdx\n\t"           // rdx = m = t[0] * inv mod 2^64
+      "xor %%eax, %%eax\n\t"             // clear CF and OF
+      "mulx 0(%[p]), %%rax, %%rbx\n\t"   // p[0]: rbx:rax = rdx * p[0]
+      "adcx %%rax, %%r11\n\t"            // t[0] += lo (CF chain)
+      "adox %%rbx, %%r12\n\t"            // t[1] += hi (OF chain)
+      "mulx 8(%[p]), %%rax, %%rbx\n\t"   // p[1]: rbx:rax = rdx * p[1]
+      "adcx %%rax, %%r12\n\t"            // t[1] += lo (CF chain)
+      "adox %%rbx, %%r13\n\t"            // t[2] += hi (OF chain)
+      "mulx 16(%[p]), %%rax, %%rbx\n\t"  // p[2]: rbx:rax = rdx * p[2]
+      "adcx %%rax, %%r13\n\t"            // t[2] += lo (CF chain)
+      "adox %%rbx, %%r14\n\t"            // t[3] += hi (OF chain)
+      "mulx 24(%[p]), %%rax, %%rbx\n\t"  // p[3]: rbx:rax = rdx * p[3]
+      "adcx %%rax, %%r14\n\t"            // t[3] += lo (CF chain)
+      "adox %%rbx, %%r8\n\t"             // t[4] += hi (OF chain)
+      "mulx 32(%[p]), %%rax, %%rbx\n\t"  // p[4]: rbx:rax = rdx * p[4]
+      "adcx %%rax, %%r8\n\t"             // t[4] += lo (CF chain)
+      "adox %%rbx, %%r9\n\t"             // t[5] += hi (OF chain)
+      "mulx 40(%[p]), %%rax, %%rbx\n\t"  // p[5]: rbx:rax = rdx * p[5]
+      "adcx %%rax, %%r9\n\t"             // t[5] += lo (CF chain)
+      "adox %%rbx, %%r10\n\t"            // t[6] += hi (OF chain)
+      "mov $0, %%eax\n\t"                // mov keeps the flags
+      "adcx %%rax, %%r10\n\t"            // t[6] += CF
       // round 4: t[0..6] = %r12 %r13 %r14 %r8 %r9 %r10 %r11
-      "mov 32(%[b]), %%rdx\n\t"                     // rdx = b[4]
-      "xor %%eax, %%eax\n\t"                        // clear CF and OF
-      "mulx 0(%[a]), %%rax, %%rbx\n\t"              // a[0]: rbx:rax = rdx * a[0]
-      "adcx %%rax, %%r12\n\t"                       // t[0] += lo (CF chain)
-      "adox %%rbx, %%r13\n\t"                       // t[1] += hi (OF chain)
-      "mulx 8(%[a]), %%rax, %%rbx\n\t"              // a[1]: rbx:rax = rdx * a[1]
-      "adcx %%rax, %%r13\n\t"                       // t[1] += lo (CF chain)
-      "adox %%rbx, %%r14\n\t"                       // t[2] += hi (OF chain)
-      "mulx 16(%[a]), %%rax, %%rbx\n\t"             // a[2]: rbx:rax = rdx * a[2]
-      "adcx %%rax, %%r14\n\t"                       // t[2] += lo (CF chain)
-      "adox %%rbx, %%r8\n\t"                        // t[3] += hi (OF chain)
-      "mulx 24(%[a]), %%rax, %%rbx\n\t"             // a[3]: rbx:rax = rdx * a[3]
-      "adcx %%rax, %%r8\n\t"                        // t[3] += lo (CF chain)
-      "adox %%rbx, %%r9\n\t"                        // t[4] += hi (OF chain)
-      "mulx 32(%[a]), %%rax, %%rbx\n\t"             // a[4]: rbx:rax = rdx * a[4]
-      "adcx %%rax, %%r9\n\t"                        // t[4] += lo (CF chain)
-      "adox %%rbx, %%r10\n\t"                       // t[5] += hi (OF chain)
-      "mulx 40(%[a]), %%rax, %%rbx\n\t"             // a[5]: rbx:rax = rdx * a[5]
-      "adcx %%rax, %%r10\n\t"                       // t[5] += lo (CF chain)
-      "adox %%rbx, %%r11\n\t"                       // t[6] += hi (OF chain)
-      "mov $0, %%eax\n\t"                           // mov keeps the flags
-      "adcx %%rax, %%r11\n\t"                       // t[6] += CF
+      "mov 32(%[b]), %%rdx\n\t"          // rdx = b[4]
+      "xor %%eax, %%eax\n\t"             // clear CF and OF
+      "mulx 0(%[a]), %%rax, %%rbx\n\t"   // a[0]: rbx:rax = rdx * a[0]
+      "adcx %%rax, %%r12\n\t"            // t[0] += lo (CF chain)
+      "adox %%rbx, %%r13\n\t"            // t[1] += hi (OF chain)
+      "mulx 8(%[a]), %%rax, %%rbx\n\t"   // a[1]: rbx:rax = rdx * a[1]
+      "adcx %%rax, %%r13\n\t"            // t[1] += lo (CF chain)
+      "adox %%rbx, %%r14\n\t"            // t[2] += hi (OF chain)
+      "mulx 16(%[a]), %%rax, %%rbx\n\t"  // a[2]: rbx:rax = rdx * a[2]
+      "adcx %%rax, %%r14\n\t"            // t[2] += lo (CF chain)
+      "adox %%rbx, %%r8\n\t"             // t[3] += hi (OF chain)
+      "mulx 24(%[a]), %%rax, %%rbx\n\t"  // a[3]: rbx:rax = rdx * a[3]
+      "adcx %%rax, %%r8\n\t"             // t[3] += lo (CF chain)
+      "adox %%rbx, %%r9\n\t"             // t[4] += hi (OF chain)
+      "mulx 32(%[a]), %%rax, %%rbx\n\t"  // a[4]: rbx:rax = rdx * a[4]
+      "adcx %%rax, %%r9\n\t"             // t[4] += lo (CF chain)
+      "adox %%rbx, %%r10\n\t"            // t[5] += hi (OF chain)
+      "mulx 40(%[a]), %%rax, %%rbx\n\t"  // a[5]: rbx:rax = rdx * a[5]
+      "adcx %%rax, %%r10\n\t"            // t[5] += lo (CF chain)
+      "adox %%rbx, %%r11\n\t"            // t[6] += hi (OF chain)
+      "mov $0, %%eax\n\t"                // mov keeps the flags
+      "adcx %%rax, %%r11\n\t"            // t[6] += CF
       "mov %%r12, %%rdx\n\t"
-      "imul %[inv], %%rdx\n\t"                      // rdx = m = t[0] * inv mod 2^64
-      "xor %%eax, %%eax\n\t"                        // clear CF and OF
-      "mulx 0(%[p]), %%rax, %%rbx\n\t"              // p[0]: rbx:rax = rdx * p[0]
-      "adcx %%rax, %%r12\n\t"                       // t[0] += lo (CF chain)
-      "adox %%rbx, %%r13\n\t"                       // t[1] += hi (OF chain)
-      "mulx 8(%[p]), %%rax, %%rbx\n\t"              // p[1]: rbx:rax = rdx * p[1]
-      "adcx %%rax, %%r13\n\t"                       // t[1] += lo (CF chain)
-      "adox %%rbx, %%r14\n\t"                       // t[2] += hi (OF chain)
-      "mulx 16(%[p]), %%rax, %%rbx\n\t"             // p[2]: rbx:rax = rdx * p[2]
-      "adcx %%rax, %%r14\n\t"                       // t[2] += lo (CF chain)
-      "adox %%rbx, %%r8\n\t"                        // t[3] += hi (OF chain)
-      "mulx 24(%[p]), %%rax, %%rbx\n\t"             // p[3]: rbx:rax = rdx * p[3]
-      "adcx %%rax, %%r8\n\t"                        // t[3] += lo (CF chain)
-      "adox %%rbx, %%r9\n\t"                        // t[4] += hi (OF chain)
-      "mulx 32(%[p]), %%rax, %%rbx\n\t"             // p[4]: rbx:rax = rdx * p[4]
-      "adcx %%rax, %%r9\n\t"                        // t[4] += lo (CF chain)
-      "adox %%rbx, %%r10\n\t"                       // t[5] += hi (OF chain)
-      "mulx 40(%[p]), %%rax, %%rbx\n\t"             // p[5]: rbx:rax = rdx * p[5]
-      "adcx %%rax, %%r10\n\t"                       // t[5] += lo (CF chain)
-      "adox %%rbx, %%r11\n\t"                       // t[6] += hi (OF chain)
-      "mov $0, %%eax\n\t"                           // mov keeps the flags
-      "adcx %%rax, %%r11\n\t"                       // t[6] += CF
+      "imul %[inv], %%rdx\n\t"           // rdx = m = t[0] * inv mod 2^64
+      "xor %%eax, %%eax\n\t"             // clear CF and OF
+      "mulx 0(%[p]), %%rax, %%rbx\n\t"   // p[0]: rbx:rax = rdx * p[0]
+      "adcx %%rax, %%r12\n\t"            // t[0] += lo (CF chain)
+      "adox %%rbx, %%r13\n\t"            // t[1] += hi (OF chain)
+      "mulx 8(%[p]), %%rax, %%rbx\n\t"   // p[1]: rbx:rax = rdx * p[1]
+      "adcx %%rax, %%r13\n\t"            // t[1] += lo (CF chain)
+      "adox %%rbx, %%r14\n\t"            // t[2] += hi (OF chain)
+      "mulx 16(%[p]), %%rax, %%rbx\n\t"  // p[2]: rbx:rax = rdx * p[2]
+      "adcx %%rax, %%r14\n\t"            // t[2] += lo (CF chain)
+      "adox %%rbx, %%r8\n\t"             // t[3] += hi (OF chain)
+      "mulx 24(%[p]), %%rax, %%rbx\n\t"  // p[3]: rbx:rax = rdx * p[3]
+      "adcx %%rax, %%r8\n\t"             // t[3] += lo (CF chain)
+      "adox %%rbx, %%r9\n\t"             // t[4] += hi (OF chain)
+      "mulx 32(%[p]), %%rax, %%rbx\n\t"  // p[4]: rbx:rax = rdx * p[4]
+      "adcx %%rax, %%r9\n\t"             // t[4] += lo (CF chain)
+      "adox %%rbx, %%r10\n\t"            // t[5] += hi (OF chain)
+      "mulx 40(%[p]), %%rax, %%rbx\n\t"  // p[5]: rbx:rax = rdx * p[5]
+      "adcx %%rax, %%r10\n\t"            // t[5] += lo (CF chain)
+      "adox %%rbx, %%r11\n\t"            // t[6] += hi (OF chain)
+      "mov $0, %%eax\n\t"                // mov keeps the flags
+      "adcx %%rax, %%r11\n\t"            // t[6] += CF
       // round 5: t[0..6] = %r13 %r14 %r8 %r9 %r10 %r11 %r12
-      "mov 40(%[b]), %%rdx\n\t"                     // rdx = b[5]
-      "xor %%eax, %%eax\n\t"                        // clear CF and OF
-      "mulx 0(%[a]), %%rax, %%rbx\n\t"              // a[0]: rbx:rax = rdx * a[0]
-      "adcx %%rax, %%r13\n\t"                       // t[0] += lo (CF chain)
-      "adox %%rbx, %%r14\n\t"                       // t[1] += hi (OF chain)
-      "mulx 8(%[a]), %%rax, %%rbx\n\t"              // a[1]: rbx:rax = rdx * a[1]
-      "adcx %%rax, %%r14\n\t"                       // t[1] += lo (CF chain)
-      "adox %%rbx, %%r8\n\t"                        // t[2] += hi (OF chain)
-      "mulx 16(%[a]), %%rax, %%rbx\n\t"             // a[2]: rbx:rax = rdx * a[2]
-      "adcx %%rax, %%r8\n\t"                        // t[2] += lo (CF chain)
-      "adox %%rbx, %%r9\n\t"                        // t[3] += hi (OF chain)
-      "mulx 24(%[a]), %%rax, %%rbx\n\t"             // a[3]: rbx:rax = rdx * a[3]
-      "adcx %%rax, %%r9\n\t"                        // t[3] += lo (CF chain)
-      "adox %%rbx, %%r10\n\t"                       // t[4] += hi (OF chain)
-      "mulx 32(%[a]), %%rax, %%rbx\n\t"             // a[4]: rbx:rax = rdx * a[4]
-      "adcx %%rax, %%r10\n\t"                       // t[4] += lo (CF chain)
-      "adox %%rbx, %%r11\n\t"                       // t[5] += hi (OF chain)
-      "mulx 40(%[a]), %%rax, %%rbx\n\t"             // a[5]: rbx:rax = rdx * a[5]
-      "adcx %%rax, %%r11\n\t"                       // t[5] += lo (CF chain)
-      "adox %%rbx, %%r12\n\t"                       // t[6] += hi (OF chain)
-      "mov $0, %%eax\n\t"                           // mov keeps the flags
-      "adcx %%rax, %%r12\n\t"                       // t[6] += CF
+      "mov 40(%[b]), %%rdx\n\t"          // rdx = b[5]
+      "xor %%eax, %%eax\n\t"             // clear CF and OF
+      "mulx 0(%[a]), %%rax, %%rbx\n\t"   // a[0]: rbx:rax = rdx * a[0]
+      "adcx %%rax, %%r13\n\t"            // t[0] += lo (CF chain)
+      "adox %%rbx, %%r14\n\t"            // t[1] += hi (OF chain)
+      "mulx 8(%[a]), %%rax, %%rbx\n\t"   // a[1]: rbx:rax = rdx * a[1]
+      "adcx %%rax, %%r14\n\t"            // t[1] += lo (CF chain)
+      "adox %%rbx, %%r8\n\t"             // t[2] += hi (OF chain)
+      "mulx 16(%[a]), %%rax, %%rbx\n\t"  // a[2]: rbx:rax = rdx * a[2]
+      "adcx %%rax, %%r8\n\t"             // t[2] += lo (CF chain)
+      "adox %%rbx, %%r9\n\t"             // t[3] += hi (OF chain)
+      "mulx 24(%[a]), %%rax, %%rbx\n\t"  // a[3]: rbx:rax = rdx * a[3]
+      "adcx %%rax, %%r9\n\t"             // t[3] += lo (CF chain)
+      "adox %%rbx, %%r10\n\t"            // t[4] += hi (OF chain)
+      "mulx 32(%[a]), %%rax, %%rbx\n\t"  // a[4]: rbx:rax = rdx * a[4]
+      "adcx %%rax, %%r10\n\t"            // t[4] += lo (CF chain)
+      "adox %%rbx, %%r11\n\t"            // t[5] += hi (OF chain)
+      "mulx 40(%[a]), %%rax, %%rbx\n\t"  // a[5]: rbx:rax = rdx * a[5]
+      "adcx %%rax, %%r11\n\t"            // t[5] += lo (CF chain)
+      "adox %%rbx, %%r12\n\t"            // t[6] += hi (OF chain)
+      "mov $0, %%eax\n\t"                // mov keeps the flags
+      "adcx %%rax, %%r12\n\t"            // t[6] += CF
       "mov %%r13, %%rdx\n\t"
-      "imul %[inv], %%rdx\n\t"                      // rdx = m = t[0] * inv mod 2^64
-      "xor %%eax, %%eax\n\t"                        // clear CF and OF
-      "mulx 0(%[p]), %%rax, %%rbx\n\t"              // p[0]: rbx:rax = rdx * p[0]
-      "adcx %%rax, %%r13\n\t"                       // t[0] += lo (CF chain)
-      "adox %%rbx, %%r14\n\t"                       // t[1] += hi (OF chain)
-      "mulx 8(%[p]), %%rax, %%rbx\n\t"              // p[1]: rbx:rax = rdx * p[1]
-      "adcx %%rax, %%r14\n\t"                       // t[1] += lo (CF chain)
-      "adox %%rbx, %%r8\n\t"                        // t[2] += hi (OF chain)
-      "mulx 16(%[p]), %%rax, %%rbx\n\t"             // p[2]: rbx:rax = rdx * p[2]
-      "adcx %%rax, %%r8\n\t"                        // t[2] += lo (CF chain)
-      "adox %%rbx, %%r9\n\t"                        // t[3] += hi (OF chain)
-      "mulx 24(%[p]), %%rax, %%rbx\n\t"             // p[3]: rbx:rax = rdx * p[3]
-      "adcx %%rax, %%r9\n\t"                        // t[3] += lo (CF chain)
-      "adox %%rbx, %%r10\n\t"                       // t[4] += hi (OF chain)
-      "mulx 32(%[p]), %%rax, %%rbx\n\t"             // p[4]: rbx:rax = rdx * p[4]
-      "adcx %%rax, %%r10\n\t"                       // t[4] += lo (CF chain)
-      "adox %%rbx, %%r11\n\t"                       // t[5] += hi (OF chain)
-      "mulx 40(%[p]), %%rax, %%rbx\n\t"             // p[5]: rbx:rax = rdx * p[5]
-      "adcx %%rax, %%r11\n\t"                       // t[5] += lo (CF chain)
-      "adox %%rbx, %%r12\n\t"                       // t[6] += hi (OF chain)
-      "mov $0, %%eax\n\t"                           // mov keeps the flags
-      "adcx %%rax, %%r12\n\t"                       // t[6] += CF
+      "imul %[inv], %%rdx\n\t"           // rdx = m = t[0] * inv mod 2^64
+      "xor %%eax, %%eax\n\t"             // clear CF and OF
+      "mulx 0(%[p]), %%rax, %%rbx\n\t"   // p[0]: rbx:rax = rdx * p[0]
+      "adcx %%rax, %%r13\n\t"            // t[0] += lo (CF chain)
+      "adox %%rbx, %%r14\n\t"            // t[1] += hi (OF chain)
+      "mulx 8(%[p]), %%rax, %%rbx\n\t"   // p[1]: rbx:rax = rdx * p[1]
+      "adcx %%rax, %%r14\n\t"            // t[1] += lo (CF chain)
+      "adox %%rbx, %%r8\n\t"             // t[2] += hi (OF chain)
+      "mulx 16(%[p]), %%rax, %%rbx\n\t"  // p[2]: rbx:rax = rdx * p[2]
+      "adcx %%rax, %%r8\n\t"             // t[2] += lo (CF chain)
+      "adox %%rbx, %%r9\n\t"             // t[3] += hi (OF chain)
+      "mulx 24(%[p]), %%rax, %%rbx\n\t"  // p[3]: rbx:rax = rdx * p[3]
+      "adcx %%rax, %%r9\n\t"             // t[3] += lo (CF chain)
+      "adox %%rbx, %%r10\n\t"            // t[4] += hi (OF chain)
+      "mulx 32(%[p]), %%rax, %%rbx\n\t"  // p[4]: rbx:rax = rdx * p[4]
+      "adcx %%rax, %%r10\n\t"            // t[4] += lo (CF chain)
+      "adox %%rbx, %%r11\n\t"            // t[5] += hi (OF chain)
+      "mulx 40(%[p]), %%rax, %%rbx\n\t"  // p[5]: rbx:rax = rdx * p[5]
+      "adcx %%rax, %%r11\n\t"            // t[5] += lo (CF chain)
+      "adox %%rbx, %%r12\n\t"            // t[6] += hi (OF chain)
+      "mov $0, %%eax\n\t"                // mov keeps the flags
+      "adcx %%rax, %%r12\n\t"            // t[6] += CF
       // t[0..5] = %r14 %r8 %r9 %r10 %r11 %r12: store, subtract p, keep t on borrow
       "mov %%r14, 0(%[out])\n\t"
       "mov %%r8, 8(%[out])\n\t"
@@ -552,7 +552,7 @@ ZKMILL_NEVER_INLINE void mont_mul_adx_6(uint64_t* out, const uint64_t* a, const 
       "mov %%r11, 32(%[out])\n\t"
       "mov %%r12, 40(%[out])\n\t"
       : ZKMILL_FF_X86_OUT(6)
-      : [a] "r"(a), [b] "r"(b), [p] "r"(p), [out] "r"(out), [inv] "rm"(inv) ZKMILL_FF_X86_IN(6)
+      : [a] "r"(a), [b] "r"(b), [p] "r"(p), [out] "r"(out), [inv] "rm"(inv)ZKMILL_FF_X86_IN(6)
       : "rax", "rbx", "rdx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "cc" ZKMILL_FF_X86_MEMORY);
 }
 

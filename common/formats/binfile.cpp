@@ -51,7 +51,8 @@ void BinFile::parse_table(std::string_view magic, uint32_t min_version, uint32_t
     if (bytes_.size() - pos < 12) fail("truncated in the header of section " + std::to_string(i));
     BinSection s;
     s.type = load_u32_le(bytes_.data() + pos);
-    uint64_t size = uint64_t(load_u32_le(bytes_.data() + pos + 4)) | uint64_t(load_u32_le(bytes_.data() + pos + 8)) << 32;
+    uint64_t size = uint64_t(load_u32_le(bytes_.data() + pos + 4)) | uint64_t(load_u32_le(bytes_.data() + pos + 8))
+                                                                         << 32;
     pos += 12;
     if (size > bytes_.size() - pos)
       fail("truncated: section " + std::to_string(i) + " (type " + std::to_string(s.type) + ") claims " +

@@ -80,8 +80,7 @@ class SectionReader {
   }
   // The section must be fully consumed: trailing bytes mean a layout we do not understand.
   void expect_end() const {
-    if (pos_ != bytes_.size())
-      fail(std::to_string(bytes_.size() - pos_) + " unexpected trailing bytes");
+    if (pos_ != bytes_.size()) fail(std::to_string(bytes_.size() - pos_) + " unexpected trailing bytes");
   }
   [[noreturn]] void fail(const std::string& msg) const { file_->fail(std::string(section_) + " section: " + msg); }
 

@@ -9,7 +9,9 @@ namespace {
 // n8 and the prime at the start of a header section; the prime names the curve.
 CurveId read_scalar_prime(SectionReader& rd, uint32_t* n8, const char* kind) {
   *n8 = rd.u32();
-  if (*n8 != 32) rd.fail("field element size " + std::to_string(*n8) + " bytes: only 32-byte scalar fields (bn128, bls12381) are supported");
+  if (*n8 != 32)
+    rd.fail("field element size " + std::to_string(*n8) +
+            " bytes: only 32-byte scalar fields (bn128, bls12381) are supported");
   auto prime = rd.take(*n8);
   auto curve = curve_from_scalar_prime(prime);
   if (!curve)
@@ -44,7 +46,8 @@ R1csFile R1csFile::parse(std::span<const uint8_t> bytes, std::string name) {
 
 R1csFile::R1csFile(BinFile f) : file_(std::move(f)) {
   if (file_.has(4) || file_.has(5))
-    file_.fail("uses PLONK custom gates (sections 4/5, circom --O2 with custom templates); only plain R1CS is supported");
+    file_.fail(
+        "uses PLONK custom gates (sections 4/5, circom --O2 with custom templates); only plain R1CS is supported");
   SectionReader rd(file_, file_.section(1, "header"), "header");
   header_.curve = read_scalar_prime(rd, &header_.n8, "the circuit");
   header_.n_wires = rd.u32();
@@ -66,8 +69,8 @@ R1csFile::R1csFile(BinFile f) : file_(std::move(f)) {
 std::vector<uint64_t> R1csFile::wire_to_label() const {
   SectionReader rd(file_, file_.section(3, "wire-to-label map"), "wire-to-label map");
   if (rd.remaining() != uint64_t(header_.n_wires) * 8)
-    rd.fail("has " + std::to_string(rd.remaining()) + " bytes, expected 8 per wire (" + std::to_string(header_.n_wires) +
-            " wires)");
+    rd.fail("has " + std::to_string(rd.remaining()) + " bytes, expected 8 per wire (" +
+            std::to_string(header_.n_wires) + " wires)");
   std::vector<uint64_t> out(header_.n_wires);
   for (auto& l : out) {
     l = rd.u64();

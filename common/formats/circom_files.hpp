@@ -34,7 +34,8 @@ class WtnsFile {
   template <class F>
   std::vector<F> values() const {
     if (cs::curve_of_scalar_field<F>() != curve_)
-      file_.fail(std::string("witness is for ") + curve_name(curve_) + ", not " + curve_name(cs::curve_of_scalar_field<F>()));
+      file_.fail(std::string("witness is for ") + curve_name(curve_) + ", not " +
+                 curve_name(cs::curve_of_scalar_field<F>()));
     std::vector<F> out(static_cast<size_t>(n_));
     for (size_t i = 0; i < out.size(); ++i) {
       auto v = F::from_bytes_le(values_.data() + i * n8_);
@@ -53,7 +54,6 @@ class WtnsFile {
   uint64_t n_ = 0;
   std::span<const uint8_t> values_;
 };
-
 
 struct R1csHeader {
   CurveId curve{};

@@ -23,7 +23,8 @@ ZkeyFile::ZkeyFile(BinFile f) : file_(std::move(f)) {
   }
   SectionReader rd(file_, file_.section(2, "Groth16 header"), "Groth16 header");
   n8q_ = rd.u32();
-  if (n8q_ != 32 && n8q_ != 48) rd.fail("base field size " + std::to_string(n8q_) + " bytes is not bn128's or bls12381's");
+  if (n8q_ != 32 && n8q_ != 48)
+    rd.fail("base field size " + std::to_string(n8q_) + " bytes is not bn128's or bls12381's");
   auto q = rd.take(n8q_);
   auto curve = curve_from_base_prime(q);
   if (!curve) rd.fail("curve with base prime " + prime_to_dec(q) + " is not supported (only bn128 and bls12381)");
@@ -43,8 +44,10 @@ ZkeyFile::ZkeyFile(BinFile f) : file_(std::move(f)) {
     fail("header: domain size " + std::to_string(domain_size_) + " is not a power of two");
   log_domain_ = uint32_t(std::countr_zero(domain_size_));
   // snarkjs evaluates h on the coset of the 2n-th roots, so 2n must divide r - 1.
-  const size_t two_adicity = curve_ == CurveId::Bn254 ? curves::Bn254::Fr::kTwoAdicity : curves::Bls12381::Fr::kTwoAdicity;
-  if (log_domain_ >= two_adicity) fail("header: domain 2^" + std::to_string(log_domain_) + " is too large for the field");
+  const size_t two_adicity =
+      curve_ == CurveId::Bn254 ? curves::Bn254::Fr::kTwoAdicity : curves::Bls12381::Fr::kTwoAdicity;
+  if (log_domain_ >= two_adicity)
+    fail("header: domain 2^" + std::to_string(log_domain_) + " is too large for the field");
 
   ic_ = points(3, "IC", uint64_t(n_public_) + 1, g1_size());
   {
@@ -78,14 +81,16 @@ void validate_zkey_coefs(const ZkeyFile& f) {
     for (uint32_t i = 0; i < f.n_coefs(); ++i) {
       const uint8_t* e = bytes.data() + size_t(i) * sz;
       uint32_t m = load_u32_le(e), row = load_u32_le(e + 4), sig = load_u32_le(e + 8);
-      if (m > 1) f.fail("coefficient " + std::to_string(i) + ": matrix " + std::to_string(m) + " is not A (0) or B (1)");
+      if (m > 1)
+        f.fail("coefficient " + std::to_string(i) + ": matrix " + std::to_string(m) + " is not A (0) or B (1)");
       if (row >= f.domain_size())
         f.fail("coefficient " + std::to_string(i) + ": row " + std::to_string(row) + " >= domain size " +
                std::to_string(f.domain_size()));
       if (sig >= f.n_vars())
         f.fail("coefficient " + std::to_string(i) + ": signal " + std::to_string(sig) + " >= nVars " +
                std::to_string(f.n_vars()));
-      if (!F::from_mont_bytes_le(e + 12)) f.fail("coefficient " + std::to_string(i) + ": value is not canonical (>= r)");
+      if (!F::from_mont_bytes_le(e + 12))
+        f.fail("coefficient " + std::to_string(i) + ": value is not canonical (>= r)");
     }
   };
   if (f.curve() == CurveId::Bn254)

@@ -41,10 +41,10 @@ class KeyFileError : public std::runtime_error {
 struct KeyFileHeader {
   char magic[8];
   uint32_t version;
-  uint32_t curve;          // CurveId
+  uint32_t curve;  // CurveId
   uint32_t section_count;
-  uint32_t table_offset;   // byte offset of the section table
-  uint64_t file_size;      // the whole file; a shorter file is truncated
+  uint32_t table_offset;  // byte offset of the section table
+  uint64_t file_size;     // the whole file; a shorter file is truncated
   uint8_t reserved[32];
 };
 struct SectionEntry {

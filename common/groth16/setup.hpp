@@ -34,8 +34,8 @@ struct ToxicWaste {
 };
 
 template <class E>
-ProvingKey<E> generate_parameters(const cs::R1CS<typename E::Fr>& r1cs, KeyMeta meta,
-                                  ToxicWaste<typename E::Fr> tw, util::ThreadPool& pool = util::ThreadPool::global()) {
+ProvingKey<E> generate_parameters(const cs::R1CS<typename E::Fr>& r1cs, KeyMeta meta, ToxicWaste<typename E::Fr> tw,
+                                  util::ThreadPool& pool = util::ThreadPool::global()) {
   using Fr = typename E::Fr;
   using G1P = typename E::G1Params;
   using G2P = typename E::G2Params;

@@ -50,13 +50,12 @@ namespace {
 constexpr double kXyzzAdd = 12.6, kFullAdd = 12.5;
 constexpr double kAffineAdd = 10.4, kInversion = 400, kAffineBucketAdd = 10;
 constexpr double kDouble = 7, kPerWindow = 30;
-constexpr double kCachePenalty = 2.5;       // units per point per doubling of the bucket array
-constexpr double kCacheBytes = 1 << 20;     // beyond about one L2 of buckets, misses show
+constexpr double kCachePenalty = 2.5;    // units per point per doubling of the bucket array
+constexpr double kCacheBytes = 1 << 20;  // beyond about one L2 of buckets, misses show
 constexpr unsigned kMinBatchAffineC = 10;
 constexpr size_t kMinBatchesPerTask = 4;
 
-double model(size_t n, size_t bits, size_t coord_bytes, size_t threads, unsigned c, unsigned chunks,
-             Accumulation acc) {
+double model(size_t n, size_t bits, size_t coord_bytes, size_t threads, unsigned c, unsigned chunks, Accumulation acc) {
   const bool affine = acc == Accumulation::kBatchAffine;
   const unsigned W = num_windows(bits, c);
   const double k = double(n) / chunks, buckets = double(size_t(1) << (c - 1));

@@ -30,10 +30,10 @@ namespace zkmill::msm {
 
 // Tuning knobs; the defaults are what msm() uses. Mainly for benchmarks and tests.
 struct MsmConfig {
-  unsigned window_bits = 0;                          // c in [1, 16]; 0 = chosen by plan_windows
-  Accumulation accumulation = Accumulation::kAuto;   // bucket representation
-  size_t batch_size = 0;                             // batch-affine additions per inversion; 0 = auto
-  bool small_scalar_fast_path = true;                // scalars 0, 1, -1 bypass the buckets
+  unsigned window_bits = 0;                         // c in [1, 16]; 0 = chosen by plan_windows
+  Accumulation accumulation = Accumulation::kAuto;  // bucket representation
+  size_t batch_size = 0;                            // batch-affine additions per inversion; 0 = auto
+  bool small_scalar_fast_path = true;               // scalars 0, 1, -1 bypass the buckets
 };
 
 namespace detail {
@@ -43,7 +43,8 @@ ec::Jacobian<C> pippenger(std::span<const ec::Affine<C>> bases, std::span<const 
                           util::ThreadPool& pool, const MsmConfig& cfg);
 
 [[noreturn]] inline void size_mismatch(const char* what, size_t a, size_t b) {
-  throw std::invalid_argument(std::string("msm: ") + what + " (" + std::to_string(a) + " vs " + std::to_string(b) + ")");
+  throw std::invalid_argument(std::string("msm: ") + what + " (" + std::to_string(a) + " vs " + std::to_string(b) +
+                              ")");
 }
 }  // namespace detail
 
@@ -67,12 +68,14 @@ template <class C>
 ec::Jacobian<C> msm_dense_subset(std::span<const ec::Affine<C>> bases, std::span<const typename C::Scalar> scalars_all,
                                  const std::vector<bool>& density, util::ThreadPool& pool = util::ThreadPool::global(),
                                  const MsmConfig& cfg = {}) {
-  if (density.size() != scalars_all.size()) detail::size_mismatch("density bits != scalars", density.size(), scalars_all.size());
+  if (density.size() != scalars_all.size())
+    detail::size_mismatch("density bits != scalars", density.size(), scalars_all.size());
   std::vector<typename C::Scalar> picked;
   picked.reserve(bases.size());
   for (size_t i = 0; i < density.size(); ++i)
     if (density[i]) {
-      if (picked.size() == bases.size()) detail::size_mismatch("set density bits exceed bases", picked.size() + 1, bases.size());
+      if (picked.size() == bases.size())
+        detail::size_mismatch("set density bits exceed bases", picked.size() + 1, bases.size());
       picked.push_back(scalars_all[i]);
     }
   if (picked.size() != bases.size()) detail::size_mismatch("set density bits != bases", picked.size(), bases.size());

@@ -79,10 +79,17 @@ ec::Jacobian<C> pippenger(std::span<const ec::Affine<C>> bases, std::span<const 
     XYZZT acc;
     for (size_t i = blk * kBlock, e = std::min(n, i + kBlock); i < e; ++i) {
       switch (kind(i)) {
-        case 1: acc.add_mixed(bases[i], false); break;
-        case 2: acc.add_mixed(bases[i], true); break;
-        case 3: ++count; break;
-        default: break;
+        case 1:
+          acc.add_mixed(bases[i], false);
+          break;
+        case 2:
+          acc.add_mixed(bases[i], true);
+          break;
+        case 3:
+          ++count;
+          break;
+        default:
+          break;
       }
     }
     offset[blk + 1] = count;
@@ -96,8 +103,8 @@ ec::Jacobian<C> pippenger(std::span<const ec::Affine<C>> bases, std::span<const 
   if (m == 0) return units.to_jacobian();
 
   // 2. Recode.
-  const WindowPlan plan = plan_windows(m, Scalar::kBits, sizeof(typename C::Base), pool.size(), cfg.window_bits,
-                                         cfg.accumulation);
+  const WindowPlan plan =
+      plan_windows(m, Scalar::kBits, sizeof(typename C::Base), pool.size(), cfg.window_bits, cfg.accumulation);
   const unsigned c = plan.c, W = plan.windows, chunks = plan.chunks;
   std::vector<uint32_t> idx(m);
   std::vector<uint16_t> digits(size_t(W) * m);
@@ -135,7 +142,7 @@ ec::Jacobian<C> pippenger(std::span<const ec::Affine<C>> bases, std::span<const 
 }
 
 // Explicit instantiation (EXTERN empty) or its extern declaration (EXTERN = extern) for group C.
-#define ZKMILL_MSM_INSTANTIATE(EXTERN, C)                                                                         \
+#define ZKMILL_MSM_INSTANTIATE(EXTERN, C)                                                                           \
   EXTERN template ec::Jacobian<C> pippenger<C>(std::span<const ec::Affine<C>>, std::span<const typename C::Scalar>, \
                                                util::ThreadPool&, const MsmConfig&)
 

@@ -62,7 +62,9 @@ inline void recode_signed(const ff::Limbs<N>& k, unsigned c, unsigned windows, u
 }
 
 // Number of windows for b-bit scalars and window c (see the header comment).
-inline constexpr unsigned num_windows(size_t scalar_bits, unsigned c) { return unsigned((scalar_bits + 1 + c - 1) / c); }
+inline constexpr unsigned num_windows(size_t scalar_bits, unsigned c) {
+  return unsigned((scalar_bits + 1 + c - 1) / c);
+}
 
 // How bucket contents are accumulated.
 enum class Accumulation {

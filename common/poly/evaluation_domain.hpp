@@ -101,8 +101,8 @@ class EvaluationDomain {
   explicit EvaluationDomain(size_t log_n, int /*tag*/);
   void check_length(size_t len) const {
     if (len != n_)
-      throw std::invalid_argument("EvaluationDomain: span of " + std::to_string(len) +
-                                  " elements, domain size is " + std::to_string(n_));
+      throw std::invalid_argument("EvaluationDomain: span of " + std::to_string(len) + " elements, domain size is " +
+                                  std::to_string(n_));
   }
   std::vector<F>& pad(std::vector<F>& x) const {
     if (x.size() > n_)

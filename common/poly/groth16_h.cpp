@@ -107,11 +107,11 @@ std::vector<F> groth16_h(const EvaluationDomain<F>& domain, std::vector<F> a, st
   return a;
 }
 
-#define ZKMILL_INSTANTIATE_GROTH16_H(F)                                                                    \
-  template void groth16_h_in_place<F>(const EvaluationDomain<F>&, std::span<F>, std::span<F>, std::span<F>, \
-                                      ThreadPool&);                                                        \
-  template std::vector<F> groth16_h<F>(const EvaluationDomain<F>&, std::vector<F>, std::vector<F>,         \
-                                       std::vector<F>, ThreadPool&);
+#define ZKMILL_INSTANTIATE_GROTH16_H(F)                                                                            \
+  template void groth16_h_in_place<F>(const EvaluationDomain<F>&, std::span<F>, std::span<F>, std::span<F>,        \
+                                      ThreadPool&);                                                                \
+  template std::vector<F> groth16_h<F>(const EvaluationDomain<F>&, std::vector<F>, std::vector<F>, std::vector<F>, \
+                                       ThreadPool&);
 
 ZKMILL_INSTANTIATE_GROTH16_H(ff::Bn254Fr)
 ZKMILL_INSTANTIATE_GROTH16_H(ff::Bls12381Fr)

@@ -158,19 +158,19 @@ struct Fp12 {
       im = (a + b).square() - a2 - b2;
     };
     Fp2 t0, t1, t2, t3, t4, t5;
-    fp4_square(c0.c0, c1.c1, t0, t1);  // A0^2
-    fp4_square(c1.c0, c0.c2, t2, t3);  // A1^2
-    fp4_square(c0.c1, c1.c2, t4, t5);  // A2^2
-    Fp2 t5xi = T::mul_by_xi(t5);       // s A2^2 = xi t5 + t4 s
+    fp4_square(c0.c0, c1.c1, t0, t1);                                                     // A0^2
+    fp4_square(c1.c0, c0.c2, t2, t3);                                                     // A1^2
+    fp4_square(c0.c1, c1.c2, t4, t5);                                                     // A2^2
+    Fp2 t5xi = T::mul_by_xi(t5);                                                          // s A2^2 = xi t5 + t4 s
     auto three_minus_two = [](const Fp2& t, const Fp2& z) { return (t - z).dbl() + t; };  // 3t - 2z
     auto three_plus_two = [](const Fp2& t, const Fp2& z) { return (t + z).dbl() + t; };   // 3t + 2z
     Fp12 r;
-    r.c0.c0 = three_minus_two(t0, c0.c0);    // 3 A0^2 - 2 conj(A0), 1-part
-    r.c1.c1 = three_plus_two(t1, c1.c1);     //                      s-part
-    r.c1.c0 = three_plus_two(t5xi, c1.c0);   // 3 s A2^2 + 2 conj(A1), 1-part
-    r.c0.c2 = three_minus_two(t4, c0.c2);    //                        s-part
-    r.c0.c1 = three_minus_two(t2, c0.c1);    // 3 A1^2 - 2 conj(A2), 1-part
-    r.c1.c2 = three_plus_two(t3, c1.c2);     //                      s-part
+    r.c0.c0 = three_minus_two(t0, c0.c0);   // 3 A0^2 - 2 conj(A0), 1-part
+    r.c1.c1 = three_plus_two(t1, c1.c1);    //                      s-part
+    r.c1.c0 = three_plus_two(t5xi, c1.c0);  // 3 s A2^2 + 2 conj(A1), 1-part
+    r.c0.c2 = three_minus_two(t4, c0.c2);   //                        s-part
+    r.c0.c1 = three_minus_two(t2, c0.c1);   // 3 A1^2 - 2 conj(A2), 1-part
+    r.c1.c2 = three_plus_two(t3, c1.c2);    //                      s-part
     return r;
   }
 

@@ -47,8 +47,7 @@ struct Fp6 {
   friend Fp6 operator*(const Fp6& a, const Fp6& b) {
     Fp2 t0 = a.c0 * b.c0, t1 = a.c1 * b.c1, t2 = a.c2 * b.c2;
     return {t0 + T::mul_by_xi((a.c1 + a.c2) * (b.c1 + b.c2) - t1 - t2),
-            (a.c0 + a.c1) * (b.c0 + b.c1) - t0 - t1 + T::mul_by_xi(t2),
-            (a.c0 + a.c2) * (b.c0 + b.c2) - t0 - t2 + t1};
+            (a.c0 + a.c1) * (b.c0 + b.c1) - t0 - t1 + T::mul_by_xi(t2), (a.c0 + a.c2) * (b.c0 + b.c2) - t0 - t2 + t1};
   }
 
   // Chung-Hasan SQR2: s0 = a0^2, s1 = 2 a0 a1, s2 = (a0 - a1 + a2)^2, s3 = 2 a1 a2, s4 = a2^2;

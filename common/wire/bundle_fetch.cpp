@@ -8,7 +8,6 @@
 #include <optional>
 #include <random>
 #include <thread>
-
 #include <zmq_addon.hpp>
 
 #include "common/wire/chunk_pipeline.hpp"
@@ -75,9 +74,13 @@ struct Session {
         std::memcpy(&event, ev[0].data(), 2);
         if (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED || event == ZMQ_EVENT_CONNECTED) connected = true;
         if (event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH || event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL)
-          throw TransferError(ErrorCode::Auth, endpoint + " refused the handshake (is our CURVE public key on its allow-list, and is the server key right?)");
+          throw TransferError(
+              ErrorCode::Auth,
+              endpoint +
+                  " refused the handshake (is our CURVE public key on its allow-list, and is the server key right?)");
         if (event == ZMQ_EVENT_DISCONNECTED && connected)
-          throw TransferError(ErrorCode::PeerGone, "connection to " + endpoint + " dropped " + progress() + " of '" + key + "'");
+          throw TransferError(ErrorCode::PeerGone,
+                              "connection to " + endpoint + " dropped " + progress() + " of '" + key + "'");
       }
       ev.clear();
     }
@@ -103,9 +106,11 @@ struct Session {
       }
       auto now = std::chrono::steady_clock::now();
       if (now >= deadline)
-        throw TransferError(ErrorCode::Timeout, "no message from " + endpoint + " for " + std::to_string(timeout.count()) + " ms " +
-                                                    progress() + " of '" + key + "' (server gone, stalled or unreachable)");
-      zmq::pollitem_t items[3] = {{sock.handle(), 0, ZMQ_POLLIN, 0}, {monitor.handle(), 0, ZMQ_POLLIN, 0}, {nullptr, wake_fd, ZMQ_POLLIN, 0}};
+        throw TransferError(ErrorCode::Timeout, "no message from " + endpoint + " for " +
+                                                    std::to_string(timeout.count()) + " ms " + progress() + " of '" +
+                                                    key + "' (server gone, stalled or unreachable)");
+      zmq::pollitem_t items[3] = {
+          {sock.handle(), 0, ZMQ_POLLIN, 0}, {monitor.handle(), 0, ZMQ_POLLIN, 0}, {nullptr, wake_fd, ZMQ_POLLIN, 0}};
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now) + std::chrono::milliseconds(1);
       zmq::poll(items, wake_fd >= 0 ? 3 : 2, left);
       if (wake_fd >= 0 && (items[2].revents & ZMQ_POLLIN)) return std::nullopt;
@@ -125,14 +130,20 @@ uint32_t fetch_threads(const FetchOptions& o) {
 cs::WitnessBundle fetch_bundle(zmq::context_t& ctx, const std::string& endpoint, const std::string& bundle_key,
                                const FetchOptions& opts) {
   if (opts.window == 0 || opts.window > kMaxWindow)
-    throw TransferError(ErrorCode::Internal, "window must be 1.." + std::to_string(kMaxWindow) + ", got " + std::to_string(opts.window));
+    throw TransferError(ErrorCode::Internal,
+                        "window must be 1.." + std::to_string(kMaxWindow) + ", got " + std::to_string(opts.window));
   if (bundle_key.empty() || bundle_key.size() > kMaxKeyBytes)
     throw TransferError(ErrorCode::Internal, "bundle key of " + std::to_string(bundle_key.size()) + " bytes");
   if (opts.timeout.count() <= 0) throw TransferError(ErrorCode::Internal, "timeout must be positive");
-  if (opts.threads > 64) throw TransferError(ErrorCode::Internal, "threads must be 0 (auto) or 1..64, got " + std::to_string(opts.threads));
+  if (opts.threads > 64)
+    throw TransferError(ErrorCode::Internal, "threads must be 0 (auto) or 1..64, got " + std::to_string(opts.threads));
 
-  Session s{zmq::socket_t(ctx, zmq::socket_type::dealer), zmq::socket_t(ctx, zmq::socket_type::pair), endpoint, bundle_key,
-            new_transfer_id(), opts.timeout};
+  Session s{zmq::socket_t(ctx, zmq::socket_type::dealer),
+            zmq::socket_t(ctx, zmq::socket_type::pair),
+            endpoint,
+            bundle_key,
+            new_transfer_id(),
+            opts.timeout};
   // Long enough for a CANCEL to leave, short enough that a dead server never holds up
   // context termination.
   s.sock.set(zmq::sockopt::linger, 100);
@@ -159,11 +170,12 @@ cs::WitnessBundle fetch_bundle(zmq::context_t& ctx, const std::string& endpoint,
   try {
     s.send(encode_fetch(s.tid, bundle_key));
     Message h = s.next_message(frames);
-    if (h.type != MsgType::Header) throw TransferError(ErrorCode::Malformed, std::string("expected HEADER, got ") + msg_type_name(h.type));
+    if (h.type != MsgType::Header)
+      throw TransferError(ErrorCode::Malformed, std::string("expected HEADER, got ") + msg_type_name(h.type));
     // Admission before allocation: the announced size, then the header's own (checksummed) counts.
     if (h.total_size > opts.max_total_bytes)
-      throw TransferError(ErrorCode::TooLarge, "'" + bundle_key + "' is " + std::to_string(h.total_size) + " bytes, over the limit of " +
-                                                   std::to_string(opts.max_total_bytes));
+      throw TransferError(ErrorCode::TooLarge, "'" + bundle_key + "' is " + std::to_string(h.total_size) +
+                                                   " bytes, over the limit of " + std::to_string(opts.max_total_bytes));
     std::optional<cs::BundleReceiver> rx;
     try {
       rx.emplace(h.bundle_header, opts.max_total_bytes, opts.huge_pages);
@@ -171,7 +183,8 @@ cs::WitnessBundle fetch_bundle(zmq::context_t& ctx, const std::string& endpoint,
       throw TransferError(ErrorCode::Bundle, e.what());
     }
     if (rx->total_size() != h.total_size)
-      throw TransferError(ErrorCode::Malformed, "HEADER announces " + std::to_string(h.total_size) + " bytes, the bundle header describes " +
+      throw TransferError(ErrorCode::Malformed, "HEADER announces " + std::to_string(h.total_size) +
+                                                    " bytes, the bundle header describes " +
                                                     std::to_string(rx->total_size()));
     s.total = rx->total_size();
     s.received = rx->received();
@@ -180,7 +193,8 @@ cs::WitnessBundle fetch_bundle(zmq::context_t& ctx, const std::string& endpoint,
     ChunkPipeline pipeline(*rx, fetch_threads(opts));
     uint64_t granted = 0, taken = 0;  // chunks credited / taken off the socket
     auto corrupt_error = [&](uint64_t offset) {
-      return TransferError(ErrorCode::Checksum, "chunk at offset " + std::to_string(offset) + " of '" + bundle_key + "' from " + endpoint + " is corrupt");
+      return TransferError(ErrorCode::Checksum, "chunk at offset " + std::to_string(offset) + " of '" + bundle_key +
+                                                    "' from " + endpoint + " is corrupt");
     };
     for (;;) {
       // Credit: at most `window` chunks on their way to us, and at most window + 1 held
@@ -198,14 +212,17 @@ cs::WitnessBundle fetch_bundle(zmq::context_t& ctx, const std::string& endpoint,
         pipeline.clear_wake();
         continue;
       }
-      if (c->type != MsgType::Chunk) throw TransferError(ErrorCode::Malformed, std::string("expected CHUNK, got ") + msg_type_name(c->type));
+      if (c->type != MsgType::Chunk)
+        throw TransferError(ErrorCode::Malformed, std::string("expected CHUNK, got ") + msg_type_name(c->type));
       // One TCP connection keeps order, so every chunk must continue exactly where we are.
       if (c->offset != rx->received())
-        throw TransferError(ErrorCode::Malformed, "chunk at offset " + std::to_string(c->offset) + ", expected " + std::to_string(rx->received()));
+        throw TransferError(ErrorCode::Malformed, "chunk at offset " + std::to_string(c->offset) + ", expected " +
+                                                      std::to_string(rx->received()));
       uint64_t expect = std::min<uint64_t>(chunk, rx->remaining());
       if (c->data.size() != expect)
-        throw TransferError(ErrorCode::Malformed, "chunk at offset " + std::to_string(c->offset) + " is " + std::to_string(c->data.size()) +
-                                                      " bytes, expected " + std::to_string(expect));
+        throw TransferError(ErrorCode::Malformed, "chunk at offset " + std::to_string(c->offset) + " is " +
+                                                      std::to_string(c->data.size()) + " bytes, expected " +
+                                                      std::to_string(expect));
       // The data is frame 2 (decode() checked the layout); the pipeline owns that message now.
       pipeline.submit(rx->reserve(c->data.size()), std::move(frames[2]), c->checksum);
       ++taken;
@@ -217,7 +234,8 @@ cs::WitnessBundle fetch_bundle(zmq::context_t& ctx, const std::string& endpoint,
       return rx->finish();
     } catch (const cs::BundleError& e) {
       bool checksum = std::string_view(e.what()).find("checksum") != std::string_view::npos;
-      throw TransferError(checksum ? ErrorCode::Checksum : ErrorCode::Bundle, "'" + bundle_key + "' from " + endpoint + ": " + e.what());
+      throw TransferError(checksum ? ErrorCode::Checksum : ErrorCode::Bundle,
+                          "'" + bundle_key + "' from " + endpoint + ": " + e.what());
     }
   } catch (...) {
     s.cancel();

@@ -23,7 +23,6 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-
 #include <zmq.hpp>
 
 #include "common/cs/witness_bundle.hpp"
@@ -40,7 +39,7 @@ struct CurveClientKeys {
 inline constexpr uint32_t kMaxFetchThreads = 8;
 
 struct FetchOptions {
-  uint32_t window = 4;                     // chunks in flight, 1 .. kMaxWindow
+  uint32_t window = 4;  // chunks in flight, 1 .. kMaxWindow
   // Chunk workers (copy + chunk checksum + element checks), 0 = one per hardware thread up
   // to kMaxFetchThreads; one hashing thread comes on top. Workers beyond window + 1 idle.
   uint32_t threads = 0;
@@ -49,8 +48,8 @@ struct FetchOptions {
   // on a fragmented host the kernel compacts memory on each fault and it is far slower.
   bool huge_pages = false;
   std::chrono::milliseconds timeout{30000};  // longest wait for any one message from the server
-  uint64_t max_total_bytes = UINT64_MAX;   // admission limit, checked before allocating
-  std::optional<CurveClientKeys> curve;    // set: CURVE-encrypted, authenticated to the server
+  uint64_t max_total_bytes = UINT64_MAX;     // admission limit, checked before allocating
+  std::optional<CurveClientKeys> curve;      // set: CURVE-encrypted, authenticated to the server
 };
 
 // The chunk workers a fetch with these options runs (threads, or the automatic choice for 0).

@@ -7,7 +7,6 @@
 #include <mutex>
 #include <thread>
 #include <utility>
-
 #include <zmq_addon.hpp>
 
 #include "common/wire/message.hpp"
@@ -26,7 +25,9 @@ struct ChunkKeepAlive {
 
 // libzmq's free callback (C signature, so the hint is necessarily untyped); it runs on
 // whichever thread drops the message, and only destroys the keep-alive it was given.
-void release_chunk(void* /*data*/, void* hint) { std::unique_ptr<ChunkKeepAlive> owned(static_cast<ChunkKeepAlive*>(hint)); }
+void release_chunk(void* /*data*/, void* hint) {
+  std::unique_ptr<ChunkKeepAlive> owned(static_cast<ChunkKeepAlive*>(hint));
+}
 
 std::atomic<uint64_t> g_domain_counter{0};
 
@@ -34,10 +35,13 @@ std::atomic<uint64_t> g_domain_counter{0};
 
 class BundleServer::Impl {
  public:
-  Impl(zmq::context_t& ctx, const std::string& bind_endpoint, Options opts) : opts_(std::move(opts)), router_(ctx, zmq::socket_type::router) {
+  Impl(zmq::context_t& ctx, const std::string& bind_endpoint, Options opts)
+      : opts_(std::move(opts)), router_(ctx, zmq::socket_type::router) {
     if (opts_.chunk_bytes == 0 || opts_.chunk_bytes > kMaxChunkBytes)
-      throw TransferError(ErrorCode::Internal, "chunk_bytes must be 1.." + std::to_string(kMaxChunkBytes) + ", got " + std::to_string(opts_.chunk_bytes));
-    if (opts_.max_concurrent_transfers == 0) throw TransferError(ErrorCode::Internal, "max_concurrent_transfers must be >= 1");
+      throw TransferError(ErrorCode::Internal, "chunk_bytes must be 1.." + std::to_string(kMaxChunkBytes) + ", got " +
+                                                   std::to_string(opts_.chunk_bytes));
+    if (opts_.max_concurrent_transfers == 0)
+      throw TransferError(ErrorCode::Internal, "max_concurrent_transfers must be >= 1");
     // Queued chunks belong to transfers nobody will finish once we stop: drop them at close
     // instead of blocking context termination on a peer that may be dead.
     router_.set(zmq::sockopt::linger, 0);
@@ -77,7 +81,8 @@ class BundleServer::Impl {
   const std::string& endpoint() const { return endpoint_; }
 
   void publish(const std::string& key, std::shared_ptr<const cs::WitnessBundle> bundle) {
-    if (key.empty() || key.size() > kMaxKeyBytes) throw TransferError(ErrorCode::Internal, "bundle key of " + std::to_string(key.size()) + " bytes");
+    if (key.empty() || key.size() > kMaxKeyBytes)
+      throw TransferError(ErrorCode::Internal, "bundle key of " + std::to_string(key.size()) + " bytes");
     if (!bundle || bundle->empty() || bundle->bytes().size() <= cs::WitnessBundle::kHeaderSize)
       throw TransferError(ErrorCode::Internal, "publish('" + key + "'): empty or unsealed bundle");
     std::lock_guard lock(mu_);
@@ -160,22 +165,26 @@ class BundleServer::Impl {
     auto it = transfers_.find(tk);
     switch (m.type) {
       case MsgType::Fetch: {
-        if (it != transfers_.end()) return send_error(peer, m.transfer_id, ErrorCode::Malformed, "duplicate FETCH for a running transfer");
+        if (it != transfers_.end())
+          return send_error(peer, m.transfer_id, ErrorCode::Malformed, "duplicate FETCH for a running transfer");
         std::string key(m.key);
         std::shared_ptr<const cs::WitnessBundle> bundle;
         {
           std::lock_guard lock(mu_);
           if (auto b = bundles_.find(key); b != bundles_.end()) bundle = b->second;
         }
-        if (!bundle) return send_error(peer, m.transfer_id, ErrorCode::UnknownKey, "no bundle published under '" + key + "'");
+        if (!bundle)
+          return send_error(peer, m.transfer_id, ErrorCode::UnknownKey, "no bundle published under '" + key + "'");
         if (transfers_.size() >= opts_.max_concurrent_transfers)
-          return send_error(peer, m.transfer_id, ErrorCode::Busy, std::to_string(transfers_.size()) + " transfers running; retry later");
+          return send_error(peer, m.transfer_id, ErrorCode::Busy,
+                            std::to_string(transfers_.size()) + " transfers running; retry later");
         Transfer t;
         t.key = std::move(key);
         t.bundle = std::move(bundle);
         t.last_heard = Clock::now();
         auto bytes = t.bundle->bytes();
-        t.pending = encode_header(m.transfer_id, bytes.size(), uint32_t(opts_.chunk_bytes), bytes.first(cs::WitnessBundle::kHeaderSize));
+        t.pending = encode_header(m.transfer_id, bytes.size(), uint32_t(opts_.chunk_bytes),
+                                  bytes.first(cs::WitnessBundle::kHeaderSize));
         auto& slot = transfers_[tk] = std::move(t);
         active_ = transfers_.size();
         {
@@ -196,7 +205,8 @@ class BundleServer::Impl {
         return;
       default:
         count_malformed();
-        send_error(peer, m.transfer_id, ErrorCode::Malformed, std::string(msg_type_name(m.type)) + " is a server-to-fetcher message");
+        send_error(peer, m.transfer_id, ErrorCode::Malformed,
+                   std::string(msg_type_name(m.type)) + " is a server-to-fetcher message");
         return;
     }
   }
@@ -326,7 +336,9 @@ BundleServer::BundleServer(zmq::context_t& ctx, const std::string& bind_endpoint
     : impl_(std::make_unique<Impl>(ctx, bind_endpoint, std::move(opts))) {}
 BundleServer::~BundleServer() { stop(); }
 const std::string& BundleServer::endpoint() const { return impl_->endpoint(); }
-void BundleServer::publish(const std::string& key, std::shared_ptr<const cs::WitnessBundle> bundle) { impl_->publish(key, std::move(bundle)); }
+void BundleServer::publish(const std::string& key, std::shared_ptr<const cs::WitnessBundle> bundle) {
+  impl_->publish(key, std::move(bundle));
+}
 bool BundleServer::retract(const std::string& key) { return impl_->retract(key); }
 bool BundleServer::has(const std::string& key) const { return impl_->has(key); }
 size_t BundleServer::active_transfers() const { return impl_->active_transfers(); }

@@ -16,7 +16,6 @@
 #include <optional>
 #include <string>
 #include <vector>
-
 #include <zmq.hpp>
 
 #include "common/cs/witness_bundle.hpp"
@@ -47,13 +46,13 @@ class BundleServer {
   using Options = BundleServerOptions;
   struct Stats {
     uint64_t transfers_started = 0;
-    uint64_t transfers_completed = 0;   // last chunk handed to libzmq
-    uint64_t transfers_cancelled = 0;   // fetcher sent CANCEL
-    uint64_t transfers_timed_out = 0;   // idle_timeout without credit
-    uint64_t transfers_peer_gone = 0;   // the fetcher's connection disappeared
-    uint64_t errors_sent = 0;           // ERROR replies (unknown key, busy, malformed ...)
+    uint64_t transfers_completed = 0;  // last chunk handed to libzmq
+    uint64_t transfers_cancelled = 0;  // fetcher sent CANCEL
+    uint64_t transfers_timed_out = 0;  // idle_timeout without credit
+    uint64_t transfers_peer_gone = 0;  // the fetcher's connection disappeared
+    uint64_t errors_sent = 0;          // ERROR replies (unknown key, busy, malformed ...)
     uint64_t malformed_received = 0;
-    uint64_t bytes_sent = 0;            // chunk payload bytes
+    uint64_t bytes_sent = 0;  // chunk payload bytes
   };
 
   // Binds `bind_endpoint` (e.g. "tcp://127.0.0.1:0" for an ephemeral port) and starts the

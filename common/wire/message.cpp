@@ -61,40 +61,59 @@ bool known_type(uint8_t t) {
 
 void expect_frames(std::span<const zmq::message_t> frames, size_t n, MsgType t) {
   if (frames.size() != n)
-    malformed(std::string(msg_type_name(t)) + " needs " + std::to_string(n) + " frames, got " + std::to_string(frames.size()));
+    malformed(std::string(msg_type_name(t)) + " needs " + std::to_string(n) + " frames, got " +
+              std::to_string(frames.size()));
 }
 
 void expect_size(const zmq::message_t& m, size_t n, const char* what) {
-  if (m.size() != n) malformed(std::string(what) + " frame is " + std::to_string(m.size()) + " bytes, expected " + std::to_string(n));
+  if (m.size() != n)
+    malformed(std::string(what) + " frame is " + std::to_string(m.size()) + " bytes, expected " + std::to_string(n));
 }
 
 }  // namespace
 
 const char* msg_type_name(MsgType t) {
   switch (t) {
-    case MsgType::Fetch: return "FETCH";
-    case MsgType::Credit: return "CREDIT";
-    case MsgType::Cancel: return "CANCEL";
-    case MsgType::Header: return "HEADER";
-    case MsgType::Chunk: return "CHUNK";
-    case MsgType::Error: return "ERROR";
+    case MsgType::Fetch:
+      return "FETCH";
+    case MsgType::Credit:
+      return "CREDIT";
+    case MsgType::Cancel:
+      return "CANCEL";
+    case MsgType::Header:
+      return "HEADER";
+    case MsgType::Chunk:
+      return "CHUNK";
+    case MsgType::Error:
+      return "ERROR";
   }
   return "?";
 }
 
 const char* error_code_name(ErrorCode c) {
   switch (c) {
-    case ErrorCode::UnknownKey: return "unknown key";
-    case ErrorCode::Busy: return "server busy";
-    case ErrorCode::Malformed: return "malformed message";
-    case ErrorCode::Timeout: return "timeout";
-    case ErrorCode::Retracted: return "retracted";
-    case ErrorCode::Internal: return "internal error";
-    case ErrorCode::TooLarge: return "bundle too large";
-    case ErrorCode::Checksum: return "checksum mismatch";
-    case ErrorCode::Bundle: return "invalid bundle";
-    case ErrorCode::Auth: return "authentication";
-    case ErrorCode::PeerGone: return "peer gone";
+    case ErrorCode::UnknownKey:
+      return "unknown key";
+    case ErrorCode::Busy:
+      return "server busy";
+    case ErrorCode::Malformed:
+      return "malformed message";
+    case ErrorCode::Timeout:
+      return "timeout";
+    case ErrorCode::Retracted:
+      return "retracted";
+    case ErrorCode::Internal:
+      return "internal error";
+    case ErrorCode::TooLarge:
+      return "bundle too large";
+    case ErrorCode::Checksum:
+      return "checksum mismatch";
+    case ErrorCode::Bundle:
+      return "invalid bundle";
+    case ErrorCode::Auth:
+      return "authentication";
+    case ErrorCode::PeerGone:
+      return "peer gone";
   }
   return "unknown error code";
 }
@@ -105,7 +124,8 @@ Message decode(std::span<const zmq::message_t> frames) {
   expect_size(h, kFrameHeaderSize, "header");
   const uint8_t* p = bytes_of(h);
   if (std::memcmp(p, kMagic, 4) != 0) malformed("bad magic");
-  if (p[4] != kProtocolVersion) malformed("protocol version " + std::to_string(p[4]) + ", this build speaks " + std::to_string(kProtocolVersion));
+  if (p[4] != kProtocolVersion)
+    malformed("protocol version " + std::to_string(p[4]) + ", this build speaks " + std::to_string(kProtocolVersion));
   if (!known_type(p[5])) malformed("unknown message type " + std::to_string(p[5]));
   if (p[6] || p[7]) malformed("reserved header bytes are not zero");
   Message m;
@@ -140,7 +160,8 @@ Message decode(std::span<const zmq::message_t> frames) {
       m.total_size = get_u64(q);
       m.chunk_bytes = get_u32(q + 8);
       if (get_u32(q + 12) != 0) malformed("reserved HEADER bytes are not zero");
-      if (m.chunk_bytes == 0 || m.chunk_bytes > kMaxChunkBytes) malformed("chunk size " + std::to_string(m.chunk_bytes));
+      if (m.chunk_bytes == 0 || m.chunk_bytes > kMaxChunkBytes)
+        malformed("chunk size " + std::to_string(m.chunk_bytes));
       if (m.total_size <= cs::WitnessBundle::kHeaderSize) malformed("bundle size " + std::to_string(m.total_size));
       m.bundle_header = {bytes_of(frames[2]), frames[2].size()};
       break;
@@ -150,7 +171,8 @@ Message decode(std::span<const zmq::message_t> frames) {
       expect_size(frames[1], kMetaFrameSize, "CHUNK meta");
       m.offset = get_u64(bytes_of(frames[1]));
       m.checksum = get_u64(bytes_of(frames[1]) + 8);
-      if (frames[2].size() == 0 || frames[2].size() > kMaxChunkBytes) malformed("chunk of " + std::to_string(frames[2].size()) + " bytes");
+      if (frames[2].size() == 0 || frames[2].size() > kMaxChunkBytes)
+        malformed("chunk of " + std::to_string(frames[2].size()) + " bytes");
       m.data = {bytes_of(frames[2]), frames[2].size()};
       break;
     }
@@ -203,7 +225,8 @@ std::vector<zmq::message_t> encode_header(uint64_t transfer_id, uint64_t total_s
   return v;
 }
 
-std::vector<zmq::message_t> encode_chunk(uint64_t transfer_id, uint64_t offset, uint64_t checksum, zmq::message_t data) {
+std::vector<zmq::message_t> encode_chunk(uint64_t transfer_id, uint64_t offset, uint64_t checksum,
+                                         zmq::message_t data) {
   std::vector<zmq::message_t> v;
   v.push_back(header_frame(MsgType::Chunk, transfer_id));
   v.push_back(meta_frame(offset, checksum));

@@ -37,7 +37,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
 #include <zmq.hpp>
 
 namespace zkmill::wire {
@@ -60,17 +59,17 @@ const char* msg_type_name(MsgType t);
 
 // Why a transfer failed; ERROR messages carry the server-side subset (UnknownKey .. Internal).
 enum class ErrorCode : uint32_t {
-  UnknownKey = 1,   // no bundle published under that key
-  Busy = 2,         // the server is at max_concurrent_transfers
-  Malformed = 3,    // a message failed size / schema checks
-  Timeout = 4,      // no message from the peer within the timeout
-  Retracted = 5,    // reserved: the key was retracted (in-flight transfers still finish today)
-  Internal = 6,     // the server hit an unexpected error
-  TooLarge = 7,     // (fetcher side) the bundle exceeds max_total_bytes
-  Checksum = 8,     // (fetcher side) a chunk or the bundle's own checksum did not match
-  Bundle = 9,       // (fetcher side) the received bundle failed parse-time validation
-  Auth = 10,        // (fetcher side) the server rejected our CURVE key / handshake
-  PeerGone = 11,    // (fetcher side) the connection to the server dropped mid-transfer
+  UnknownKey = 1,  // no bundle published under that key
+  Busy = 2,        // the server is at max_concurrent_transfers
+  Malformed = 3,   // a message failed size / schema checks
+  Timeout = 4,     // no message from the peer within the timeout
+  Retracted = 5,   // reserved: the key was retracted (in-flight transfers still finish today)
+  Internal = 6,    // the server hit an unexpected error
+  TooLarge = 7,    // (fetcher side) the bundle exceeds max_total_bytes
+  Checksum = 8,    // (fetcher side) a chunk or the bundle's own checksum did not match
+  Bundle = 9,      // (fetcher side) the received bundle failed parse-time validation
+  Auth = 10,       // (fetcher side) the server rejected our CURVE key / handshake
+  PeerGone = 11,   // (fetcher side) the connection to the server dropped mid-transfer
 };
 const char* error_code_name(ErrorCode c);
 
@@ -88,16 +87,16 @@ class TransferError : public std::runtime_error {
 struct Message {
   MsgType type = MsgType::Fetch;
   uint64_t transfer_id = 0;
-  std::string_view key;                   // FETCH
-  uint32_t grant = 0;                     // CREDIT
-  uint64_t total_size = 0;                // HEADER
-  uint32_t chunk_bytes = 0;               // HEADER
-  std::span<const uint8_t> bundle_header; // HEADER (96 bytes)
-  uint64_t offset = 0;                    // CHUNK
-  uint64_t checksum = 0;                  // CHUNK
-  std::span<const uint8_t> data;          // CHUNK
-  ErrorCode code = ErrorCode::Internal;   // ERROR
-  std::string_view text;                  // ERROR
+  std::string_view key;                    // FETCH
+  uint32_t grant = 0;                      // CREDIT
+  uint64_t total_size = 0;                 // HEADER
+  uint32_t chunk_bytes = 0;                // HEADER
+  std::span<const uint8_t> bundle_header;  // HEADER (96 bytes)
+  uint64_t offset = 0;                     // CHUNK
+  uint64_t checksum = 0;                   // CHUNK
+  std::span<const uint8_t> data;           // CHUNK
+  ErrorCode code = ErrorCode::Internal;    // ERROR
+  std::string_view text;                   // ERROR
 };
 
 // Checks frame count, frame sizes, magic, version, type and reserved fields; throws

@@ -18,7 +18,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
 #include <zmq.hpp>
 
 namespace zkmill::wire {

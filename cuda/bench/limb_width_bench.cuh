@@ -8,8 +8,8 @@
 
 #include <cstdint>
 
-#include "cuda/runtime/gpu_memory.cuh"
 #include "cuda/ff/mont32.hpp"
+#include "cuda/runtime/gpu_memory.cuh"
 
 namespace zkmill::cuda::limbs {
 

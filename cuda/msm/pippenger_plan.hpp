@@ -29,18 +29,18 @@
 namespace zkmill::cuda::pippenger {
 
 struct MsmPlan {
-  uint32_t n = 0;            // points
-  int scalar_bits = 0;       // bit length of the scalar field's modulus
-  int c = 0;                 // window width in bits
-  int windows = 0;           // W = floor(bits / c) + 1: the top window can absorb the last carry
-  int bucket_bits = 0;       // c - 1
-  uint32_t buckets = 0;      // B = 2^(c-1) buckets per window (|d| = 1 .. B)
-  uint32_t total_buckets = 0;// W * B
-  int key_bits = 0;          // sort key width: bucket_bits + bit_width(W) (zero digits sort last)
-  int group_bits = 0;        // log2 G
-  int group_count_bits = 0;  // log2 K, K = B / G
-  uint32_t chunk = 0;        // first accumulation level: at most this many points per thread
-  uint32_t chunk2 = 0;       // later levels: at most this many partial sums per thread
+  uint32_t n = 0;              // points
+  int scalar_bits = 0;         // bit length of the scalar field's modulus
+  int c = 0;                   // window width in bits
+  int windows = 0;             // W = floor(bits / c) + 1: the top window can absorb the last carry
+  int bucket_bits = 0;         // c - 1
+  uint32_t buckets = 0;        // B = 2^(c-1) buckets per window (|d| = 1 .. B)
+  uint32_t total_buckets = 0;  // W * B
+  int key_bits = 0;            // sort key width: bucket_bits + bit_width(W) (zero digits sort last)
+  int group_bits = 0;          // log2 G
+  int group_count_bits = 0;    // log2 K, K = B / G
+  uint32_t chunk = 0;          // first accumulation level: at most this many points per thread
+  uint32_t chunk2 = 0;         // later levels: at most this many partial sums per thread
 
   ZK_HD uint32_t groups() const { return buckets >> group_bits; }
   ZK_HD uint64_t digits() const { return uint64_t(windows) * n; }

@@ -32,14 +32,14 @@
 #include <string>
 #include <vector>
 
-#include "cuda/runtime/gpu_memory.cuh"
 #include "cuda/ff/mont32.hpp"
 #include "cuda/ntt/ntt.hpp"
+#include "cuda/runtime/gpu_memory.cuh"
 
 namespace zkmill::cuda::ntt {
 
-constexpr int kTileLog = 10;     // elements per shared-memory tile: 2^10 (32 KB of Fr)
-constexpr int kPowLoLog = 12;    // split of an exponent into hi / lo table indices
+constexpr int kTileLog = 10;   // elements per shared-memory tile: 2^10 (32 KB of Fr)
+constexpr int kPowLoLog = 12;  // split of an exponent into hi / lo table indices
 constexpr uint32_t kPowLo = 1u << kPowLoLog;
 
 enum class Gather : int {
@@ -56,8 +56,8 @@ struct PassArgs {
   uint32_t k;        // stages in this pass
   uint32_t lo_bits;  // log2 of the consecutive low indices a tile takes (0 on the first pass)
   Gather gather;
-  bool post_scale;   // multiply the output by g^-j (last pass of a coset inverse)
-  F scale;           // n^-1 for Gather::kInverse
+  bool post_scale;  // multiply the output by g^-j (last pass of a coset inverse)
+  F scale;          // n^-1 for Gather::kInverse
 };
 
 // x^e for e < 2^(kPowLoLog + hi_bits), from lo[i] = x^i (i < 2^kPowLoLog) and hi[h] = x^(h 2^kPowLoLog).
@@ -77,9 +77,9 @@ __global__ void twiddles_kernel(F* tw, uint32_t log_max, uint64_t count, const F
 }
 
 template <class F>
-__global__ void __launch_bounds__(1 << (kTileLog - 1)) ntt_pass_kernel(const F* src, F* dst, const F* tw,
-                                                                        PassArgs<F> a, const F* g_lo, const F* g_hi,
-                                                                        const F* ginv_lo, const F* ginv_hi) {
+__global__ void __launch_bounds__(1 << (kTileLog - 1))
+    ntt_pass_kernel(const F* src, F* dst, const F* tw, PassArgs<F> a, const F* g_lo, const F* g_hi, const F* ginv_lo,
+                    const F* ginv_hi) {
   __shared__ F sm[1 << kTileLog];
   const uint32_t tile_log = a.k + a.lo_bits;
   const uint32_t half = 1u << (tile_log - 1);
@@ -177,7 +177,7 @@ class Engine {
       const uint32_t tile_log = a.k + a.lo_bits;
       const uint64_t blocks = uint64_t(1) << (uint32_t(log_n) - tile_log);
       ntt_pass_kernel<F><<<unsigned(blocks), 1u << (tile_log - 1), 0, stream_>>>(d_in, d_out, tw_.get(), a, g_lo, g_hi,
-                                                                                ginv_lo, ginv_hi);
+                                                                                 ginv_lo, ginv_hi);
       ZK_CUDA_OK_LAUNCH();
       a.gather = Gather::kInPlace;
       s0 += a.k;
@@ -212,7 +212,7 @@ class Engine {
     const uint64_t count = (uint64_t(1) << log_n) - 1;
     tw_ = DeviceBuffer<F>(count, "NTT twiddles");
     twiddles_kernel<F><<<unsigned((count + 255) / 256), 256, 0, stream_>>>(tw_.get(), uint32_t(log_n), count,
-                                                                          tables.get(), tables.get() + kPowLo);
+                                                                           tables.get(), tables.get() + kPowLo);
     ZK_CUDA_OK_LAUNCH();
     ZK_CUDA_OK(cudaStreamSynchronize(stream_));  // `tables` and `host` go out of scope
     tw_log_ = log_n;

@@ -33,10 +33,11 @@ inline std::optional<GpuInfo> find_gpu(int index, std::string* why_not) {
   auto it = std::find_if(gpus.begin(), gpus.end(), [index](const GpuInfo& g) { return g.index == index; });
   if (it != gpus.end()) return *it;
   if (why_not)
-    *why_not = "CUDA device " + std::to_string(index) + " does not exist (" +
-               (gpus.empty() ? (err.empty() ? std::string("no CUDA device visible") : err)
-                             : std::to_string(gpus.size()) + " device(s) visible, 0.." + std::to_string(gpus.size() - 1)) +
-               ")";
+    *why_not =
+        "CUDA device " + std::to_string(index) + " does not exist (" +
+        (gpus.empty() ? (err.empty() ? std::string("no CUDA device visible") : err)
+                      : std::to_string(gpus.size()) + " device(s) visible, 0.." + std::to_string(gpus.size() - 1)) +
+        ")";
   return std::nullopt;
 }
 

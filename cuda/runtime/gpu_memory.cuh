@@ -12,8 +12,8 @@
 #include <string>
 #include <utility>
 
-#include "cuda/runtime/gpu_result.hpp"
 #include "cuda/runtime/cuda_check.cuh"
+#include "cuda/runtime/gpu_result.hpp"
 
 namespace zkmill::cuda {
 
@@ -136,8 +136,7 @@ GpuResult run_guarded(Body&& body) noexcept {
     return {GpuErrc::kOutOfMemory, e.what()};
   } catch (const CudaError& e) {
     (void)cudaGetLastError();
-    if (e.code() == cudaErrorNoDevice || e.code() == cudaErrorInsufficientDriver)
-      return {GpuErrc::kNoDevice, e.what()};
+    if (e.code() == cudaErrorNoDevice || e.code() == cudaErrorInsufficientDriver) return {GpuErrc::kNoDevice, e.what()};
     if (e.code() == cudaErrorMemoryAllocation) return {GpuErrc::kOutOfMemory, e.what()};
     return {GpuErrc::kCudaError, e.what()};
   } catch (const std::invalid_argument& e) {

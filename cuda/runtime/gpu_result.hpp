@@ -18,12 +18,18 @@ enum class GpuErrc : int {
 
 inline const char* to_string(GpuErrc c) {
   switch (c) {
-    case GpuErrc::kOk: return "ok";
-    case GpuErrc::kInvalidArgument: return "invalid argument";
-    case GpuErrc::kNoDevice: return "no device";
-    case GpuErrc::kOutOfMemory: return "out of memory";
-    case GpuErrc::kCudaError: return "cuda error";
-    case GpuErrc::kInternal: return "internal error";
+    case GpuErrc::kOk:
+      return "ok";
+    case GpuErrc::kInvalidArgument:
+      return "invalid argument";
+    case GpuErrc::kNoDevice:
+      return "no device";
+    case GpuErrc::kOutOfMemory:
+      return "out of memory";
+    case GpuErrc::kCudaError:
+      return "cuda error";
+    case GpuErrc::kInternal:
+      return "internal error";
   }
   return "unknown";
 }

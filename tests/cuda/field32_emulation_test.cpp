@@ -52,8 +52,7 @@ TYPED_TEST(Fp32Emulation, MatchesCpuField) {
     ASSERT_EQ(D::from_canonical(da.to_canonical()), da);
     const auto c = a.to_canonical();
     const D dc = da.to_canonical();
-    for (size_t i = 0; i < c.size(); ++i)
-      ASSERT_EQ(uint64_t(dc.v[2 * i]) | (uint64_t(dc.v[2 * i + 1]) << 32), c[i]);
+    for (size_t i = 0; i < c.size(); ++i) ASSERT_EQ(uint64_t(dc.v[2 * i]) | (uint64_t(dc.v[2 * i + 1]) << 32), c[i]);
   }
   for (int i = 0; i < 3; ++i) {
     const H a = i == 0 ? -H::one() : H::random(rng);

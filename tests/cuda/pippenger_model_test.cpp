@@ -62,8 +62,10 @@ typename C::G1 model_msm(const std::vector<typename C::G1Affine>& pts, const std
     for (int o = 0; o < p.sums_per_window(); ++o) {
       B acc = B::infinity();
       for (uint32_t g = 0; g < k; ++g) {
-        if (o == 0) acc.add(tri[size_t(w) * k + g]);
-        else if ((g >> (o - 1)) & 1u) acc.add(run[size_t(w) * k + g]);
+        if (o == 0)
+          acc.add(tri[size_t(w) * k + g]);
+        else if ((g >> (o - 1)) & 1u)
+          acc.add(run[size_t(w) * k + g]);
       }
       sums.push_back(G::to_host(acc));
     }
@@ -79,14 +81,13 @@ TYPED_TEST(PippengerModel, MatchesNaiveForSeveralWindowWidths) {
   using C = TypeParam;
   std::mt19937_64 rng(11);
   auto kp = cuda_ref::progression_points<C>(200, rng);
-  kp.points[3] = kp.points[5];                 // a repeated point
-  kp.points[7] = C::G1Affine::identity();      // a point at infinity
+  kp.points[3] = kp.points[5];             // a repeated point
+  kp.points[7] = C::G1Affine::identity();  // a point at infinity
   auto sc = cuda_ref::random_scalars<typename C::Fr>(kp.points.size(), rng);
-  sc[9] = -C::Fr::one();                       // the largest scalar
+  sc[9] = -C::Fr::one();  // the largest scalar
   sc[10] = C::Fr::zero();
   const auto want = cuda_ref::naive_msm<C>(kp.points, sc);
-  for (int c : {0, 2, 3, 5, 8, 13})
-    EXPECT_EQ(model_msm<C>(kp.points, sc, c), want) << "c = " << c;
+  for (int c : {0, 2, 3, 5, 8, 13}) EXPECT_EQ(model_msm<C>(kp.points, sc, c), want) << "c = " << c;
 }
 
 TYPED_TEST(PippengerModel, SkewedScalars) {

@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tests/support/gpu.hpp"
 #include "tests/support/fixtures.hpp"
+#include "tests/support/gpu.hpp"
 #include "tests/support/process.hpp"
 
 using namespace zkmill::test;
@@ -187,7 +187,8 @@ class BadInput : public ::testing::TestWithParam<const char*> {};
 TEST_P(BadInput, ErrorsAreExit2AndNamed) {
   const std::string curve = GetParam(), other = curve == "bn128" ? "bls12381" : "bn128";
   fs::path d = scratch_dir();
-  const std::string zkey = interop_fixture(curve, "multiplier", "zkey"), wtns = interop_fixture(curve, "multiplier", "wtns"),
+  const std::string zkey = interop_fixture(curve, "multiplier", "zkey"),
+                    wtns = interop_fixture(curve, "multiplier", "wtns"),
                     r1cs = interop_fixture(curve, "multiplier", "r1cs");
   const std::string proof = (d / "proof.json").string(), pub = (d / "public.json").string();
   auto prove = [&](const std::string& z, const std::string& w) {

@@ -94,6 +94,8 @@ inline pid_t spawn_background(const std::vector<std::string>& args, const fs::pa
 inline std::string zkmill_binary() { return std::string(ZKMILL_BINARY_DIR) + "/bin/zkmill"; }
 inline Result run_zkmill(const std::vector<std::string>& args) { return run_program(zkmill_binary(), args); }
 
-inline bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+inline bool contains(const std::string& hay, const std::string& needle) {
+  return hay.find(needle) != std::string::npos;
+}
 
 }  // namespace zkmill::test

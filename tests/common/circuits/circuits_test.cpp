@@ -82,7 +82,7 @@ TYPED_TEST(Circuits, RecordedSizeIsCloseToTarget) {
   for (uint64_t size : {3000u, 8192u, 20000u, 65536u}) {
     for (std::string_view name : circuit_names()) {
       if (name == "merkle" && size < 8192) continue;  // one level is ~300 constraints
-      if (name == "porep") continue;                   // ~94k at least: porep_test.cpp sizes it
+      if (name == "porep") continue;                  // ~94k at least: porep_test.cpp sizes it
       auto c = make_circuit<F>(name, size, 0, 0);
       RecordingCS<F> rec;
       c->synthesize(rec);
@@ -115,7 +115,8 @@ TYPED_TEST(Circuits, ProverMatchesRecordedMatrices) {
     EXPECT_TRUE(std::ranges::equal(abc.a, prover.a())) << name;
     EXPECT_TRUE(std::ranges::equal(abc.b, prover.b())) << name;
     EXPECT_TRUE(std::ranges::equal(abc.c, prover.c())) << name;
-    for (size_t i = 0; i < r.n_rows(); ++i) ASSERT_EQ(prover.a()[i] * prover.b()[i], prover.c()[i]) << name << " row " << i;
+    for (size_t i = 0; i < r.n_rows(); ++i)
+      ASSERT_EQ(prover.a()[i] * prover.b()[i], prover.c()[i]) << name << " row " << i;
     EXPECT_EQ(prover.aux_in_a(), r.aux_in_a) << name;
     EXPECT_EQ(prover.aux_in_b(), r.aux_in_b) << name;
     EXPECT_EQ(prover.input_in_b(), r.input_in_b) << name;

@@ -1,12 +1,12 @@
 // checksum64: streaming equals one-shot for any chunking, every single-bit flip and every
 // length change is detected, and seeds separate domains.
+#include "common/cs/checksum.hpp"
+
 #include <gtest/gtest.h>
 
 #include <random>
 #include <set>
 #include <vector>
-
-#include "common/cs/checksum.hpp"
 
 using zkmill::cs::Checksum64;
 using zkmill::cs::checksum64;

@@ -1,13 +1,14 @@
 // Witness bundle: round trip, streaming reception, and a clear error for every kind of bad
 // input (truncation, magic, version, corruption, non-canonical elements, wrong curve).
+#include "common/cs/witness_bundle.hpp"
+
 #include <gtest/gtest.h>
 
 #include <random>
 
 #include "common/circuits/chain.hpp"
-#include "common/cs/proving_cs.hpp"
 #include "common/cs/bundle_receiver.hpp"
-#include "common/cs/witness_bundle.hpp"
+#include "common/cs/proving_cs.hpp"
 
 using namespace zkmill;
 using namespace zkmill::cs;
@@ -95,7 +96,8 @@ TYPED_TEST(WitnessBundles, StreamsInAnyChunks) {
     short_rx.finish();
     FAIL();
   } catch (const BundleError& e) {
-    EXPECT_EQ(std::string(e.what()), "witness bundle: truncated: need " + std::to_string(wire.size()) + " bytes, have 200");
+    EXPECT_EQ(std::string(e.what()),
+              "witness bundle: truncated: need " + std::to_string(wire.size()) + " bytes, have 200");
   }
   EXPECT_THROW(BundleReceiver(wire, wire.size() - 1), BundleError) << "size limit checked before allocating";
   BundleReceiver over(wire);
@@ -114,8 +116,9 @@ TYPED_TEST(WitnessBundles, ClearErrors) {
   const BundleLayout& l = b.layout();
 
   EXPECT_EQ(error_of(std::span(wire).first(50)), "witness bundle: truncated: need 96 bytes for the header, have 50");
-  EXPECT_EQ(error_of(std::span(wire).first(wire.size() - 1)),
-            "witness bundle: truncated: need " + std::to_string(wire.size()) + " bytes, have " + std::to_string(wire.size() - 1));
+  EXPECT_EQ(error_of(std::span(wire).first(wire.size() - 1)), "witness bundle: truncated: need " +
+                                                                  std::to_string(wire.size()) + " bytes, have " +
+                                                                  std::to_string(wire.size() - 1));
   std::vector<uint8_t> longer = wire;
   longer.push_back(0);
   EXPECT_NE(error_of(longer).find("trailing data"), std::string::npos);
@@ -158,7 +161,8 @@ TYPED_TEST(WitnessBundles, ClearErrors) {
   v = wire;
   put_u64(v, 80, 256);  // domain smaller than n_rows = 303
   reseal(v, l);
-  EXPECT_NE(error_of(v).find("domain size 256 is not a power of two >= n_rows = 303"), std::string::npos) << error_of(v);
+  EXPECT_NE(error_of(v).find("domain size 256 is not a power of two >= n_rows = 303"), std::string::npos)
+      << error_of(v);
 }
 
 TYPED_TEST(WitnessBundles, TypedAccessChecksTheCurve) {

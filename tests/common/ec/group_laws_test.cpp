@@ -17,8 +17,8 @@ class GroupLaws : public ::testing::Test {
   J rnd() { return J::generator() * Fr::random(rng); }
 };
 
-using Groups = ::testing::Types<curves::Bn254G1Params, curves::Bn254G2Params, curves::Bls12381G1Params,
-                                curves::Bls12381G2Params>;
+using Groups =
+    ::testing::Types<curves::Bn254G1Params, curves::Bn254G2Params, curves::Bls12381G1Params, curves::Bls12381G2Params>;
 TYPED_TEST_SUITE(GroupLaws, Groups);
 
 TYPED_TEST(GroupLaws, GeneratorOnCurveAndOfOrderR) {

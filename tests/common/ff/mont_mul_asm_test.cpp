@@ -34,8 +34,9 @@ template <class F>
 std::vector<Limbs<F::N>> edge_values() {
   constexpr size_t N = F::N;
   using C = typename F::C;
-  std::vector<Limbs<N>> v = {small<N>(0), small<N>(1), small<N>(2), small<N>(~uint64_t(0)), C::p_minus_1, C::p_minus_2,
-                             C::half_p_minus_1, C::r1, C::r2};
+  std::vector<Limbs<N>> v = {small<N>(0),  small<N>(1),  small<N>(2),       small<N>(~uint64_t(0)),
+                             C::p_minus_1, C::p_minus_2, C::half_p_minus_1, C::r1,
+                             C::r2};
   Limbs<N> r_inv;  // R^-1 mod p: one's Montgomery form times R^-2
   F::mont_mul_portable(r_inv, small<N>(1), small<N>(1));
   v.push_back(r_inv);

@@ -11,8 +11,8 @@
 
 #include "common/curves/dispatch.hpp"
 #include "common/formats/circom_files.hpp"
-#include "common/groth16/snarkjs_verify.hpp"
 #include "common/formats/zkey_prover.hpp"
+#include "common/groth16/snarkjs_verify.hpp"
 #include "tests/support/fixtures.hpp"
 
 namespace zkmill::formats {
@@ -165,9 +165,12 @@ TEST(Malformed, EveryTruncationIsRejected) {
       for (size_t len = 0; len < bytes.size(); len += step) {
         std::span<const uint8_t> s(bytes.data(), len);
         std::string msg = error_of([&] {
-          if (std::string(ext) == "wtns") WtnsFile::parse(s, "t.wtns");
-          else if (std::string(ext) == "r1cs") R1csFile::parse(s, "t.r1cs");
-          else ZkeyFile::parse(s, "t.zkey");
+          if (std::string(ext) == "wtns")
+            WtnsFile::parse(s, "t.wtns");
+          else if (std::string(ext) == "r1cs")
+            R1csFile::parse(s, "t.r1cs");
+          else
+            ZkeyFile::parse(s, "t.zkey");
         });
         ASSERT_FALSE(msg.empty()) << ext << " truncated to " << len << " bytes was accepted";
         ASSERT_EQ(msg.rfind("t.", 0), 0u) << msg;
@@ -226,7 +229,8 @@ TEST(Malformed, NamedErrors) {
   auto other_q = zk;
   other_q[28 + 12 + 4] ^= 1;
   EXPECT_NE(zparse(other_q).find("is not supported"), std::string::npos);
-  EXPECT_NE(error_of([&] { WtnsFile::parse(patched(wt, 0, 0), "w.wtns"); }).find("not a .wtns file"), std::string::npos);
+  EXPECT_NE(error_of([&] { WtnsFile::parse(patched(wt, 0, 0), "w.wtns"); }).find("not a .wtns file"),
+            std::string::npos);
   // .r1cs with a custom-gates section appended (type 4, empty).
   auto gates = rc;
   gates.insert(gates.end(), {4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});

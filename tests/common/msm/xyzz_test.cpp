@@ -1,11 +1,12 @@
 // XYZZ coordinates (common/ec/xyzz.hpp) against the Jacobian reference, for all four groups.
+#include "common/ec/xyzz.hpp"
+
 #include <gtest/gtest.h>
 
 #include <random>
 
 #include "common/curves/bls12_381.hpp"
 #include "common/curves/bn254.hpp"
-#include "common/ec/xyzz.hpp"
 
 using namespace zkmill;
 
@@ -22,8 +23,8 @@ class XyzzTest : public ::testing::Test {
   X rnd_xyzz() { return X::from_jacobian(rnd()); }
 };
 
-using Groups = ::testing::Types<curves::Bn254G1Params, curves::Bn254G2Params, curves::Bls12381G1Params,
-                                curves::Bls12381G2Params>;
+using Groups =
+    ::testing::Types<curves::Bn254G1Params, curves::Bn254G2Params, curves::Bls12381G1Params, curves::Bls12381G2Params>;
 TYPED_TEST_SUITE(XyzzTest, Groups);
 
 TYPED_TEST(XyzzTest, ConversionsRoundTrip) {

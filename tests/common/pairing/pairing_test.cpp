@@ -207,12 +207,11 @@ TYPED_TEST(PairingProps, PairingProductIsOne) {
   // choose A, B with ab = al*be + l*ga + c*de
   Fr bb = this->rnd();
   Fr aa = (al * be + l * ga + c * de) * bb.inverse();
-  auto prep_beta = E::prepare(this->g2(be)), prep_gamma = E::prepare(this->g2(ga)), prep_delta = E::prepare(this->g2(de));
+  auto prep_beta = E::prepare(this->g2(be)), prep_gamma = E::prepare(this->g2(ga)),
+       prep_delta = E::prepare(this->g2(de));
   auto prep_B = E::prepare(this->g2(bb));
-  std::vector<typename E::PreparedPair> g16{{-this->g1(aa), &prep_B},
-                                             {this->g1(al), &prep_beta},
-                                             {this->g1(l), &prep_gamma},
-                                             {this->g1(c), &prep_delta}};
+  std::vector<typename E::PreparedPair> g16{
+      {-this->g1(aa), &prep_B}, {this->g1(al), &prep_beta}, {this->g1(l), &prep_gamma}, {this->g1(c), &prep_delta}};
   EXPECT_TRUE(E::pairing_product_is_one(g16));
   g16[2].first = this->g1(l + Fr::one());
   EXPECT_FALSE(E::pairing_product_is_one(g16));

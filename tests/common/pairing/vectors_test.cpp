@@ -5,10 +5,9 @@
 
 #include <array>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "common/pairing/engine.hpp"
 

@@ -1,12 +1,12 @@
 // EvaluationDomain FFTs against the O(n^2) DFT and Horner evaluation, round trips, cosets,
 // bit reversal and thread-count independence, as typed tests for both Groth16 scalar fields.
+#include "common/poly/evaluation_domain.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <random>
 #include <vector>
-
-#include "common/poly/evaluation_domain.hpp"
 
 using namespace zkmill::ff;
 using zkmill::poly::EvaluationDomain;

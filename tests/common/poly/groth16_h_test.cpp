@@ -1,11 +1,11 @@
 // Groth16 quotient: A(t)B(t) - C(t) = h(t)(t^n - 1) at a random t for satisfied systems, fails for
 // unsatisfied ones, agrees with the unfused bellman pipeline and with a single-thread run.
+#include "common/poly/groth16_h.hpp"
+
 #include <gtest/gtest.h>
 
 #include <random>
 #include <vector>
-
-#include "common/poly/groth16_h.hpp"
 
 using namespace zkmill::ff;
 using zkmill::poly::EvaluationDomain;

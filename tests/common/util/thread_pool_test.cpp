@@ -1,11 +1,11 @@
 // ThreadPool covers every index exactly once, propagates exceptions and allows nesting.
+#include "common/util/thread_pool.hpp"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <numeric>
 #include <stdexcept>
-
-#include "common/util/thread_pool.hpp"
 
 using zkmill::util::ThreadPool;
 
@@ -22,9 +22,10 @@ TEST(ThreadPool, ParallelForCoversEveryIndexOnce) {
 
 TEST(ThreadPool, ExceptionsReachTheCaller) {
   ThreadPool pool(3);
-  EXPECT_THROW(pool.run_tasks(10, [](size_t i) {
-    if (i == 7) throw std::runtime_error("task 7");
-  }),
+  EXPECT_THROW(pool.run_tasks(10,
+                              [](size_t i) {
+                                if (i == 7) throw std::runtime_error("task 7");
+                              }),
                std::runtime_error);
   // The pool is still usable afterwards.
   std::atomic<size_t> sum{0};

@@ -6,7 +6,6 @@
 #include <future>
 #include <iostream>
 #include <thread>
-
 #include <zmq_addon.hpp>
 
 #include "common/wire/bundle_fetch.hpp"
@@ -33,7 +32,8 @@ FetchOptions quick(std::chrono::milliseconds timeout = 5000ms) {
   return o;
 }
 
-ErrorCode fetch_error(zmq::context_t& ctx, const std::string& ep, const std::string& key, const FetchOptions& o, std::string* what = nullptr) {
+ErrorCode fetch_error(zmq::context_t& ctx, const std::string& ep, const std::string& key, const FetchOptions& o,
+                      std::string* what = nullptr) {
   try {
     fetch_bundle(ctx, ep, key, o);
   } catch (const TransferError& e) {
@@ -51,7 +51,9 @@ std::string key_of(const char* prefix, size_t i) {
   return k;
 }
 
-bool same_bytes(const cs::WitnessBundle& a, const cs::WitnessBundle& b) { return std::ranges::equal(a.bytes(), b.bytes()); }
+bool same_bytes(const cs::WitnessBundle& a, const cs::WitnessBundle& b) {
+  return std::ranges::equal(a.bytes(), b.bytes());
+}
 
 // Waits (bounded) until pred holds.
 template <class Pred>
@@ -90,9 +92,9 @@ TEST(BundleTransfer, RoundTripsBundlesOfSeveralSizes) {
   ASSERT_EQ(server.endpoint().find(":0"), std::string::npos) << server.endpoint();
   std::vector<std::shared_ptr<const cs::WitnessBundle>> bundles = {
       std::make_shared<const cs::WitnessBundle>(test_support::make_test_bundle(1, 4, 1)),  // one short chunk
-      test_support::make_shared_bundle_of_size(kSmallChunk, 2),                           // about one chunk
-      test_support::make_shared_bundle_of_size(5 * kSmallChunk + 12345, 3),               // several, ragged end
-      test_support::make_shared_bundle_of_size(3 << 20, 4),                               // many
+      test_support::make_shared_bundle_of_size(kSmallChunk, 2),                            // about one chunk
+      test_support::make_shared_bundle_of_size(5 * kSmallChunk + 12345, 3),                // several, ragged end
+      test_support::make_shared_bundle_of_size(3 << 20, 4),                                // many
   };
   for (size_t i = 0; i < bundles.size(); ++i) server.publish(key_of("b", i), bundles[i]);
   // The chunking must not depend on an exact multiple: the sizes above are deliberately odd.
@@ -135,7 +137,9 @@ TEST(BundleTransfer, UnknownAndRetractedKeysAreClearErrors) {
 TEST(BundleTransfer, CorruptChunkIsCaughtAndServerKeepsServing) {
   zmq::context_t ctx;
   auto o = small_chunks();
-  o.corrupt_chunk_for_test = [](const std::string& key, uint64_t offset) { return key == "bad" && offset == 96 + 2 * kSmallChunk; };
+  o.corrupt_chunk_for_test = [](const std::string& key, uint64_t offset) {
+    return key == "bad" && offset == 96 + 2 * kSmallChunk;
+  };
   BundleServer server(ctx, "tcp://127.0.0.1:0", o);
   auto b = test_support::make_shared_bundle_of_size(1 << 20);
   server.publish("bad", b);
@@ -160,7 +164,9 @@ TEST(BundleTransfer, ParallelFetchChecksEveryChunk) {
     auto b = test_support::make_shared_bundle_of_size(64 << 10, 9);
     return 96 + (b->bytes().size() - 96 - 1) / 1003 * 1003;
   }();
-  o.corrupt_chunk_for_test = [&](const std::string& key, uint64_t offset) { return key == "corrupt" && offset == last_chunk_offset; };
+  o.corrupt_chunk_for_test = [&](const std::string& key, uint64_t offset) {
+    return key == "corrupt" && offset == last_chunk_offset;
+  };
   BundleServer server(ctx, "tcp://127.0.0.1:0", o);
   auto good = test_support::make_shared_bundle_of_size(64 << 10, 9);
   // Non-canonical (all ones, >= p) elements, properly sealed: a sender bug, not corruption.
@@ -185,9 +191,11 @@ TEST(BundleTransfer, ParallelFetchChecksEveryChunk) {
       EXPECT_TRUE(same_bytes(fetch_bundle(ctx, server.endpoint(), "good", f), *good)) << ctx_msg;
       std::string what;
       EXPECT_EQ(fetch_error(ctx, server.endpoint(), "bad_last", f, &what), ErrorCode::Bundle) << ctx_msg;
-      EXPECT_NE(what.find("field element not canonical at c[" + std::to_string(rows - 1) + "]"), std::string::npos) << what;
+      EXPECT_NE(what.find("field element not canonical at c[" + std::to_string(rows - 1) + "]"), std::string::npos)
+          << what;
       EXPECT_EQ(fetch_error(ctx, server.endpoint(), "bad_mid", f, &what), ErrorCode::Bundle) << ctx_msg;
-      EXPECT_NE(what.find("field element not canonical at a[" + std::to_string(rows / 2) + "]"), std::string::npos) << what;
+      EXPECT_NE(what.find("field element not canonical at a[" + std::to_string(rows / 2) + "]"), std::string::npos)
+          << what;
       EXPECT_EQ(fetch_error(ctx, server.endpoint(), "corrupt", f, &what), ErrorCode::Checksum) << ctx_msg;
       EXPECT_NE(what.find("chunk at offset " + std::to_string(last_chunk_offset)), std::string::npos) << what;
     }

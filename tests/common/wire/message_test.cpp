@@ -1,10 +1,10 @@
 // The wire codec: every message type round-trips, and every malformed shape is a clean Malformed error.
+#include "common/wire/message.hpp"
+
 #include <gtest/gtest.h>
 
 #include <array>
 #include <cstring>
-
-#include "common/wire/message.hpp"
 
 using namespace zkmill::wire;
 
