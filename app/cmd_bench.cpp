@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `zkmill bench prove`: per-phase prove times (synthesis, H via NTTs, each MSM) for built-in
 // circuits at several sizes and both curves, printed as a table (figures for
 // docs/benchmarks.md). Keys come from an in-memory development setup, not timed.

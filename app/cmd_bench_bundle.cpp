@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `zkmill bench bundle`: bytes on the wire per partition, full bundle (witness + a, b, c) vs
 // witness-only bundle (inputs + bit-packed aux, BundleKind::Witness), for built-in circuits at
 // several sizes, plus what each side pays for it: packing on the synth worker, recording the

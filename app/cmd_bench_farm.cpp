@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `zkmill bench-farm`: what the farm itself costs, with a tiny circuit so that proving is not
 // what is timed: sustained partitions/s through one coordinator with W workers, the overhead
 // per partition beyond synthesis and proving, single-partition submit-to-verified latency, and

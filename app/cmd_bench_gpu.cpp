@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `zkmill bench gpu`: the GPU benchmark suite (cuda/bench/suite.hpp) as a subcommand of `bench`;
 // cmd_bench.cpp attaches it through attach_bench_gpu(). Builds nothing, prints one table.
 #include <CLI/CLI.hpp>

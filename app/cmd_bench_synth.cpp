@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `zkmill bench synth`: plain synthesis (ProvingCS into the bundle, as synthesize_builtin) against
 // precompiled constraint evaluation (witness-only synthesis + the mat-vec over the recorded PCE
 // matrices, as synthesize_builtin_pce) for one built-in circuit, size and curve. Builds nothing

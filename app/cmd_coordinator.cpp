@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `zkmill coordinator --config FILE`: runs the farm's coordinator (coordinator/coordinator.hpp)
 // until SIGTERM/SIGINT. It keeps no state of its own: kill it, start it again, and it resumes
 // from Redis. One coordinator per farm: while another holds the farm's coordinator lease in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `zkmill demo`: the README's first command. Runs a small job end to end on this machine
 // through the real farm, embedded: a private redis-server, the coordinator and synth/prove
 // workers on threads (app/embedded_farm.hpp), a development setup of a built-in circuit,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `zkmill groth16 prove|verify`: drop-in replacements for snarkjs's commands of the same name,
 // same argument order, over snarkjs .zkey/.wtns files and snarkjs-schema JSON.
 //   prove [--gpu auto|on|off] [--device N] <circuit.zkey> <witness.wtns> <proof.json> <public.json>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `zkmill info`: what this binary is (version, commit, build type, compiler, backends) and what
 // it can use here (CPU cores, the global thread pool, CUDA devices). First thing to paste into
 // a bug report or a benchmark table; --json for scripts and tests.

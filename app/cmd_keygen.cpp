@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `zkmill keygen --out PREFIX`: a CURVE keypair for the farm's encrypted control and bundle
 // planes (docs/farm.md, "Encryption and authentication"). Writes PREFIX.key (the secret key,
 // mode 0600, for zmq.key_file) and PREFIX.pub (the public key, for allow-lists and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `zkmill prove`: synthesize one partition of a built-in circuit and prove it with a native
 // proving key; the proof is verified before it is written (a proof is correct only if a
 // verifier accepts it). Output in snarkjs's proof.json / public.json schema.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `zkmill setup`: a development trusted setup for a built-in circuit; writes the proving key
 // (sectioned binary, see docs/formats.md) and KEYFILE.vk.json in snarkjs's schema.
 // zkmill-cli-links: zk_groth16

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The farm's client commands besides submit: `zkmill status [JOB] [--json]`, `zkmill wait JOB`,
 // `zkmill cancel JOB` and `zkmill result JOB --out DIR`. All read Redis, the source of truth.
 // zkmill-cli-links: zk_coordinator

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `zkmill submit --key KEYFILE --partitions N [...] [--wait]` (a native key's built-in circuit)
 // or `zkmill submit --zkey FILE --witness W1.wtns [--witness W2.wtns ...] [...]` (a snarkjs
 // circuit, one partition per witness): submits a job to the farm (through Redis) and prints

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `zkmill verify <vk.json> <public.json> <proof.json>`: Groth16 verification of snarkjs-schema
 // files (ours or snarkjs's). Exit 0 valid, 1 a well-formed proof that does not verify, 2 any
 // usage or input error (groth16::snarkjs::kVerifyError; table in docs/interop.md).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `zkmill worker --config FILE --role synth|prove|both [--gpus 0,1]`: runs one farm worker
 // until SIGTERM, which drains it (the partitions it holds finish, no new one is taken, then it
 // exits); SIGHUP re-reads its key directory (worker.key_rescan_s also does, periodically).

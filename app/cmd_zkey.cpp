@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `zkmill zkey export verificationkey <circuit.zkey> <verification_key.json>`: the snarkjs
 // command of the same name, including vk_alphabeta_12. Exit 2 on any error.
 // zkmill-cli-links: zk_formats

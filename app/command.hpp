@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The zkmill subcommand registry. A subcommand is one file, app/cmd_<name>.cpp, holding
 // a setup function and a static RegisterCommand object; main.cpp adds every registered command
 // to the CLI11 app. No list of commands exists anywhere else, so engineers adding commands in

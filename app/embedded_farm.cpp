@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // EmbeddedFarm: temp dir, LocalRedis, coordinator and worker threads, ordered teardown.
 #include "app/embedded_farm.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A whole farm inside this process, for `zkmill demo` and `zkmill bench farm`: a private
 // redis-server child (LocalRedis, unix socket in a temp dir), the real Coordinator and real
 // Workers on threads, talking over ipc:// (control) and loopback TCP (bundles) exactly as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Entry point of the one zkmill binary: global flags (--log-level, --config), the registered
 // subcommands (command.hpp), config loading and logging setup, and uniform error reporting:
 // "zkmill: error: ..." on stderr and exit status 1, whether the command line, the config file

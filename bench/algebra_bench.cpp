@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Google Benchmark for the algebra core on BN254 and BLS12-381: base/scalar field products and
 // inversion, G1/G2 group operations, tower products, Miller loop, final exponentiation, full
 // pairing and a Groth16-shaped 4-pair product check with prepared G2 points.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Benchmarks of the farm's shared layer: the content hash of key files (circuit ids), which
 // every worker computes for every key at start and on rescan.
 #include <benchmark/benchmark.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Google Benchmark for the prime-field layer: mul, square, add and inverse on BN254 Fq/Fr and
 // BLS12-381 Fq/Fr, for both Montgomery multiplication paths -- "asm" is Fp::mont_mul (the
 // x86-64 MULX/ADX assembly where compiled in, see Fp::kAsmMul; otherwise the same C++) and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // MSM benchmarks (Google Benchmark): Pippenger G1/G2 of both curves on the global pool.
 // Also a window-size and accumulation sweep and single-thread figures for comparison with other
 // libraries. Before the benchmarks it prints the planner's window table.

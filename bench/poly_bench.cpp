@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Google Benchmark for the polynomial layer: FFTs and the Groth16 quotient h on BN254 and
 // BLS12-381 Fr, plus a stage-by-stage radix-2 baseline that shows what the four-step layout buys.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Synthesis benchmarks over BLS12-381 Fr: ProvingCS on the built-in circuits at 2^16 and
 // 2^20 constraints, recording and the sparse mat-vec, what eager name strings would cost,
 // and witness-bundle checksum / serialize / parse / streaming throughput.

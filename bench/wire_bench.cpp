@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Bundle transfer benchmark: a witness bundle (1 GiB by default), synth worker -> prove worker
 // over tcp loopback, plus the receiving side alone and its per-byte stages.
 //

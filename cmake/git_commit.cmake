@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Writes OUT (a .cpp defining zkmill::build::git_commit_string()) from the source tree's
 # current commit, "-dirty" when tracked files differ. Run at every build, not at configure
 # time, so a binary never reports a stale commit; the file is rewritten only when the value

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # zkmill_module(NAME DIR [DEPS ...]): one library per source folder.
 # A folder with .cpp files becomes a static library; a header-only folder an INTERFACE one.
 # Keeping one target per layer lets each layer (and its tests) build without the others.

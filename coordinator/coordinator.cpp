@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Coordinator event loop: poll the ROUTER, handle messages, then run the periodic duties
 // (heartbeats and dead-worker detection, lease reaping, retry promotion, job sweeps, dispatch).
 // A Redis outage is survived by dropping the connection and retrying on the next turn: no

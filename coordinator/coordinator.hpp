@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The coordinator: a ZeroMQ ROUTER that registers workers, exchanges heartbeats with them
 // (Paranoid-Pirate liveness), assigns synth and prove work from the Redis queues, records
 // results through the store's token-fenced scripts, verifies every proof, and batch-verifies

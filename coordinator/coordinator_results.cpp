@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The coordinator's handling of worker results (synth_done, prove_done, task_failed): who may
 // end an attempt, the partition's statement, proof verification against it, and quarantine of
 // a worker that sends a result for another statement. Kept apart from the event loop in

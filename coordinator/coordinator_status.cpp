@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The coordinator's reporting side: its worker table as published through WorkerRegistry
 // (zk:workers and the zk:coordinator summary), the worker gauges, and the failure/latency bookkeeping
 // for FarmMetrics. Kept apart from the event loop in coordinator.cpp.

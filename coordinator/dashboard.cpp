@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The dashboard page (see dashboard.hpp). Plain DOM and canvas code so it runs in any current
 // browser without a framework; everything it shows comes from the JSON API (docs/api.md), so
 // the page, `zkmill status --json` and the API never disagree. Errors (API unreachable, a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The live dashboard served at / by HttpApi: one self-contained HTML page (inline CSS and
 // JavaScript, no external resources, no build step) compiled into the binary, so it works
 // offline and needs nothing installed beyond zkmill. It polls the JSON API (GET /api/v1/farm

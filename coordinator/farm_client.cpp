@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // FarmClient: reads and writes the store the way the coordinator expects (see farm_store.cpp).
 #include "coordinator/farm_client.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The client side of the farm (submit, status, wait, cancel, result): talks to Redis only,
 // since Redis is the source of truth; the coordinator picks submitted work up from the queues.
 // Used by the `zkmill submit|status|wait|cancel|result` commands and by tests.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // FarmMetrics: the metric families and the hooks the coordinator calls.
 #include "coordinator/farm_metrics.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The coordinator's Prometheus metrics. Counters and histograms are updated by the coordinator
 // as results arrive (cheap atomic updates; they count from zero at each coordinator start, as
 // Prometheus counters may); the worker gauges are set from the coordinator's worker table;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // FarmStateCollector: a FarmOverview snapshot turned into Prometheus gauge families.
 #include "coordinator/farm_state_collector.hpp"
 

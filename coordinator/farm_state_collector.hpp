@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The Redis-derived half of the coordinator's /metrics: jobs by state, partitions of the
 // unfinished jobs by state, queue depths and leases (FarmOverview), computed when Prometheus
 // scrapes, on the HTTP server's thread and with a Redis connection of its own, so scraping

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // HttpApi: routes, authentication and the Redis connection pool (see http_api.hpp).
 #include "coordinator/http_api.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The coordinator's one HTTP listener (coordinator.metrics_listen): Prometheus /metrics, the
 // JSON API under /api/v1 (docs/api.md), /healthz and /readyz, and the live dashboard at /.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // JobProgress: the bar and the plain lines (see job_progress.hpp).
 #include "coordinator/job_progress.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What `zkmill wait` and `zkmill submit --wait` show while a job runs. On a terminal (stderr
 // is a TTY) one line redrawn in place: a bar of verified partitions, done/total, the rate
 // (partitions verified per second since waiting began) and the ETA at that rate. Otherwise

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // LocalRedis: fork/exec of redis-server, readiness by PING, SIGTERM then SIGKILL on the way out.
 #include "coordinator/local_redis.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A private redis-server child process on a unix socket, for the embedded farm (`zkmill demo`,
 // `zkmill bench farm`): nothing listens on the network, nothing is persisted, and the server
 // dies with us — RAII stops it, and PR_SET_PDEATHSIG kills it even if we are killed -9.

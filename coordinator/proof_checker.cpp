@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ProofChecker: dispatches on the circuit's curve once, when its verifying key is first loaded.
 #include "coordinator/proof_checker.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Verifies partition proofs on the coordinator with the circuit's verifying key, which the
 // submitting client stored in Redis (zk:circuit:<id>): the coordinator never needs, nor
 // receives, a proving key. Prepared keys are cached per circuit id (immutable content).

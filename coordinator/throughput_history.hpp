@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Proofs verified per 10-second bucket over the last 15 minutes, kept by the coordinator and
 // published with its summary (zk:coordinator "throughput"), so `zkmill status --json`, the
 // HTTP API and the dashboard's chart all read one series from Redis. In memory only: a

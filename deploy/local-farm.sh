@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # local-farm.sh: a whole zkmill farm on this machine, for development and tests:
 # a private redis-server (AOF on, fsync always) on a free loopback port, the coordinator
 # (Prometheus /metrics on another free loopback port), N synth and M prove workers. `start`

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Wall-clock milliseconds since the Unix epoch: the one time base of the farm's state.
 // Leases, heartbeats and job timestamps are stored in Redis and compared across processes
 // (and hosts), so they use the system clock, not a per-process steady clock.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Encoding, decoding and validation of the typed control messages: one reader per message
 // type, so each field is checked (presence, type, length, shape) exactly once, here.
 #include "farm/control_message.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The farm's control-plane messages (coordinator ROUTER <-> worker DEALER), typed. A message is
 // three frames: the protocol tag "ZKM2", the type, and a JSON object body; the ROUTER sees the
 // worker's routing id first. decode() checks sizes (frame count, body bytes), the type, and

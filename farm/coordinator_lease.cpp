@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // CoordinatorLease: SET NX PX to take it, compare-and-set scripts to renew, take over and release.
 #include "farm/coordinator_lease.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One active coordinator per farm: a lease in Redis that the coordinator takes at start, renews
 // with every heartbeat and releases when it stops, and a fencing token that every Redis write
 // of the coordinator checks (inside its Lua script), so a coordinator that has been deposed,

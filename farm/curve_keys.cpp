@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reading and writing the farm's CURVE key files (format: curve_keys.hpp).
 #include "farm/curve_keys.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // CURVE key files for the farm (docs/farm.md, "Encryption and authentication"). Three kinds:
 //   PREFIX.key  a secret key, Z85 (40 characters), file mode 0600 — this process's identity;
 //   PREFIX.pub  the matching public key, Z85 — what peers put in their allow-list or use as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // YAML -> FarmConfig. The farm sections are read here; the rest of the document goes through
 // util::parse_config, so log/threads keep their one strict parser.
 #include "farm/farm_config.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The farm's sections of the YAML config (redis, coordinator, worker, zmq), parsed strictly in
 // util::Config's style: unknown keys, wrong types and refused values are errors naming the file
 // and the dotted key. The base sections (log, threads) are handed to util::parse_config, so a

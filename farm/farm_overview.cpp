@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // FarmOverview: the farm-wide counts, read with a handful of round trips (see the header for
 // what each costs and how partition states are derived).
 #include "farm/farm_overview.hpp"

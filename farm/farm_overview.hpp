@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A farm-wide picture for dashboards and scripts: jobs by state, partitions of the unfinished
 // jobs by state, queue depths, leases, and what the coordinator last published about itself
 // and its workers. Read from Redis (the source of truth) by `zkmill status --json` and by the

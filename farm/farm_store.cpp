@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // FarmStore: the Lua scripts that move partitions through their lifecycle atomically.
 // Keys (all under "zk:"; the scripts touch keys derived from their arguments, so the farm
 // needs a standalone Redis or one cluster hash slot, not a sharded cluster):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The farm's state in Redis, the single source of truth: jobs, partitions, attempts, leases,
 // results and the two priority queues. Every multi-key change is one Lua script (atomic in
 // Redis), and every result write is fenced by the attempt token, so a stale, duplicate or

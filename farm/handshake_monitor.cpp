@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Handshake events from libzmq's socket monitor, turned into words.
 #include "farm/handshake_monitor.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Watches one ZeroMQ socket's security handshakes (zmq_socket_monitor) so that a refused or
 // mismatched peer is explained in the log instead of failing silently: libzmq retries a
 // refused CURVE handshake forever and never tells the application why nothing arrives.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // LogRateLimiter: one-second windows per key; stale windows are dropped when the table fills.
 #include "farm/log_rate_limiter.hpp"
 

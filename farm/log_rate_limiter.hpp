@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Rate limit for warnings a peer can trigger at will (malformed control messages): at most
 // `per_second` lines per key and second; what is suppressed is counted and reported with the
 // key's next allowed line. The table is bounded: keys beyond `max_keys` (a peer inventing

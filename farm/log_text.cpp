@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // printable(): escape, then cut.
 #include "farm/log_text.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Peer-supplied text made safe for a log line: a worker's id, a job id from a message, the
 // error of a task_failed. Control characters (a newline would forge a whole log line, an
 // escape sequence would drive the operator's terminal), backslashes and bytes outside

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // random_token(): getrandom(2), retried on EINTR and short reads.
 #include "farm/random_token.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Unguessable tokens: attempt tokens (which result may end which attempt) and the
 // coordinator lease's fencing token. 128 bits from the kernel's CSPRNG (getrandom(2)),
 // written as 32 lowercase hex digits so that Redis scripts compare them as plain strings.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // hiredis wrapper: connection, AUTH, reply conversion, pipelining and EVALSHA with reload.
 #include "farm/redis_client.hpp"
 

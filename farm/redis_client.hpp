@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A synchronous Redis connection (hiredis) for the farm: AUTH with an ACL user/password,
 // replies copied into plain values, Lua scripts run by EVALSHA with a transparent reload on
 // NOSCRIPT (a restarted Redis forgets its script cache), and reconnect-on-demand so a Redis

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // SHA-256 through OpenSSL's EVP interface (libcrypto picks the SHA-NI / ARMv8 code path at run
 // time). Errors from libcrypto are not expected for an in-memory hash; they are reported as
 // exceptions rather than ignored.

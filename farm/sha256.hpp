@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // SHA-256 (FIPS 180-4), used for circuit ids: a circuit is the content hash of its proving key
 // file, so workers and clients name the same key the same way without shipping it. Keys run to
 // many gigabytes and are hashed at every worker start, so the work goes to OpenSSL's libcrypto,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // zmq::poll for loops that are stopped by a signal handler setting a flag (SIGTERM drains a
 // worker, stops the coordinator): poll(2) fails with EINTR when the signal lands during the
 // wait, whatever SA_RESTART says, and cppzmq turns that into an exception that would end the

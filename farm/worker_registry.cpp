@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // zk:workers / zk:coordinator / zk:drain (schema: worker_registry.hpp).
 #include "farm/worker_registry.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The farm's registered workers as Redis sees them: the one place the coordinator publishes its
 // worker table, and where clients read it. The coordinator is the only writer: once per
 // heartbeat period one script replaces the whole of zk:workers (so a worker it dropped

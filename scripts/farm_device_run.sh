@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # One device-machine session for the farm's host-side benchmarks (issue 7) on a many-core host:
 # data-plane throughput (bench_wire), farm overhead (zkmill bench-farm) and prove-worker scaling
 # (bench/farm/scaling.sh), plus the GPU farm tests when a GPU is there. Runs from the repository

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Generates common/ff/mont_mul_x86.hpp: x86-64 MULX/ADCX/ADOX Montgomery multiplication.
 
     python3 scripts/gen_mont_asm.py > common/ff/mont_mul_x86.hpp

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # One device-machine session for the CUDA backend: GPU tests, compute-sanitizer on the small
 # cases, then the benchmark table. Runs from the repository root on the GPU machine with the
 # binaries built on the dev box in .device/ (bin/ and the shared libraries ldd lists in lib/).

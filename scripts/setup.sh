@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # One-shot setup for a fresh Debian 12 machine (or this repo's dev box): system packages,
 # the project-local npm tools used by the interop tests, then a Release build into build/.
 # Idempotent: every step checks or tolerates what an earlier run left behind.
@@ -38,8 +39,8 @@ PACKAGES=(
   nftables iproute2
   # snarkjs/circom for interop tests
   nodejs npm
-  # libFuzzer and sanitizers
-  clang libclang-rt-14-dev
+  # libFuzzer and sanitizers; clang-format checks the tree against .clang-format (scripts/test.sh)
+  clang libclang-rt-14-dev clang-format
   # benchmarking and scripts
   hyperfine time python3
   # the dashboard's browser test (headless)

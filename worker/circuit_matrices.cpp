@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // CircuitMatrices: records a native circuit's R1CS once per key and hands out shared copies.
 #include "worker/circuit_matrices.hpp"
 

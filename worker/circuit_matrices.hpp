@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The constraint matrices (R1CS in CSR form) of the native circuits a worker serves, with
 // their PCE id (cs::pce_id_of): what witness-only bundles need on both sides. The synth side
 // stamps the id into each bundle it packs; the prove side expands a fetched witness bundle

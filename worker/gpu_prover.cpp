@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GpuProver: device checks at startup, proving on a named device, GpuResult -> exception.
 #include "worker/gpu_prover.hpp"
 

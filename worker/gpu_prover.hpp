@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The prove worker's GPU path (`zkmill worker --role prove --gpus 0,1`): Groth16 proofs on the
 // listed CUDA devices through cuda::prove_gpu (native proving keys) and
 // cuda::prove_gpu (snarkjs keys); the device keeps each key resident in its key

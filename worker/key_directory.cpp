@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // KeyDirectory: one pass over the key directory (at worker start, then on each rescan; a key's
 // content is immutable per circuit id, so an unchanged file is not read again).
 #include "worker/key_directory.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The proving keys a worker serves: every key file in the configured directory, native zkmill
 // keys and snarkjs .zkey files alike, each named by its circuit id (SHA-256 of the file).
 // Workers advertise these ids; the coordinator only assigns them partitions of circuits they

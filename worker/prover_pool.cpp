@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ProverPool: a FIFO counting semaphore over device indices.
 #include "worker/prover_pool.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The prove worker's proving slots: one per CUDA device listed in --gpus, or a single one for
 // the CPU prover (which spreads one proof over every core itself). A prove task fetches its
 // bundle first and only then asks here for a slot, so a worker holding more tasks than slots

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Worker event loop and the two kinds of task (synthesize -> publish; fetch -> wait for a
 // proving slot -> prove).
 #include "worker/worker.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A farm worker: a DEALER to the coordinator (hello with capabilities, heartbeats both ways,
 // Paranoid-Pirate liveness), each partition on a task thread of its own, and for synthesis a
 // wire::BundleServer holding the synthesized bundles until a prove worker has fetched them.

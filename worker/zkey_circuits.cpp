@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ZkeyCircuits: witness checks, synthesis and proving of snarkjs circuits on a farm worker.
 #include "worker/zkey_circuits.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The worker's two steps for snarkjs (.zkey) circuits, the farm's counterpart of
 // `zkmill groth16 prove` split across machines:
 //   synthesize: the partition's .wtns bytes (from the `synth` message's payload frame) are

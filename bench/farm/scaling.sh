@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Farm scaling: throughput with 1, 2, 4, 8 prove workers (separate processes, one CPU thread and
 # one pinned core each) on a circuit big enough that proving dominates, through one coordinator
 # and a private Redis, all started by deploy/local-farm.sh. Efficiency = throughput(M) /

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `zkmill groth16 prove` vs `snarkjs groth16 prove` on one ~2^16-constraint circom circuit
 # (the fixtures' hash chain with 15000 rounds = 60000 constraints, domain 2^16), both curves.
 # The circuit, ptau and keys are generated here into a work dir (default /tmp/zkmill-bench),

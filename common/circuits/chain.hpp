@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // "chain": a hash chain x_{i+1} = (x_i + k_i)^5, three multiplicative constraints a round.
 //
 //   round i:  t = (x_i + k_i)^2      "enforce t"       (x_i + k_i) * (x_i + k_i) = t

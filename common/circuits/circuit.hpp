@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The circuit interface and the factory for zkmill's built-in benchmark circuits.
 //
 // A circuit instance is (name, size, seed, partition). Its R1CS shape depends only on

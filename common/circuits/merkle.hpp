@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // "merkle": membership proofs for a batch of Merkle paths under the Poseidon-style
 // compression of poseidon_style.hpp.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // "porep": one partition of a Filecoin-PoRep-C2-shaped proof (docs/circuits.md states the
 // shape and the real circuit it mirrors). Per partition, C challenges; challenge i proves
 //

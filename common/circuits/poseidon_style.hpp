@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A Poseidon-STYLE permutation (after Grassi et al., "Poseidon: A New Hash Function for
 // Zero-Knowledge Proof Systems", USENIX Security 2021) and its R1CS gadget, used by the
 // "merkle" circuit as realistic hashing work.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The deterministic pseudo-randomness behind the built-in circuits: round constants (a
 // function of a domain string alone, so a circuit's shape never depends on seed or
 // partition) and private inputs (a function of (seed, partition)), so any worker can

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The built-in circuit registry: name -> constructor, instantiated for both scalar fields
 // here so that callers dispatching on CurveId at the edge need not include every circuit.
 #include <array>

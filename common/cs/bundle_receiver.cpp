@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // BundleReceiver: fused copy + chunk hash + element checks per slot, serial trailing hash, O(slots) finish.
 #include "common/cs/bundle_receiver.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // BundleReceiver: receives a witness bundle in chunks straight into its final buffer.
 //
 // Two ways to feed it:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The checking constraint system, for tests and debugging: evaluates every constraint as it
 // is enforced and remembers the full name path of the FIRST unsatisfied one, e.g.
 // "chain/round 17/enforce x_next". It formats a namespace segment per push (cheap next to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A fast 64-bit non-cryptographic checksum for witness bundles and other bulk payloads.
 //
 // It detects accidental corruption (bit flips, truncation, misordered chunks), NOT attacks:

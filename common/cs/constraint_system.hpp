@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The abstract constraint-system interface circuits synthesize against (bellman style), with
 // zero-cost names, lazily evaluated witness values, namespaces, and the small shared pieces
 // (density bitmaps, a counting CS) every implementation uses.

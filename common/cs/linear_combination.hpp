@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // R1CS variables and sparse linear combinations over a scalar field F, the vocabulary every
 // constraint system and circuit speaks (bellman's design: an LC is a list of (variable, coeff)).
 #pragma once

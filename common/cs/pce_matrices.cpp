@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // PCE file I/O: the header codec, the layout, the checksum, atomic writing, and the checks that
 // make open() refuse anything but an intact file of this version for the expected shape.
 #include "common/cs/pce_matrices.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Precompiled constraint evaluation (PCE): a circuit shape's A, B, C recorded once into CSR
 // matrices, stored in a versioned, checksummed file beside the proving key and memory-mapped,
 // so each partition's synthesis only computes the witness (witness_cs.hpp) and then

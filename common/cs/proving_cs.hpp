@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The proving constraint system: one synthesis pass computes the witness (input and aux
 // assignments), the evaluation vectors a_i = <A_i, z>, b_i = <B_i, z>, c_i = <C_i, z> the
 // prover's FFTs start from, and the density bitmaps its MSMs need, then hands everything

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The recording constraint system: synthesizes a circuit once without values and keeps its
 // R1CS shape (sparse A, B, C in CSR form) for setup, and for the farm's witness + sparse
 // mat-vec path (evaluate_abc below), which must agree bit for bit with ProvingCS.

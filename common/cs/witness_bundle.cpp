@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Witness bundle encoding, validation and streaming reception (layout in witness_bundle.hpp).
 #include "common/cs/witness_bundle.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The witness bundle: synthesis's hand-off to the prover and, byte for byte, its wire format.
 // One owned, 64-byte-aligned buffer holds the exact serialized image, so sending is
 // zero-copy (bytes()), a receiver streams straight into the final buffer (BundleReceiver,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The witness-only constraint system of precompiled constraint evaluation (PCE): it allocates
 // variables and computes their values straight into a preallocated witness bundle and does
 // nothing else. enforce() only counts, so no linear combination is evaluated, no density bit

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The prove side of witness-only bundles (BundleKind::Witness, witness_bundle.hpp): from the
 // shipped inputs and bit-packed aux, and the circuit's constraint matrices (an R1CS recorded
 // once per circuit, recording_cs.hpp), rebuild exactly the Native bundle that ProvingCS would

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // BLS12-381 (Bowe 2017; Filecoin's and zcash's curve; snarkjs "bls12381") as a traits
 // struct. E1: y^2 = x^3 + 4 over Fq; E2: the M-twist y^2 = x^3 + 4(1 + u) over Fq2.
 // Both groups have cofactors, so subgroup membership must be checked on decode.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // BN254 (alt_bn128; snarkjs "bn128"): the curve as a traits struct of constants.
 // E1: y^2 = x^3 + 3 over Fq (cofactor 1); E2: the sextic D-twist y^2 = x^3 + 3/(9+u)
 // over Fq2. Generators as in EIP-196/197.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Dispatch on a runtime CurveId to code templated on the curve, once, at the edge
 // (CLI, wire, files): with_curve(id, [&]<class E>(E) { ... }).
 #pragma once

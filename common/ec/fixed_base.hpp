@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Fixed-base scalar multiplication with a precomputed window table: for a base G and
 // window width w, table[k][d-1] = d * 2^(w k) * G (affine), so s*G is one mixed addition
 // per non-zero w-bit digit of s and no doublings. Used by the trusted setup, which

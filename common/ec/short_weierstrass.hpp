@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Short Weierstrass curves y^2 = x^3 + b (a = 0, true for G1 and G2 of both curves),
 // generic over the coordinate field (Fq or Fq2). A curve is a params struct C giving
 //   using Base (coordinate field), using Scalar (the group-order field Fr),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Prime-order subgroup membership tests for G1/G2 of BN254 and BLS12-381 via endomorphisms.
 //
 // A point P of E(Fq) (or of the twist E'(Fq2)) lies in the order-r subgroup G iff [r]P = O;

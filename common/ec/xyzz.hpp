@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Extended Jacobian "XYZZ" point coordinates for y^2 = x^3 + b: the MSM's bucket representation.
 // Formulas: Explicit-Formulas Database (Bernstein-Lange),
 // g1p/auto/shortw/xyzz, due to Sutherland 2008: add-2008-s, madd-2008-s, dbl-2008-s-1,

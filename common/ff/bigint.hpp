@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Fixed-width unsigned integers as little-endian arrays of 64-bit limbs, with the few
 // constexpr operations the field layer needs to derive its constants (R, R^2, -p^-1,
 // (p-1)/2^s ...) from the modulus alone, so no derived constant is ever typed by hand.

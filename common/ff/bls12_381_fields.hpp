@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The two prime fields of BLS12-381 (Bowe, "BLS12-381: New zk-SNARK Elliptic Curve
 // Construction", 2017) with x = -0xd201000000010000:
 //   q = (x - 1)^2 (x^4 - x^2 + 1) / 3 + x,  r = x^4 - x^2 + 1.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The two prime fields of BN254 (alt_bn128, "bn128" in snarkjs): the base field Fq and the
 // scalar field Fr. Values from EIP-196 / the curve's definition with u = 4965661367192848881:
 //   q = 36u^4 + 36u^3 + 24u^2 + 6u + 1,  r = 36u^4 + 36u^3 + 18u^2 + 6u + 1.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Prime fields in Montgomery form over 64-bit limbs (Montgomery, "Modular multiplication
 // without trial division", Math. Comp. 1985). One template serves every prime field of
 // both curves: a field is fixed by a params struct P giving only

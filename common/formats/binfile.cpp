@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The iden3 binary container (binfile.hpp): header and section-table parsing, and recognising
 // a curve from the prime written in a file.
 #include "common/formats/binfile.hpp"

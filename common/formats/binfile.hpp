@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The iden3 binary container shared by snarkjs/circom's .zkey, .wtns and .r1cs files: a 4-byte
 // magic, a u32 version, a u32 section count, then sections (u32 type, u64 size, payload), all
 // little-endian. Parsed in place over a memory mapping (or any byte span, for fuzzing), with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Parsing of the .wtns and .r1cs headers (circom_files.hpp); the typed decoding of values
 // and constraints is in the headers, templated on the field.
 #include "common/formats/circom_files.hpp"

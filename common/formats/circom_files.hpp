@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // circom's outputs, read in place over a memory mapping (or a byte span, for fuzzing):
 //   .wtns (versions 1-2, also snarkjs wtns calculate): header section 1 (u32 n8, the scalar
 //     prime r in n8 bytes, u32 nWitness), section 2: nWitness canonical little-endian values;

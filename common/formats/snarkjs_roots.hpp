@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // snarkjs's roots of unity next to zkmill's, shared by the CPU zkey prover
 // (formats::SnarkjsQuotient) and the GPU one (cuda/groth16/prove.cuh), which both evaluate H on
 // snarkjs's odd coset zeta <w_snarkjs> (see common/formats/zkey_prover.hpp for the convention).

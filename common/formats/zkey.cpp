@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // .zkey container parsing (zkey.hpp): protocol, Groth16 header and the size of every section.
 #include "common/formats/zkey.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // snarkjs Groth16 proving keys (.zkey, version 1): the container is parsed and bounds-checked
 // in place (ZkeyFile); the typed key (ZkeyProvingKey<E>) holds the points decoded once into
 // ec::Affine vectors for the MSM and keeps reading the coefficient section from the mapping.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The Groth16 prover for snarkjs keys, in two steps the farm can run on different machines:
 //   synthesize_zkey: witness (.wtns values) + the key's coefficient section -> a cs::WitnessBundle
 //     holding the inputs, the aux values and a, b, c = a o b over the domain (rapidsnark's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The last step of every Groth16 prover in zkmill (CPU native, CPU zkey, GPU native, GPU zkey):
 // the MSM results and the blinders r, s combined into the proof (Groth 2016, section 3.2;
 // snarkjs groth16_prove.js computes the same):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The built-in circuits end to end: shape -> proving key (setup), and (seed, partition) ->
 // witness bundle (synthesis), for whichever curve E. The CLI, demo, tests and benchmarks
 // share these so they all prove the same statements the same way.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // KeyFileWriter / KeyFileReader: the sectioned container of native proving keys.
 #include "common/groth16/key_file.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The native proving-key container: a sectioned binary file (magic, version, curve id,
 // section table, 64-byte-aligned sections) that is memory-mapped and read in place.
 // Curve-agnostic: it knows sections and byte ranges; proving_key.hpp gives them types.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A Groth16 proof (Groth, "On the Size of Pairing-based Non-interactive Arguments",
 // EUROCRYPT 2016): pi = (A in G1, B in G2, C in G1).
 #pragma once

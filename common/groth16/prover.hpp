@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The Groth16 prover (CPU): witness bundle + proving key -> proof.
 //   A = alpha + sum_j z_j u_j(tau) + r delta                       (G1)
 //   B = beta  + sum_j z_j v_j(tau) + s delta                       (G2, and in G1 for C)

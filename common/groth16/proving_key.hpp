@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Typed Groth16 keys over a curve E (curves::Bn254 / curves::Bls12381): the verifying key,
 // and the proving key as spans that point either into a memory-mapped key file (read in
 // place, never copied whole) or into vectors owned by the key (fresh from setup).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A development trusted setup for Groth16 (toxic waste drawn at random, or from --seed for
 // reproducible test keys; NOT for production, where an MPC ceremony is required).
 //

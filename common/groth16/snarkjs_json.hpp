@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Verifying keys, proofs and public inputs in snarkjs's JSON schema, so that
 // `snarkjs groth16 verify` accepts zkmill's proofs and zkmill verifies snarkjs's:
 //   vk:    {protocol, curve ("bn128"|"bls12381"), nPublic, vk_alpha_1, vk_beta_2, vk_gamma_2,

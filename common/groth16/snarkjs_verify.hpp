@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Groth16 verification of snarkjs-schema files, shared by `zkmill verify` and
 // `zkmill groth16 verify` (exit 0 valid, 1 invalid, 2 error), for native and zkey circuits alike.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Groth16 verification with a prepared verifying key, one multi-pairing per proof, and
 // batch verification of many proofs of one circuit with one multi-pairing for the batch.
 //

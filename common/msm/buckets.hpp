@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The MSM inner loop: bucket accumulation for one window and chunk, and the bucket reduction.
 // Two variants: XYZZ buckets and batch-affine buckets.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Window-size planning for the MSM, and the explicit instantiations for G1/G2 of both curves.
 //
 // The model. One window task over k points with B = 2^{c-1} buckets costs about

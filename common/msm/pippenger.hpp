@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Public API of the CPU multi-scalar multiplication sum_i s_i P_i (Pippenger's bucket method).
 // (Pippenger, "On the evaluation of powers and related problems", FOCS 1976) with signed
 // c-bit digits, XYZZ or batch-affine buckets and window/point-chunk parallelism over a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The bucket-method MSM itself (declared in pippenger.hpp; instantiated in pippenger.cpp).
 //
 // For Q = sum_{i<n} s_i P_i with b-bit scalars and window c (Pippenger 1976; signed digits as in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Signed c-bit window recoding of scalars for the bucket method, and the window-size planner.
 //
 // A canonical scalar k < 2^b is written k = sum_{w<W} d_w 2^{cw} with signed digits

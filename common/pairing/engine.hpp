@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The optimal ate pairing e: G1 x G2 -> GT (a subgroup of Fp12^*), one generic engine driven by
 // PairingTraits<Curve> (pairing_traits.hpp) for BN254 and BLS12-381:
 //   Engine<curves::Bn254>, Engine<curves::Bls12381>  (aliases Bn254Pairing, Bls12381Pairing).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Curve-specific half of the optimal ate pairing: Miller loop length and signs, twist type,
 // and the hard part of the final exponentiation, for BN254 and BLS12-381 (engine.hpp is the
 // generic half). Everything here is derived from the curve parameter (u or x) at compile time.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // EvaluationDomain: twiddle tables, the four-step (Bailey) FFT passes, bit reversal and the
 // coset helpers, explicitly instantiated for the Groth16 scalar fields of BN254 and BLS12-381.
 //

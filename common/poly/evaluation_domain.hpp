@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Radix-2 evaluation domains {w^i} and cosets {g w^i} of size n = 2^k over a prime field, with
 // cache-blocked multithreaded FFTs: the polynomial layer of the Groth16 prover (CPU side).
 //

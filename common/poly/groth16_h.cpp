@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Groth16 quotient h = (A B - C) / Z by coset FFTs: bellman's pipeline with the coset shift,
 // the n^-1 and the division by Z folded into the transforms; instantiated for BN254/BLS12-381 Fr.
 //

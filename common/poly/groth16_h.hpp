@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The Groth16 quotient h(x) = (A(x)B(x) - C(x)) / Z(x), Z(x) = x^n - 1, computed from the
 // constraint-wise evaluations of A, B, C the way bellman's prover does, in place.
 //

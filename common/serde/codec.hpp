@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Shared serde vocabulary: DecodeError, Validation levels, coordinate layouts, generic encode/decode.
 //
 // The generic front door is encode<Codec>(p) / decode<Codec, G>(bytes) (and _many for sections).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The Ethereum precompile encoding of BN254 points (EIP-196 / EIP-197), as Solidity verifiers use it.
 //
 // Spec: EIP-196 "Precompiled contracts for addition and scalar multiplication on the elliptic

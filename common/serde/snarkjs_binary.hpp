@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // snarkjs binary layouts of points and scalars inside .zkey, .ptau and .wtns files (both curves).
 //
 // Source: iden3/snarkjs (src/zkey_new.js, src/groth16_prove.js) over iden3/ffjavascript

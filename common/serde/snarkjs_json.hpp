@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // snarkjs JSON forms of points and scalars (verification_key.json, proof.json, public.json).
 //
 // Source: iden3/ffjavascript src/wasm_curve.js (toObject / fromObject) and snarkjs's

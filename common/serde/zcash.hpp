@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The zcash point encoding of BLS12-381 (zcash/bellman/blst/Filecoin), compressed and uncompressed.
 //
 // Spec: the zkcrypto/bls12_381 crate's "Serialization" notes (the format Zcash Sapling

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Quadratic extension Fp12 = Fp6[w] / (w^2 - v), generic over a tower params struct T; the
 // pairing target group GT lives in its cyclotomic subgroup. Elements are c0 + c1 w, c_i in Fp6.
 // Coefficient order (the one the test vectors and serialisation use, identical to @noble/curves):

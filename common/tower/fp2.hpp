@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Quadratic extension Fp2 = Fp[u] / (u^2 + 1). Both BN254 and BLS12-381 build their tower
 // on u^2 = -1 (p = 3 mod 4 makes -1 a non-residue), so the non-residue is fixed here.
 // Same interface as ff::Fp so curve code is generic over the coordinate field.

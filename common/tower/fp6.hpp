@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Cubic extension Fp6 = Fp2[v] / (v^3 - xi), generic over a tower params struct T
 // (see tower_params.hpp). Elements are c0 + c1 v + c2 v^2 with c_i in Fp2.
 // Formulas: Devegili, O hEigeartaigh, Scott, Dahab, "Multiplication and squaring on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Tower parameters (Fp2 and the sextic non-residue xi) per curve, and the start-up computation
 // of the Frobenius constants xi^((p^k - 1)/d) from the modulus alone (nothing typed by hand).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // AtomicFile, AtomicFileSet: temporary beside the target, write fully, fsync, rename, fsync
 // the directory (atomic_file.hpp says why each step).
 #include "common/util/atomic_file.hpp"

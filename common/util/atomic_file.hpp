@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Files zkmill writes for a user (proofs, public inputs, keys, vk.json, result folders) appear
 // whole or not at all: the bytes go to a temporary file in the target's directory (same file
 // system, so the final rename is atomic), are written fully and fsync'ed, then the temporary is

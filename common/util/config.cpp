@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // YAML -> Config with strict checking. Each mapping is read through a Section, which
 // remembers which keys were consumed so that anything left over is reported as unknown,
 // with its full dotted path.

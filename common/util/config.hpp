@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // zkmill's configuration file (YAML): one schema for every command, documented key by key in
 // docs/config.md. Strict on purpose: an unknown key, a wrong type or an unreadable file is an
 // error naming the file and the key, because a silently ignored typo ("log.levle") on a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The curves zkmill proves over, as carried at every edge (CLI, files, wire, Redis).
 // Inside, code is typed per curve; this id is dispatched on once, at the edge.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // InputFile: open(O_NONBLOCK) + fstat + S_ISREG, then blocking reads (input_file.hpp).
 #include "common/util/input_file.hpp"
 

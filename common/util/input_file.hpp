@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Opening a file the user named as input (keys, .zkey, .wtns, .r1cs, proofs, configs): only a
 // regular file (or a symlink to one) is read. A FIFO, device, socket or directory is refused
 // with an error naming the path and what it is, instead of blocking forever on a FIFO with no

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // init_logging: builds the stderr (+ file) sink set and makes it spdlog's default logger.
 #include "common/util/log.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Process-wide logging setup on top of spdlog: one named level vocabulary shared by the CLI
 // flag --log-level and the config key log.level, logs to stderr (stdout is kept for command
 // output such as `zkmill info --json`) and optionally to a file as well.

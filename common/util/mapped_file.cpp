@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // MappedFile: InputFile (regular files only, see input_file.hpp) + mmap(PROT_READ,
 // MAP_PRIVATE); empty files map to an empty span.
 #include "common/util/mapped_file.hpp"

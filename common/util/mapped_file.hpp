@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A read-only memory mapping of a whole file (RAII), so multi-GiB proving keys are read
 // in place by the page cache instead of being copied into the heap.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ThreadPool: workers sleep on a condition variable and claim task indices of the
 // current batch with an atomic counter; the submitting thread works too.
 #include "common/util/thread_pool.hpp"

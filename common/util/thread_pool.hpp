@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A fixed pool of worker threads with a blocking parallel_for, used by NTT, MSM and
 // synthesis. Chosen over OpenMP so that a process hosting several in-process workers
 // (zkmill demo) can give each its own bounded pool instead of one global team, and so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // fetch_bundle: request, admission check, credit-paced chunk reception through a ChunkPipeline.
 #include "common/wire/bundle_fetch.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // fetch_bundle: the prove worker's side of a bundle transfer, straight into its final buffer.
 //
 // Connects a DEALER to the synth worker's BundleServer, asks for the key, checks the

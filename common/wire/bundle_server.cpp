@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // BundleServer's serving loop: FETCH / CREDIT / CANCEL handling, credit-paced zero-copy chunks, timeouts.
 #include "common/wire/bundle_server.hpp"
 

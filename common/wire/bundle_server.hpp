@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // BundleServer: serves published witness bundles to prove workers, in credit-paced chunks.
 //
 // Runs on the synth worker. One ROUTER socket and one thread serve every transfer; a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ChunkPipeline: worker threads place chunks, one thread hashes them in order, an eventfd signals releases.
 #include "common/wire/chunk_pipeline.hpp"
 

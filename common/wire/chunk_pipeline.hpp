@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ChunkPipeline: the prove worker's chunk processing, off the thread that reads the socket.
 //
 // fetch_bundle's receiving thread takes a CHUNK off the DEALER, reserves its slot in the

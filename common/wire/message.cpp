@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Encoding and strict decoding of the bundle-transfer messages (layouts in message.hpp).
 #include "common/wire/message.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The bundle-transfer wire protocol: frame layouts, codecs and the error every wire call throws.
 //
 // Every message is multi-part. Frame 0 is a fixed 16-byte header; the frames after it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ZAP handler thread: approves CURVE handshakes whose client key is on its domain's allow-list.
 #include "common/wire/zap_handler.hpp"
 

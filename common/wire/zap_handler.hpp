@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // CURVE keys and a ZAP (ZeroMQ RFC 27) handler that admits only allow-listed client keys.
 //
 // libzmq asks a handler bound at inproc://zeromq.zap.01 *on the same context* to approve

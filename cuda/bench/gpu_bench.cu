@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // zkmill_gpu_bench: command-line front end of the GPU benchmark suite (cuda/bench/suite.hpp);
 // `zkmill bench gpu` runs the same suite.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Microbenchmark for issue 6's question "32-bit or 64-bit limbs?" on the card: Montgomery
 // multiplication throughput of the production 32-bit-limb Fp32 (PTX carry chains, IMAD) against
 // a plain 64-bit-limb CIOS (mul.lo.u64 / __umul64hi, carries by comparison), same modulus, same

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The GPU benchmark suite (cuda/bench/suite.hpp): card ceilings, G1 and G2 MSM with an exact check,
 // NTT, full proofs through prove_gpu<E> with synthetic keys, and a PoRep-sized partition.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The GPU benchmark suite behind `zkmill_gpu_bench` and `zkmill bench gpu`: card ceilings, G1/G2 MSM,
 // NTT, full GPU proofs and a PoRep-sized partition, printed as one table. Plain C++ header.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One elliptic-curve group (G1 over Fq, or G2 over Fq2) as the GPU sees it: which 32-bit-limb
 // coordinate field it uses, how the CPU's point layout looks in device memory, and the host-side
 // conversions between the device's XYZZ results and the CPU's Jacobian points. The MSM engine

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The G1 groups of BN254 and BLS12-381 as seen by the GPU: points over the 32-bit-limb Fq
 // (cuda/ff/mont32.hpp). The traits themselves are the generic DeviceGroup.
 #pragma once

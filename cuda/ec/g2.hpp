@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The G2 groups of BN254 and BLS12-381 as seen by the GPU: points of the sextic twist
 // y^2 = x^3 + b' over Fq2 (cuda/ff/fp2.hpp). The XYZZ formulas of cuda/ec/xyzz.hpp hold
 // unchanged (they use a = 0 only, and b' never enters them), and (0, 0) is still off the curve

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // G1 point arithmetic for the GPU's MSM buckets (host-callable too): affine inputs and XYZZ
 // ("extended Jacobian") accumulators on y^2 = x^3 + b, generic over the Fp32 base field.
 //

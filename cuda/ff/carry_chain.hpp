@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // 32-bit carry-chain primitives: PTX add/sub/mad with the condition-code carry flag on the
 // device, and a bit-exact emulation on the host, so every multi-precision routine built on them
 // runs unchanged (and is unit-tested) on a machine without a GPU.

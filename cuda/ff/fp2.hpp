@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The quadratic extension Fp2 = Fp[u] / (u^2 + 1) over the GPU's 32-bit-limb Fp32 (host-callable
 // too): the coordinate field of G2 on BN254 and BLS12-381, both of which take u^2 = -1 (p = 3 mod
 // 4 makes -1 a non-residue), exactly as the CPU's tower::Fp2 (common/tower/fp2.hpp). An element

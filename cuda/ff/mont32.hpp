@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Montgomery prime-field arithmetic over 32-bit limbs for the GPU (host-callable too).
 //
 // Fp32<P> is the device twin of the CPU zkmill::ff::Fp<P>: the same params struct P, the same

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The device registry of the GPU prover (one DeviceContext per device index, created on first
 // use) and the non-template entries: key-cache budget, statistics, release, zkey cache ids.
 #include <filesystem>

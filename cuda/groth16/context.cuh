@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Per-device state of the GPU prover (CUDA-only): pinned staging pool, resident-key cache with
 // an LRU byte budget, per-curve MSM/NTT engines and working buffers, and the device registry.
 #pragma once

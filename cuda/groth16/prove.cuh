@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The GPU Groth16 prover's body (CUDA-only), templated on the curve E; prover_<curve>.cu
 // instantiate it for native keys (prove_impl, below) and snarkjs keys (prove_zkey.cuh). Both
 // key formats have the same five sections (A, B1, B2 over all variables, L or C over the aux

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The GPU prover's entry body for snarkjs keys (CUDA-only), templated on the curve E;
 // prover_<curve>.cu instantiate it. The key's sections map one to one onto the native prover's
 // (A, B1, B2, C in the place of L, H), so prove.cuh's prove_key does the work; what is specific

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Public entry points of the GPU Groth16 prover (BN254, BLS12-381): same inputs and same proof,
 // bit for bit, as groth16::prove_with_randomness; plain C++ so callers built without nvcc link it.
 //

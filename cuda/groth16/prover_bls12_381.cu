@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GPU Groth16 prover for BLS12-381: instantiates cuda/groth16/prove.cuh (native keys) and
 // cuda/groth16/prove_zkey.cuh (snarkjs keys) in one translation unit, so the kernels and
 // engines are compiled once per curve.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Public entry point of the GPU Groth16 prover for snarkjs keys (.zkey, BN254 and BLS12-381):
 // the same proof, bit for bit, as formats::prove_zkey_with_randomness; plain C++ so callers
 // built without nvcc link it.

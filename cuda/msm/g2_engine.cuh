@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The G2 MSM engine behind a compilation firewall (CUDA-only). A G2 Pippenger engine is the
 // generic pippenger::Engine over Fq2 XYZZ buckets, whose kernels take cicc minutes per curve to
 // compile (every Fq2 multiplication is three fully unrolled Montgomery products). They are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Member definitions of G2Engine (cuda/msm/g2_engine.cuh); included only by msm_g2_<curve>.cu,
 // the one translation unit per curve that instantiates the G2 kernels.
 #pragma once

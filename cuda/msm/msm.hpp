@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Public entry points of the GPU multi-scalar multiplication over G1 and G2 (BN254 and
 // BLS12-381).
 // Plain C++: callers built without nvcc include this and link zk_cuda. Inputs are the CPU's own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The host entry of the GPU MSM, shared by the G1 and G2 translation units: argument checks,
 // upload of the CPU's arrays as they are, one Engine run, and every failure turned into a
 // GpuResult. CUDA-only (included by msm_g1.cu and msm_g2.cu).

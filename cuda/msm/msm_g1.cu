@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The C++ entry point of the GPU G1 MSM (msm.hpp), instantiated for BLS12-381 and BN254; the
 // shared host entry is cuda/msm/msm_from_host.cuh, the kernels are templates in pippenger.cuh.
 #include "cuda/msm/msm_from_host.cuh"

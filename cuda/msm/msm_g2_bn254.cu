@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The C++ entry point of the GPU G2 MSM over BN254 (msm.hpp) and the one instantiation of that
 // curve's G2 kernels (G2Engine, cuda/msm/g2_engine.cuh); the shared host entry is
 // cuda/msm/msm_from_host.cuh, the kernels are templates in pippenger.cuh.

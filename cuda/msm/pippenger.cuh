@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GPU Pippenger MSM over G1 or G2 (kernels and the engine that sequences them); CUDA-only.
 // The algebra (windows, signed digits, bucket reduction identity) is in pippenger_plan.hpp.
 //

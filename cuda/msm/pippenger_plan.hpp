@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The arithmetic of the GPU Pippenger MSM that does not depend on CUDA: window choice, signed
 // digit recoding, the bucket-chunk search and the final combination of window sums. Shared by
 // the kernels (cuda/msm/pippenger.cuh) and by a host model of the whole pipeline in the tests,

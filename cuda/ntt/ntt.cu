@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The C++ entry points of the GPU NTT: argument checks, upload, one transform on the Engine,
 // download, every failure turned into a GpuResult; instantiated for the scalar fields of
 // BLS12-381 and BN254.

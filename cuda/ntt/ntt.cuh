@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GPU number-theoretic transform over a scalar field Fr (kernels and engine); CUDA-only.
 //
 // Convention (the CPU's, so results compare element for element): natural order in and out,

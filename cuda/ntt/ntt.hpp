@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Public entry points of the GPU NTT over the scalar fields of BN254 and BLS12-381, with the
 // CPU's convention: natural order in and out, w = Fr::root_of_unity(log2 n), coset
 // generator g = Fr::generator() (see cuda/ntt/ntt.cuh for the formulas). Plain C++: callers

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The project's one way to check CUDA runtime calls: ZK_CUDA_OK throws CudaError carrying
 // file:line, the failing expression and CUDA's own error name and text; ZK_CUDA_TRY returns
 // the same facts as a value for code that must not throw (device probing, destructors).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // query_gpus: the CUDA runtime's view of the machine, for `zkmill info` and for tests that
 // need to know whether a GPU is there before they try to use one.
 #include <cuda_runtime_api.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Lists the CUDA devices this process can see; a plain C++ interface so that host code built
 // without nvcc (the CLI, tests) can include it. Defined only when zk_cuda is built.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // RAII owners for the CUDA resources of the MSM and NTT engines (device buffers, streams,
 // events) and the one place where exceptions are turned into the GpuResult the C++ entries
 // return. Kept beside the field layer because it is the lowest layer every kernel family

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The outcome of a GPU entry point, as a value: MSM and NTT entries never throw across the
 // API (callers are worker loops that must keep serving), they return {code, message} instead.
 // Plain C++ so that code built without nvcc can include it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Spellings shared by code compiled for both the host and the device: ZK_HD marks a function
 // callable from either side (plain `inline` when a C++ compiler builds it, so the same headers
 // are unit-tested on a machine without a GPU), ZK_UNROLL asks each compiler for full unrolling.

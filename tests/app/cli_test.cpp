@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // End-to-end tests of the real build/bin/zkmill binary: help, `info` in both output forms, and
 // that usage and config mistakes fail with "zkmill: error: ..." naming the culprit.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `zkmill coordinator` and `zkmill worker` refuse plaintext ZeroMQ beyond loopback at config
 // validation, before they bind or connect anything (farm::check_exposure), and start with a
 // logged warning when zmq.insecure is set. Only binds are exposed here (0.0.0.0, *), and Redis

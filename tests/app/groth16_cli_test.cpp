@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `zkmill setup | prove | verify` through the real binary, on both curves, with snarkjs 0.7.6
 // (npm, installed by scripts/setup.sh into tests/interop/node_modules) as the external verifier.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What zkmill writes and reads for a user, through the real binary: outputs appear whole or not
 // at all (a write failing under RLIMIT_FSIZE leaves the old file intact and no temporary
 // behind), `verify`'s exit-code table (0 valid, 1 a well-formed proof that does not verify, 2

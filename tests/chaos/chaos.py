@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The chaos run's planning and judging (tests/chaos/run.sh drives the processes).
 
   chaos.py schedule --seed S --duration D --workers W1,W2,...

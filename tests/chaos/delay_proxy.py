@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """A TCP proxy that delays every byte it forwards, for the chaos farm (tests/chaos/).
 
 This kernel has no netem qdisc, so added latency and jitter come from here: a component

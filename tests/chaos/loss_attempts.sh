@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # loss_attempts.sh: how many extra attempts a job needs on a lossy network (issue 18, "calm
 # under loss"). In a network namespace of its own whose loopback drops PCT% of TCP packets
 # (nftables, output hook: each packet is judged once), a whole farm (deploy/local-farm.sh: Redis,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # netns.sh: a multi-host test network on one machine, sourced by tests/chaos/run.sh (and
 # usable by hand: `source tests/chaos/netns.sh; net_up; ...; net_down`).
 #

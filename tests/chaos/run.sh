@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The chaos run: a whole zkmill farm spread over network namespaces (tests/chaos/netns.sh: a
 # Redis host, a coordinator host, 2 synth and 2 prove hosts on a private bridge, CURVE on),
 # jobs of mixed size, curve, kind and priority submitted throughout, and a seeded fault

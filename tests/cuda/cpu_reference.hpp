@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // CPU references for the GPU tests: points with known discrete logs (so a 2^18-term MSM has an
 // exact expected value for the price of one scalar multiplication), a naive MSM, a naive DFT
 // and a textbook radix-2 NTT with the CPU convention the GPU must match. Deliberately simple

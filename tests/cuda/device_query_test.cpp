@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // query_gpus reports sane properties for every device, or an empty list with a reason; the
 // GPU-dependent part is skipped via ZKMILL_REQUIRE_GPU on machines without one. Compiles with
 // and without the CUDA backend so the GPU gate itself is exercised everywhere it is built.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The GPU's field and curve arithmetic (cuda/ff/mont32.hpp, cuda/ff/fp2.hpp, cuda/ec/xyzz.hpp
 // over G1 and G2) run on the host
 // through the carry-chain emulation and checked against the CPU types. The device executes

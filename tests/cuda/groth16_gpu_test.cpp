@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GPU Groth16 prover (cuda/groth16/prover.hpp) against the CPU prover: bit-identical proofs for
 // fixed r, s on both curves and both built-in circuits at several sizes, verification, the
 // resident-key cache (reuse counter, budget refusal), and wrong/unsatisfied bundles as errors.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GPU MSM (cuda/msm/msm.hpp) against CPU references, one typed suite for G1 and G2 of both
 // curves: random scalars at 2^10, 2^14, 2^18 (exact value and the CPU Pippenger) and 2^20 (exact
 // value), skewed scalars (70% zero, 20% one, 10% random), forced narrow and wide windows (huge

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GPU NTT (cuda/ntt/ntt.hpp) against the CPU's EvaluationDomain (common/poly) for both scalar
 // fields, sizes 2^1 to 2^20, all four directions, plus round trips and argument errors; the
 // textbook reference in cpu_reference.hpp cross-checks the CPU side. Skips without a GPU.

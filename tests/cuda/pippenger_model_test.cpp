@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A host model of the GPU MSM built from the same pieces the kernels use (plan, signed digits,
 // XYZZ buckets through the carry-chain emulation, group running sums, window-sum outputs,
 // combine_windows) and checked against a naive MSM: the algorithm is verified on any machine,

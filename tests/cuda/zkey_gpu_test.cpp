@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GPU prover for snarkjs keys (cuda/groth16/zkey_prover.hpp) against the CPU zkey prover, on the
 // committed circom/snarkjs fixtures of both curves (tests/interop/fixtures: multiplier, the
 // circomlib poseidon, hashchain): bit-identical proofs for fixed r, s, verification against the

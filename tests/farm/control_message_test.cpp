@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The typed control plane in-process: every message type round-trips through its frames, and
 // decode() refuses, with a reason naming the field, what a hostile or broken peer could send:
 // truncated frames, an old protocol tag, unknown types, missing fields, wrong JSON types,

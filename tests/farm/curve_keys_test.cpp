@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // CURVE key files: keygen output, reading back, and the errors for missing, unreadable,
 // malformed and over-permissive files (a secret key's text must never appear in an error).
 #include "farm/curve_keys.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Unit tests of the farm's shared code that need no Redis: SHA-256 against the FIPS 180-4
 // examples and farm config errors that name file and key (control messages:
 // control_message_test.cpp).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Refusing unsafe exposure (farm::check_exposure): a coordinator or worker that would speak
 // plaintext ZeroMQ beyond loopback stops at config validation unless zmq.insecure is set.
 // What counts as loopback is is_loopback_endpoint's table below.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // coordinator.metrics_listen: parsed strictly like every farm key (docs/config.md), so a typo
 // in the metrics address stops the coordinator instead of silently serving no metrics.
 #include <gtest/gtest.h>

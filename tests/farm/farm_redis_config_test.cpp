@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The redis section's Sentinel and durability keys (docs/reliability.md, "Redis failover"):
 // parsed strictly, and combinations that cannot work are refused naming the key.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // libFuzzer harnesses for the snarkjs/circom readers, one binary per reader: CMake compiles
 // this file three times with ZKMILL_FUZZ_READER set to 1 (.zkey), 2 (.wtns) or 3 (.r1cs).
 // Each harness parses the input as a file of its kind and then decodes everything a prover

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // snarkjs <-> zkmill interop through the real binaries, on the committed fixtures of both
 // curves: zkmill's proofs pass `snarkjs groth16 verify`, snarkjs's proofs pass
 // `zkmill groth16 verify`, the exported verification key equals snarkjs's, and bad input

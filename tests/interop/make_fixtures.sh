@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Regenerates tests/interop/fixtures/: circom2 + snarkjs 0.7.6 + circomlib build every circuit in
 # circuits/ for both curves (r1cs, zkey after one phase-2 contribution, vk, witness).
 # Usage: tests/interop/make_fixtures.sh [out_dir]   (default: tests/interop/fixtures)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Paths of the committed circom/snarkjs fixtures (tests/interop/fixtures/<curve>/<name>.<ext>,
 // made by tests/interop/make_fixtures.sh; curve as snarkjs names it: "bn128", "bls12381"), for
 // every test target (each defines ZKMILL_SOURCE_DIR, see cmake/zkmill_module.cmake).

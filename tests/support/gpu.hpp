@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GPU gate for GoogleTest: ZKMILL_REQUIRE_GPU() at the top of a test skips it, with the reason,
 // when the CUDA backend was not compiled (ZKMILL_CUDA=OFF, CI: no nvcc) or no CUDA device is
 // visible (CI, a dev box without a card). A GPU test therefore never fails for lack of a GPU,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Test support: run a real program (no shell) with captured stdout/stderr, in a
 // per-test scratch directory, so integration tests drive binaries through their public CLI.
 #pragma once

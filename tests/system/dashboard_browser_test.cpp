@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The coordinator's dashboard (GET /) in a real browser: headless Chromium loads the page from
 // a running local farm while a job runs, lets it poll the API, and dumps the DOM it built.
 // Two loads a few seconds apart must show the job running with its partition strip advancing,

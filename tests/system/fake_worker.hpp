@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A hostile (or merely fake) worker for farm tests: a ZeroMQ DEALER with a chosen routing id
 // that speaks the control protocol by hand. It says whatever the test tells it to: a hello for
 // any role and circuits, results with guessed or stolen tokens, raw malformed frames. While it

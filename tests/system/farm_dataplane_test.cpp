@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The data plane end to end (real redis-server, coordinator and worker processes on loopback).
 // Prefetching: a prove worker holds the partition it proves plus worker.prefetch fetched ahead,
 // `zkmill status --workers` shows both, a kill -9 loses neither (the prefetched partition is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The farm against hostile peers, with a private redis-server, the real coordinator and honest
 // worker processes, and fake workers (tests/system/fake_worker.hpp: a ZeroMQ DEALER speaking
 // the control protocol by hand):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The farm's operations side end to end, with real processes on loopback: the coordinator's
 // Prometheus endpoint (scraped over HTTP) and `zkmill status --json` must reflect what a job
 // really did, a failed attempt must show in the counters, and `local-farm.sh scale` must add

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The operator's side of a farm, on a real local farm (deploy/local-farm.sh): `zkmill result`
 // writes a folder whole or not at all, an idempotency key is bound to its job's parameters, and
 // a job no live worker serves says so (submit warns, status shows it). local-farm.sh itself is

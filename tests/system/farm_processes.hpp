@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Test support for whole-farm tests that build the farm piece by piece: a private redis-server
 // (unix socket in a scratch dir, optionally with an ACL user), the real coordinator and worker
 // processes, each a child of the test with its own log, stopped in TearDown (workers first).

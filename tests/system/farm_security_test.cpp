@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The farm's security and operations features end to end, with a private redis-server and
 // the real coordinator and worker processes on loopback: CURVE on both planes with keys from
 // `zkmill keygen` and a ZAP allow-list, Redis ACL users, `zkmill worker drain`, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The farm end to end: a private redis-server, the real coordinator and worker processes
 // (deploy/local-farm.sh), loopback only; faults are real (kill -9, Redis restart, corrupted
 // bundles). Every wait is bounded (`zkmill wait --timeout`).

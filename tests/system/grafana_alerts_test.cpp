@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // deploy/grafana/zkmill.json and deploy/prometheus/alerts.yml, loaded and checked against what
 // a real coordinator exports: both files parse and have the shape Grafana and Prometheus
 // expect, every metric an expression names is a family the coordinator's /metrics serves (a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The coordinator's HTTP JSON API (docs/api.md) against a real local farm: every endpoint, its
 // JSON checked against what `zkmill status --json` prints (one producer), cancel and drain
 // through the API acting on the farm, the bearer token enforced when configured, and slow

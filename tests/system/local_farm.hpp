@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Test support for farm tests: one farm started by deploy/local-farm.sh in a scratch directory
 // (real redis-server, coordinator and worker processes on loopback), driven through the
 // script and the zkmill CLI; stopped by the destructor. Every wait is bounded.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # deploy/local-farm.sh as an operator and as ctest -j use it (ctest: local_farm_script):
 #  1. without --bin, $ZKMILL_BIN, a build or zkmill on PATH it says in one line what to do;
 #  2. `start` refuses a directory whose farm still runs (and says how to stop it); once

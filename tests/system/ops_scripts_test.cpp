@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The operators' scripts: deploy/farmctl (scale and drain over ssh) and local-farm.sh --gpus.
 // farmctl is checked twice: its --dry-run prints exactly the commands each host gets, and the
 // same scripts run against stand-in hosts (a fake ssh that runs the command locally, with fake

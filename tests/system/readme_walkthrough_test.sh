@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # README.md's farm walkthrough, run verbatim (ctest: readme_walkthrough): the ```sh block
 # between the readme-walkthrough markers is extracted and run by bash -e (every command must
 # succeed) from a directory laid out like a fresh clone after setup.sh: deploy/ and tests/ are

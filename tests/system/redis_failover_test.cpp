@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The farm on a replicated Redis under Redis Sentinel, with real servers on loopback ports: a
 // primary (AOF), one replica and one sentinel (quorum 1). The coordinator, the worker and the
 // clients find the primary through the sentinel (redis.sentinels, redis.master_name) and wait

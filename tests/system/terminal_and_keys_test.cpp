@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What an operator sees in a terminal, through a real pseudo-terminal (util-linux `script`):
 // `zkmill wait` and `submit --wait` draw a progress bar (done/total, rate, ETA) on a TTY and
 // plain lines otherwise; `zkmill status --watch` redraws the screen. And keys copied into a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Generates the curve/encoding test vectors tests/vectors/*_points.json from @noble/curves.
 //
 // @noble/curves is an independent implementation; files: {bn254,bls12_381}{,_g2}_points.json.

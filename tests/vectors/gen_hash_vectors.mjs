@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Generates tests/vectors/hash_vectors.json: Poseidon outputs from circomlibjs (BN254, the
 // reference and the optimized implementation, which must agree) and SHA-256 digests from
 // node's crypto (OpenSSL), both independent of zkmill, for the gadget tests in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Generates pairing cross-check vectors (bn254_pairing.json, bls12_381_pairing.json) from an
 // independent implementation, @noble/curves 2.4.0, for tests/common/pairing/vectors_test.cpp.
 //

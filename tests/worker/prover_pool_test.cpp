@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ProverPool: the prove worker's scheduling of partitions onto devices (worker/prover_pool.hpp),
 // exercised with CPU threads standing in for proofs: one partition per device at a time, all
 // devices at once, first come first served, and the CPU's single slot.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Boolean wires and the one-bit operations every bit-level hash gadget is built from
 // (after bellman's Boolean: a bit is a constant, an allocated variable, or the negation of
 // one, so NOT and every operation with a constant operand are free linear rewiring).

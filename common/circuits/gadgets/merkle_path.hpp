@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Merkle inclusion gadgets for the two tree kinds of Filecoin's PoRep, and their native
 // node functions:
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A field-valued wire of a gadget: a linear combination together with its native value. The
 // value is meaningful only when the constraint system wants values (cs.needs_values());
 // gadgets skip the native arithmetic otherwise, so recording a shape costs no hashing.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Poseidon (Grassi, Khovratovich, Rechberger, Roy, Schofnegger, "Poseidon: A New Hash
 // Function for Zero-Knowledge Proof Systems", USENIX Security 2021) with circomlib's
 // parameters: S-box x^5, R_F = 8 full rounds (4 before, 4 after) around R_P partial rounds,

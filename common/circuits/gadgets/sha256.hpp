@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // SHA-256 (FIPS 180-4): a native implementation (to make inputs and check the gadget) and
 // the R1CS gadget over Bit/UInt32 wires, both written from the standard.
 //

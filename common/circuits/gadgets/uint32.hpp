@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // 32-bit words as 32 Bit wires (little-endian: bits[0] is the least significant), the
 // vocabulary of SHA-256. Rotations and shifts are free (they only renumber wires; a shift
 // brings in constant zeros); xor/and cost one constraint per variable bit pair, Ch one per

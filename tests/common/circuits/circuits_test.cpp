@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The built-in circuits, per scalar field: satisfied at several sizes, a tampered value is
 // named by its constraint path, sizes hit their target, the single-pass prover agrees with
 // the recorded matrices, and everything is deterministic in (seed, partition).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The hash gadgets against independent references: SHA-256 against FIPS 180-4's examples
 // and node's crypto (tests/vectors/hash_vectors.json), the gadget against the native hash on
 // random messages of 0..1000 bytes; Poseidon against circomlibjs (same JSON) and a circom

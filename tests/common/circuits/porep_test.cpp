@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The "porep" circuit: satisfied for several seeds, partitions and sizes with the public
 // inputs its native model computes; a single flipped witness bit is caught and named by the
 // checking CS; --size lands within 5% of the target (counted without proving) with the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // BundleReceiver's parallel path: slots placed out of order from several threads, and every
 // check of parse() still made (and named the same way) with the per-byte work fused into place().
 #include "common/cs/bundle_receiver.hpp"

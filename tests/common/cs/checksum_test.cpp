@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // checksum64: streaming equals one-shot for any chunking, every single-bit flip and every
 // length change is detected, and seeds separate domains.
 #include "common/cs/checksum.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Linear combinations and the three constraint systems on small hand-written circuits, per
 // scalar field: exact density bitmaps, CSR contents, name paths, and shape checking.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Precompiled constraint evaluation: the witness-only synthesis plus the mat-vec over the
 // recorded, encoded, written and re-opened matrices gives ProvingCS's a, b, c and density maps
 // bit for bit on every built-in circuit and both fields; and a PCE file that is truncated,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Witness bundle: round trip, streaming reception, and a clear error for every kind of bad
 // input (truncation, magic, version, corruption, non-canonical elements, wrong curve).
 #include "common/cs/witness_bundle.hpp"

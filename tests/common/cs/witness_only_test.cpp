@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Witness-only bundles (BundleKind::Witness): packing round-trips every aux value, the packed
 // image is validated like any bundle (checksum, maps, counts), streams through the receiver,
 // and expanding it with the circuit's recorded matrices gives byte for byte the bundle that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Group laws, generators and orders for G1 and G2 of both curves (typed tests per group).
 #include <gtest/gtest.h>
 

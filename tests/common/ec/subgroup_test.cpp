@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Tests that the fast subgroup checks (common/ec/subgroup.hpp) agree with the naive [r]P = O.
 // Inputs: random members, random non-members, small-order torsion points, members plus torsion.
 #include "common/ec/subgroup.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Test helpers: curve points in and out of the prime-order subgroup, and small-order points.
 // Shared by test_ec and test_serde; cofactors are derived from the curve seeds.
 #pragma once

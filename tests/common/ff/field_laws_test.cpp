@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Field axioms and edge values for every prime field, as typed tests instantiated per field.
 #include <gtest/gtest.h>
 

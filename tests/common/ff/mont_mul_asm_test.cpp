@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The x86-64 MULX/ADX Montgomery multiplication (common/ff/mont_mul_x86.hpp) against the
 // portable C++ CIOS path, which stays callable as Fp<P>::mont_mul_portable. Where the
 // assembly is not compiled in (no BMI2/ADX, or ZKMILL_FF_PORTABLE) mont_mul is the portable

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reader and prover tests for common/formats over the committed snarkjs/circom fixtures
 // (tests/interop/fixtures, made by tests/interop/make_fixtures.sh): headers agree across
 // files, the witness satisfies the r1cs, in-process proofs verify, and every truncation,

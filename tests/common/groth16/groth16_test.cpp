@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Groth16 end to end on both curves: setup -> synthesize -> prove -> verify, plus the
 // negative cases (tampered proof, wrong public input, unsatisfied witness, bad batch).
 #include <gtest/gtest.h>

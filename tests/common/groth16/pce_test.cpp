@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // PCE through the built-in circuits' glue (groth16/builtin.hpp), as a synth worker uses it:
 // the bundle is byte-identical to plain synthesis (inputs, aux, a, b, c, density maps, header,
 // checksums), so the proof for fixed r, s is too; load_or_build_pce records a missing file,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Witness-only bundles end to end on the CPU prover: a partition shipped as inputs + packed aux
 // and expanded with the circuit's recorded matrices gives the bit-identical proof (same r, s)
 // as the full bundle, the proof verifies, and a witness expanded against the matrices of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Tests the Pippenger MSM against the naive sum for all four groups, and the digit recoding/planner.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // XYZZ coordinates (common/ec/xyzz.hpp) against the Jacobian reference, for all four groups.
 #include "common/ec/xyzz.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Optimal ate pairing properties on both curves (typed tests): bilinearity, non-degeneracy,
 // r-torsion of GT, multi-Miller loops, prepared G2 points, product checks, and the exact power
 // of the reduced pairing that the final exponentiation computes.

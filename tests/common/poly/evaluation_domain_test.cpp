@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // EvaluationDomain FFTs against the O(n^2) DFT and Horner evaluation, round trips, cosets,
 // bit reversal and thread-count independence, as typed tests for both Groth16 scalar fields.
 #include "common/poly/evaluation_domain.hpp"

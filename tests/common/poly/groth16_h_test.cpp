@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Groth16 quotient: A(t)B(t) - C(t) = h(t)(t^n - 1) at a random t for satisfied systems, fails for
 // unsatisfied ones, agrees with the unfused bellman pipeline and with a single-thread run.
 #include "common/poly/groth16_h.hpp"

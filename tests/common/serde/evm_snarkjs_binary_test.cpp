@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Tests of the EIP-196/197 BN254 encoding and the snarkjs binary layouts (LEM points, scalars).
 // Byte layouts, round trips incl. infinity, validation levels, truncation, bulk sections.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Tests of snarkjs JSON points and scalars: shapes, round trips, the z rules and rejections.
 // Every malformed/non-canonical/off-curve/off-subgroup input must fail with its reason.
 #include "common/serde/snarkjs_json.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Test helpers for the serde tests: hex, DecodeError expectations, vector-file loading.
 // The vector files come from tests/vectors/gen_curve_vectors.mjs (@noble/curves).
 #pragma once

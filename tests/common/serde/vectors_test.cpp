@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Cross-check against @noble/curves vectors: multiples, sums, encodings and invalid inputs.
 // Files: tests/vectors/*_points.json from gen_curve_vectors.mjs; encodings compared byte for byte.
 #include <gtest/gtest.h>

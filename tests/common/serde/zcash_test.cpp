@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Tests of the zcash BLS12-381 encodings: round trips, flags, uniqueness, truncation, messages.
 // Also random-byte robustness and the generic encode/decode front door.
 #include "common/serde/zcash.hpp"

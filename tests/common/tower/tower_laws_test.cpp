@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Field laws of the Fp6 and Fp12 towers, their Frobenius maps, sparse and cyclotomic products
 // (typed tests per curve tower, random elements from a fixed seed).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // util::AtomicFile / AtomicFileSet / InputFile: a target appears whole or not at all (a write
 // failing with EFBIG under RLIMIT_FSIZE leaves the old file and no temporary), a key is never
 // overwritten when overwrite is off, a set rolls back, and inputs that are not regular files

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The config schema: defaults, a full valid file, and that every kind of mistake (unknown key,
 // wrong type, out-of-range value, bad YAML, missing file) is an error naming file and key.
 #include "common/util/config.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Log levels: the six names map to spdlog's levels, anything else is rejected by name (spdlog's
 // own parser would silently turn a typo into "off"); init_logging applies level and file.
 #include "common/util/log.hpp"

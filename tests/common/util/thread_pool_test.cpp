@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ThreadPool covers every index exactly once, propagates exceptions and allows nesting.
 #include "common/util/thread_pool.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Builds sealed witness bundles of a chosen size quickly, for the wire tests and benchmark.
 //
 // The transfer layer only moves bytes, so the bundles need not come from a real circuit;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // BundleServer + fetch_bundle over real tcp://127.0.0.1: round trips, errors, timeouts, hostile peers.
 #include <gtest/gtest.h>
 

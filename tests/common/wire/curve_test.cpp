@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // CURVE on the bundle transfer: an allow-listed client fetches, an unknown key is refused by ZAP.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A fetch's socket is torn down while libzmq may still report events about it (during its
 // linger, the session keeps its connection and reports drops and reconnects). Those reports are
 // made on the context's I/O thread; one sent to a monitor whose reading end is already closed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The wire codec: every message type round-trips, and every malformed shape is a clean Malformed error.
 #include "common/wire/message.hpp"
 
