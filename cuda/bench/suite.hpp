@@ -3,6 +3,7 @@
 // NTT, full GPU proofs and a PoRep-sized partition, printed as one table. Plain C++ header.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
