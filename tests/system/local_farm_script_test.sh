@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # deploy/local-farm.sh as an operator and as ctest -j use it (ctest: local_farm_script):
 #  1. without --bin, $ZKMILL_BIN, a build or zkmill on PATH it says in one line what to do;
-#  2. `start` refuses a directory whose farm still runs (and says how to stop it); once
-#     stopped, the directory starts again;
+#  2. `start` refuses a directory whose farm still runs (GPU prove workers included; it says how
+#     to stop it); once stopped, the directory starts again;
 #  3. a port taken by another process before our server binds it is given up and another one
 #     tried (the script's ZKMILL_LOCAL_FARM_FIRST_PORT hook makes redis and the coordinator try
 #     a port this test holds first);
@@ -54,6 +54,12 @@ err=$(start "$work/f1" 2>&1); rc=$?
 [[ "$err" == *"a farm is still running in"*"stop it first"*"stop --dir"* ]] || fail "second start: message '$err'"
 [[ "$(cat "$work/f1/redis.pid")" == "$pid" ]] && kill -0 "$pid" || fail "second start touched the running farm"
 bash "$script" status --dir "$work/f1" > /dev/null || fail "status after the refused start"
+# A GPU prove worker's pid file (gpu-<d>.pid) counts as a running process of the farm too (here a
+# copy of prove-1's: the script only asks that the pid be a live zkmill).
+cp "$work/f1/prove-1.pid" "$work/f1/gpu-7.pid"
+err=$(start "$work/f1" 2>&1); rc=$?
+[[ $rc -eq 1 && "$err" == *"gpu-7 (pid"* ]] || fail "a running GPU worker is not named: exit $rc, message '$err'"
+rm -f "$work/f1/gpu-7.pid"
 bash "$script" stop --dir "$work/f1" > /dev/null
 out=$(start "$work/f1" 2>&1) || fail "restart of a stopped farm's directory: $out"
 bash "$script" stop --dir "$work/f1" > /dev/null
