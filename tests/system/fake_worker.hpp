@@ -53,7 +53,11 @@ class FakeWorker {
     h.bundle_endpoint = role == farm::WorkerRole::Prove ? "" : "tcp://127.0.0.1:1";
     send(h);
   }
-  void heartbeat(const std::string& current = "") { send(farm::WorkerHeartbeat{{}, current, false, {}}); }
+  void heartbeat(const std::string& current = "") {
+    farm::WorkerHeartbeat h;
+    h.current = current;
+    send(h);
+  }
 
   // The next message satisfying `want` within `limit` (others are dropped), heartbeating
   // every 100 ms meanwhile; nullopt when none came.
