@@ -12,9 +12,7 @@
 #include "tests/support/fixtures.hpp"
 #include "tests/support/process.hpp"
 
-using namespace zkmill::test;
-using zkmill::testing::interop_fixture;
-
+namespace zkmill::test {
 namespace {
 
 // Runs zkmill under a file-size limit of 0 bytes with SIGXFSZ ignored, so every write(2) of
@@ -245,3 +243,4 @@ TEST_F(OutputFiles, SeedOutOfRangeIsRefusedNotWrapped) {
 }
 
 }  // namespace
+}  // namespace zkmill::test

@@ -9,8 +9,7 @@
 
 #include "tests/system/local_farm.hpp"
 
-using namespace zkmill::test;
-
+namespace zkmill::test {
 namespace {
 
 // As in output_files_test: every output write fails with EFBIG.
@@ -149,3 +148,4 @@ TEST_F(FarmOutputs, UnservedCircuitIsReportedBySubmitAndStatus) {
 }
 
 }  // namespace
+}  // namespace zkmill::test

@@ -225,7 +225,7 @@ TEST_F(SecureFarmTest, GpusNeedCudaAndAnExistingDevice) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(contains(r.err, "--gpus")) << r.err;
   EXPECT_TRUE(contains(r.err, "does not exist") || contains(r.err, "built without the CUDA backend")) << r.err;
-  if (!zkmill::testing::gpu_available()) {
+  if (!gpu_available()) {
     auto r0 = run_zkmill({"worker", "--role", "prove", "--gpus", "0"});
     EXPECT_EQ(r0.exit_code, 1);
     EXPECT_TRUE(contains(r0.err, "--gpus")) << r0.err;
@@ -257,7 +257,7 @@ TEST_F(SecureFarmTest, GpuProveWorkerCompletesAJob) {
 // so per partition) and every proof passes `zkmill groth16 verify` against snarkjs's vk.json.
 TEST_F(SecureFarmTest, GpuProveWorkerProvesAZkeyJob) {
   ZKMILL_REQUIRE_GPU();
-  const std::string fixtures = zkmill::testing::interop_fixture_dir("bls12381");
+  const std::string fixtures = interop_fixture_dir("bls12381");
   const std::string zkey = (dir_ / "keys" / "poseidon.zkey").string();
   fs::copy_file(fixtures + "poseidon.zkey", zkey);
   fs::copy_file(fixtures + "poseidon.r1cs", dir_ / "keys" / "poseidon.r1cs");

@@ -236,7 +236,7 @@ class ZkeyFarmTest : public FarmTest, public ::testing::WithParamInterface<const
  protected:
   static std::string nm() { return std::string(ZKMILL_SOURCE_DIR) + "/tests/interop/node_modules"; }
   static std::string fixture(const std::string& curve, const std::string& file) {
-    return zkmill::testing::interop_fixture_dir(curve) + file;
+    return interop_fixture_dir(curve) + file;
   }
   std::string curve() const { return GetParam(); }
   std::string other_curve() const { return curve() == "bn128" ? "bls12381" : "bn128"; }
