@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The farm against hostile peers, with a private redis-server, the real coordinator and honest
-// worker processes, and fake workers (tests/system/fake_worker.hpp: a ZeroMQ DEALER speaking
+// worker processes, and fake workers (tests/support/fake_worker.hpp: a ZeroMQ DEALER speaking
 // the control protocol by hand):
 //   - a prove worker that answers with another job's proof (same circuit, other seed) gets
 //     nothing recorded and is quarantined; an honest worker then proves the partition's own
@@ -12,7 +12,7 @@
 #include <cstdio>
 
 #include "farm/random_token.hpp"
-#include "tests/system/fake_worker.hpp"
+#include "tests/support/fake_worker.hpp"
 #include "tests/system/farm_processes.hpp"
 
 namespace zkmill::test {
