@@ -75,11 +75,7 @@ TEST_F(SecureFarmTest, BundleServerAdmitsOnlyItsAllowListedProveWorkers) {
   for (int i = 0; i < 300 && !contains(log("coordinator"), refusal); ++i) std::this_thread::sleep_for(20ms);
   EXPECT_TRUE(contains(log("coordinator"), refusal)) << all_logs();
   EXPECT_EQ(status(job)["verified"].get<uint64_t>(), 0u);
-  for (auto& [name, pid] : procs_)
-    if (pid == bad) {
-      EXPECT_EQ(stop(pid), 0) << log("prove-bad");
-      pid = 0;
-    }
+  EXPECT_EQ(stop(bad), 0) << log("prove-bad");
   start_worker("prove-good", "prove", curve_yaml("prove-good"));
   expect_done_and_verified(job, 3);
   for (const auto& p : status(job)["partition_states"]) EXPECT_EQ(p["worker"], "prove-good") << p.dump();
@@ -211,11 +207,7 @@ TEST_F(SecureFarmTest, WorkerDrainStopsALiveWorkerAfterItsPartition) {
   EXPECT_EQ(ws[0]["worker"], "prove-1");
   EXPECT_EQ(ws[1]["worker"], "synth-1");
   // SIGTERM drains the same way: exit status 0, not an interrupted poll.
-  for (auto& [name, pid] : procs_)
-    if (name == "prove-1") {
-      EXPECT_EQ(stop(pid), 0) << log("prove-1");
-      pid = 0;
-    }
+  EXPECT_EQ(stop(procs_.pid("prove-1")), 0) << log("prove-1");
   EXPECT_TRUE(contains(log("prove-1"), "drained, exiting")) << log("prove-1");
 }
 
