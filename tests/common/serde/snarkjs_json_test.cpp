@@ -134,7 +134,8 @@ TEST(SnarkjsJson, Bls12381G1OrderThreePointRejected) {
   // (0, 2) lies on y^2 = x^3 + 4 and has order 3.
   auto msg = expect_decode_error(DecodeErrc::NotInSubgroup,
                                  [] { sj::point_from_json<Bls12381G1Params>(json::parse(R"(["0","2","1"])")); });
-  EXPECT_EQ(msg, "bls12-381 G1: point not in the prime-order subgroup (snarkjs JSON)");
+  // The error names the field (here the default name, "point"), then the group.
+  EXPECT_EQ(msg, "point: bls12-381 G1: point not in the prime-order subgroup (snarkjs JSON)");
 }
 
 TEST(SnarkjsJson, Scalars) {
