@@ -15,6 +15,7 @@
 #include "cuda/groth16/prover.hpp"
 #include "tests/support/gpu.hpp"
 
+namespace zkmill::test {
 namespace {
 
 using namespace zkmill;
@@ -40,7 +41,7 @@ struct Bls {
 class ReleaseContexts : public ::testing::Environment {
  public:
   void TearDown() override {
-    if (zkmill::testing::gpu_available()) (void)cuda::release_gpu_context(0);
+    if (gpu_available()) (void)cuda::release_gpu_context(0);
   }
 };
 [[maybe_unused]] const auto* const kEnv =
@@ -242,3 +243,4 @@ TYPED_TEST(GpuGroth16, WrongBundlesAreErrorsNotProofs) {
 }
 
 }  // namespace
+}  // namespace zkmill::test

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The farm against hostile peers, with a private redis-server, the real coordinator and honest
-// worker processes, and fake workers (tests/system/fake_worker.hpp: a ZeroMQ DEALER speaking
+// worker processes, and fake workers (tests/support/fake_worker.hpp: a ZeroMQ DEALER speaking
 // the control protocol by hand):
 //   - a prove worker that answers with another job's proof (same circuit, other seed) gets
 //     nothing recorded and is quarantined; an honest worker then proves the partition's own
@@ -12,7 +12,7 @@
 #include <cstdio>
 
 #include "farm/random_token.hpp"
-#include "tests/system/fake_worker.hpp"
+#include "tests/support/fake_worker.hpp"
 #include "tests/system/farm_processes.hpp"
 
 namespace zkmill::test {
@@ -56,11 +56,7 @@ TEST_F(FarmIntegrityTest, ReplayedProofOfAnotherJobIsRefusedAndItsSenderQuaranti
   const json proof_a = json::parse(slurp(out_a / "partition-0.proof.json"));
   const json public_a = json::parse(slurp(out_a / "partition-0.public.json"));
   const std::string circuit = status(a)["circuit"];
-  for (auto& [name, pid] : procs_)
-    if (pid == honest) {
-      ASSERT_EQ(stop(pid), 0) << log("prove-1");
-      pid = 0;
-    }
+  ASSERT_EQ(stop(honest), 0) << log("prove-1");
 
   FakeWorker evil(endpoint(), "evil-prove");
   evil.hello("evil-prove", farm::WorkerRole::Prove, {circuit});
@@ -177,6 +173,11 @@ TEST_F(FarmIntegrityTest, ForgedFailuresAndResultsFromOtherPeersAreIgnored) {
   // and a burst of malformed messages.
   FakeWorker forger(endpoint(), "evil\nINJECTED: job done\x1b[2J");
   for (int i = 0; i < 200; ++i) forger.send_raw({"ZKM2", "task_failed", "{not json"});
+  // The coordinator handles one peer's messages in order: its answer (reconnect, to a peer it
+  // does not know) to a heartbeat sent after the burst means the burst has been handled, so the
+  // next message falls in a later one-second window however loaded the machine is.
+  forger.heartbeat();
+  ASSERT_TRUE(forger.wait_for(farm::MessageType::Reconnect, 30s)) << log("coordinator");
   std::this_thread::sleep_for(1200ms);
   forger.send_raw({"ZKM2", "task_failed", "{not json"});  // the next window reports what was suppressed
 
@@ -217,11 +218,7 @@ TEST_F(FarmIntegrityTest, PermanentFailureOfACheckedWitnessIsTheProveWorkersFaul
   const auto a = submit(1, "", 21);
   expect_done_and_verified(a, 1);
   const std::string circuit = status(a)["circuit"];
-  for (auto& [name, pid] : procs_)
-    if (pid == honest) {
-      ASSERT_EQ(stop(pid), 0) << log("prove-1");
-      pid = 0;
-    }
+  ASSERT_EQ(stop(honest), 0) << log("prove-1");
 
   std::optional<farm::Prove> p;
   {
@@ -285,11 +282,7 @@ TEST_F(FarmIntegrityTest, SecondCoordinatorIsRefusedAndTheFirstFinishesWithoutRe
   EXPECT_FALSE(contains(log("coordinator"), "requeued")) << log("coordinator");
 
   // A coordinator that stops releases the lease: the next one starts at once.
-  for (auto& [name, pid] : procs_)
-    if (pid == first) {
-      EXPECT_EQ(stop(pid), 0) << log("coordinator");
-      pid = 0;
-    }
+  EXPECT_EQ(stop(first), 0) << log("coordinator");
   const pid_t next = spawn("coordinator-2", {zkmill_binary(), "coordinator", "--config", second_cfg});
   for (int i = 0; i < 250 && !contains(log("coordinator-2"), "serving on"); ++i) std::this_thread::sleep_for(20ms);
   ASSERT_TRUE(contains(log("coordinator-2"), "serving on")) << log("coordinator-2");

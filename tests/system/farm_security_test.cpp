@@ -6,9 +6,9 @@
 #include <map>
 
 #include "farm/curve_keys.hpp"
+#include "tests/support/fake_worker.hpp"
 #include "tests/support/fixtures.hpp"
 #include "tests/support/gpu.hpp"
-#include "tests/system/fake_worker.hpp"
 #include "tests/system/farm_processes.hpp"
 
 namespace zkmill::test {
@@ -80,11 +80,7 @@ TEST_F(SecureFarmTest, ResultsUnderAnotherCurveKeyThanTheLeasesAreRefused) {
   const auto first = submit(1);
   expect_done_and_verified(first, 1);
   const std::string circuit = status(first)["circuit"];
-  for (auto& [name, pid] : procs_)
-    if (pid == honest) {
-      ASSERT_EQ(stop(pid), 0) << log("prove-1");
-      pid = 0;
-    }
+  ASSERT_EQ(stop(honest), 0) << log("prove-1");
 
   const std::string server = farm::CurveKeys::read_public_key((dir_ / "curve" / "coordinator.pub").string(), "test");
   const auto key_a = farm::CurveKeys::read_keypair((dir_ / "curve" / "fake-a.key").string(), "test");
@@ -162,11 +158,7 @@ TEST_F(SecureFarmTest, BundleServerAdmitsOnlyItsAllowListedProveWorkers) {
   for (int i = 0; i < 300 && !contains(log("coordinator"), refusal); ++i) std::this_thread::sleep_for(20ms);
   EXPECT_TRUE(contains(log("coordinator"), refusal)) << all_logs();
   EXPECT_EQ(status(job)["verified"].get<uint64_t>(), 0u);
-  for (auto& [name, pid] : procs_)
-    if (pid == bad) {
-      EXPECT_EQ(stop(pid), 0) << log("prove-bad");
-      pid = 0;
-    }
+  EXPECT_EQ(stop(bad), 0) << log("prove-bad");
   start_worker("prove-good", "prove", curve_yaml("prove-good"));
   expect_done_and_verified(job, 3);
   for (const auto& p : status(job)["partition_states"]) EXPECT_EQ(p["worker"], "prove-good") << p.dump();
@@ -300,11 +292,7 @@ TEST_F(SecureFarmTest, WorkerDrainStopsALiveWorkerAfterItsPartition) {
   EXPECT_EQ(ws[0]["worker"], "prove-1");
   EXPECT_EQ(ws[1]["worker"], "synth-1");
   // SIGTERM drains the same way: exit status 0, not an interrupted poll.
-  for (auto& [name, pid] : procs_)
-    if (name == "prove-1") {
-      EXPECT_EQ(stop(pid), 0) << log("prove-1");
-      pid = 0;
-    }
+  EXPECT_EQ(stop(procs_.pid("prove-1")), 0) << log("prove-1");
   EXPECT_TRUE(contains(log("prove-1"), "drained, exiting")) << log("prove-1");
 }
 
@@ -314,7 +302,7 @@ TEST_F(SecureFarmTest, GpusNeedCudaAndAnExistingDevice) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(contains(r.err, "--gpus")) << r.err;
   EXPECT_TRUE(contains(r.err, "does not exist") || contains(r.err, "built without the CUDA backend")) << r.err;
-  if (!zkmill::testing::gpu_available()) {
+  if (!gpu_available()) {
     auto r0 = run_zkmill({"worker", "--role", "prove", "--gpus", "0"});
     EXPECT_EQ(r0.exit_code, 1);
     EXPECT_TRUE(contains(r0.err, "--gpus")) << r0.err;
@@ -346,7 +334,7 @@ TEST_F(SecureFarmTest, GpuProveWorkerCompletesAJob) {
 // so per partition) and every proof passes `zkmill groth16 verify` against snarkjs's vk.json.
 TEST_F(SecureFarmTest, GpuProveWorkerProvesAZkeyJob) {
   ZKMILL_REQUIRE_GPU();
-  const std::string fixtures = zkmill::testing::interop_fixture_dir("bls12381");
+  const std::string fixtures = interop_fixture_dir("bls12381");
   const std::string zkey = (dir_ / "keys" / "poseidon.zkey").string();
   fs::copy_file(fixtures + "poseidon.zkey", zkey);
   fs::copy_file(fixtures + "poseidon.r1cs", dir_ / "keys" / "poseidon.r1cs");

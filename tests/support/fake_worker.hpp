@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
-// A hostile (or merely fake) worker for farm tests: a ZeroMQ DEALER with a chosen routing id
-// that speaks the control protocol by hand. It says whatever the test tells it to: a hello for
-// any role and circuits, results with guessed or stolen tokens, raw malformed frames. While it
-// waits for a message it keeps sending heartbeats, so the coordinator does not declare it dead.
+// A hostile (or merely fake) worker for farm tests (tests/system against the coordinator
+// process, tests/coordinator against one in the test's process): a ZeroMQ DEALER with a chosen
+// routing id that speaks the control protocol by hand. It says whatever the test tells it to:
+// a hello for any role and circuits, results with guessed or stolen tokens, raw malformed
+// frames. While it waits for a message it keeps sending heartbeats, so the coordinator does
+// not declare it dead.
 #pragma once
 
 #include <chrono>
