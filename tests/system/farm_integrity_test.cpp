@@ -136,21 +136,31 @@ TEST_F(FarmIntegrityTest, ForgedFailuresAndResultsFromOtherPeersAreIgnored) {
   FakeWorker evil(endpoint(), "evil");
   evil.hello("evil", farm::WorkerRole::Both, {});  // serves no circuit: gets no work
   ASSERT_TRUE(evil.wait_for(farm::MessageType::Welcome, 10s)) << log("coordinator");
-  const uint64_t n = 4;
+  const uint64_t n = 6;
   const auto job = submit(n, big);
 
-  // An attacker that learned a real token (say, from a bundle key) while it is live.
+  // An attacker that learned a real token (say, from a bundle key) while it is live: any
+  // partition's attempt in flight (a synth or a prove attempt, about a second each here), read
+  // with one round trip so a loaded machine does not miss every window.
+  const std::string scan =
+      "for i = 0, tonumber(ARGV[2]) - 1 do local k = 'zk:part:' .. ARGV[1] .. ':' .. i "
+      "local s = redis.call('HGET', k, 'state') "
+      "if s == 'synthesizing' or s == 'proving' then return i .. ' ' .. redis.call('HGET', k, 'token') end "
+      "end return ''";
   std::string stolen;
-  for (int i = 0; i < 400 && stolen.empty(); ++i) {
+  uint64_t stolen_part = 0;
+  for (int i = 0; i < 1000 && stolen.empty(); ++i) {
     // Heartbeats keep `evil` registered meanwhile (a loaded machine can take longer than the
     // coordinator's liveness): its forged results must be refused as not its own, not merely
     // answered with `reconnect`.
     if (i % 5 == 0) evil.heartbeat();
-    const std::string state = redis_cli({"HGET", "zk:part:" + job + ":0", "state"});
-    if (state == "proving")  // about a second: the token is still live when the fake sends it
-      stolen = redis_cli({"HGET", "zk:part:" + job + ":0", "token"});
-    else
-      std::this_thread::sleep_for(10ms);
+    const std::string found = redis_cli({"EVAL", scan, "0", job, std::to_string(n)});
+    if (const auto sp = found.find(' '); sp != std::string::npos) {
+      stolen_part = std::stoull(found.substr(0, sp));
+      stolen = found.substr(sp + 1);
+    } else {
+      std::this_thread::sleep_for(5ms);
+    }
   }
   ASSERT_TRUE(farm::is_attempt_token(stolen)) << "'" << stolen << "'\n" << all_logs();
   std::vector<std::string> tokens{stolen, farm::random_token()};
@@ -159,7 +169,11 @@ TEST_F(FarmIntegrityTest, ForgedFailuresAndResultsFromOtherPeersAreIgnored) {
     std::snprintf(t, sizeof t, "%032x", i);
     tokens.push_back(t);
   }
-  for (uint64_t part = 0; part < n; ++part) {
+  // The stolen attempt's partition first, while its token is live.
+  std::vector<uint64_t> parts{stolen_part};
+  for (uint64_t part = 0; part < n; ++part)
+    if (part != stolen_part) parts.push_back(part);
+  for (uint64_t part : parts) {
     for (const auto& t : tokens) {
       const farm::AttemptRef at{job, part, t};
       evil.send(farm::TaskFailed{at, "evil says no", true});
@@ -192,7 +206,9 @@ TEST_F(FarmIntegrityTest, ForgedFailuresAndResultsFromOtherPeersAreIgnored) {
     EXPECT_TRUE(p["worker"] == "prove-1" && p["synth_worker"] == "synth-1") << p.dump();
   }
   const std::string coord = log("coordinator");
-  EXPECT_TRUE(contains(coord, "refused task_failed for " + job + " partition 0 from 'evil'")) << coord;
+  EXPECT_TRUE(
+      contains(coord, "refused task_failed for " + job + " partition " + std::to_string(stolen_part) + " from 'evil'"))
+      << coord;
   EXPECT_TRUE(contains(coord, "not from the worker the lease names")) << coord;
   EXPECT_FALSE(contains(coord, "PROOF REJECTED")) << "a forged result reached verification: " << coord;
   EXPECT_FALSE(contains(coord, "QUARANTINED")) << coord;
