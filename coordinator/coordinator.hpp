@@ -12,7 +12,8 @@
 // against it. Results and failures end an attempt only when they come from the worker its
 // lease names (routing id, and CURVE key) with its random token. A worker that sends a
 // result for another statement is quarantined (worker_registry.hpp). Only one coordinator
-// runs per Redis: it holds the coordinator lease and every write it makes is fenced by it.
+// is active per Redis: it holds the coordinator lease and every write it makes is fenced by
+// it; a standby (coordinator.standby) waits for the lease and only then binds and serves.
 #pragma once
 
 #include <atomic>
@@ -95,7 +96,8 @@ class Coordinator {
   };
 
   void serve(const std::atomic<bool>& stop);
-  void take_lease(const std::atomic<bool>& stop);
+  // Takes the coordinator lease (a standby waits for it); false when `stop` came first.
+  bool take_lease(const std::atomic<bool>& stop);
   void renew_lease();
   void handle(const Peer& from, const ControlMessage& m);
   void on_hello(const Peer& from, const Hello& h);
@@ -105,6 +107,12 @@ class Coordinator {
   void on_task_failed(const Peer& from, WorkerInfo& w, const TaskFailed& m);
   // After any result: the worker is free, and the ack stops its re-sends.
   void settle(const Peer& from, WorkerInfo& w, const std::string& token);
+  // A prove_done's ack waits until the end of the loop turn and, with redis.min_replicas,
+  // until WAIT says the replicas have what was recorded: until then the worker keeps the proof,
+  // so a failover in between loses nothing (the new primary's partition is still "proving" and
+  // takes the re-send). One WAIT per turn covers every proof recorded in it.
+  void settle_durable(const Peer& from, WorkerInfo& w, const std::string& token);
+  void ack_durable();
   // A result refused before it changed anything (stale, or not from the attempt's holder).
   void refused(const Peer& from, std::string_view what, const AttemptRef& at, const std::string& why);
   // The partition's statement for a zkey job: from the witness read at dispatch, or Redis.
@@ -172,6 +180,7 @@ class Coordinator {
   std::set<std::string> quarantined_keys_;             // their CURVE keys
   LogRateLimiter peer_log_limit_;
   uint64_t started_ms_ = 0;
+  uint64_t serving_since_ms_ = 0;  // when it took the lease (a standby: its takeover)
   // Numbers assignments and heartbeats to workers (field `seq`); a worker's heartbeat echoes the
   // highest it received (`seen`). Messages to one worker arrive in order, so seen >= an
   // assignment's seq proves the worker has had it: only then may a heartbeat that does not list
@@ -181,6 +190,9 @@ class Coordinator {
   uint64_t last_heartbeat_ms_ = 0;
   uint64_t last_sweep_ms_ = 0;
   uint64_t last_redis_error_log_ms_ = 0;
+  std::vector<std::pair<std::string, std::string>> durable_acks_;  // (worker id, token) to ack after WAIT
+  uint64_t next_wait_ms_ = 0;  // after a WAIT that timed out, the next one waits until then
+  uint64_t last_wait_log_ms_ = 0;
   FarmMetrics metrics_;
   // /metrics, the JSON API and the dashboard (coordinator.metrics_listen); last, so it stops
   // serving before anything it reads goes.

@@ -15,6 +15,35 @@ void Coordinator::settle(const Peer& from, WorkerInfo& w, const std::string& tok
   send(from.id, Ack{token});
 }
 
+void Coordinator::settle_durable(const Peer& from, WorkerInfo& w, const std::string& token) {
+  w.busy.erase(token);
+  durable_acks_.emplace_back(from.id, token);
+}
+
+void Coordinator::ack_durable() {
+  if (durable_acks_.empty()) return;
+  const uint64_t now = now_ms();
+  if (now < next_wait_ms_) return;
+  // At most half a heartbeat per turn: the loop must go on heartbeating while a replica lags.
+  const uint32_t timeout_ms = std::max<uint32_t>(1, cfg_.coordinator.heartbeat_ms / 2);
+  if (!redis_.wait_replicas(timeout_ms)) {
+    // Not acked: the workers keep their proofs and re-send them each heartbeat; a re-send of
+    // a recorded proof is refused (already verified) and comes back here.
+    next_wait_ms_ = now + cfg_.coordinator.heartbeat_ms;
+    if (now - last_wait_log_ms_ > 10000) {
+      spdlog::warn(
+          "coordinator: {} recorded proof(s) not acknowledged yet: fewer than redis.min_replicas = {} replica(s) "
+          "confirmed them within {} ms; their workers keep and re-send them",
+          durable_acks_.size(), redis_.config().min_replicas, timeout_ms);
+      last_wait_log_ms_ = now;
+    }
+    durable_acks_.clear();
+    return;
+  }
+  for (const auto& [id, token] : durable_acks_) send(id, Ack{token});
+  durable_acks_.clear();
+}
+
 void Coordinator::refused(const Peer& from, std::string_view what, const AttemptRef& at, const std::string& why) {
   metrics_.discarded();
   // Routine for a worker's own late re-send (its attempt was retried); anything else is a peer
@@ -104,7 +133,7 @@ void Coordinator::on_prove_done(const Peer& from, WorkerInfo& w, const ProveDone
   if (why.empty() && attempt.state != "proving") why = "partition " + attempt.state;
   if (!why.empty()) {
     refused(from, "prove_done", m.at, why);
-    return settle(from, w, m.at.token);
+    return settle_durable(from, w, m.at.token);
   }
   const JobInfo& ji = job_info(ref.job);
   const auto statement = nlohmann::json::parse(attempt.statement, nullptr, false);
@@ -128,7 +157,7 @@ void Coordinator::on_prove_done(const Peer& from, WorkerInfo& w, const ProveDone
     count_failure("proof_rejected", ref,
                   store_.fail(ref, sender, "proof from " + printable(from.id, 64) + " rejected: " + why, false, now,
                               cfg_.coordinator));
-    return settle(from, w, m.at.token);
+    return settle_durable(from, w, m.at.token);
   }
   auto d = store_.prove_done(ref, sender, m.proof.dump(), now);
   if (d.recorded) {
@@ -147,7 +176,7 @@ void Coordinator::on_prove_done(const Peer& from, WorkerInfo& w, const ProveDone
                  d.reason);
     metrics_.discarded();
   }
-  settle(from, w, m.at.token);
+  settle_durable(from, w, m.at.token);
 }
 
 void Coordinator::on_task_failed(const Peer& from, WorkerInfo& w, const TaskFailed& m) {
