@@ -25,6 +25,7 @@ void on_coordinator_signal(int) { g_stop.store(true); }
 struct CoordinatorOptions {
   std::string config, log_level;
   bool standby = false;
+  std::string fault;
 };
 
 RunFn setup_coordinator(CLI::App& sub) {
@@ -34,6 +35,9 @@ RunFn setup_coordinator(CLI::App& sub) {
   sub.add_flag("--standby", o->standby,
                "Wait for the coordinator lease while another coordinator holds it, then take over "
                "(coordinator.standby)");
+  sub.add_option("--inject-fault", o->fault,
+                 "TESTING ONLY: slow-verify (each proof check takes 3 s longer, off the event loop)")
+      ->check(CLI::IsMember({"slow-verify"}));
   return [o](const Context& ctx) {
     auto cfg = farm::load_command_config(o->config.empty() ? ctx.config_path : o->config,
                                          ctx.log_level == ctx.config.log.level ? "" : ctx.log_level);
@@ -45,6 +49,7 @@ RunFn setup_coordinator(CLI::App& sub) {
     // (nothing of the old one's worker table or ROUTER survives) that waits for the lease.
     while (!g_stop.load()) {
       farm::Coordinator c(cfg);
+      if (o->fault == "slow-verify") c.inject_verify_delay(3000);
       try {
         c.run(g_stop);
         return 0;

@@ -34,6 +34,7 @@ Coordinator::Coordinator(FarmConfig cfg)
       wake_(cfg_.redis),
       store_(redis_),
       checker_(store_),
+      verify_(cfg_.coordinator.verify_threads),
       ctx_(1),
       router_(ctx_, zmq::socket_type::router),
       registry_(redis_) {
@@ -247,9 +248,11 @@ void Coordinator::serve(const std::atomic<bool>& stop) {
         wake_.disconnect();  // retried next turn; the main connection reports the outage
       }
     }
-    zmq::pollitem_t items[] = {{router_.handle(), 0, ZMQ_POLLIN, 0}, {nullptr, wake_.fd(), ZMQ_POLLIN, 0}};
-    signal_safe_poll(items, wake_.fd() >= 0 ? 2 : 1, std::chrono::milliseconds(50));
-    if (wake_.fd() >= 0 && (items[1].revents & ZMQ_POLLIN)) {
+    zmq::pollitem_t items[] = {{router_.handle(), 0, ZMQ_POLLIN, 0},
+                               {nullptr, verify_.fd(), ZMQ_POLLIN, 0},
+                               {nullptr, wake_.fd(), ZMQ_POLLIN, 0}};
+    signal_safe_poll(items, wake_.fd() >= 0 ? 3 : 2, std::chrono::milliseconds(50));
+    if (wake_.fd() >= 0 && (items[2].revents & ZMQ_POLLIN)) {
       try {
         wake_.drain_pubsub();
       } catch (const RedisError&) {
@@ -281,6 +284,7 @@ void Coordinator::serve(const std::atomic<bool>& stop) {
         }
         handle(from, *m);
       }
+      collect_verdicts();
       log_handshake_failures();
       heartbeat_and_expire();
       uint64_t now = now_ms();
@@ -293,8 +297,10 @@ void Coordinator::serve(const std::atomic<bool>& stop) {
       dispatch();
       ack_durable();
     } catch (const CoordinatorLeaseLost& e) {
-      // A write was refused by the fence: either the lease lapsed (then it is re-taken and we
-      // go on) or another coordinator holds it (then renew_lease throws and we step down).
+      // The renewal found another holder: step down. Otherwise a write was refused by the
+      // fence: either the lease lapsed (then it is re-taken and we go on) or another
+      // coordinator holds it (then renew_lease throws and we step down).
+      if (std::string(e.what()).find("ZKFENCED") == std::string::npos) throw;
       spdlog::warn("coordinator: a write was refused by the lease fence ({}); checking the lease", e.what());
       try {
         renew_lease();
@@ -454,6 +460,7 @@ void Coordinator::reap() {
     const std::string token = r.elements.at(1).as_string();
     auto w = workers_.find(holder);
     bool held = w != workers_.end() && !token.empty() && (w->second.tokens.count(token) || w->second.busy.count(token));
+    held = held || (!token.empty() && verifying_tokens_.count(token));  // its result is being checked
     if (held || grace) {
       store_.renew_lease(member, now + cfg_.coordinator.lease_ms);
       continue;

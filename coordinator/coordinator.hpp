@@ -33,6 +33,7 @@
 #include "coordinator/farm_metrics.hpp"
 #include "coordinator/http_api.hpp"
 #include "coordinator/proof_checker.hpp"
+#include "coordinator/verify_queue.hpp"
 #include "farm/clock.hpp"
 #include "farm/control_message.hpp"
 #include "farm/coordinator_lease.hpp"
@@ -56,6 +57,9 @@ class Coordinator {
   void run(const std::atomic<bool>& stop);
   // The lease period: a coordinator silent this long is presumed dead (heartbeat x liveness).
   uint64_t lease_period_ms() const;
+  // TESTING ONLY (zkmill coordinator --inject-fault slow-verify): each proof check takes this
+  // much longer, to show the event loop does not wait for verification.
+  void inject_verify_delay(uint64_t ms) { verify_delay_ms_ = ms; }
 
  private:
   // Who sent a message: its routing id and, under CURVE, its authenticated public key.
@@ -105,6 +109,14 @@ class Coordinator {
   void on_synth_done(const Peer& from, WorkerInfo& w, const SynthDone& m);
   void on_prove_done(const Peer& from, WorkerInfo& w, const ProveDone& m);
   void on_task_failed(const Peer& from, WorkerInfo& w, const TaskFailed& m);
+  // A prove_done whose proof is being checked on the VerifyQueue.
+  struct PendingProof {
+    Peer from;
+    ProveDone m;
+  };
+  // Each loop turn: the verdicts ready, each finishing its prove_done (record, or reject).
+  void collect_verdicts();
+  void on_verdict(const PendingProof& p, const VerifyQueue::Verdict& v);
   // After any result: the worker is free, and the ack stops its re-sends.
   void settle(const Peer& from, WorkerInfo& w, const std::string& token);
   // A prove_done's ack waits until the end of the loop turn and, with redis.min_replicas,
@@ -158,6 +170,13 @@ class Coordinator {
   RedisClient wake_;
   FarmStore store_;
   ProofChecker checker_;
+  // Proof checks run here, off the loop; verifying_ maps a check's id to its result, and
+  // verifying_tokens_ holds their attempt tokens: a re-send of a result being checked is not
+  // checked again, and its lease is not reaped meanwhile.
+  VerifyQueue verify_;
+  std::map<uint64_t, PendingProof> verifying_;
+  std::set<std::string> verifying_tokens_;
+  uint64_t verify_delay_ms_ = 0;
   zmq::context_t ctx_;
   zmq::socket_t router_;
   std::mutex refused_mu_;                              // the ZAP thread logs refusals too

@@ -5,6 +5,8 @@
 // coordinator.cpp; the Lua scripts in farm/farm_store.cpp check the same rules atomically.
 #include <spdlog/spdlog.h>
 
+#include <thread>
+
 #include "coordinator/coordinator.hpp"
 #include "farm/log_text.hpp"
 
@@ -127,7 +129,8 @@ void Coordinator::on_synth_done(const Peer& from, WorkerInfo& w, const SynthDone
 void Coordinator::on_prove_done(const Peer& from, WorkerInfo& w, const ProveDone& m) {
   const PartRef ref{m.at.job, m.at.part};
   const FarmStore::Sender sender{from.id, from.key, m.at.token};
-  const uint64_t now = now_ms();
+  // Who may end this attempt is checked before the costly pairing check (a late re-send of a
+  // recorded result is refused here, unchecked); the recording script checks it again.
   const auto attempt = store_.attempt(ref);
   std::string why = attempt.refusal(sender);
   if (why.empty() && attempt.state != "proving") why = "partition " + attempt.state;
@@ -135,29 +138,65 @@ void Coordinator::on_prove_done(const Peer& from, WorkerInfo& w, const ProveDone
     refused(from, "prove_done", m.at, why);
     return settle_durable(from, w, m.at.token);
   }
-  const JobInfo& ji = job_info(ref.job);
+  // The same result re-sent while its proof is checked: answered when the verdict comes.
+  if (verifying_tokens_.count(m.at.token)) return;
+  // The worker is free now; the check runs on the VerifyQueue and the loop goes on.
+  w.busy.erase(m.at.token);
   const auto statement = nlohmann::json::parse(attempt.statement, nullptr, false);
-  const auto t0 = std::chrono::steady_clock::now();
-  const bool good = statement.is_array() && checker_.verify_one(ji.circuit, m.proof, statement, &why);
-  const double verify_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (!good) {
-    if (!statement.is_array()) why = "the partition has no statement recorded";
+  auto one = checker_.verifier(job_info(ref.job).circuit);  // the key is read here, on the loop
+  const uint64_t delay_ms = verify_delay_ms_;
+  const uint64_t id = verify_.submit([one = std::move(one), proof = m.proof, statement, delay_ms](std::string* why) {
+    if (delay_ms) std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    if (!statement.is_array()) {
+      *why = "the partition has no statement recorded";
+      return false;
+    }
+    if (one(proof, statement)) return true;
+    *why = "proof does not verify";
+    return false;
+  });
+  verifying_tokens_.insert(m.at.token);
+  verifying_.emplace(id, PendingProof{from, m});
+}
+
+void Coordinator::collect_verdicts() {
+  for (const auto& v : verify_.done()) {
+    auto it = verifying_.find(v.id);
+    if (it == verifying_.end()) continue;
+    const PendingProof p = std::move(it->second);
+    verifying_.erase(it);
+    verifying_tokens_.erase(p.m.at.token);
+    on_verdict(p, v);
+  }
+}
+
+void Coordinator::on_verdict(const PendingProof& p, const VerifyQueue::Verdict& v) {
+  const Peer& from = p.from;
+  const ProveDone& m = p.m;
+  const PartRef ref{m.at.job, m.at.part};
+  const FarmStore::Sender sender{from.id, from.key, m.at.token};
+  const uint64_t now = now_ms();
+  auto ack = [&] { durable_acks_.emplace_back(from.id, m.at.token); };
+  if (!v.good) {
+    std::string why = v.why;
     // The prover's own idea of the statement is only a diagnostic: did it prove something else?
+    const JobInfo& ji = job_info(ref.job);
     std::string ignored;
     if (!m.public_inputs.empty()) {
+      const auto statement = nlohmann::json::parse(store_.attempt(ref).statement, nullptr, false);
       auto claimed = checker_.canonical_statement(ji.circuit, m.public_inputs, &ignored);
-      if (claimed && nlohmann::json(*claimed) != statement)
+      if (claimed && statement.is_array() && nlohmann::json(*claimed) != statement)
         why += " (its public inputs are not the partition's: a proof of another statement)";
     }
     spdlog::error(
         "coordinator: !!! PROOF REJECTED: job {} partition {} from worker {}: {} — counted as a failed attempt",
         ref.job, ref.part, printable(from.id), why);
-    metrics_.rejected(verify_s);
+    metrics_.rejected(v.seconds);
     quarantine(from, ref, "prove_done for " + ref.job + " partition " + std::to_string(ref.part) + ": " + why);
     count_failure("proof_rejected", ref,
                   store_.fail(ref, sender, "proof from " + printable(from.id, 64) + " rejected: " + why, false, now,
                               cfg_.coordinator));
-    return settle_durable(from, w, m.at.token);
+    return ack();
   }
   auto d = store_.prove_done(ref, sender, m.proof.dump(), now);
   if (d.recorded) {
@@ -167,7 +206,7 @@ void Coordinator::on_prove_done(const Peer& from, WorkerInfo& w, const ProveDone
               {"prove_ms", m.prove_ms},
               {"slot_wait_ms", m.slot_wait_ms},
               {"bundle_bytes", m.bundle_bytes ? std::optional<double>(double(*m.bundle_bytes)) : std::nullopt}});
-    metrics_.verified(m, verify_s, since_submit_s(ref.job));
+    metrics_.verified(m, v.seconds, since_submit_s(ref.job));
     spdlog::info("coordinator: {} partition {} verified ({}/{})", ref.job, ref.part, d.verified, d.total);
     if (workers_.count(d.synth_worker) && !d.bundle_key.empty()) send(d.synth_worker, Release{d.bundle_key});
     if (d.verified == d.total) finalize(ref.job);
@@ -176,7 +215,7 @@ void Coordinator::on_prove_done(const Peer& from, WorkerInfo& w, const ProveDone
                  d.reason);
     metrics_.discarded();
   }
-  settle_durable(from, w, m.at.token);
+  ack();
 }
 
 void Coordinator::on_task_failed(const Peer& from, WorkerInfo& w, const TaskFailed& m) {

@@ -145,6 +145,7 @@ void parse_coordinator(FarmSection s, CoordinatorConfig& c) {
   s.str("api_token_file", c.api_token_file);
   s.num<uint32_t>("max_witness_mb", c.max_witness_mb, 1, 64);
   s.boolean("standby", c.standby);
+  s.num<uint32_t>("verify_threads", c.verify_threads, 0, 64);
   s.str_list("standby_endpoints", c.standby_endpoints);
   for (const auto& e : c.standby_endpoints) check_endpoint(s, "standby_endpoints", e);
   // A lease shorter than the dead-peer window would requeue work of workers that are alive.

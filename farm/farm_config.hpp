@@ -60,6 +60,8 @@ struct CoordinatorConfig {
   // Workers connect to `endpoint` and every one of `standby_endpoints`: only the coordinator
   // holding the lease binds its endpoint, so they talk to whichever is active.
   bool standby = false;
+  // Threads checking proofs off the event loop; 0: one per hardware thread, at most 8.
+  uint32_t verify_threads = 0;
   std::vector<std::string> standby_endpoints;
 };
 
