@@ -14,15 +14,25 @@
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
 
+#include "common/wire/zap_handler.hpp"
 #include "farm/control_message.hpp"
 
 namespace zkmill::test {
 
 class FakeWorker {
  public:
-  FakeWorker(const std::string& endpoint, const std::string& id) : ctx_(1), sock_(ctx_, zmq::socket_type::dealer) {
+  // With `curve`, the connection is a CURVE client with that keypair, to a coordinator whose
+  // public key is `server_key` (a fake holding a key the allow-list admits).
+  FakeWorker(const std::string& endpoint, const std::string& id, const wire::CurveKeyPair* curve = nullptr,
+             const std::string& server_key = "")
+      : ctx_(1), sock_(ctx_, zmq::socket_type::dealer) {
     sock_.set(zmq::sockopt::routing_id, id);
     sock_.set(zmq::sockopt::linger, 0);
+    if (curve) {
+      sock_.set(zmq::sockopt::curve_serverkey, server_key);
+      sock_.set(zmq::sockopt::curve_publickey, curve->public_key);
+      sock_.set(zmq::sockopt::curve_secretkey, curve->secret_key);
+    }
     sock_.connect(endpoint);
   }
 

@@ -195,6 +195,59 @@ TEST_F(FarmIntegrityTest, ForgedFailuresAndResultsFromOtherPeersAreIgnored) {
   EXPECT_LE(count_of(coord, "from 'evil'"), 60u) << "forged results are rate-limited too";
 }
 
+// A prove worker that calls a witness "permanently" bad after a synth worker checked it is
+// blamed itself: the attempt counts against it and the partition is retried elsewhere; the
+// job does not fail.
+TEST_F(FarmIntegrityTest, PermanentFailureOfACheckedWitnessIsTheProveWorkersFault) {
+  start_redis();
+  start_coordinator("");
+  start_worker("synth-1", "synth", "");
+  wait_registered(1);
+  // The circuit id as the coordinator names it: from a first job, proved by an honest worker.
+  const pid_t honest = start_worker("prove-1", "prove", "");
+  wait_registered(2);
+  const auto a = submit(1, "", 21);
+  expect_done_and_verified(a, 1);
+  const std::string circuit = status(a)["circuit"];
+  for (auto& [name, pid] : procs_)
+    if (pid == honest) {
+      ASSERT_EQ(stop(pid), 0) << log("prove-1");
+      pid = 0;
+    }
+
+  std::optional<farm::Prove> p;
+  {
+    FakeWorker liar(endpoint(), "liar-prove");
+    liar.hello("liar-prove", farm::WorkerRole::Prove, {circuit});
+    ASSERT_TRUE(liar.wait_for(farm::MessageType::Welcome, 10s)) << log("coordinator");
+    const auto b = submit(1, "", 22);
+    auto assigned = liar.wait_for(farm::MessageType::Prove, 30s);
+    ASSERT_TRUE(assigned) << all_logs();
+    p = *assigned->as<farm::Prove>();
+    ASSERT_EQ(p->at.job, b);
+    liar.send(farm::TaskFailed{p->at, "witness does not satisfy the circuit", true});
+    ASSERT_TRUE(liar.wait_for(
+        [&](const farm::ControlMessage& m) { return m.as<farm::Ack>() && m.as<farm::Ack>()->token == p->at.token; },
+        10s))
+        << log("coordinator");
+  }  // the liar disconnects and stops heartbeating: it is declared dead
+  const std::string b = p->at.job;
+  const std::string coord = log("coordinator");
+  EXPECT_TRUE(contains(coord,
+                       "prove worker liar-prove reported a permanent failure of a witness a synth worker "
+                       "checked; counted as a failed attempt of that worker, not the job's"))
+      << coord;
+  EXPECT_FALSE(contains(coord, "job " + b + " failed")) << coord;
+  EXPECT_NE(status(b)["state"], "failed") << status(b).dump();
+
+  start_worker("prove-2", "prove", "");
+  expect_done_and_verified(b, 1);
+  const auto part = status(b)["partition_states"][0];
+  EXPECT_EQ(part["worker"], "prove-2") << part.dump();
+  EXPECT_GE(part["attempts"].get<uint64_t>(), 1u) << "the permanent failure was one failed attempt: " << part.dump();
+  EXPECT_EQ(part["recorded"].get<uint64_t>(), 1u) << part.dump();
+}
+
 TEST_F(FarmIntegrityTest, SecondCoordinatorIsRefusedAndTheFirstFinishesWithoutRetries) {
   const std::string big = make_key("big", 12000);
   start_redis();

@@ -5,8 +5,10 @@
 // `--gpus` (a GPU farm test that skips without a CUDA device). Every wait is bounded.
 #include <map>
 
+#include "farm/curve_keys.hpp"
 #include "tests/support/fixtures.hpp"
 #include "tests/support/gpu.hpp"
+#include "tests/system/fake_worker.hpp"
 #include "tests/system/farm_processes.hpp"
 
 namespace zkmill::test {
@@ -54,6 +56,80 @@ TEST_F(SecureFarmTest, CurveFarmProvesAndAdmitsOnlyAllowListedWorkers) {
     ASSERT_EQ(secret.size(), 40u);
     EXPECT_FALSE(contains(logs, secret)) << name << "'s secret key is in a log";
   }
+}
+
+// Under CURVE a result counts only from the key the lease names. A peer holding another
+// allow-listed key that takes over a prove worker's routing id (after that worker dropped its
+// connection) can neither speak as that worker nor, after registering under the id, end the
+// attempt the other key was given.
+TEST_F(SecureFarmTest, ResultsUnderAnotherCurveKeyThanTheLeasesAreRefused) {
+  start_redis();
+  keygen("coordinator");
+  const std::string synth_pub = keygen("synth-1"), prove_pub = keygen("prove-1");
+  const std::string a_pub = keygen("fake-a"), b_pub = keygen("fake-b");
+  std::ofstream(dir_ / "curve" / "allowed") << synth_pub << "\n" << prove_pub << "\n" << a_pub << "\n" << b_pub << "\n";
+  start_coordinator(curve_yaml("coordinator"));
+  start_worker("synth-1", "synth", curve_yaml("synth-1"));
+  const pid_t honest = start_worker("prove-1", "prove", curve_yaml("prove-1"));
+  wait_registered(2);
+  const auto first = submit(1);
+  expect_done_and_verified(first, 1);
+  const std::string circuit = status(first)["circuit"];
+  for (auto& [name, pid] : procs_)
+    if (pid == honest) {
+      ASSERT_EQ(stop(pid), 0) << log("prove-1");
+      pid = 0;
+    }
+
+  const std::string server = farm::CurveKeys::read_public_key((dir_ / "curve" / "coordinator.pub").string(), "test");
+  const auto key_a = farm::CurveKeys::read_keypair((dir_ / "curve" / "fake-a.key").string(), "test");
+  const auto key_b = farm::CurveKeys::read_keypair((dir_ / "curve" / "fake-b.key").string(), "test");
+  std::optional<farm::Prove> p;
+  std::string job;
+  {
+    FakeWorker a(endpoint(), "pw", &key_a, server);
+    a.hello("pw", farm::WorkerRole::Prove, {circuit});
+    ASSERT_TRUE(a.wait_for(farm::MessageType::Welcome, 10s)) << log("coordinator");
+    job = submit(1);
+    auto assigned = a.wait_for(farm::MessageType::Prove, 30s);
+    ASSERT_TRUE(assigned) << all_logs();
+    p = *assigned->as<farm::Prove>();
+  }  // a's connection closes; its lease (routing id "pw", key a) stays until it expires
+  {
+    FakeWorker b(endpoint(), "pw", &key_b, server);
+    // Without a hello: the coordinator still knows "pw" under key a.
+    bool warned = false;
+    for (int i = 0; i < 100 && !warned; ++i) {
+      b.send(farm::TaskFailed{p->at, "b says no", true});
+      std::this_thread::sleep_for(50ms);
+      warned = contains(log("coordinator"), "its CURVE key is not the one that worker registered with");
+    }
+    EXPECT_TRUE(warned) << log("coordinator");
+    // With a hello it is "pw" again, under key b; the lease still names key a.
+    b.hello("pw", farm::WorkerRole::Prove, {});
+    ASSERT_TRUE(b.wait_for(farm::MessageType::Welcome, 10s)) << log("coordinator");
+    b.send(farm::TaskFailed{p->at, "b says no", true});
+    farm::ProveDone forged;
+    forged.at = p->at;
+    forged.proof = {{"pi_a", {"1", "2", "1"}}, {"pi_b", json::array()}, {"pi_c", {"1", "2", "1"}}};
+    b.send(forged);
+    ASSERT_TRUE(b.wait_for(
+        [&](const farm::ControlMessage& m) { return m.as<farm::Ack>() && m.as<farm::Ack>()->token == p->at.token; },
+        10s))
+        << log("coordinator");
+  }
+  const std::string coord = log("coordinator");
+  EXPECT_TRUE(contains(coord, "refused task_failed for " + job + " partition 0 from 'pw'")) << coord;
+  // Refused because the lease names key a (or, had the lease reaper already ended a's attempt,
+  // because the token is stale): never counted as a failure of the attempt.
+  EXPECT_FALSE(contains(coord, "b says no")) << "the forged failure was counted: " << coord;
+  EXPECT_FALSE(contains(coord, "PROOF REJECTED")) << "a forged result reached verification: " << coord;
+
+  start_worker("prove-1b", "prove", curve_yaml("prove-1"));
+  expect_done_and_verified(job, 1);
+  const auto part = status(job)["partition_states"][0];
+  EXPECT_EQ(part["worker"], "prove-1b") << part.dump();
+  EXPECT_EQ(part["recorded"].get<uint64_t>(), 1u) << part.dump();
 }
 
 TEST_F(SecureFarmTest, BundleServerAdmitsOnlyItsAllowListedProveWorkers) {
