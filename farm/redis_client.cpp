@@ -5,6 +5,7 @@
 #include <hiredis/hiredis.h>
 #include <sys/time.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <tuple>
@@ -158,9 +159,10 @@ void RedisClient::ensure_connected() {
   }
 }
 
-bool RedisClient::wait_replicas() {
+bool RedisClient::wait_replicas(uint32_t timeout_ms) {
   if (cfg_.min_replicas == 0) return true;
-  return command({"WAIT", std::to_string(cfg_.min_replicas), std::to_string(cfg_.wait_timeout_ms)}).as_int() >=
+  const uint32_t t = timeout_ms ? std::min(timeout_ms, cfg_.wait_timeout_ms) : cfg_.wait_timeout_ms;
+  return command({"WAIT", std::to_string(cfg_.min_replicas), std::to_string(t)}).as_int() >=
          (long long)cfg_.min_replicas;
 }
 

@@ -82,6 +82,16 @@ Worker::Worker(FarmConfig cfg, WorkerOptions opts)
   }
   monitor_ = std::make_unique<HandshakeMonitor>(ctx_, dealer_);
   dealer_.set(zmq::sockopt::linger, 2000);  // lets a final bye/result leave on a graceful exit
+  if (!cfg_.coordinator.standby_endpoints.empty()) {
+    // Connected to every coordinator, of which only the one holding the lease has bound its
+    // endpoint. Messages go only to completed connections (immediate), and a connection to a
+    // coordinator that stopped answering (stalled, cut off) is dropped by ZeroMQ's own
+    // heartbeat after the dead-peer window, so the DEALER's round robin never feeds a
+    // silent one for long.
+    dealer_.set(zmq::sockopt::immediate, 1);
+    dealer_.set(zmq::sockopt::heartbeat_ivl, int(cfg_.coordinator.heartbeat_ms));
+    dealer_.set(zmq::sockopt::heartbeat_timeout, int(cfg_.coordinator.heartbeat_ms * cfg_.coordinator.liveness));
+  }
   // A zkey job's `synth` carries the .wtns in a frame of up to ControlMessage::kMaxPayloadBytes
   // (the coordinator is the only peer); decode() still holds JSON bodies to max_message_kb.
   dealer_.set(zmq::sockopt::maxmsgsize,
@@ -177,8 +187,13 @@ ControlMessage Worker::heartbeat() const {
 
 int Worker::run(const std::atomic<bool>& stop) {
   dealer_.connect(cfg_.coordinator.endpoint);
-  spdlog::info("worker {}: role {}, coordinator {}, bundles {}{}{}", id_, role_name(opts_.role),
-               cfg_.coordinator.endpoint, server_ ? server_->endpoint() : std::string("-"),
+  std::string coordinators = cfg_.coordinator.endpoint;
+  for (const auto& e : cfg_.coordinator.standby_endpoints) {
+    dealer_.connect(e);
+    coordinators += " (standby " + e + ")";
+  }
+  spdlog::info("worker {}: role {}, coordinator {}, bundles {}{}{}", id_, role_name(opts_.role), coordinators,
+               server_ ? server_->endpoint() : std::string("-"),
                curve_ ? ", CURVE public key " + curve_->own.public_key : std::string(", plaintext (zmq.curve off)"),
                gpu_ ? ", proving on GPU(s) " + gpu_->describe().dump() : std::string());
   send(hello());

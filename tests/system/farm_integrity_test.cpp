@@ -20,14 +20,6 @@ namespace {
 
 class FarmIntegrityTest : public FarmProcessesTest {
  protected:
-  std::string redis_cli(const std::vector<std::string>& args) {
-    std::vector<std::string> a{"-s", redis_socket_};
-    a.insert(a.end(), args.begin(), args.end());
-    auto r = run_program("redis-cli", a);
-    std::string out = r.out;
-    while (!out.empty() && out.back() == '\n') out.pop_back();
-    return out;
-  }
   json worker_record(const std::string& id) {
     for (const auto& w : workers())
       if (w["worker"] == id) return w;

@@ -51,6 +51,17 @@ class FarmProcessesTest : public ::testing::Test {
     redis_user_ = user;
     redis_password_ = password;
   }
+  // redis-cli against the test's Redis; its output without the trailing newlines.
+  std::string redis_cli(const std::vector<std::string>& args) {
+    std::vector<std::string> a{"-s", redis_socket_};
+    if (!redis_user_.empty())
+      a.insert(a.end(), {"--user", redis_user_, "--pass", redis_password_, "--no-auth-warning"});
+    a.insert(a.end(), args.begin(), args.end());
+    auto r = run_program("redis-cli", a);
+    std::string out = r.out;
+    while (!out.empty() && out.back() == '\n') out.pop_back();
+    return out;
+  }
   std::string redis_yaml(const std::string& password_override = "") const {
     std::string y = "redis:\n  unix_socket: " + redis_socket_ + "\n";
     if (!redis_user_.empty())
