@@ -24,10 +24,11 @@
 // counted once per field (a data level, a label, a Poseidon hash); for a target N we search
 // all shapes and keep, among those within 2% of N, the one nearest Filecoin's (D 30, L 11,
 // P 14, S 37). The smallest shape with real SHA-256 (one challenge, D = L = P = S = 1) is
-// ~94k constraints. Below that, toy shapes: the same circuit with every SHA-256 compression
-// reduced to R < 64 rounds (sha256.hpp; not SHA-256 any more, but the same gadgets, wiring
-// and witness shape), the most rounds that land within 2% of N, so --size reaches down to
-// 2^12. describe() prints the shape, and says so when it is a toy.
+// ~99.5k constraints. Where no real shape lands within 5% (below it, and between ~104.5k and
+// ~113.6k), toy shapes: the same circuit with every SHA-256 compression reduced to R < 64
+// rounds (sha256.hpp; not SHA-256 any more, but the same gadgets, wiring and witness shape),
+// the most rounds that land within 2% of N, so --size reaches down to 2^12 without gaps.
+// describe() prints the shape, and says so when it is a toy.
 #pragma once
 
 #include <algorithm>
@@ -60,7 +61,7 @@ class PorepCircuit final : public Circuit<F> {
   static constexpr uint64_t kToyMax = 4;  // bound of every toy shape parameter (they stay under ~100k)
 
   PorepCircuit(uint64_t size, uint64_t seed, uint64_t partition)
-      : PorepCircuit(choose_shape(size), size, seed, partition) {}
+      : PorepCircuit(shape_for(size), size, seed, partition) {}
   PorepCircuit(PorepShape shape, uint64_t size, uint64_t seed, uint64_t partition)
       : size_(size), seed_(seed), partition_(partition), s_(shape) {
     if (s_.challenges >= (uint64_t(1) << s_.depth)) throw std::invalid_argument("porep: more challenges than nodes");
@@ -170,6 +171,20 @@ class PorepCircuit final : public Circuit<F> {
     return double(sha) / double(predicted_constraints(s));
   }
 
+  // choose_shape, remembered per target: a worker builds the circuit for every partition, and
+  // the search visits ~600k shapes (more, and counts reduced-round costs, for a toy).
+  static PorepShape shape_for(uint64_t target) {
+    static std::mutex mu;
+    static std::map<uint64_t, PorepShape> memo;
+    {
+      std::lock_guard lock(mu);
+      if (auto it = memo.find(target); it != memo.end()) return it->second;
+    }
+    const PorepShape s = choose_shape(target);
+    std::lock_guard lock(mu);
+    return memo.emplace(target, s).first->second;
+  }
+
   static PorepShape choose_shape(uint64_t target) {
     const double n = double(std::max<uint64_t>(target, 1));
     PorepShape best;
@@ -199,9 +214,10 @@ class PorepCircuit final : public Circuit<F> {
               }
             }
           }
-    if (best_err <= 0.02 || predicted_constraints(PorepShape{}) <= n) return best;
-    // Below the smallest real shape: a toy, the most rounds that land within 2% (then the
-    // most Filecoin-like shape of those), or failing that the nearest count of any.
+    if (best_err <= 0.05) return best;
+    // No real shape within 5% (below the smallest, or in the gap above it where one more label
+    // slot costs ~20k): a toy, the most rounds that land within 2% (then the most
+    // Filecoin-like shape of those), or failing that the nearest count of any.
     PorepShape nearest = best;
     double nearest_err = best_err;
     for (uint64_t r = sha256::kRounds - 1; r >= 1; --r) {
