@@ -115,7 +115,7 @@ TEST_P(Setup, MixedContributionChainsVerifyUnderBoth) {
   const auto p = ptau_for(curve());
   const std::string r1cs = fx("hashchain", "r1cs");
   std::vector<std::string> k;
-  for (int i = 0; i < 5; ++i) k.push_back(tmp("c" + std::to_string(i) + ".zkey"));
+  for (const char* n : {"c0.zkey", "c1.zkey", "c2.zkey", "c3.zkey", "c4.zkey"}) k.push_back(tmp(n));
   ASSERT_EQ(run_zkmill({"zkey", "new", r1cs, p.prepared, k[0]}).exit_code, 0);
   auto r = snarkjs({"zkey", "contribute", k[0], k[1], "--name=alice", "-e=alice entropy"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
