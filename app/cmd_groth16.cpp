@@ -77,9 +77,9 @@ bool gpu_usable(const Groth16Options& o, uint32_t log_domain, std::string* why_n
 template <class E>
 groth16::Proof<E> prove_zkey_on(const Groth16Options& o, bool use_gpu, const formats::ZkeyProvingKey<E>& pk,
                                 const cs::WitnessBundle& bundle, std::string* backend, std::string* phases) {
-  char buf[256];
 #if defined(ZKMILL_HAVE_CUDA)
   if (use_gpu) {
+    char buf[256];
     using Fr = typename E::Fr;
     cuda::GpuProveOptions go;
     go.device = o.device;

@@ -134,11 +134,17 @@ void RedisClient::ensure_connected() {
         command({"AUTH", cfg_.password});
       else
         command({"AUTH", cfg_.user, cfg_.password});
-    } catch (const RedisError& e) {
+    } catch (const RedisReplyError& e) {
+      // Only Redis's answer to AUTH is a credentials problem. A connection dropped during AUTH
+      // (a Redis restarting: it accepted, then closed) stays a RedisError, an outage that
+      // callers wait out; taking it for wrong credentials stopped a coordinator for good.
       ctx_.reset();
       throw RedisAuthError("redis " + where + ": authentication as " +
                            (cfg_.user.empty() ? "the default user" : "user '" + cfg_.user + "'") +
                            " failed (check redis.user / redis.password): " + e.what());
+    } catch (const RedisError&) {
+      ctx_.reset();
+      throw;
     }
   }
   // Sentinels can lag a failover by a moment: never write to a server that is a replica now.

@@ -5,7 +5,8 @@
 
 #include "farm/farm_config.hpp"
 
-namespace zkmill::farm {
+namespace zkmill::test {
+using namespace zkmill::farm;
 namespace {
 
 std::string error_of(const std::string& yaml) {
@@ -59,4 +60,4 @@ TEST(FarmRedisConfig, RefusesWhatCannotWork) {
 }
 
 }  // namespace
-}  // namespace zkmill::farm
+}  // namespace zkmill::test

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The farm against hostile peers, with a private redis-server, the real coordinator and honest
-// worker processes, and fake workers (tests/system/fake_worker.hpp: a ZeroMQ DEALER speaking
+// worker processes, and fake workers (tests/support/fake_worker.hpp: a ZeroMQ DEALER speaking
 // the control protocol by hand):
 //   - a prove worker that answers with another job's proof (same circuit, other seed) gets
 //     nothing recorded and is quarantined; an honest worker then proves the partition's own
@@ -12,7 +12,7 @@
 #include <cstdio>
 
 #include "farm/random_token.hpp"
-#include "tests/system/fake_worker.hpp"
+#include "tests/support/fake_worker.hpp"
 #include "tests/system/farm_processes.hpp"
 
 namespace zkmill::test {
@@ -56,11 +56,7 @@ TEST_F(FarmIntegrityTest, ReplayedProofOfAnotherJobIsRefusedAndItsSenderQuaranti
   const json proof_a = json::parse(slurp(out_a / "partition-0.proof.json"));
   const json public_a = json::parse(slurp(out_a / "partition-0.public.json"));
   const std::string circuit = status(a)["circuit"];
-  for (auto& [name, pid] : procs_)
-    if (pid == honest) {
-      ASSERT_EQ(stop(pid), 0) << log("prove-1");
-      pid = 0;
-    }
+  ASSERT_EQ(stop(honest), 0) << log("prove-1");
 
   FakeWorker evil(endpoint(), "evil-prove");
   evil.hello("evil-prove", farm::WorkerRole::Prove, {circuit});
@@ -177,6 +173,11 @@ TEST_F(FarmIntegrityTest, ForgedFailuresAndResultsFromOtherPeersAreIgnored) {
   // and a burst of malformed messages.
   FakeWorker forger(endpoint(), "evil\nINJECTED: job done\x1b[2J");
   for (int i = 0; i < 200; ++i) forger.send_raw({"ZKM2", "task_failed", "{not json"});
+  // The coordinator handles one peer's messages in order: its answer (reconnect, to a peer it
+  // does not know) to a heartbeat sent after the burst means the burst has been handled, so the
+  // next message falls in a later one-second window however loaded the machine is.
+  forger.heartbeat();
+  ASSERT_TRUE(forger.wait_for(farm::MessageType::Reconnect, 30s)) << log("coordinator");
   std::this_thread::sleep_for(1200ms);
   forger.send_raw({"ZKM2", "task_failed", "{not json"});  // the next window reports what was suppressed
 
@@ -201,6 +202,55 @@ TEST_F(FarmIntegrityTest, ForgedFailuresAndResultsFromOtherPeersAreIgnored) {
   EXPECT_LE(malformed, 15u) << coord;
   EXPECT_TRUE(contains(coord, "similar warning(s) about peer")) << coord;
   EXPECT_LE(count_of(coord, "from 'evil'"), 60u) << "forged results are rate-limited too";
+}
+
+// A prove worker that calls a witness "permanently" bad after a synth worker checked it is
+// blamed itself: the attempt counts against it and the partition is retried elsewhere; the
+// job does not fail.
+TEST_F(FarmIntegrityTest, PermanentFailureOfACheckedWitnessIsTheProveWorkersFault) {
+  start_redis();
+  start_coordinator("");
+  start_worker("synth-1", "synth", "");
+  wait_registered(1);
+  // The circuit id as the coordinator names it: from a first job, proved by an honest worker.
+  const pid_t honest = start_worker("prove-1", "prove", "");
+  wait_registered(2);
+  const auto a = submit(1, "", 21);
+  expect_done_and_verified(a, 1);
+  const std::string circuit = status(a)["circuit"];
+  ASSERT_EQ(stop(honest), 0) << log("prove-1");
+
+  std::optional<farm::Prove> p;
+  {
+    FakeWorker liar(endpoint(), "liar-prove");
+    liar.hello("liar-prove", farm::WorkerRole::Prove, {circuit});
+    ASSERT_TRUE(liar.wait_for(farm::MessageType::Welcome, 10s)) << log("coordinator");
+    const auto b = submit(1, "", 22);
+    auto assigned = liar.wait_for(farm::MessageType::Prove, 30s);
+    ASSERT_TRUE(assigned) << all_logs();
+    p = *assigned->as<farm::Prove>();
+    ASSERT_EQ(p->at.job, b);
+    liar.send(farm::TaskFailed{p->at, "witness does not satisfy the circuit", true});
+    ASSERT_TRUE(liar.wait_for(
+        [&](const farm::ControlMessage& m) { return m.as<farm::Ack>() && m.as<farm::Ack>()->token == p->at.token; },
+        10s))
+        << log("coordinator");
+  }  // the liar disconnects and stops heartbeating: it is declared dead
+  const std::string b = p->at.job;
+  const std::string coord = log("coordinator");
+  EXPECT_TRUE(contains(coord,
+                       "prove worker liar-prove reported a permanent failure of a witness a synth worker "
+                       "checked; counted as a failed attempt of that worker, not the job's"))
+      << coord;
+  EXPECT_FALSE(contains(coord, "job " + b + " failed")) << coord;
+  EXPECT_NE(status(b)["state"], "failed") << status(b).dump();
+
+  start_worker("prove-2", "prove", "");
+  expect_done_and_verified(b, 1);
+  const auto part = status(b)["partition_states"][0];
+  EXPECT_EQ(part["worker"], "prove-2") << part.dump();
+  EXPECT_GE(part["attempts"].get<uint64_t>(), 1u) << "the permanent failure was one failed attempt: " << part.dump();
+  EXPECT_EQ(part["recorded"].get<uint64_t>(), 1u) << part.dump();
 }
 
 TEST_F(FarmIntegrityTest, SecondCoordinatorIsRefusedAndTheFirstFinishesWithoutRetries) {
@@ -232,11 +282,7 @@ TEST_F(FarmIntegrityTest, SecondCoordinatorIsRefusedAndTheFirstFinishesWithoutRe
   EXPECT_FALSE(contains(log("coordinator"), "requeued")) << log("coordinator");
 
   // A coordinator that stops releases the lease: the next one starts at once.
-  for (auto& [name, pid] : procs_)
-    if (pid == first) {
-      EXPECT_EQ(stop(pid), 0) << log("coordinator");
-      pid = 0;
-    }
+  EXPECT_EQ(stop(first), 0) << log("coordinator");
   const pid_t next = spawn("coordinator-2", {zkmill_binary(), "coordinator", "--config", second_cfg});
   for (int i = 0; i < 250 && !contains(log("coordinator-2"), "serving on"); ++i) std::this_thread::sleep_for(20ms);
   ASSERT_TRUE(contains(log("coordinator-2"), "serving on")) << log("coordinator-2");

@@ -11,6 +11,8 @@
 #include "common/cs/proving_cs.hpp"
 #include "common/cs/recording_cs.hpp"
 
+namespace zkmill::test {
+
 using namespace zkmill;
 using namespace zkmill::cs;
 using namespace zkmill::circuits;
@@ -178,3 +180,5 @@ TEST(CircuitRegistry, UnknownNameListsKnownOnes) {
   EXPECT_FALSE(is_known_circuit("Chain"));
   EXPECT_EQ(make_circuit<ff::Bls12381Fr>("merkle", 100, 0, 0)->name(), "merkle");
 }
+
+}  // namespace zkmill::test

@@ -15,6 +15,8 @@
 #include "common/ff/bls12_381_fields.hpp"
 #include "common/ff/bn254_fields.hpp"
 
+namespace zkmill::test {
+
 using namespace zkmill;
 using namespace zkmill::cs;
 using namespace zkmill::circuits;
@@ -143,3 +145,5 @@ TYPED_TEST(Porep, WitnessIsMostlyBits) {
   EXPECT_GE(frac, 0.95) << bits << " of " << p.num_aux();
   std::printf("porep 300000: %.4f of %llu aux values are 0/1\n", frac, (unsigned long long)p.num_aux());
 }
+
+}  // namespace zkmill::test

@@ -11,6 +11,8 @@
 #include "common/ff/bls12_381_fields.hpp"
 #include "common/ff/bn254_fields.hpp"
 
+namespace zkmill::test {
+
 using namespace zkmill;
 using namespace zkmill::cs;
 
@@ -226,3 +228,5 @@ TYPED_TEST(ConstraintSystems, ProvingWithShapeWritesInPlaceAndChecksIt) {
   circuit.synthesize(too_big);
   EXPECT_THROW(too_big.finish(), std::logic_error);
 }
+
+}  // namespace zkmill::test

@@ -18,6 +18,8 @@
 #include "common/ff/bls12_381_fields.hpp"
 #include "common/ff/bn254_fields.hpp"
 
+namespace zkmill::test {
+
 using namespace zkmill;
 using namespace zkmill::cs;
 
@@ -210,3 +212,5 @@ TEST_F(PceFile, CircuitThatDoesNotMatchTheShapeIsRefused) {
   WitnessCS<F> wcs(in, aux, shape.n_constraints);
   EXPECT_THROW(c->synthesize(wcs), std::logic_error);
 }
+
+}  // namespace zkmill::test

@@ -14,6 +14,8 @@
 #include "common/cs/recording_cs.hpp"
 #include "common/cs/witness_expand.hpp"
 
+namespace zkmill::test {
+
 using namespace zkmill;
 using namespace zkmill::cs;
 
@@ -197,3 +199,4 @@ TEST(WitnessOnlyKinds, NativeAndZkeyBundlesRefuseWitnessAccessors) {
 }
 
 }  // namespace
+}  // namespace zkmill::test

@@ -14,6 +14,8 @@
 #include "common/groth16/prover.hpp"
 #include "common/groth16/verifier.hpp"
 
+namespace zkmill::test {
+
 using namespace zkmill;
 using namespace zkmill::groth16;
 
@@ -48,3 +50,5 @@ TYPED_TEST(WitnessOnlyProve, ExpandedWitnessGivesTheBitIdenticalProof) {
     }
   }
 }
+
+}  // namespace zkmill::test
