@@ -15,11 +15,11 @@
 namespace {
 
 using zkmill::test::contains;
+using zkmill::test::interop_fixture;
 using zkmill::test::Result;
 using zkmill::test::run_zkmill;
 using zkmill::test::scratch_dir;
 using zkmill::test::slurp;
-using zkmill::testing::interop_fixture;
 namespace fs = std::filesystem;
 
 TEST(SetupCli, HelpDescribesTheCommandsAndExitStatus) {

@@ -18,7 +18,6 @@ namespace {
 
 const std::string kRoot = ZKMILL_SOURCE_DIR;
 std::string snarkjs_cli() { return kRoot + "/tests/interop/node_modules/snarkjs/cli.js"; }
-using zkmill::testing::interop_fixture;
 Result snarkjs(const std::vector<std::string>& args) {
   std::vector<std::string> a{snarkjs_cli()};
   a.insert(a.end(), args.begin(), args.end());
