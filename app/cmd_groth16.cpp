@@ -9,10 +9,12 @@
 //   verify <verification_key.json> <public.json> <proof.json>   (exit 0 valid, 1 a well-formed
 //     proof that does not verify, 2 any usage or input error: snarkjs_verify.hpp)
 //   check <circuit.r1cs> <witness.wtns>  (snarkjs wtns check: exit 0 satisfied, 1 not, 2 error)
+//   setup <circuit.r1cs> <pot.ptau> <circuit_0000.zkey>  (snarkjs groth16 setup = zkey new, same bytes)
 // prove verifies its proof before writing anything and exits 2 on any error.
-// zkmill-cli-links: zk_formats
+// zkmill-cli-links: zk_formats zk_setup
 #include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <cstdio>
 #include <memory>
 
@@ -21,6 +23,7 @@
 #include "common/formats/circom_files.hpp"
 #include "common/formats/zkey_prover.hpp"
 #include "common/groth16/snarkjs_verify.hpp"
+#include "common/setup/zkey_new.hpp"
 
 #if defined(ZKMILL_HAVE_CUDA)
 #include "cuda/groth16/zkey_prover.hpp"
@@ -34,7 +37,9 @@ struct Groth16Options {
   CLI::App* prove = nullptr;
   CLI::App* verify = nullptr;
   CLI::App* check = nullptr;
-  std::string zkey, wtns, proof, pub, vk, r1cs;
+  CLI::App* setup = nullptr;
+  std::string zkey, wtns, proof, pub, vk, r1cs, ptau;
+  bool quiet = false;
   std::string gpu = "auto";  // auto | on | off
   int device = 0;
 };
@@ -184,6 +189,27 @@ int run_check(const Groth16Options& o) {
   }
 }
 
+// `groth16 setup`: snarkjs's alias of `zkey new`, same body (common/setup/zkey_new.hpp).
+int run_setup(const Groth16Options& o) {
+  try {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto r1cs = formats::R1csFile::open(o.r1cs);
+    auto ptau = formats::PtauFile::open(o.ptau);
+    util::Progress prog(1, !o.quiet);
+    auto key = setup::build_init_zkey(r1cs, ptau, &prog);
+    prog.finish();
+    setup::write_init_zkey(key, o.zkey);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::fprintf(stderr, "Circuit hash:\n%s\n", setup::format_hash(key.cs_hash).c_str());
+    std::fprintf(stderr, "groth16 setup: wrote %s (%s, %u constraints, %u public, domain 2^%u) in %.2f s\n",
+                 o.zkey.c_str(), curve_snarkjs_name(key.curve), key.n_constraints, key.n_public, key.log_domain, s);
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "zkmill: error: %s\n", e.what());
+    return 2;
+  }
+}
+
 RunFn setup_groth16(CLI::App& sub) {
   auto o = std::make_shared<Groth16Options>();
   sub.require_subcommand(1);
@@ -211,8 +237,15 @@ RunFn setup_groth16(CLI::App& sub) {
                                 "Check a witness against its circuit (snarkjs wtns check; exit 0 ok, 1 not, 2 error)");
   o->check->add_option("r1cs", o->r1cs, "circuit.r1cs")->required();
   o->check->add_option("witness", o->wtns, "witness.wtns")->required();
+  o->setup = sub.add_subcommand(
+      "setup", "Initial key of a circuit (snarkjs groth16 setup; same as `zkmill zkey new`; exit 0 done, 2 error)");
+  o->setup->add_option("circuit", o->r1cs, "circuit.r1cs")->required();
+  o->setup->add_option("powersoftau", o->ptau, "prepared ptau (powersoftau prepare phase2)")->required();
+  o->setup->add_option("zkey", o->zkey, "circuit_0000.zkey to write")->required();
+  o->setup->add_flag("--quiet,-q", o->quiet, "No progress bar (drawn only on a terminal anyway)");
   return [o](const Context&) {
     if (o->prove->parsed()) return run_zkey_prove(*o);
+    if (o->setup->parsed()) return run_setup(*o);
     if (o->check->parsed()) return run_check(*o);
     return groth16::snarkjs::verify_snarkjs_files(o->vk, o->pub, o->proof);
   };
@@ -221,7 +254,9 @@ RunFn setup_groth16(CLI::App& sub) {
 // Every groth16 subcommand exits 2 on a usage or input error (1 means "invalid" for verify and
 // check).
 const RegisterCommand kGroth16{
-    "groth16", "snarkjs-compatible Groth16: prove (.zkey + .wtns), verify, check (.r1cs + .wtns)", setup_groth16, 2};
+    "groth16",
+    "snarkjs-compatible Groth16: setup (.r1cs + .ptau), prove (.zkey + .wtns), verify, check (.r1cs + .wtns)",
+    setup_groth16, 2};
 
 }  // namespace
 }  // namespace zkmill::cli
