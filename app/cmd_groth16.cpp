@@ -18,12 +18,12 @@
 #include <cstdio>
 #include <memory>
 
+#include "app/cmd_zkey.hpp"
 #include "app/command.hpp"
 #include "common/curves/dispatch.hpp"
 #include "common/formats/circom_files.hpp"
 #include "common/formats/zkey_prover.hpp"
 #include "common/groth16/snarkjs_verify.hpp"
-#include "common/setup/zkey_new.hpp"
 
 #if defined(ZKMILL_HAVE_CUDA)
 #include "cuda/groth16/zkey_prover.hpp"
@@ -189,26 +189,8 @@ int run_check(const Groth16Options& o) {
   }
 }
 
-// `groth16 setup`: snarkjs's alias of `zkey new`, same body (common/setup/zkey_new.hpp).
-int run_setup(const Groth16Options& o) {
-  try {
-    const auto t0 = std::chrono::steady_clock::now();
-    auto r1cs = formats::R1csFile::open(o.r1cs);
-    auto ptau = formats::PtauFile::open(o.ptau);
-    util::Progress prog(1, !o.quiet);
-    auto key = setup::build_init_zkey(r1cs, ptau, &prog);
-    prog.finish();
-    setup::write_init_zkey(key, o.zkey);
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::fprintf(stderr, "Circuit hash:\n%s\n", setup::format_hash(key.cs_hash).c_str());
-    std::fprintf(stderr, "groth16 setup: wrote %s (%s, %u constraints, %u public, domain 2^%u) in %.2f s\n",
-                 o.zkey.c_str(), curve_snarkjs_name(key.curve), key.n_constraints, key.n_public, key.log_domain, s);
-    return 0;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "zkmill: error: %s\n", e.what());
-    return 2;
-  }
-}
+// `groth16 setup`: snarkjs's alias of `zkey new`, the same body (cmd_zkey.hpp).
+int run_setup(const Groth16Options& o) { return run_zkey_new(o.r1cs, o.ptau, o.zkey, o.quiet, "groth16 setup"); }
 
 RunFn setup_groth16(CLI::App& sub) {
   auto o = std::make_shared<Groth16Options>();

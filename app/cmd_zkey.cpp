@@ -9,6 +9,9 @@
 // Exit status: 0 done / valid; 1 `verify`: the key does not verify; 2 any error (message names
 // the file and the problem; nothing is written).
 // zkmill-cli-links: zk_formats zk_setup
+#include "app/cmd_zkey.hpp"
+
+#include <chrono>
 #include <cstdio>
 #include <memory>
 
@@ -52,24 +55,7 @@ void print_circuit_hash(const setup::Hash64& h) {
   std::fprintf(stderr, "Circuit hash:\n%s\n", setup::format_hash(h).c_str());
 }
 
-int run_new(const ZkeyOptions& o) {
-  try {
-    const auto t0 = std::chrono::steady_clock::now();
-    auto r1cs = formats::R1csFile::open(o.r1cs);
-    auto ptau = formats::PtauFile::open(o.ptau);
-    util::Progress prog(1, !o.quiet);
-    auto key = setup::build_init_zkey(r1cs, ptau, &prog);
-    prog.finish();
-    setup::write_init_zkey(key, o.out);
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    print_circuit_hash(key.cs_hash);
-    std::fprintf(stderr, "zkey new: wrote %s (%s, %u constraints, %u public, domain 2^%u) in %.2f s\n", o.out.c_str(),
-                 curve_snarkjs_name(key.curve), key.n_constraints, key.n_public, key.log_domain, s);
-    return 0;
-  } catch (const std::exception& e) {
-    return fail(e);
-  }
-}
+int run_new(const ZkeyOptions& o) { return run_zkey_new(o.r1cs, o.ptau, o.out, o.quiet, "zkey new"); }
 
 void print_contribution(const setup::ContributeResult& r) {
   print_circuit_hash(r.cs_hash);
@@ -165,4 +151,27 @@ const RegisterCommand kZkey{"zkey", "snarkjs .zkey tools: new, contribute, beaco
                             setup_zkey, 2};
 
 }  // namespace
+
+// `zkey new` and its alias `groth16 setup`: the initial key of a circuit from a prepared ptau.
+int run_zkey_new(const std::string& r1cs_path, const std::string& ptau_path, const std::string& out, bool quiet,
+                 const char* command) {
+  try {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto r1cs = formats::R1csFile::open(r1cs_path);
+    auto ptau = formats::PtauFile::open(ptau_path);
+    util::Progress prog(1, !quiet);
+    auto key = setup::build_init_zkey(r1cs, ptau, &prog);
+    prog.finish();
+    setup::write_init_zkey(key, out);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    print_circuit_hash(key.cs_hash);
+    std::fprintf(stderr, "%s: wrote %s (%s, %u constraints, %u public, domain 2^%u) in %.2f s\n", command, out.c_str(),
+                 curve_snarkjs_name(key.curve), key.n_constraints, key.n_public, key.log_domain, s);
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "zkmill: error: %s\n", e.what());
+    return 2;
+  }
+}
+
 }  // namespace zkmill::cli

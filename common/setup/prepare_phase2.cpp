@@ -9,40 +9,12 @@
 #include "common/formats/bin_writer.hpp"
 #include "common/serde/snarkjs_binary.hpp"
 #include "common/setup/group_ops.hpp"
+#include "common/setup/ptau_points.hpp"
 #include "spdlog/spdlog.h"
 
 namespace zkmill::setup {
 
 namespace {
-
-// Decodes the first `count` points of a ptau section (canonical and on the curve; subgroup
-// membership is the ceremony's business, as in snarkjs, which checks none here).
-template <class C>
-std::vector<ec::Jacobian<C>> decode_jac(const formats::PtauFile& f, std::span<const uint8_t> sec, size_t count,
-                                        const char* what, util::ThreadPool& pool) {
-  using Codec = serde::snarkjs::Lem<C>;
-  std::vector<ec::Jacobian<C>> out(count);
-  std::atomic<bool> bad{false};
-  std::atomic<size_t> bad_at{0};
-  pool.parallel_for(
-      count,
-      [&](size_t b, size_t e) {
-        for (size_t i = b; i < e; ++i) {
-          try {
-            out[i] = ec::Jacobian<C>::from_affine(
-                Codec::decode(sec.subspan(i * Codec::kSize, Codec::kSize), serde::Validation::SkipSubgroupCheck));
-          } catch (const serde::DecodeError&) {
-            if (!bad.exchange(true)) bad_at = i;
-            return;
-          }
-        }
-      },
-      1024);
-  if (bad)
-    f.fail(std::string(what) + " point " + std::to_string(bad_at.load()) + " is not a valid " + C::kName +
-           " point (corrupt file)");
-  return out;
-}
 
 template <class E>
 void prepare(const formats::PtauFile& f, formats::BinWriter& w, util::Progress& prog, util::ThreadPool& pool) {
@@ -57,7 +29,7 @@ void prepare(const formats::PtauFile& f, formats::BinWriter& w, util::Progress& 
     w.begin(type);
     const size_t avail = sec.size() / serde::snarkjs::Lem<C>::kSize;
     const uint32_t top = extra ? power + 1 : power;
-    auto all = decode_jac<C>(f, sec, avail, what, pool);
+    auto all = decode_ptau_points<C, ec::Jacobian<C>>(f, sec, 0, avail, what, pool);
     const uint64_t weight = std::is_same_v<C, typename E::G2Params> ? 3 : 1;
     for (uint32_t p = 0; p <= top; ++p) {
       prog.stage(std::string(what) + " 2^" + std::to_string(p));

@@ -10,6 +10,7 @@
 #include "common/formats/bin_writer.hpp"
 #include "common/serde/snarkjs_binary.hpp"
 #include "common/setup/group_ops.hpp"
+#include "common/setup/ptau_points.hpp"
 #include "common/setup/snarkjs_points.hpp"
 
 namespace zkmill::setup {
@@ -31,7 +32,6 @@ void put_limbs(std::vector<uint8_t>& b, const ff::Limbs<N>& v) {
   for (size_t i = 0; i < 8 * N; ++i) b.push_back(uint8_t(v[i / 8] >> (8 * (i % 8))));
 }
 
-// `count` points of a Lagrange section starting at point `first`: canonical and on the curve.
 template <class C>
 std::vector<ec::Affine<C>> decode_points(const formats::PtauFile& f, std::span<const uint8_t> sec, size_t first,
                                          size_t count, const char* what, util::ThreadPool& pool) {
@@ -134,10 +134,10 @@ InitZkey build(const formats::R1csFile& r1cs, const formats::PtauFile& ptau, uti
   const auto cs = r1cs.constraints<Fr>();
   const size_t rows = size_t(m) + np + 1;
   const size_t off = formats::PtauFile::lagrange_offset(k.log_domain);
-  auto L1 = decode_points<G1>(ptau, ptau.lagrange(0), off, rows, "Lagrange tauG1", pool);
-  auto L2 = decode_points<G2>(ptau, ptau.lagrange(1), off, rows, "Lagrange tauG2", pool);
-  auto LA = decode_points<G1>(ptau, ptau.lagrange(2), off, rows, "Lagrange alphaTauG1", pool);
-  auto LB = decode_points<G1>(ptau, ptau.lagrange(3), off, rows, "Lagrange betaTauG1", pool);
+  auto L1 = decode_ptau_points<G1>(ptau, ptau.lagrange(0), off, rows, "Lagrange tauG1", pool);
+  auto L2 = decode_ptau_points<G2>(ptau, ptau.lagrange(1), off, rows, "Lagrange tauG2", pool);
+  auto LA = decode_ptau_points<G1>(ptau, ptau.lagrange(2), off, rows, "Lagrange alphaTauG1", pool);
+  auto LB = decode_ptau_points<G1>(ptau, ptau.lagrange(3), off, rows, "Lagrange betaTauG1", pool);
 
   const auto tA = transpose(cs.m[0], m, k.n_vars), tB = transpose(cs.m[1], m, k.n_vars),
              tC = transpose(cs.m[2], m, k.n_vars);
