@@ -3,7 +3,6 @@
 // sections and the circuit hash in snarkjs's order.
 #include "common/setup/zkey_new.hpp"
 
-#include <atomic>
 #include <cstdio>
 
 #include "common/curves/dispatch.hpp"
@@ -30,33 +29,6 @@ void put_u32(std::vector<uint8_t>& b, uint32_t v) {
 template <size_t N>
 void put_limbs(std::vector<uint8_t>& b, const ff::Limbs<N>& v) {
   for (size_t i = 0; i < 8 * N; ++i) b.push_back(uint8_t(v[i / 8] >> (8 * (i % 8))));
-}
-
-template <class C>
-std::vector<ec::Affine<C>> decode_points(const formats::PtauFile& f, std::span<const uint8_t> sec, size_t first,
-                                         size_t count, const char* what, util::ThreadPool& pool) {
-  using Codec = serde::snarkjs::Lem<C>;
-  std::vector<ec::Affine<C>> out(count);
-  std::atomic<bool> bad{false};
-  std::atomic<size_t> bad_at{0};
-  pool.parallel_for(
-      count,
-      [&](size_t b, size_t e) {
-        for (size_t i = b; i < e; ++i) {
-          try {
-            out[i] = Codec::decode(sec.subspan((first + i) * Codec::kSize, Codec::kSize),
-                                   serde::Validation::SkipSubgroupCheck);
-          } catch (const serde::DecodeError&) {
-            if (!bad.exchange(true)) bad_at = first + i;
-            return;
-          }
-        }
-      },
-      1024);
-  if (bad)
-    f.fail(std::string(what) + " point " + std::to_string(bad_at.load()) + " is not a valid " + C::kName +
-           " point (corrupt file)");
-  return out;
 }
 
 template <class C>
