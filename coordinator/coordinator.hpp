@@ -19,6 +19,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -172,10 +173,13 @@ class Coordinator {
   ProofChecker checker_;
   // Proof checks run here, off the loop; verifying_ maps a check's id to its result, and
   // verifying_tokens_ holds their attempt tokens: a re-send of a result being checked is not
-  // checked again, and its lease is not reaped meanwhile.
+  // checked again, and its lease is not reaped meanwhile. verdicts_ holds the verdicts taken
+  // from the queue and not yet recorded: recording one writes to Redis, which may be down or
+  // fence the write; the verdict (and its token) then stays for the next turn, never lost.
   VerifyQueue verify_;
   std::map<uint64_t, PendingProof> verifying_;
   std::set<std::string> verifying_tokens_;
+  std::deque<VerifyQueue::Verdict> verdicts_;
   uint64_t verify_delay_ms_ = 0;
   zmq::context_t ctx_;
   zmq::socket_t router_;

@@ -160,13 +160,18 @@ void Coordinator::on_prove_done(const Peer& from, WorkerInfo& w, const ProveDone
 }
 
 void Coordinator::collect_verdicts() {
-  for (const auto& v : verify_.done()) {
-    auto it = verifying_.find(v.id);
-    if (it == verifying_.end()) continue;
-    const PendingProof p = std::move(it->second);
-    verifying_.erase(it);
-    verifying_tokens_.erase(p.m.at.token);
-    on_verdict(p, v);
+  for (auto& v : verify_.done()) verdicts_.push_back(std::move(v));
+  // Front first, each removed only once recorded: when on_verdict throws (Redis down, a fenced
+  // write) this verdict and the ones behind it are recorded on a later turn. Recording twice is
+  // harmless: the second prove_done finds the partition verified and is discarded.
+  while (!verdicts_.empty()) {
+    const VerifyQueue::Verdict& v = verdicts_.front();
+    if (auto it = verifying_.find(v.id); it != verifying_.end()) {
+      on_verdict(it->second, v);
+      verifying_tokens_.erase(it->second.m.at.token);
+      verifying_.erase(it);
+    }
+    verdicts_.pop_front();
   }
 }
 
