@@ -142,7 +142,7 @@ class PceMatrices {
   // F must be the scalar field of the file's curve (PceError otherwise).
   template <class F>
   std::span<const F> coefficients() const {
-    return table<F>();
+    return table<F>().table;
   }
 
   // a = A z, b = B z, c = C z for z = (inputs || aux), rows split across the pool. F must be
