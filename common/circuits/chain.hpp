@@ -71,11 +71,17 @@ class ChainCircuit final : public Circuit<F> {
     F x_val, xk_val, t_val, u_val;
     const Variable p = cs.alloc_input("partition", [&] { return F::from_u64(partition_); });
     Variable x = cs.alloc("x0", [&] { return x_val = initial_value(seed_, partition_); });
+    // A witness-only CS (PCE) ignores the constraints: xk is then left empty. The other sides
+    // are single variables, and passing xk twice by reference lets ProvingCS see a squaring.
+    const bool lcs = cs.needs_constraints();
     for (uint64_t i = 0; i < rounds_; ++i) {
       cs::Namespace<F> round(cs, Name("round", i));
       const F k = round_constant(i);
-      LC xk = LC(x) + k * one;
-      if (i == 0) xk += p;
+      LC xk;
+      if (lcs) {
+        xk = LC(x) + k * one;
+        if (i == 0) xk += p;
+      }
       const Variable t = cs.alloc("t", [&] {
         xk_val = x_val + k;
         if (i == 0) xk_val += F::from_u64(partition_);

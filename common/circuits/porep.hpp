@@ -363,7 +363,9 @@ class PorepCircuit final : public Circuit<F> {
 
   void synthesize(cs::ConstraintSystem<F>& cs) const override {
     using cs::Name;
+    using K = typename cs::ConstraintSystem<F>::Constraint;
     const cs::Variable one = cs::ConstraintSystem<F>::one();
+    const bool lcs = cs.needs_constraints();  // false: witness-only (PCE), no LC is built
     const Witness w = witness();
     cs::Namespace<F> ns(cs, "porep");
     cs.alloc_input("partition", [&] { return F::from_u64(partition_); });
@@ -392,7 +394,7 @@ class PorepCircuit final : public Circuit<F> {
         std::vector<std::vector<Bit<F>>> sib;
         for (uint64_t l = 0; l < s_.depth; ++l) sib.push_back(alloc_node(cs, Name("sibling", l), ch.data_siblings[l]));
         const auto root = sha256_merkle_root<F>(cs, leaf, sib, std::span(idx).first(s_.depth), s_.rounds);
-        cs.enforce("data root", pack_node<F>(root).lc, one, comm_d);
+        cs.enforce_with("data root", [&] { return K{pack_node<F>(root).lc, one, comm_d}; });
       }
       // Parents: index bits and column labels (private).
       std::vector<std::vector<Bit<F>>> parent_idx(s_.parents);
@@ -411,7 +413,7 @@ class PorepCircuit final : public Circuit<F> {
         std::vector<std::vector<Bit<F>>> layer_parents;
         for (uint64_t j = 0; j < s_.parents; ++j) layer_parents.push_back(parent_labels[j][l]);
         own_column.push_back(
-            pack_node<F>(label(cs, uint32_t(l), replica_bits, idx, layer_parents, s_.slots, s_.rounds)));
+            pack_node<F>(label(cs, uint32_t(l), replica_bits, idx, layer_parents, s_.slots, s_.rounds), lcs));
       }
       // (3) the column openings.
       for (uint64_t j = 0; j <= s_.parents; ++j) {
@@ -420,7 +422,7 @@ class PorepCircuit final : public Circuit<F> {
         if (j == 0) {
           column = own_column;
         } else {
-          for (const auto& bits : parent_labels[j - 1]) column.push_back(pack_node<F>(bits));
+          for (const auto& bits : parent_labels[j - 1]) column.push_back(pack_node<F>(bits, lcs));
         }
         Num<F> cur;
         {
@@ -434,7 +436,7 @@ class PorepCircuit final : public Circuit<F> {
           for (uint64_t k = 0; k < 3; ++k) pos[k] = 3 * l + k < s_.depth ? bits[3 * l + k] : Bit<F>::constant(false);
           cur = poseidon8_level<F>(cs, cur, ch.column_children[j][l], pos);
         }
-        cs.enforce("column root", cur.lc, one, comm_c);
+        cs.enforce_with("column root", [&] { return K{cur.lc, one, comm_c}; });
       }
     }
   }

@@ -100,6 +100,25 @@ class ConstraintSystem {
   // <a, z> * <b, z> = <c, z>.
   virtual void enforce(Name name, const LC& a, const LC& b, const LC& c) = 0;
 
+  // The three sides of one constraint, as enforce_with's builders return them.
+  struct Constraint {
+    LC a, b, c;
+  };
+  // enforce() for hot gadgets: make() -> Constraint is called only when the CS looks at
+  // constraints (needs_constraints()); a witness-only CS is handed empty combinations, so a
+  // circuit that runs once per partition builds no linear combination at all there (at
+  // PoRep scale that is most of the synthesis time: an LC is a few hundred bytes of terms).
+  template <class Make>
+  void enforce_with(Name name, Make&& make) {
+    if (needs_constraints()) {
+      const Constraint k = make();
+      enforce(name, k.a, k.b, k.c);
+    } else {
+      const LC& empty = empty_lc();
+      enforce(name, empty, empty, empty);
+    }
+  }
+
   virtual void push_namespace(Name) {}
   virtual void pop_namespace() {}
   // The "/"-joined namespace path, for implementations that track it ("" otherwise).
@@ -108,13 +127,20 @@ class ConstraintSystem {
   // Whether value callbacks will be called; circuits may skip native bookkeeping otherwise.
   virtual bool needs_values() const = 0;
   // Whether enforce() looks at its linear combinations. A witness-only CS (PCE: a, b, c come
-  // from recorded matrices) ignores them, and a circuit may skip building them; the variables
-  // it allocates and the number of enforce() calls must stay the same either way.
+  // from recorded matrices) ignores them, and a circuit may skip building them (enforce_with);
+  // the variables it allocates, their values and the number of enforce() calls must stay the
+  // same either way. Gadget outputs may then carry empty LCs, so no gadget may decide what to
+  // allocate from an LC's contents when this is false (Poseidon replays a recorded schedule).
   virtual bool needs_constraints() const { return true; }
 
   static constexpr Variable one() { return Variable::one(); }
 
  protected:
+  static const LC& empty_lc() {
+    static const LC empty;
+    return empty;
+  }
+
   virtual Variable alloc_aux_impl(Name name, const ValueSource<F>& value) = 0;
   virtual Variable alloc_input_impl(Name name, const ValueSource<F>& value) = 0;
 };

@@ -59,11 +59,12 @@ PceHeader decode_header(const uint8_t* p) {
 // The coefficient table, decoded and checked canonical, as the curve's scalar field.
 template <class F>
 std::shared_ptr<const void> decode_table(std::span<const uint8_t> bytes, uint64_t n, const std::string& name) {
-  auto t = std::make_shared<std::vector<F>>(n);
+  auto t = std::make_shared<pce_detail::Coefficients<F>>();
+  t->table.resize(n);
   for (uint64_t i = 0; i < n; ++i) {
     auto v = F::from_bytes_le(bytes.data() + i * F::kBytes);
     if (!v) throw PceError(name + ": corrupted: coefficient " + std::to_string(i) + " is not a field element");
-    (*t)[i] = *v;
+    t->table[i] = *v;
   }
   return t;
 }

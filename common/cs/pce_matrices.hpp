@@ -45,6 +45,11 @@ class PceError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+namespace pce_detail {
+template <class F>
+struct Coefficients;
+}
+
 // What a witness-only bundle names the matrices it was packed for by (PceMatrices::id()).
 using PceId = CircuitId;
 
@@ -137,7 +142,7 @@ class PceMatrices {
   // F must be the scalar field of the file's curve (PceError otherwise).
   template <class F>
   std::span<const F> coefficients() const {
-    return table<F>();
+    return table<F>().table;
   }
 
   // a = A z, b = B z, c = C z for z = (inputs || aux), rows split across the pool. F must be
@@ -154,7 +159,7 @@ class PceMatrices {
     return {reinterpret_cast<const T*>(bytes_.data() + offset), size_t(count)};
   }
   template <class F>
-  const std::vector<F>& table() const;
+  const pce_detail::Coefficients<F>& table() const;
 
   std::shared_ptr<const util::MappedFile> map_;        // the mapping, when opened from a file
   std::shared_ptr<const std::vector<uint8_t>> owned_;  // the image, when held in memory
@@ -169,6 +174,88 @@ class PceMatrices {
 };
 
 namespace pce_detail {
+// The decoded coefficient table (Montgomery form) and the multiples k * 1 for |k| <= kSmall,
+// which settle a row's count of +-1 entries on variables equal to one in one lookup.
+template <class F>
+struct Coefficients {
+  static constexpr int64_t kSmall = 255;
+  std::vector<F> table;
+  std::vector<F> small;  // small[k + kSmall] = k
+  Coefficients() : small(2 * kSmall + 1) {
+    for (int64_t k = -kSmall; k <= kSmall; ++k) small[size_t(k + kSmall)] = F::from_i64(k);
+  }
+  F multiple_of_one(int64_t k) const {
+    return k >= -kSmall && k <= kSmall ? small[size_t(k + kSmall)] : F::from_i64(k);
+  }
+};
+
+// A sum of many field elements without reduction (lazy addition): limb i of every term is
+// added into its own 128-bit lane, so the lanes carry no dependency on one another and a long
+// row's additions are not one serial chain of add-and-reduce. value() reduces once.
+template <class F>
+struct WideSum {
+  static constexpr size_t N = F::N;
+  unsigned __int128 lane[N] = {};
+
+  ZKMILL_FORCE_INLINE void add(const F& t) {
+    for (size_t i = 0; i < N; ++i) lane[i] += t.v[i];
+  }
+  // t if mask is all ones, nothing if it is zero.
+  ZKMILL_FORCE_INLINE void add_masked(const F& t, uint64_t mask) {
+    for (size_t i = 0; i < N; ++i) lane[i] += t.v[i] & mask;
+  }
+  // -t, as p - t (t < p; p - 0 = p is congruent to 0, harmless in a lazy sum).
+  ZKMILL_FORCE_INLINE void sub(const F& t) {
+    ff::Limbs<N> d;
+    ff::sub_to(d, F::modulus(), t.v);
+    for (size_t i = 0; i < N; ++i) lane[i] += d[i];
+  }
+  // The sum mod p. X = sum of lanes << 64 i < 2^(64 N + 64) for fewer than 2^64 terms. The part
+  // above 2^(64 N) is folded down as h 2^(64 N) = h R = h r1 (mod p) (each fold divides h by
+  // at least two), then q = floor(x_top / (p_top + 1)) <= floor(X / p) falls at most 2 short,
+  // so at most two conditional subtractions remain (the divisor is a constant: a multiply).
+  F value() const {
+    uint64_t x[N + 1];
+    unsigned __int128 c = 0;
+    for (size_t i = 0; i < N; ++i) {
+      c += lane[i];
+      x[i] = uint64_t(c);
+      c >>= 64;
+    }
+    x[N] = uint64_t(c);
+    const ff::Limbs<N>& p = F::modulus();
+    constexpr ff::Limbs<N> r1 = F::one().v;
+    while (x[N] != 0) {
+      const uint64_t h = x[N];
+      unsigned __int128 t = 0;
+      for (size_t i = 0; i < N; ++i) {
+        t += (unsigned __int128)h * r1[i] + x[i];
+        x[i] = uint64_t(t);
+        t >>= 64;
+      }
+      x[N] = uint64_t(t);
+    }
+    const uint64_t q = x[N - 1] / (p[N - 1] + 1);
+    ff::Limbs<N> r;
+    if (q != 0) {
+      unsigned __int128 t = 0;
+      uint64_t borrow = 0;
+      for (size_t i = 0; i < N; ++i) {
+        t += (unsigned __int128)q * p[i];
+        const uint64_t m = uint64_t(t);
+        t >>= 64;
+        const unsigned __int128 d = (unsigned __int128)x[i] - m - borrow;
+        r[i] = uint64_t(d);
+        borrow = uint64_t(d >> 64) & 1;
+      }
+    } else {
+      for (size_t i = 0; i < N; ++i) r[i] = x[i];
+    }
+    while (ff::cmp(r, p) >= 0) ff::sub_to(r, r, p);
+    return F::from_raw_mont(r);
+  }
+};
+
 void encode_header(const PceHeader& h, uint8_t* out);
 uint64_t image_checksum(std::span<const uint8_t> image);
 template <class F>
@@ -238,20 +325,41 @@ std::vector<uint8_t> PceMatrices::encode(const R1CS<F>& r, const PceShape& shape
 }
 
 template <class F>
-const std::vector<F>& PceMatrices::table() const {
+const pce_detail::Coefficients<F>& PceMatrices::table() const {
   if (curve_of_scalar_field<F>() != header_.shape.curve || !table_)
     throw PceError("PCE: " + name_ + " was recorded for " + curve_name(header_.shape.curve) + ", not this field");
-  return *static_cast<const std::vector<F>*>(table_.get());
+  return *static_cast<const pce_detail::Coefficients<F>*>(table_.get());
 }
 
+// The mat-vec exploits a mostly-bit witness. Each variable is first classified (0, 1, or
+// other: one byte each, in parallel); then a row's terms cost, by class of variable and code:
+//   other:  the value is read and added (+1), subtracted (-1) or multiplied by its table entry;
+//   0 / 1:  the value is never read: a +-1 entry adds +-class to an integer count, a table
+//           entry adds (coefficient AND mask(class)), branch-free; the count is turned into a
+//           field element once per row (count * 1, a lookup for |count| <= 255).
+// So a packed bit sum (SHA-256's additions, bit decompositions: most of PoRep's entries)
+// costs additions of coefficients and no Montgomery product, and a booleanity row two integer
+// increments. ONE (column 0) is class 1 whatever inputs[0] holds. Field addition is exact, so
+// the result equals the term-by-term sum bit for bit.
 template <class F>
 void PceMatrices::multiply(std::span<const F> inputs, std::span<const F> aux, std::span<F> a, std::span<F> b,
                            std::span<F> c, util::ThreadPool& pool) const {
-  const std::vector<F>& coeff = table<F>();
-  const uint64_t n_in = header_.shape.n_inputs, rows = n_rows();
-  if (inputs.size() != n_in || aux.size() != header_.shape.n_aux || a.size() < rows || b.size() < rows ||
-      c.size() < rows)
+  const pce_detail::Coefficients<F>& coeff = table<F>();
+  const uint64_t n_in = header_.shape.n_inputs, n_aux = header_.shape.n_aux, rows = n_rows();
+  if (inputs.size() != n_in || aux.size() != n_aux || a.size() < rows || b.size() < rows || c.size() < rows)
     throw PceError("PCE: the assignment or the output vectors do not have the shape of " + name_);
+  enum : uint8_t { kZero = 0, kOne = 1, kOther = 2 };
+  std::vector<uint8_t> cls(n_in + n_aux);
+  const F one = F::one();
+  auto classify = [&](const F& z) -> uint8_t { return z.is_zero() ? kZero : z == one ? kOne : kOther; };
+  cls[0] = kOne;
+  for (uint64_t i = 1; i < n_in; ++i) cls[i] = classify(inputs[i]);
+  pool.parallel_for(
+      n_aux,
+      [&](size_t lo, size_t hi) {
+        for (size_t i = lo; i < hi; ++i) cls[n_in + i] = classify(aux[i]);
+      },
+      size_t(1) << 16);
   struct Matrix {
     const uint64_t* row_ptr;
     const uint32_t* cols;
@@ -265,28 +373,65 @@ void PceMatrices::multiply(std::span<const F> inputs, std::span<const F> aux, st
              words_at<uint32_t>(layout_.cols[m], header_.nnz[m]).data(),
              words_at<uint32_t>(layout_.codes[m], header_.nnz[m]).data(), outs[m].data()};
   const F* in = inputs.data();
-  const F* ax = aux.data() - n_in;  // ax[col] is aux[col - n_in] for col >= n_in
-  const F* tab = coeff.data() - 2;  // tab[code] for code >= 2
+  const F* ax = aux.data() - n_in;        // ax[col] is aux[col - n_in] for col >= n_in
+  const F* tab = coeff.table.data() - 2;  // tab[code] for code >= 2
+  const uint8_t* kind = cls.data();
+  // A row of more than kWide entries (packed sums: 30 to 250 of them) accumulates lazily;
+  // a short one (most rows: booleanity, xor, and, ch) in a field element, where one final
+  // reduction would cost more than its few additions.
+  constexpr uint64_t kWide = 8;
   pool.parallel_for(
       rows,
       [&](size_t lo, size_t hi) {
         for (const Matrix& m : ms) {
           for (size_t r = lo; r < hi; ++r) {
-            F acc = F::zero();
-            for (uint64_t k = m.row_ptr[r], e = m.row_ptr[r + 1]; k < e; ++k) {
-              const uint32_t col = m.cols[k], code = m.codes[k];
-              if (col == 0) {  // the constant ONE: the term is its coefficient
-                acc += code == 0 ? F::one() : code == 1 ? -F::one() : tab[code];
-                continue;
+            const uint64_t k0 = m.row_ptr[r], e = m.row_ptr[r + 1];
+            int64_t ones = 0;  // sum of the +-1 entries on variables equal to one
+            if (e - k0 > kWide) {
+              pce_detail::WideSum<F> acc;
+              for (uint64_t k = k0; k < e; ++k) {
+                const uint32_t col = m.cols[k], code = m.codes[k];
+                const uint8_t cl = kind[col];
+                if (cl == kOther) {
+                  const F& z = col < n_in ? in[col] : ax[col];
+                  if (code == 0)
+                    acc.add(z);
+                  else if (code == 1)
+                    acc.sub(z);
+                  else
+                    acc.add(tab[code] * z);
+                } else if (code < 2) {
+                  ones += code == 0 ? int64_t(cl) : -int64_t(cl);
+                } else {
+                  acc.add_masked(tab[code], uint64_t(0) - cl);
+                }
               }
-              const F& z = col < n_in ? in[col] : ax[col];
-              if (code == 0)
-                acc += z;
-              else if (code == 1)
-                acc -= z;
-              else
-                acc += tab[code] * z;
+              if (ones != 0) acc.add(coeff.multiple_of_one(ones));
+              m.out[r] = acc.value();
+              continue;
             }
+            F acc = F::zero();
+            for (uint64_t k = k0; k < e; ++k) {
+              const uint32_t col = m.cols[k], code = m.codes[k];
+              const uint8_t cl = kind[col];
+              if (cl == kOther) {
+                const F& z = col < n_in ? in[col] : ax[col];
+                if (code == 0)
+                  acc += z;
+                else if (code == 1)
+                  acc -= z;
+                else
+                  acc += tab[code] * z;
+              } else if (code < 2) {
+                ones += code == 0 ? int64_t(cl) : -int64_t(cl);
+              } else {
+                const uint64_t mask = uint64_t(0) - cl;
+                F t;
+                for (size_t i = 0; i < F::N; ++i) t.v[i] = tab[code].v[i] & mask;
+                acc += t;
+              }
+            }
+            if (ones != 0) acc += coeff.multiple_of_one(ones);
             m.out[r] = acc;
           }
         }

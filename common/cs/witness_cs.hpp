@@ -2,7 +2,8 @@
 // The witness-only constraint system of precompiled constraint evaluation (PCE): it allocates
 // variables and computes their values straight into a preallocated witness bundle and does
 // nothing else. enforce() only counts, so no linear combination is evaluated, no density bit
-// is set and nothing is recorded; a, b, c come afterwards from the recorded matrices
+// is set and nothing is recorded; needs_constraints() is false, so the gadgets do not even
+// build their linear combinations (ConstraintSystem::enforce_with); a, b, c come afterwards from the recorded matrices
 // (pce_matrices.hpp), a sparse mat-vec that runs on every core instead of inside the
 // single-threaded synthesis.
 //

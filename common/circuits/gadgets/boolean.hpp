@@ -28,13 +28,14 @@ class Bit {
  public:
   using LC = cs::LinearCombination<F>;
   using CS = cs::ConstraintSystem<F>;
+  using K = typename CS::Constraint;
 
   Bit() = default;  // the constant 0
   static Bit constant(bool v) { return Bit(Kind::Constant, cs::Variable::one(), v); }
   // A new private bit, constrained boolean.
   static Bit alloc(CS& cs, cs::Name name, bool value) {
     const cs::Variable x = cs.alloc(name, [&] { return value ? F::one() : F::zero(); });
-    cs.enforce(name, x, LC(CS::one()) - x, LC());
+    cs.enforce_with(name, [&] { return K{x, LC(CS::one()) - x, LC()}; });
     return Bit(Kind::Var, x, value);
   }
   // A variable already constrained boolean elsewhere (e.g. a bit of a range-checked value).
@@ -87,7 +88,7 @@ class Bit {
     const bool xv = (a.kind_ == Kind::NotVar) != a.value_, yv = (b.kind_ == Kind::NotVar) != b.value_;
     const bool cv = xv != yv;
     const cs::Variable c = cs.alloc(name, [&] { return cv ? F::one() : F::zero(); });
-    cs.enforce(name, LC(F::one() + F::one(), a.var_), b.var_, LC(a.var_) + b.var_ - c);
+    cs.enforce_with(name, [&] { return K{LC(F::one() + F::one(), a.var_), b.var_, LC(a.var_) + b.var_ - c}; });
     const Bit out(Kind::Var, c, cv);
     return flip ? !out : out;
   }
@@ -97,7 +98,7 @@ class Bit {
     if (b.is_constant()) return b.value_ ? a : constant(false);
     const bool v = a.value_ && b.value_;
     const cs::Variable c = cs.alloc(name, [&] { return v ? F::one() : F::zero(); });
-    cs.enforce(name, a.lc(), b.lc(), c);
+    cs.enforce_with(name, [&] { return K{a.lc(), b.lc(), c}; });
     return Bit(Kind::Var, c, v);
   }
 
@@ -110,7 +111,7 @@ class Bit {
     }
     const bool v = e.value_ ? f.value_ : g.value_;
     const cs::Variable c = cs.alloc(name, [&] { return v ? F::one() : F::zero(); });
-    cs.enforce(name, e.lc(), f.lc() - g.lc(), LC(c) - g.lc());
+    cs.enforce_with(name, [&] { return K{e.lc(), f.lc() - g.lc(), LC(c) - g.lc()}; });
     return Bit(Kind::Var, c, v);
   }
 
@@ -126,10 +127,9 @@ class Bit {
     const bool mv = b.value_ && c.value_;
     const bool v = (a.value_ && b.value_) || (a.value_ && c.value_) || mv;
     const cs::Variable m = cs.alloc(name, [&] { return mv ? F::one() : F::zero(); });
-    cs.enforce(name, b.lc(), c.lc(), m);
+    cs.enforce_with(name, [&] { return K{b.lc(), c.lc(), m}; });
     const cs::Variable out = cs.alloc(name, [&] { return v ? F::one() : F::zero(); });
-    const F two = F::one() + F::one();
-    cs.enforce(name, a.lc(), b.lc() + c.lc() - LC(two, m), LC(out) - m);
+    cs.enforce_with(name, [&] { return K{a.lc(), b.lc() + c.lc() - LC(F::one() + F::one(), m), LC(out) - m}; });
     return Bit(Kind::Var, out, v);
   }
 
@@ -191,7 +191,9 @@ std::vector<Bit<F>> to_bits_le(cs::ConstraintSystem<F>& cs, cs::Name name, const
     const bool b = cs.needs_values() && ((canon[i / 64] >> (i % 64)) & 1);
     bits.push_back(Bit<F>::alloc(cs, cs::Name("bit", i), b));
   }
-  cs.enforce("pack", pack_le(bits), cs::ConstraintSystem<F>::one(), x.lc);
+  cs.enforce_with("pack", [&] {
+    return typename cs::ConstraintSystem<F>::Constraint{pack_le(bits), cs::ConstraintSystem<F>::one(), x.lc};
+  });
   return bits;
 }
 

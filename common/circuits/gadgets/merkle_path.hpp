@@ -62,13 +62,14 @@ std::vector<Bit<F>> truncate_bits(std::vector<Bit<F>> bits) {
 }
 // 256 bits in message order (a node's little-endian bytes, each byte MSB first) as the
 // field element they denote: byte k bit j has weight 2^(8k + j).
+// with_lc = false leaves the LC empty (witness-only synthesis, cs.needs_constraints() false).
 template <class F>
-Num<F> pack_node(std::span<const Bit<F>> bits) {
+Num<F> pack_node(std::span<const Bit<F>> bits, bool with_lc = true) {
   Num<F> n{{}, F::zero()};
   for (size_t i = 0; i < 256; ++i) {
     const size_t weight = 8 * (i / 8) + (7 - i % 8);
     if (weight >= 253) continue;  // truncated away (constant 0)
-    bits[i].add_to(n.lc, pow2<F>(weight));
+    if (with_lc) bits[i].add_to(n.lc, pow2<F>(weight));
     if (bits[i].value()) n.value += pow2<F>(weight);
   }
   return n;
@@ -106,25 +107,29 @@ template <class F>
 Num<F> poseidon8_level(cs::ConstraintSystem<F>& cs, const Num<F>& cur, std::span<const F, 8> children,
                        std::span<const Bit<F>, 3> idx) {
   using LC = cs::LinearCombination<F>;
+  using K = typename cs::ConstraintSystem<F>::Constraint;
+  const bool lcs = cs.needs_constraints();
   const cs::Variable one = cs::ConstraintSystem<F>::one();
   const Bit<F> p = Bit<F>::and_(cs, "b0 b1", idx[0], idx[1]);
   // q_k = [b0 + 2 b1 == k] as linear combinations of b0, b1 and p.
-  std::array<LC, 4> q = {LC(one) - idx[0].lc() - idx[1].lc() + p.lc(), idx[0].lc() - p.lc(), idx[1].lc() - p.lc(),
-                         p.lc()};
+  std::array<LC, 4> q;
+  if (lcs) q = {LC(one) - idx[0].lc() - idx[1].lc() + p.lc(), idx[0].lc() - p.lc(), idx[1].lc() - p.lc(), p.lc()};
   std::array<LC, 8> sel;
   for (size_t k = 0; k < 4; ++k) {
     const bool qv = (size_t(idx[0].value()) + 2 * size_t(idx[1].value())) == k;
     const bool rv = qv && idx[2].value();
     const cs::Variable r = cs.alloc(cs::Name("select high", k), [&] { return rv ? F::one() : F::zero(); });
-    cs.enforce(cs::Name("select high", k), q[k], idx[2].lc(), r);
-    sel[k + 4] = LC(r);
-    sel[k] = q[k] - r;
+    cs.enforce_with(cs::Name("select high", k), [&] { return K{q[k], idx[2].lc(), r}; });
+    if (lcs) {
+      sel[k + 4] = LC(r);
+      sel[k] = q[k] - r;
+    }
   }
   std::vector<Num<F>> w;
   w.reserve(8);
   for (size_t j = 0; j < 8; ++j) {
     w.push_back(Num<F>::alloc(cs, cs::Name("child", j), children[j]));
-    cs.enforce(cs::Name("child at position", j), sel[j], w[j].lc - cur.lc, LC());
+    cs.enforce_with(cs::Name("child at position", j), [&] { return K{sel[j], w[j].lc - cur.lc, LC()}; });
   }
   return Poseidon<F>::instance(9).hash(cs, std::move(w));
 }

@@ -98,21 +98,22 @@ class Poseidon {
     return std::move(s[0]);
   }
   void permute(cs::ConstraintSystem<F>& cs, std::vector<Num<F>>& s) const {
-    const bool values = cs.needs_values();
-    const cs::Variable one = cs::ConstraintSystem<F>::one();
-    for (size_t r = 0; r < rounds(); ++r) {
-      const bool full = is_full_round(r);
-      cs::Namespace<F> ns(cs, full ? cs::Name("full round", r) : cs::Name("partial round", r));
-      for (size_t i = 0; i < t_; ++i) {
-        s[i].lc.add(round_constant(r, i), one);
-        if (values) s[i].value += round_constant(r, i);
-      }
-      for (size_t i = 0; i < (full ? t_ : 1); ++i) s[i] = sbox(cs, s[i], i);
-      mix(s, values);
-      if (!full)
-        for (size_t i = 1; i < t_; ++i)
-          if (s[i].lc.size() > 2 * t_) s[i] = materialize(cs, s[i], i);
-    }
+    if (!cs.needs_constraints()) return permute_values(cs, s);
+    permute_lcs(cs, s, nullptr);
+  }
+
+  // The state words materialized in partial rounds, as r * t + i in the order permute
+  // allocates them. Which words grow past 2t terms depends on t and the constants alone: the
+  // first round is full, so every input passes an S-box and leaves as one fresh variable
+  // before any mixing, whatever its LC was. Recorded once by running the LC path.
+  const std::vector<uint32_t>& materialization_schedule() const {
+    std::call_once(schedule_once_, [this] {
+      cs::CountingCS<F> counting;
+      std::vector<Num<F>> s(t_);
+      for (Num<F>& x : s) x = Num<F>::alloc(counting, "x", F::zero());
+      permute_lcs(counting, s, &schedule_);
+    });
+    return schedule_;
   }
 
  private:
@@ -203,6 +204,71 @@ class Poseidon {
     return F::from_canonical(d).value();
   }
 
+  // The LC path (recording, proving, checking); appends materialized words to *schedule.
+  void permute_lcs(cs::ConstraintSystem<F>& cs, std::vector<Num<F>>& s, std::vector<uint32_t>* schedule) const {
+    const bool values = cs.needs_values();
+    const cs::Variable one = cs::ConstraintSystem<F>::one();
+    for (size_t r = 0; r < rounds(); ++r) {
+      const bool full = is_full_round(r);
+      cs::Namespace<F> ns(cs, full ? cs::Name("full round", r) : cs::Name("partial round", r));
+      for (size_t i = 0; i < t_; ++i) {
+        s[i].lc.add(round_constant(r, i), one);
+        if (values) s[i].value += round_constant(r, i);
+      }
+      for (size_t i = 0; i < (full ? t_ : 1); ++i) s[i] = sbox(cs, s[i], i);
+      mix(s, values);
+      if (!full)
+        for (size_t i = 1; i < t_; ++i)
+          if (s[i].lc.size() > 2 * t_) {
+            s[i] = materialize(cs, s[i], i);
+            if (schedule) schedule->push_back(uint32_t(r * t_ + i));
+          }
+    }
+  }
+
+  // The witness-only path: the same allocations and enforce() calls in the same order, the
+  // values computed natively, no linear combination built (the outputs' LCs are empty).
+  void permute_values(cs::ConstraintSystem<F>& cs, std::vector<Num<F>>& s) const {
+    const std::vector<uint32_t>& schedule = materialization_schedule();
+    size_t next = 0;
+    std::vector<F> v(t_), m(t_);
+    for (size_t i = 0; i < t_; ++i) v[i] = s[i].value;
+    for (size_t r = 0; r < rounds(); ++r) {
+      const bool full = is_full_round(r);
+      cs::Namespace<F> ns(cs, full ? cs::Name("full round", r) : cs::Name("partial round", r));
+      for (size_t i = 0; i < t_; ++i) v[i] += round_constant(r, i);
+      for (size_t i = 0; i < (full ? t_ : 1); ++i) v[i] = sbox_value(cs, v[i], i);
+      for (size_t i = 0; i < t_; ++i) {
+        F acc = F::zero();
+        for (size_t j = 0; j < t_; ++j) acc += mds(i, j) * v[j];
+        m[i] = acc;
+      }
+      std::swap(v, m);
+      for (; next < schedule.size() && schedule[next] / t_ == r; ++next) {
+        const size_t i = schedule[next] % t_;
+        cs.alloc(cs::Name("state", i), [&] { return v[i]; });
+        count_constraint(cs, cs::Name("materialize state", i));
+      }
+    }
+    for (size_t i = 0; i < t_; ++i) s[i] = Num<F>{{}, v[i]};
+  }
+  static F sbox_value(cs::ConstraintSystem<F>& cs, const F& x, size_t i) {
+    cs::Namespace<F> ns(cs, cs::Name("sbox", i));
+    const F x2 = x.square(), x4 = x2.square(), x5 = x4 * x;
+    cs.alloc("x2", [&] { return x2; });
+    count_constraint(cs, "x2 = x*x");
+    cs.alloc("x4", [&] { return x4; });
+    count_constraint(cs, "x4 = x2*x2");
+    cs.alloc("x5", [&] { return x5; });
+    count_constraint(cs, "x5 = x4*x");
+    return x5;
+  }
+  // A constraint of the witness-only path (only reached when !cs.needs_constraints(), so the
+  // empty builder is never called).
+  static void count_constraint(cs::ConstraintSystem<F>& cs, cs::Name name) {
+    cs.enforce_with(name, [] { return typename cs::ConstraintSystem<F>::Constraint{}; });
+  }
+
   void mix(std::vector<Num<F>>& s, bool values) const {
     std::vector<Num<F>> out(t_);
     for (size_t i = 0; i < t_; ++i) {
@@ -237,6 +303,8 @@ class Poseidon {
 
   size_t t_, rp_;
   std::vector<F> rc_, mds_;
+  mutable std::once_flag schedule_once_;
+  mutable std::vector<uint32_t> schedule_;
 };
 
 }  // namespace zkmill::circuits

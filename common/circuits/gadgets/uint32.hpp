@@ -125,15 +125,17 @@ class UInt32 {
       if (!w.is_constant()) var_sum += w.value_;
     const uint64_t total = var_sum + constant_sum;
     cs::Namespace<F> ns(cs, name);
-    cs::LinearCombination<F> lhs;
-    for (const UInt32& w : operands)
-      if (!w.is_constant())
-        for (size_t i = 0; i < 32; ++i) w.bits_[i].add_to(lhs, pow2<F>(i));
-    if (constant_sum) lhs.add(F::from_u64(constant_sum), CS::one());
     std::vector<B> r;
     r.reserve(width);
     for (size_t i = 0; i < width; ++i) r.push_back(B::alloc(cs, cs::Name("sum bit", i), (total >> i) & 1));
-    cs.enforce("packed sum", lhs, CS::one(), pack_le(r));
+    cs.enforce_with("packed sum", [&] {
+      cs::LinearCombination<F> lhs;
+      for (const UInt32& w : operands)
+        if (!w.is_constant())
+          for (size_t i = 0; i < 32; ++i) w.bits_[i].add_to(lhs, pow2<F>(i));
+      if (constant_sum) lhs.add(F::from_u64(constant_sum), CS::one());
+      return typename CS::Constraint{std::move(lhs), CS::one(), pack_le(r)};
+    });
     UInt32 out(result);
     for (size_t i = 0; i < 32; ++i) out.bits_[i] = r[i];
     return out;

@@ -16,6 +16,8 @@
 #include "common/circuits/gadgets/sha256.hpp"
 #include "common/circuits/gadgets/uint32.hpp"
 #include "common/cs/checking_cs.hpp"
+#include "common/cs/proving_cs.hpp"
+#include "common/cs/witness_cs.hpp"
 #include "common/ff/bls12_381_fields.hpp"
 #include "common/ff/bn254_fields.hpp"
 #include "common/formats/circom_files.hpp"
@@ -277,6 +279,54 @@ TYPED_TEST(Gadgets, PoseidonGadgetEqualsNativeAndCosts) {
     EXPECT_EQ(bad.which_is_unsatisfied().value_or(""), "full round 0/sbox 0/x2 = x*x");
   }
   EXPECT_THROW(Poseidon<F>::instance(18), std::invalid_argument);
+}
+
+// The witness-only paths (cs.needs_constraints() false: PCE's WitnessCS) build no linear
+// combination; Poseidon there replays its recorded materialization schedule. Each must
+// allocate the same variables with the same values, and count the same constraints, as the
+// LC path: for Poseidon at every width, and for a SHA-256 Merkle level and an 8-ary Poseidon
+// level (Bit operations, packed additions, selections), on random inputs.
+TYPED_TEST(Gadgets, WitnessOnlyPathsAllocateTheSameValuesAsTheLcPath) {
+  using F = TypeParam;
+  std::mt19937_64 rng(17);
+  auto check = [&](const std::string& what, const auto& gadget) {
+    cs::ProvingCS<F> plain;
+    const F out_plain = gadget(plain);
+    plain.finish();
+    std::vector<F> in(plain.num_inputs()), aux(plain.num_aux());
+    cs::WitnessCS<F> wcs(in, aux, plain.num_constraints());
+    const F out_witness = gadget(wcs);
+    EXPECT_NO_THROW(wcs.finish()) << what;  // same counts of inputs, aux and constraints
+    EXPECT_TRUE(std::ranges::equal(aux, plain.aux())) << what;
+    EXPECT_EQ(out_witness, out_plain) << what;
+  };
+  for (size_t t = Poseidon<F>::kMinWidth; t <= Poseidon<F>::kMaxWidth; ++t) {
+    std::vector<F> in(t - 1);
+    for (F& x : in) x = F::random(rng);
+    const auto& P = Poseidon<F>::instance(t);
+    check("poseidon width " + std::to_string(t), [&](cs::ConstraintSystem<F>& cs) {
+      std::vector<Num<F>> wires;
+      for (const F& x : in) wires.push_back(Num<F>::alloc(cs, "in", x));
+      return P.hash(cs, wires).value;
+    });
+    EXPECT_FALSE(P.materialization_schedule().empty()) << t;
+  }
+  std::array<F, 8> children;
+  for (F& x : children) x = F::random(rng);
+  const uint64_t pos = rng() % 8;
+  Node32 a, b;
+  for (uint8_t& x : a) x = uint8_t(rng());
+  for (uint8_t& x : b) x = uint8_t(rng());
+  check("merkle levels", [&](cs::ConstraintSystem<F>& cs) {
+    const auto cur = sha256::alloc_bytes<F>(cs, "cur", truncate_node(a));
+    const auto sib = sha256::alloc_bytes<F>(cs, "sib", truncate_node(b));
+    const Bit<F> dir = Bit<F>::alloc(cs, "dir", pos & 1);
+    const auto root = sha256_merkle_root<F>(cs, cur, std::span(&sib, 1), std::span(&dir, 1));
+    std::array<Bit<F>, 3> idx;
+    for (size_t k = 0; k < 3; ++k) idx[k] = Bit<F>::alloc(cs, "idx", (pos >> k) & 1);
+    const Num<F> leaf = Num<F>::alloc(cs, "leaf", children[pos]);
+    return poseidon8_level<F>(cs, leaf, children, idx).value + pack_node<F>(root, cs.needs_constraints()).value;
+  });
 }
 
 TYPED_TEST(Gadgets, MerklePathsEqualNativeRoots) {

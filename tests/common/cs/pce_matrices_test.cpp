@@ -136,6 +136,132 @@ TYPED_TEST(Pce, CompactCoefficientsOnRandomMatrices) {
   EXPECT_EQ(c, reference(r.C));
 }
 
+// The bit-aware mat-vec on random sparse matrices: rows of 0 to 600 entries (short rows take
+// the field-element path, long ones the lazy WideSum path), every coefficient class (+1, -1,
+// powers of two, small negatives, random, on ONE, inputs and aux) over a witness of zeros,
+// ones, p - 1 and random values, so each (coefficient, value) class pair, the +-1 count past
+// the lookup table and the wide sum's folding all occur; against the term-by-term reference.
+TYPED_TEST(Pce, BitAwareMatVecOnRandomSparseMatricesEqualsTheReference) {
+  using F = TypeParam;
+  for (uint64_t seed : {1, 2, 3}) {
+    std::mt19937_64 rng(seed);
+    RecordingCS<F> rec;
+    std::vector<Variable> vars{Variable::one()};
+    for (int i = 0; i < 4; ++i) vars.push_back(rec.alloc_input("in", [] { return F::zero(); }));
+    for (int i = 0; i < 3000; ++i) vars.push_back(rec.alloc("x", [] { return F::zero(); }));
+    const F coeffs[] = {F::one(),        -F::one(),       F::from_u64(2), F::from_u64(uint64_t(1) << 31),
+                        -F::from_u64(3), -F::from_u64(2), F::random(rng), F::random(rng)};
+    auto random_lc = [&](size_t n, bool ones_only) {
+      LinearCombination<F> lc;
+      for (size_t t = 0; t < n; ++t)
+        lc += term(ones_only ? (rng() & 1 ? F::one() : -F::one()) : coeffs[rng() % 8], vars[rng() % vars.size()]);
+      return lc;
+    };
+    auto length = [&] {
+      switch (rng() % 4) {
+        case 0:
+          return size_t(rng() % 3);
+        case 1:
+          return size_t(rng() % 12);
+        case 2:
+          return size_t(rng() % 80);
+        default:
+          return size_t(rng() % 600);
+      }
+    };
+    for (int row = 0; row < 400; ++row) {
+      const bool ones_only = rng() % 5 == 0;
+      rec.enforce("r", random_lc(length(), ones_only), random_lc(length(), ones_only), random_lc(length(), false));
+    }
+    const R1CS<F> r = rec.finish();
+    const PceShape shape = shape_of("random", 0, r);
+    const PceMatrices pce = PceMatrices::from_image(PceMatrices::encode<F>(r, shape), shape, "random");
+    // Mostly bits (as in PoRep), some p - 1 (the largest value: stresses the lazy sum) and
+    // random values. inputs[0] is ONE.
+    std::vector<F> in(r.n_inputs), aux(r.n_aux);
+    auto value = [&]() {
+      const uint64_t k = rng() % 10;
+      return k < 4 ? F::zero() : k < 8 ? F::one() : k == 8 ? -F::one() : F::random(rng);
+    };
+    in[0] = F::one();
+    for (size_t i = 1; i < in.size(); ++i) in[i] = value();
+    for (auto& x : aux) x = value();
+    // Long rows of +1 on variables equal to one: a count past the small-multiple table.
+    for (size_t i = 0; i < 400; ++i) aux[i] = F::one();
+    std::vector<F> a(r.n_rows()), b(r.n_rows()), c(r.n_rows());
+    pce.multiply<F>(in, aux, a, b, c, this->pool);
+    auto reference = [&](const CsrMatrix<F>& m) {
+      std::vector<F> out(m.rows(), F::zero());
+      for (size_t row = 0; row < m.rows(); ++row)
+        for (size_t k = 0; k < m.row_cols(row).size(); ++k) {
+          const uint32_t col = m.row_cols(row)[k];
+          out[row] += m.row_vals(row)[k] * (col < in.size() ? in[col] : aux[col - in.size()]);
+        }
+      return out;
+    };
+    EXPECT_EQ(a, reference(r.A)) << "seed " << seed;
+    EXPECT_EQ(b, reference(r.B)) << "seed " << seed;
+    EXPECT_EQ(c, reference(r.C)) << "seed " << seed;
+  }
+}
+
+// Rows of 300 entries +-1 on variables equal to one (a count past the small-multiple lookup,
+// converted by from_i64) and a row of 400 times p - 1 (the lazy sum's largest terms).
+TYPED_TEST(Pce, LongRowsOfOnesAndExtremeValuesEqualTheFieldSum) {
+  using F = TypeParam;
+  RecordingCS<F> rec;
+  std::vector<Variable> x;
+  for (int i = 0; i < 700; ++i) x.push_back(rec.alloc("x", [] { return F::zero(); }));
+  LinearCombination<F> plus, minus, big;
+  for (int i = 0; i < 300; ++i) plus += x[size_t(i)];
+  for (int i = 0; i < 300; ++i) minus -= x[size_t(i)];
+  for (int i = 300; i < 700; ++i) big += x[size_t(i)];  // p - 1, 400 times: the lazy sum folds
+  rec.enforce("r", plus, minus, big);
+  const R1CS<F> r = rec.finish();
+  const PceShape shape = shape_of("ones", 0, r);
+  const PceMatrices pce = PceMatrices::from_image(PceMatrices::encode<F>(r, shape), shape, "ones");
+  std::vector<F> in{F::one()}, aux(r.n_aux, F::one());
+  for (size_t i = 300; i < 700; ++i) aux[i] = -F::one();
+  std::vector<F> a(r.n_rows()), b(r.n_rows()), c(r.n_rows());
+  pce.multiply<F>(in, aux, a, b, c, this->pool);
+  EXPECT_EQ(a[0], F::from_u64(300));
+  EXPECT_EQ(b[0], -F::from_u64(300));
+  EXPECT_EQ(c[0], -F::from_u64(400));
+}
+
+// WideSum (the lazy accumulator of long rows) against plain field additions on random and
+// extreme terms (0, 1, p - 1, masked), for sums of 1 to 5000 terms.
+TYPED_TEST(Pce, WideSumEqualsFieldAdditions) {
+  using F = TypeParam;
+  std::mt19937_64 rng(11);
+  for (size_t n : {1u, 2u, 3u, 9u, 64u, 257u, 5000u}) {
+    for (int trial = 0; trial < 20; ++trial) {
+      pce_detail::WideSum<F> wide;
+      F sum = F::zero();
+      for (size_t i = 0; i < n; ++i) {
+        const uint64_t k = rng() % 6;
+        const F t = k == 0 ? F::zero() : k == 1 ? F::one() : k < 4 ? -F::one() : F::random(rng);
+        switch (rng() % 3) {
+          case 0:
+            wide.add(t);
+            sum += t;
+            break;
+          case 1:
+            wide.sub(t);
+            sum -= t;
+            break;
+          default: {
+            const bool on = rng() & 1;
+            wide.add_masked(t, on ? ~uint64_t(0) : 0);
+            if (on) sum += t;
+          }
+        }
+      }
+      EXPECT_EQ(wide.value(), sum) << n << " terms, trial " << trial;
+    }
+  }
+}
+
 class PceFile : public ::testing::Test {
  protected:
   using F = ff::Bn254Fr;
