@@ -173,9 +173,9 @@ return {1, ''}
 )lua";
 
 // Records a batch of verified proofs (every proof the coordinator's loop turn has a verdict
-// for) in one script: one round trip, and all or nothing, so a Redis failure in between
-// leaves the whole batch to be recorded again and never half of it. Each item is checked on
-// its own (state, holder, token) and refused items change nothing. The recorded public
+// for) in one script: one round trip, atomic like every script. Each item is checked on its
+// own (state, holder, token) and refused items change nothing, so the same batch run again
+// (after a lost reply) records nothing twice. The recorded public
 // inputs are the partition's statement (set at synth_done), never the prover's: the
 // coordinator verified the proof against exactly that.
 // ARGV: count, now, then per item: member, token, worker, worker key, proof, k, k name/value

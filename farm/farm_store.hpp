@@ -158,8 +158,11 @@ class FarmStore {
     std::string proof_json;
     Fields fields;
   };
-  // Records a batch in one script (one round trip, all or nothing: when it throws, none of
-  // the batch was recorded); the outcomes in the batch's order, each as prove_done's.
+  // Records a batch in one script: one round trip, and atomic (no other command runs in
+  // between; a crash or failover keeps all of its writes or none). When it throws, call it
+  // again with the same batch: what was recorded before the failure (a lost reply; an error
+  // inside the script, which Redis does not roll back) is refused as "partition verified",
+  // never recorded twice. The outcomes in the batch's order, each as prove_done's.
   std::vector<ProveDone> prove_done(const std::vector<ProveRecord>& batch, uint64_t now_ms);
   struct Failed {
     int outcome = 0;  // 0 stale or refused (nothing changed), 1 requeued, 2 job failed
