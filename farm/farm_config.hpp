@@ -84,6 +84,9 @@ struct WorkerConfig {
   // worker computes a, b, c from the circuit's matrices); "full" ships the whole bundle with
   // a, b, c. zkey circuits always ship their own kind.
   std::string bundle_kind = "witness";
+  // GPU prove workers, witness-only bundles: a, b, c computed on the device from the circuit's
+  // PCE matrices held resident in its key cache (true), or on the host's CPU cores (false).
+  bool gpu_pce = true;
 };
 
 // zmq: transport security. With `curve` on, the control plane (coordinator ROUTER, worker
