@@ -184,7 +184,7 @@ void Coordinator::record_verified() {
   // turn that collects many proofs costs one round trip, not one per proof.
   constexpr size_t kMaxRecordBatch = 256;
   std::vector<FarmStore::ProveRecord> batch;
-  std::vector<std::pair<std::map<uint64_t, PendingProof>::iterator, double>> pending;  // with the check's seconds
+  std::vector<std::map<uint64_t, PendingProof>::iterator> pending;
   size_t n = 0;
   for (; n < verdicts_.size() && batch.size() < kMaxRecordBatch && verdicts_[n].good; ++n) {
     auto it = verifying_.find(verdicts_[n].id);
@@ -200,7 +200,7 @@ void Coordinator::record_verified() {
               {"prove_ms", m.prove_ms},
               {"slot_wait_ms", m.slot_wait_ms},
               {"bundle_bytes", m.bundle_bytes ? std::optional<double>(double(*m.bundle_bytes)) : std::nullopt}})});
-    pending.emplace_back(it, verdicts_[n].seconds);
+    pending.push_back(it);
   }
   // When this throws the verdicts stay queued and the batch is recorded again on a later turn;
   // what of it reached Redis before the failure (a lost reply) is then refused as already
@@ -210,10 +210,14 @@ void Coordinator::record_verified() {
   // follow-ups (ack, bundle release, metrics) happen once.
   std::set<std::string> finished;  // jobs whose last proof this batch recorded
   for (size_t i = 0; i < pending.size(); ++i) {
-    const PendingProof& p = pending[i].first->second;
-    const double seconds = pending[i].second;
+    const PendingProof& p = pending[i]->second;
     const ProveDone& m = p.m;
     const FarmStore::ProveDone& d = outcomes[i];
+    const double seconds = [&] {
+      for (size_t k = 0; k < n; ++k)
+        if (verdicts_[k].id == pending[i]->first) return verdicts_[k].seconds;
+      return 0.0;
+    }();
     if (d.recorded) {
       metrics_.verified(m, seconds, since_submit_s(m.at.job));
       spdlog::info("coordinator: {} partition {} verified ({}/{})", m.at.job, m.at.part, d.verified, d.total);
@@ -227,7 +231,7 @@ void Coordinator::record_verified() {
     // Acked at the end of the turn (after WAIT, with redis.min_replicas): the proof is in Redis.
     durable_acks_.emplace_back(p.from.id, m.at.token);
   }
-  for (auto& [it, seconds] : pending) {
+  for (auto& it : pending) {
     verifying_tokens_.erase(it->second.m.at.token);
     verifying_.erase(it);
   }
