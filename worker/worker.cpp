@@ -156,6 +156,7 @@ ControlMessage Worker::hello() const {
           {g.value("index", uint64_t(0)), g.value("name", std::string()), g.value("memory_mb", uint64_t(0))});
   h.slots = uint64_t(capacity());  // optional: how many assignments we take at once
   h.tasks = state.tasks;
+  h.seen = state.seen;
   return ControlMessage(std::move(h));
 }
 
