@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // `zkmill bench-farm`: what the farm itself costs, with a tiny circuit so that proving is not
 // what is timed: sustained partitions/s through one coordinator with W workers, the overhead
-// per partition beyond synthesis and proving, single-partition submit-to-verified latency, and
-// the coordinator's peak RSS with many queued jobs. Runs on an embedded farm (private Redis).
+// per partition beyond synthesis and proving, the CPU time the coordinator (its loop and proof
+// checks) and Redis spend per partition, single-partition submit-to-verified latency, and the
+// coordinator's peak RSS with many queued jobs. Runs on an embedded farm (private Redis).
 // zkmill-cli-links: zk_groth16 zk_coordinator zk_worker
 #include <signal.h>
 #include <spdlog/spdlog.h>
@@ -13,9 +14,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <random>
+#include <sstream>
 #include <thread>
 
 #include "app/command.hpp"
@@ -51,6 +54,34 @@ nlohmann::json wait_done(farm::FarmClient& c, farm::EmbeddedFarm& f, const std::
   }
 }
 
+// CPU time (user + system) of a process or thread, from its /proc stat line; 0 if it is gone.
+double stat_cpu_ms(const std::string& stat_path) {
+  std::ifstream f(stat_path);
+  std::string line;
+  if (!std::getline(f, line)) return 0;
+  // Fields after the command name (which may hold spaces, hence the last ')'): utime, stime are
+  // the 12th and 13th of those.
+  std::istringstream rest(line.substr(line.rfind(')') + 2));
+  std::string field;
+  double ticks = 0;
+  for (int i = 1; i <= 13 && rest >> field; ++i)
+    if (i >= 12) ticks += std::stod(field);
+  return ticks * 1000.0 / double(sysconf(_SC_CLK_TCK));
+}
+
+// CPU time in this process of the threads called `name`: the coordinator's loop
+// ("zk-coordinator", embedded_farm.cpp) or its proof checks ("zk-verify", verify_queue.cpp).
+double threads_cpu_ms(const std::string& name) {
+  double ms = 0;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::ifstream comm(task.path() / "comm");
+    std::string comm_name;
+    std::getline(comm, comm_name);
+    if (comm_name == name) ms += stat_cpu_ms((task.path() / "stat").string());
+  }
+  return ms;
+}
+
 double compute_ms(const nlohmann::json& s) {
   double t = 0;
   for (const auto& p : s["partition_states"]) t += p.value("synth_ms", 0.0) + p.value("prove_ms", 0.0);
@@ -78,9 +109,16 @@ void bench_workers(const BenchFarmOptions& o, CurveId curve, unsigned w) {
   wait_done(c, f, c.submit(req).first, &done);
 
   req.partitions = o.partitions;
+  const std::string redis_stat = "/proc/" + std::to_string(f.redis_pid()) + "/stat";
+  const double loop0 = threads_cpu_ms("zk-coordinator"), verify0 = threads_cpu_ms("zk-verify");
+  const double redis0 = stat_cpu_ms(redis_stat);
   auto t0 = Clock::now();
   auto s = wait_done(c, f, c.submit(req).first, &done);
   const double wall = std::chrono::duration<double, std::milli>(done - t0).count();
+  // Includes the bench's own polling of the job's state (one HGET each 250 us) on Redis's side.
+  const double loop_cpu = (threads_cpu_ms("zk-coordinator") - loop0) / double(o.partitions);
+  const double verify_cpu = (threads_cpu_ms("zk-verify") - verify0) / double(o.partitions);
+  const double redis_cpu = (stat_cpu_ms(redis_stat) - redis0) / double(o.partitions);
   const double comp = compute_ms(s) / double(o.partitions);
   const double overhead = (double(w) * wall) / double(o.partitions) - comp;
 
@@ -98,8 +136,9 @@ void bench_workers(const BenchFarmOptions& o, CurveId curve, unsigned w) {
   auto pct = [](const std::vector<double>& v, double q) {
     return v.empty() ? 0.0 : v[size_t(q * double(v.size() - 1))];
   };
-  std::printf("%7u %10llu %10.1f %12.2f %14.2f %12.2f %12.2f %12.2f\n", w, (unsigned long long)o.partitions,
-              double(o.partitions) * 1000.0 / wall, comp, overhead, pct(lat, 0.5), pct(over, 0.5), pct(over, 0.9));
+  std::printf("%7u %10llu %10.1f %12.2f %14.2f %10.3f %12.3f %11.3f %12.2f %12.2f %12.2f\n", w,
+              (unsigned long long)o.partitions, double(o.partitions) * 1000.0 / wall, comp, overhead, loop_cpu,
+              verify_cpu, redis_cpu, pct(lat, 0.5), pct(over, 0.5), pct(over, 0.9));
   std::fflush(stdout);
   f.stop();
 }
@@ -179,8 +218,9 @@ int run_bench_farm(const BenchFarmOptions& o, const Context& ctx) {
       "times in ms\n",
       (unsigned long long)o.size, o.curve.c_str(), util::ThreadPool::global().size(),
       std::thread::hardware_concurrency());
-  std::printf("%7s %10s %10s %12s %14s %12s %12s %12s\n", "workers", "partitions", "parts/s", "compute/part",
-              "overhead/part", "1-part p50", "1-part ovh50", "1-part ovh90");
+  std::printf("%7s %10s %10s %12s %14s %10s %12s %11s %12s %12s %12s\n", "workers", "partitions", "parts/s",
+              "compute/part", "overhead/part", "loop-cpu/p", "verify-cpu/p", "redis-cpu/p", "1-part p50",
+              "1-part ovh50", "1-part ovh90");
   for (unsigned w : o.workers) {
     if (w == 0 || w > 64) throw std::invalid_argument("--workers entries must be 1..64");
     bench_workers(o, *curve, w);
@@ -188,8 +228,11 @@ int run_bench_farm(const BenchFarmOptions& o, const Context& ctx) {
   if (o.queued_jobs) bench_rss(o, *curve);
   std::printf(
       "compute = worker synthesis + proving; overhead/part = workers x wall / partitions - compute "
-      "(dispatch, Redis, bundle transfer, verification, idle); 1-part = one-partition jobs, submit to "
-      "'done' (batch-verified)\n");
+      "(dispatch, Redis, bundle transfer, verification, idle); loop-cpu/p, verify-cpu/p, redis-cpu/p = CPU time "
+      "per partition of the throughput job of the coordinator's event loop (messages, Redis, the job's final "
+      "batch check), of its per-proof checks (thread pool) and of redis-server (which also answers this bench's "
+      "polling); 1-part = "
+      "one-partition jobs, submit to 'done' (batch-verified)\n");
   return 0;
 }
 

@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <thread>
 #include <zmq_addon.hpp>
 
@@ -22,6 +23,8 @@ namespace zkmill::farm {
 
 namespace {
 constexpr size_t kPeekWindow = 32;
+// Dispatch runs on every turn that handled a message, and at least this often otherwise.
+constexpr uint64_t kDispatchPeriodMs = 50;
 constexpr const char* kControlZapDomain = "zkmill.control";
 // A refused peer retries its handshake every ~100 ms; say so once per this period.
 constexpr uint64_t kRefusalLogPeriodMs = 10000;
@@ -257,6 +260,7 @@ void Coordinator::serve(const std::atomic<bool>& stop) {
                                {nullptr, wake_.fd(), ZMQ_POLLIN, 0}};
     signal_safe_poll(items, wake_.fd() >= 0 ? 3 : 2, std::chrono::milliseconds(50));
     if (wake_.fd() >= 0 && (items[2].revents & ZMQ_POLLIN)) {
+      dispatch_due_ = true;  // a job was submitted
       try {
         wake_.drain_pubsub();
       } catch (const RedisError&) {
@@ -292,18 +296,35 @@ void Coordinator::serve(const std::atomic<bool>& stop) {
           continue;
         }
         handle(from, *m);
+        dispatch_due_ = true;  // a result or hello may have freed a worker
       }
       collect_verdicts();
       log_handshake_failures();
       heartbeat_and_expire();
       uint64_t now = now_ms();
-      store_.promote_delayed(now);
-      reap();
+      // Retries fall due on the scale of backoff_ms and leases expire on that of lease_ms, so
+      // both are checked every few ms, not on every turn: at hundreds of results per second
+      // these per-turn checks were most of the coordinator's Redis round trips.
+      if (now - last_promote_ms_ >= std::clamp<uint64_t>(cfg_.coordinator.backoff_ms / 4, 1, 20)) {
+        if (store_.promote_delayed(now)) dispatch_due_ = true;
+        last_promote_ms_ = now;
+      }
+      if (now - last_reap_ms_ >= std::clamp<uint64_t>(cfg_.coordinator.lease_ms / 20, 1, 100)) {
+        reap();
+        last_reap_ms_ = now;
+      }
       if (now - last_sweep_ms_ >= 500) {
         sweep_jobs();
         last_sweep_ms_ = now;
       }
-      dispatch();
+      // Dispatch when something may have changed (a message, a new job, a promoted retry), and
+      // at least every kDispatchPeriodMs for what changed unseen (a cancel, a job from a
+      // client whose wake-up was lost).
+      if (dispatch_due_ || now - last_dispatch_ms_ >= kDispatchPeriodMs) {
+        dispatch();
+        dispatch_due_ = false;
+        last_dispatch_ms_ = now;
+      }
       ack_durable();
     } catch (const CoordinatorLeaseLost& e) {
       // The renewal found another holder: step down. Otherwise a write was refused by the
@@ -638,54 +659,42 @@ bool Coordinator::attach_input(const std::string& id, const WorkerInfo& w, const
 void Coordinator::dispatch() {
   uint64_t prove_slots = 0, synthesizing = 0;
   const uint64_t now = now_ms();
+  bool synth_idle = false;  // a worker that could take a synthesis now
   for (auto& [id, w] : workers_) {
     if (can_prove(w.role) && !w.draining && !quarantined(id, w)) prove_slots += w.slots;
     if (w.synthesizing()) ++synthesizing;
+    synth_idle =
+        synth_idle || (w.busy.empty() && !w.draining && can_synth(w.role) && !quarantined(id, w) && !is_silent(w, now));
   }
   // Prove work first: it drains what synthesis already produced. A prove worker takes up to
   // its slots (its devices and the partitions it prefetches); a synthesis runs alone. A silent
-  // worker (is_silent) gets nothing new until it is heard again.
+  // worker (is_silent) gets nothing new until it is heard again. Each claim is one script; an
+  // empty queue ends the pass for every worker.
+  bool prove_empty = false;
   for (auto& [id, w] : workers_)
-    while (!w.draining && can_prove(w.role) && !quarantined(id, w) && !is_silent(w, now) && w.busy.size() < w.slots &&
-           !w.synthesizing() && dispatch_prove(id, w)) {
+    while (!prove_empty && !w.draining && can_prove(w.role) && !quarantined(id, w) && !is_silent(w, now) &&
+           w.busy.size() < w.slots && !w.synthesizing() && dispatch_prove(id, w, &prove_empty)) {
     }
+  if (!synth_idle) return;
   // Synthesized-but-unproved partitions: synth_lookahead per proving slot, so that every
   // slot's next bundle is ready (or being made) when it asks.
   uint64_t ahead = store_.synth_ahead() + synthesizing;
   const uint64_t limit = uint64_t(cfg_.coordinator.synth_lookahead) * std::max<uint64_t>(prove_slots, 1);
+  bool synth_empty = false;
   for (auto& [id, w] : workers_) {
-    if (ahead >= limit) break;
+    if (ahead >= limit || synth_empty) break;
     if (w.busy.empty() && !w.draining && can_synth(w.role) && !quarantined(id, w) && !is_silent(w, now) &&
-        dispatch_synth(id, w))
+        dispatch_synth(id, w, &synth_empty))
       ++ahead;
   }
 }
 
-bool Coordinator::dispatch_prove(const std::string& id, WorkerInfo& w) {
-  auto cands = store_.peek("prove", kPeekWindow);
-  if (cands.empty()) return false;
-  std::vector<std::vector<std::string>> cmds;
-  for (auto& m : cands) {
-    auto ref = PartRef::parse(m);
-    cmds.push_back({"HGET",
-                    "zk:part:" + (ref ? ref->job : std::string("?")) + ":" + (ref ? std::to_string(ref->part) : "0"),
-                    "synth_worker"});
+bool Coordinator::dispatch_prove(const std::string& id, WorkerInfo& w, bool* empty) {
+  auto c = store_.claim("prove", id, w.curve_key, w.circuits, kPeekWindow, now_ms(), cfg_.coordinator.lease_ms);
+  if (!c.ok) {
+    *empty = c.reason == "empty";
+    return false;
   }
-  auto holders = redis_.pipeline(cmds);
-  // Best: a partition whose bundle this worker holds (no transfer); else the first it serves.
-  int pick = -1;
-  for (size_t i = 0; i < cands.size(); ++i) {
-    auto ref = PartRef::parse(cands[i]);
-    if (!ref || !w.circuits.count(job_info(ref->job).circuit)) continue;
-    if (holders[i].as_string() == id) {
-      pick = int(i);
-      break;
-    }
-    if (pick < 0) pick = int(i);
-  }
-  if (pick < 0) return false;
-  auto c = store_.claim("prove", cands[size_t(pick)], id, w.curve_key, now_ms(), cfg_.coordinator.lease_ms);
-  if (!c.ok) return false;
   Prove prove;
   prove.at = {c.ref.job, c.ref.part, c.token};
   prove.circuit = c.job["circuit"];
@@ -718,14 +727,14 @@ void Coordinator::assign(const std::string& id, WorkerInfo& w, const Claim& c, C
   spdlog::debug("coordinator: {} partition {} -> {} ({})", c.ref.job, c.ref.part, printable(id), m.type_name());
 }
 
-bool Coordinator::dispatch_synth(const std::string& id, WorkerInfo& w) {
-  for (const auto& m : store_.peek("synth", kPeekWindow)) {
-    auto ref = PartRef::parse(m);
-    if (!ref) continue;
-    const JobInfo& ji = job_info(ref->job);
-    if (!ji.circuit.empty() && !w.circuits.count(ji.circuit)) continue;
-    auto c = store_.claim("synth", m, id, w.curve_key, now_ms(), cfg_.coordinator.lease_ms);
-    if (!c.ok) continue;  // stale entry (cancelled or failed job): the claim removed it
+bool Coordinator::dispatch_synth(const std::string& id, WorkerInfo& w, bool* empty) {
+  // A zkey partition whose witness cannot be sent fails at once; then the next entry is tried.
+  for (size_t tries = 0; tries < kPeekWindow; ++tries) {
+    auto c = store_.claim("synth", id, w.curve_key, w.circuits, kPeekWindow, now_ms(), cfg_.coordinator.lease_ms);
+    if (!c.ok) {
+      *empty = c.reason == "empty";
+      return false;
+    }
     Synth synth;
     synth.at = {c.ref.job, c.ref.part, c.token};
     synth.circuit = c.job["circuit"];

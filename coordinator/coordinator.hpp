@@ -125,7 +125,10 @@ class Coordinator {
   };
   // Each loop turn: the verdicts ready, each finishing its prove_done (record, or reject).
   void collect_verdicts();
-  void on_verdict(const PendingProof& p, const VerifyQueue::Verdict& v);
+  // The good verdicts at the front of verdicts_, recorded with one script (FarmStore's batch
+  // prove_done), then dropped; when it throws, none was recorded and all stay.
+  void record_verified();
+  void on_rejected(const PendingProof& p, const VerifyQueue::Verdict& v);
   // After any result: the worker is free, and the ack stops its re-sends.
   void settle(const Peer& from, WorkerInfo& w, const std::string& token);
   // A prove_done's ack waits until the end of the loop turn and, with redis.min_replicas,
@@ -157,8 +160,10 @@ class Coordinator {
   void sweep_jobs();
   void finalize(const std::string& job);
   void dispatch();
-  bool dispatch_prove(const std::string& id, WorkerInfo& w);
-  bool dispatch_synth(const std::string& id, WorkerInfo& w);
+  // One claim for worker `id` from the prove or synth queue (FarmStore::claim); `empty` is set
+  // when the queue had nothing at all, so the pass need not ask for the other workers.
+  bool dispatch_prove(const std::string& id, WorkerInfo& w, bool* empty);
+  bool dispatch_synth(const std::string& id, WorkerInfo& w, bool* empty);
   void assign(const std::string& id, WorkerInfo& w, const Claim& c, ControlMessage& m);
   // A zkey job's synth carries the partition's .wtns (from Redis) as its payload frame; its
   // statement is read from it here. False when it cannot be sent (missing, over the limit,
@@ -227,6 +232,10 @@ class Coordinator {
   uint64_t seq_ = 0;
   uint64_t last_heartbeat_ms_ = 0;
   uint64_t last_sweep_ms_ = 0;
+  // The periodic duties that need not run on every loop turn (serve()): when each last ran,
+  // and whether something happened that dispatch should look at.
+  uint64_t last_promote_ms_ = 0, last_reap_ms_ = 0, last_dispatch_ms_ = 0;
+  bool dispatch_due_ = true;
   uint64_t last_redis_error_log_ms_ = 0;
   std::vector<std::pair<std::string, std::string>> durable_acks_;  // (worker id, token) to ack after WAIT
   uint64_t next_wait_ms_ = 0;  // after a WAIT that timed out, the next one waits until then

@@ -112,12 +112,11 @@ void Coordinator::on_synth_done(const Peer& from, WorkerInfo& w, const SynthDone
     return settle(from, w, m.at.token);
   }
   const auto o = store_.synth_done(ref, sender, w.bundle_endpoint, m.bundle_key, nlohmann::json(*statement).dump(), now,
-                                   cfg_.coordinator.lease_ms);
+                                   cfg_.coordinator.lease_ms, FarmStore::telemetry({{"synth_ms", m.synth_ms}}));
   zkey_statements_.erase(ref.member());
   spdlog::debug("coordinator: {} partition {} synthesized by {}{}", ref.job, ref.part, printable(from.id),
                 o.ok ? "" : " (" + o.reason + ")");
   if (o.ok) {
-    store_.record_timings(ref, {{"synth_ms", m.synth_ms}});
     metrics_.synthesized(m);
   } else {
     release();
@@ -161,66 +160,109 @@ void Coordinator::on_prove_done(const Peer& from, WorkerInfo& w, const ProveDone
 
 void Coordinator::collect_verdicts() {
   for (auto& v : verify_.done()) verdicts_.push_back(std::move(v));
-  // Front first, each removed only once recorded: when on_verdict throws (Redis down, a fenced
+  // Front first, each removed only once recorded: when recording throws (Redis down, a fenced
   // write) this verdict and the ones behind it are recorded on a later turn. Recording twice is
   // harmless: the second prove_done finds the partition verified and is discarded.
   while (!verdicts_.empty()) {
     const VerifyQueue::Verdict& v = verdicts_.front();
-    if (auto it = verifying_.find(v.id); it != verifying_.end()) {
-      on_verdict(it->second, v);
+    auto it = verifying_.find(v.id);
+    if (it == verifying_.end()) {
+      verdicts_.pop_front();
+    } else if (!v.good) {
+      on_rejected(it->second, v);
       verifying_tokens_.erase(it->second.m.at.token);
       verifying_.erase(it);
+      verdicts_.pop_front();
+    } else {
+      record_verified();
     }
-    verdicts_.pop_front();
   }
 }
 
-void Coordinator::on_verdict(const PendingProof& p, const VerifyQueue::Verdict& v) {
+void Coordinator::record_verified() {
+  // The good verdicts at the front (up to kMaxRecordBatch): one script records them all, so a
+  // turn that collects many proofs costs one round trip, not one per proof.
+  constexpr size_t kMaxRecordBatch = 256;
+  std::vector<FarmStore::ProveRecord> batch;
+  std::vector<std::map<uint64_t, PendingProof>::iterator> pending;
+  size_t n = 0;
+  for (; n < verdicts_.size() && batch.size() < kMaxRecordBatch && verdicts_[n].good; ++n) {
+    auto it = verifying_.find(verdicts_[n].id);
+    if (it == verifying_.end()) continue;
+    const ProveDone& m = it->second.m;
+    batch.push_back(
+        {{m.at.job, m.at.part},
+         {it->second.from.id, it->second.from.key, m.at.token},
+         m.proof.dump(),
+         FarmStore::telemetry(
+             {{"fetch_ms", m.fetch_ms},
+              {"expand_ms", m.expand_ms},
+              {"prove_ms", m.prove_ms},
+              {"slot_wait_ms", m.slot_wait_ms},
+              {"bundle_bytes", m.bundle_bytes ? std::optional<double>(double(*m.bundle_bytes)) : std::nullopt}})});
+    pending.push_back(it);
+  }
+  // When this throws the verdicts stay queued and the batch is recorded again on a later turn;
+  // what of it reached Redis before the failure (a lost reply) is then refused as already
+  // verified, and acked: never recorded twice.
+  const auto outcomes = store_.prove_done(batch, now_ms());
+  // Recorded. Nothing below writes to Redis before the verdicts are dropped, so each one's
+  // follow-ups (ack, bundle release, metrics) happen once.
+  std::set<std::string> finished;  // jobs whose last proof this batch recorded
+  for (size_t i = 0; i < pending.size(); ++i) {
+    const PendingProof& p = pending[i]->second;
+    const ProveDone& m = p.m;
+    const FarmStore::ProveDone& d = outcomes[i];
+    const double seconds = [&] {
+      for (size_t k = 0; k < n; ++k)
+        if (verdicts_[k].id == pending[i]->first) return verdicts_[k].seconds;
+      return 0.0;
+    }();
+    if (d.recorded) {
+      metrics_.verified(m, seconds, since_submit_s(m.at.job));
+      spdlog::info("coordinator: {} partition {} verified ({}/{})", m.at.job, m.at.part, d.verified, d.total);
+      if (workers_.count(d.synth_worker) && !d.bundle_key.empty()) send(d.synth_worker, Release{d.bundle_key});
+      if (d.verified == d.total) finished.insert(m.at.job);
+    } else {
+      spdlog::info("coordinator: {} partition {} result from {} discarded ({})", m.at.job, m.at.part,
+                   printable(p.from.id), d.reason);
+      metrics_.discarded();
+    }
+    // Acked at the end of the turn (after WAIT, with redis.min_replicas): the proof is in Redis.
+    durable_acks_.emplace_back(p.from.id, m.at.token);
+  }
+  for (auto& it : pending) {
+    verifying_tokens_.erase(it->second.m.at.token);
+    verifying_.erase(it);
+  }
+  verdicts_.erase(verdicts_.begin(), verdicts_.begin() + std::ptrdiff_t(n));
+  // May throw (Redis, a failed batch check writes too): sweep_jobs finalizes such a job later.
+  for (const auto& job : finished) finalize(job);
+}
+
+void Coordinator::on_rejected(const PendingProof& p, const VerifyQueue::Verdict& v) {
   const Peer& from = p.from;
   const ProveDone& m = p.m;
   const PartRef ref{m.at.job, m.at.part};
   const FarmStore::Sender sender{from.id, from.key, m.at.token};
-  const uint64_t now = now_ms();
-  auto ack = [&] { durable_acks_.emplace_back(from.id, m.at.token); };
-  if (!v.good) {
-    std::string why = v.why;
-    // The prover's own idea of the statement is only a diagnostic: did it prove something else?
-    const JobInfo& ji = job_info(ref.job);
-    std::string ignored;
-    if (!m.public_inputs.empty()) {
-      const auto statement = nlohmann::json::parse(store_.attempt(ref).statement, nullptr, false);
-      auto claimed = checker_.canonical_statement(ji.circuit, m.public_inputs, &ignored);
-      if (claimed && statement.is_array() && nlohmann::json(*claimed) != statement)
-        why += " (its public inputs are not the partition's: a proof of another statement)";
-    }
-    spdlog::error(
-        "coordinator: !!! PROOF REJECTED: job {} partition {} from worker {}: {} — counted as a failed attempt",
-        ref.job, ref.part, printable(from.id), why);
-    metrics_.rejected(v.seconds);
-    quarantine(from, ref, "prove_done for " + ref.job + " partition " + std::to_string(ref.part) + ": " + why);
-    count_failure("proof_rejected", ref,
-                  store_.fail(ref, sender, "proof from " + printable(from.id, 64) + " rejected: " + why, false, now,
-                              cfg_.coordinator));
-    return ack();
+  std::string why = v.why;
+  // The prover's own idea of the statement is only a diagnostic: did it prove something else?
+  const JobInfo& ji = job_info(ref.job);
+  std::string ignored;
+  if (!m.public_inputs.empty()) {
+    const auto statement = nlohmann::json::parse(store_.attempt(ref).statement, nullptr, false);
+    auto claimed = checker_.canonical_statement(ji.circuit, m.public_inputs, &ignored);
+    if (claimed && statement.is_array() && nlohmann::json(*claimed) != statement)
+      why += " (its public inputs are not the partition's: a proof of another statement)";
   }
-  auto d = store_.prove_done(ref, sender, m.proof.dump(), now);
-  if (d.recorded) {
-    store_.record_timings(
-        ref, {{"fetch_ms", m.fetch_ms},
-              {"expand_ms", m.expand_ms},
-              {"prove_ms", m.prove_ms},
-              {"slot_wait_ms", m.slot_wait_ms},
-              {"bundle_bytes", m.bundle_bytes ? std::optional<double>(double(*m.bundle_bytes)) : std::nullopt}});
-    metrics_.verified(m, v.seconds, since_submit_s(ref.job));
-    spdlog::info("coordinator: {} partition {} verified ({}/{})", ref.job, ref.part, d.verified, d.total);
-    if (workers_.count(d.synth_worker) && !d.bundle_key.empty()) send(d.synth_worker, Release{d.bundle_key});
-    if (d.verified == d.total) finalize(ref.job);
-  } else {
-    spdlog::info("coordinator: {} partition {} result from {} discarded ({})", ref.job, ref.part, printable(from.id),
-                 d.reason);
-    metrics_.discarded();
-  }
-  ack();
+  spdlog::error("coordinator: !!! PROOF REJECTED: job {} partition {} from worker {}: {} — counted as a failed attempt",
+                ref.job, ref.part, printable(from.id), why);
+  metrics_.rejected(v.seconds);
+  quarantine(from, ref, "prove_done for " + ref.job + " partition " + std::to_string(ref.part) + ": " + why);
+  count_failure("proof_rejected", ref,
+                store_.fail(ref, sender, "proof from " + printable(from.id, 64) + " rejected: " + why, false, now_ms(),
+                            cfg_.coordinator));
+  durable_acks_.emplace_back(from.id, m.at.token);
 }
 
 void Coordinator::on_task_failed(const Peer& from, WorkerInfo& w, const TaskFailed& m) {

@@ -3,6 +3,7 @@
 // through a second list and an eventfd counter.
 #include "coordinator/verify_queue.hpp"
 
+#include <pthread.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -18,7 +19,11 @@ VerifyQueue::VerifyQueue(size_t threads) {
   fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (fd_ < 0) throw std::system_error(errno, std::generic_category(), "eventfd");
   if (threads == 0) threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 8);
-  for (size_t i = 0; i < threads; ++i) threads_.emplace_back([this] { run(); });
+  for (size_t i = 0; i < threads; ++i)
+    threads_.emplace_back([this] {
+      pthread_setname_np(pthread_self(), "zk-verify");  // in `top -H`; `zkmill bench-farm` times its CPU
+      run();
+    });
 }
 
 VerifyQueue::~VerifyQueue() {

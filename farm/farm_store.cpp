@@ -111,21 +111,51 @@ if idem ~= '' then redis.call('SET', 'zk:idem:' .. idem, id) end
 return {id, 1}
 )lua";
 
-const char* kClaim = ZK_LUA_FENCE_CHECK ZK_LUA_REF R"lua(
-local q, worker, now, lease, token, wkey = ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5]), ARGV[6], ARGV[7]
-if redis.call('ZREM', 'zk:q:' .. q, m) == 0 then return {0, 'gone'} end
-local js = redis.call('HGET', jk, 'state')
-if js ~= 'queued' and js ~= 'running' then return {0, 'job ' .. tostring(js)} end
-local ps = redis.call('HGET', pk, 'state')
+// Leases the best entry of a queue that the worker can serve, in one round trip: among the
+// first `window` members (best first), those of a job whose circuit is one of the worker's;
+// for the prove queue one whose bundle this worker made comes first (no transfer). Entries
+// found stale on the way (job final, partition no longer waiting) are removed from the queue.
+// ARGV: queue, worker, now, lease, token, worker key, window, then the worker's circuits; the fence.
+// Returns {1, token, member, job hash, partition hash}, or {0, 'empty' | 'none'}.
+const char* kClaim = ZK_LUA_FENCE_CHECK R"lua(
+local q, worker, now, lease, token, wkey, window = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5], ARGV[6], tonumber(ARGV[7])
+local serves = {}
+for i = 8, #ARGV - 1 do serves[ARGV[i]] = true end
 local want, next = 'queued', 'synthesizing'
 if q == 'prove' then want, next = 'synthesized', 'proving' end
-if ps ~= want then return {0, 'partition ' .. tostring(ps)} end
+local members = redis.call('ZRANGE', 'zk:q:' .. q, 0, window - 1)
+if #members == 0 then return {0, 'empty'} end
+local live = {}  -- {member, job key, partition key, synth worker} of the entries this worker serves
+for _, m in ipairs(members) do
+  local seq, part = tonumber(string.sub(m, 1, 12)), tonumber(string.sub(m, 14))
+  if not seq or not part then
+    redis.call('ZREM', 'zk:q:' .. q, m)
+  else
+    local id = 'j' .. seq
+    local jk, pk = 'zk:job:' .. id, 'zk:part:' .. id .. ':' .. part
+    local job = redis.call('HMGET', jk, 'state', 'circuit')
+    local js = job[1]
+    if (js ~= 'queued' and js ~= 'running') or redis.call('HGET', pk, 'state') ~= want then
+      redis.call('ZREM', 'zk:q:' .. q, m)  -- stale: cancelled, failed or done job, or moved on
+    elseif serves[job[2]] then
+      live[#live + 1] = {m, jk, pk, js}
+      if q ~= 'prove' or redis.call('HGET', pk, 'synth_worker') == worker then break end
+    end
+  end
+end
+if #live == 0 then return {0, 'none'} end
+local pick = live[#live]  -- its own bundle when one was found (the loop stopped there), else ...
+if q == 'prove' and redis.call('HGET', pick[3], 'synth_worker') ~= worker then pick = live[1] end  -- ... the best
+local m, jk, pk, js = pick[1], pick[2], pick[3], pick[4]
+redis.call('ZREM', 'zk:q:' .. q, m)
 redis.call('HSET', pk, 'state', next, 'token', token, 'worker', worker, 'worker_key', wkey, 'updated_ms', now)
 if js == 'queued' then redis.call('HSET', jk, 'state', 'running', 'updated_ms', now) end
 redis.call('ZADD', 'zk:leases', now + lease, m)
-return {1, token, redis.call('HGETALL', jk), redis.call('HGETALL', pk)}
+return {1, token, m, redis.call('HGETALL', jk), redis.call('HGETALL', pk)}
 )lua";
 
+// Telemetry (synth_ms) rides along as name/value pairs after the fixed arguments, so the
+// synthesis and its timing are one round trip.
 const char* kSynthDone = ZK_LUA_FENCE_CHECK ZK_LUA_HOLDER ZK_LUA_REF R"lua(
 local token, worker, wkey, endpoint, bkey, statement, now, lease = ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8], tonumber(ARGV[9])
 local ps = redis.call('HGET', pk, 'state')
@@ -136,28 +166,56 @@ local js = redis.call('HGET', jk, 'state')
 if js ~= 'running' then return {0, 'job ' .. tostring(js)} end
 redis.call('HSET', pk, 'state', 'synthesized', 'synth_worker', worker, 'bundle_endpoint', endpoint, 'bundle_key', bkey,
   'statement', statement, 'updated_ms', now)
+for i = 10, #ARGV - 2, 2 do redis.call('HSET', pk, ARGV[i], ARGV[i + 1]) end
 redis.call('ZADD', 'zk:q:prove', -tonumber(redis.call('HGET', jk, 'priority')), m)
 redis.call('ZADD', 'zk:leases', now + lease, m)
 return {1, ''}
 )lua";
 
-// The recorded public inputs are the partition's statement (set at synth_done), never the
-// prover's: the coordinator verified the proof against exactly that.
-const char* kProveDone = ZK_LUA_FENCE_CHECK ZK_LUA_HOLDER ZK_LUA_REF R"lua(
-local token, worker, wkey, proof, now = ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
-local js = redis.call('HGET', jk, 'state')
-if js ~= 'running' then return {0, 'job ' .. tostring(js)} end
-if redis.call('HGET', pk, 'state') ~= 'proving' then return {0, 'partition ' .. tostring(redis.call('HGET', pk, 'state'))} end
-local why = refusal(pk, token, worker, wkey)
-if why then return {0, why} end
-local pub = redis.call('HGET', pk, 'statement')
-if not pub or pub == '' then return {0, 'no statement'} end
-redis.call('HSET', pk, 'state', 'verified', 'proof', proof, 'public', pub, 'updated_ms', now)
-redis.call('HINCRBY', pk, 'recorded', 1)
-redis.call('ZREM', 'zk:leases', m)
-local nv = redis.call('HINCRBY', jk, 'n_verified', 1)
-return {1, nv, tonumber(redis.call('HGET', jk, 'partitions')), redis.call('HGET', pk, 'synth_worker'),
-  redis.call('HGET', pk, 'bundle_key')}
+// Records a batch of verified proofs (every proof the coordinator's loop turn has a verdict
+// for) in one script: one round trip, atomic like every script. Each item is checked on its
+// own (state, holder, token) and refused items change nothing, so the same batch run again
+// (after a lost reply) records nothing twice. The recorded public
+// inputs are the partition's statement (set at synth_done), never the prover's: the
+// coordinator verified the proof against exactly that.
+// ARGV: count, now, then per item: member, token, worker, worker key, proof, k, k name/value
+// pairs of telemetry; then the fence.
+const char* kProveDone = ZK_LUA_FENCE_CHECK ZK_LUA_HOLDER R"lua(
+local count, now = tonumber(ARGV[1]), ARGV[2]
+local out, a = {}, 3
+for n = 1, count do
+  local m, token, worker, wkey, proof, k = ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], tonumber(ARGV[a + 5])
+  local fields = a + 6
+  a = fields + 2 * k
+  local seq, part = tonumber(string.sub(m, 1, 12)), tonumber(string.sub(m, 14))
+  local r
+  if not seq or not part then
+    r = {0, 'bad member ' .. m}
+  else
+    local id = 'j' .. seq
+    local jk, pk = 'zk:job:' .. id, 'zk:part:' .. id .. ':' .. part
+    local js, ps = redis.call('HGET', jk, 'state'), redis.call('HGET', pk, 'state')
+    local why = nil
+    if js ~= 'running' then why = 'job ' .. tostring(js)
+    elseif ps ~= 'proving' then why = 'partition ' .. tostring(ps)
+    else why = refusal(pk, token, worker, wkey) end
+    local pub = redis.call('HGET', pk, 'statement')
+    if not why and (not pub or pub == '') then why = 'no statement' end
+    if why then
+      r = {0, why}
+    else
+      redis.call('HSET', pk, 'state', 'verified', 'proof', proof, 'public', pub, 'updated_ms', now)
+      for i = fields, a - 1, 2 do redis.call('HSET', pk, ARGV[i], ARGV[i + 1]) end
+      redis.call('HINCRBY', pk, 'recorded', 1)
+      redis.call('ZREM', 'zk:leases', m)
+      local nv = redis.call('HINCRBY', jk, 'n_verified', 1)
+      r = {1, nv, tonumber(redis.call('HGET', jk, 'partitions')), redis.call('HGET', pk, 'synth_worker'),
+        redis.call('HGET', pk, 'bundle_key')}
+    end
+  end
+  out[n] = r
+end
+return out
 )lua";
 
 // A `permanent` failure fails the job at once only while the partition is synthesizing: the
@@ -356,28 +414,33 @@ RedisReply FarmStore::fenced(const char* script, std::vector<std::string> args) 
   return CoordinatorLease::fenced_eval(r_, script, {}, std::move(args), fence_);
 }
 
-Claim FarmStore::claim(const std::string& queue, const std::string& member, const std::string& worker,
-                       const std::string& worker_key, uint64_t now_ms, uint64_t lease_ms) {
-  auto r = fenced(kClaim, {member, queue, worker, num(now_ms), num(lease_ms), random_token(), worker_key});
+Claim FarmStore::claim(const std::string& queue, const std::string& worker, const std::string& worker_key,
+                       const std::set<std::string>& circuits, size_t window, uint64_t now_ms, uint64_t lease_ms) {
+  std::vector<std::string> args{queue, worker, num(now_ms), num(lease_ms), random_token(), worker_key, num(window)};
+  args.insert(args.end(), circuits.begin(), circuits.end());
+  auto r = fenced(kClaim, std::move(args));
   Claim c;
-  auto ref = PartRef::parse(member);
-  if (ref) c.ref = *ref;
   if (r.elements.at(0).as_int() != 1) {
     c.reason = r.elements.at(1).as_string();
     return c;
   }
+  auto ref = PartRef::parse(r.elements.at(2).as_string());
+  if (!ref) throw RedisReplyError("redis: the claim script named a bad member " + r.elements.at(2).as_string());
   c.ok = true;
+  c.ref = *ref;
   c.token = r.elements.at(1).as_string();
-  c.job = r.elements.at(2).as_map();
-  c.part = r.elements.at(3).as_map();
+  c.job = r.elements.at(3).as_map();
+  c.part = r.elements.at(4).as_map();
   return c;
 }
 
 FarmStore::Outcome FarmStore::synth_done(const PartRef& ref, const Sender& from, const std::string& endpoint,
                                          const std::string& bundle_key, const std::string& statement_json,
-                                         uint64_t now_ms, uint64_t lease_ms) {
-  auto r = fenced(kSynthDone, {ref.member(), from.token, from.worker, from.key, endpoint, bundle_key, statement_json,
-                               num(now_ms), num(lease_ms)});
+                                         uint64_t now_ms, uint64_t lease_ms, const Fields& fields) {
+  std::vector<std::string> args{ref.member(), from.token,     from.worker, from.key,     endpoint,
+                                bundle_key,   statement_json, num(now_ms), num(lease_ms)};
+  for (const auto& [name, value] : fields) args.insert(args.end(), {name, value});
+  auto r = fenced(kSynthDone, std::move(args));
   return {r.elements.at(0).as_int() == 1, r.elements.at(1).as_string()};
 }
 
@@ -401,18 +464,36 @@ std::string FarmStore::Attempt::refusal(const Sender& from) const {
 
 FarmStore::ProveDone FarmStore::prove_done(const PartRef& ref, const Sender& from, const std::string& proof_json,
                                            uint64_t now_ms) {
-  auto r = fenced(kProveDone, {ref.member(), from.token, from.worker, from.key, proof_json, num(now_ms)});
-  ProveDone d;
-  d.recorded = r.elements.at(0).as_int() == 1;
-  if (!d.recorded) {
-    d.reason = r.elements.at(1).as_string();
-    return d;
+  return prove_done(std::vector<ProveRecord>{{ref, from, proof_json, {}}}, now_ms).at(0);
+}
+
+std::vector<FarmStore::ProveDone> FarmStore::prove_done(const std::vector<ProveRecord>& batch, uint64_t now_ms) {
+  if (batch.empty()) return {};
+  std::vector<std::string> args{num(batch.size()), num(now_ms)};
+  for (const auto& b : batch) {
+    args.insert(args.end(),
+                {b.ref.member(), b.from.token, b.from.worker, b.from.key, b.proof_json, num(b.fields.size())});
+    for (const auto& [name, value] : b.fields) args.insert(args.end(), {name, value});
   }
-  d.verified = uint64_t(r.elements.at(1).as_int());
-  d.total = uint64_t(r.elements.at(2).as_int());
-  d.synth_worker = r.elements.at(3).as_string();
-  d.bundle_key = r.elements.at(4).as_string();
-  return d;
+  auto r = fenced(kProveDone, std::move(args));
+  if (r.elements.size() != batch.size())
+    throw RedisReplyError("redis: the prove_done script answered " + std::to_string(r.elements.size()) +
+                          " outcomes for a batch of " + std::to_string(batch.size()));
+  std::vector<ProveDone> out;
+  for (const auto& e : r.elements) {
+    ProveDone d;
+    d.recorded = e.elements.at(0).as_int() == 1;
+    if (!d.recorded) {
+      d.reason = e.elements.at(1).as_string();
+    } else {
+      d.verified = uint64_t(e.elements.at(1).as_int());
+      d.total = uint64_t(e.elements.at(2).as_int());
+      d.synth_worker = e.elements.at(3).as_string();
+      d.bundle_key = e.elements.at(4).as_string();
+    }
+    out.push_back(std::move(d));
+  }
+  return out;
 }
 
 FarmStore::Failed FarmStore::fail(const PartRef& ref, const Sender& from, const std::string& error, bool permanent,
@@ -451,9 +532,8 @@ bool FarmStore::finish(const std::string& job, const std::string& state, const s
   return fenced(kFinish, {job, state, error, num(now_ms)}).as_int() == 1;
 }
 
-void FarmStore::record_timings(const PartRef& ref,
-                               std::initializer_list<std::pair<const char*, std::optional<double>>> fields) {
-  std::vector<std::string> args{ref.member()};
+FarmStore::Fields FarmStore::telemetry(std::initializer_list<std::pair<const char*, std::optional<double>>> fields) {
+  Fields out;
   for (const auto& [name, value] : fields) {
     if (!value) continue;
     char buf[32];
@@ -462,8 +542,15 @@ void FarmStore::record_timings(const PartRef& ref,
       std::snprintf(buf, sizeof buf, "%.0f", *value);
     else
       std::snprintf(buf, sizeof buf, "%.3f", *value);
-    args.insert(args.end(), {name, buf});
+    out.emplace_back(name, buf);
   }
+  return out;
+}
+
+void FarmStore::record_timings(const PartRef& ref,
+                               std::initializer_list<std::pair<const char*, std::optional<double>>> fields) {
+  std::vector<std::string> args{ref.member()};
+  for (const auto& [name, value] : telemetry(fields)) args.insert(args.end(), {name, value});
   if (args.size() > 1) fenced(kSetFields, std::move(args));
 }
 

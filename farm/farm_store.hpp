@@ -16,6 +16,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -120,17 +121,27 @@ class FarmStore {
 
   // First `limit` queue members ("synth" | "prove"), best first.
   std::vector<std::string> peek(const std::string& queue, size_t limit);
-  // Leases the partition to `worker` (and, under CURVE, its key) with a new random token.
-  Claim claim(const std::string& queue, const std::string& member, const std::string& worker,
-              const std::string& worker_key, uint64_t now_ms, uint64_t lease_ms);
+  // Leases the best entry of `queue` ("synth" | "prove") among its first `window` whose job's
+  // circuit is in `circuits` to `worker` (and, under CURVE, its key) with a new random token;
+  // for "prove", one whose bundle `worker` made comes first. One round trip. Not ok: reason
+  // "empty" (nothing queued) or "none" (nothing this worker serves in the window). Stale
+  // entries met on the way are removed.
+  Claim claim(const std::string& queue, const std::string& worker, const std::string& worker_key,
+              const std::set<std::string>& circuits, size_t window, uint64_t now_ms, uint64_t lease_ms);
   struct Outcome {
     bool ok = false;
     std::string reason;  // why not
   };
+  // A worker's optional telemetry (synth_ms, fetch_ms, prove_ms ...) as partition hash fields,
+  // written by the same script as the result it came with.
+  using Fields = std::vector<std::pair<std::string, std::string>>;
+  // The values present, formatted (whole numbers exact, times with 3 decimals).
+  static Fields telemetry(std::initializer_list<std::pair<const char*, std::optional<double>>> fields);
   // Records the synthesis and the partition's statement (its public inputs, JSON), which is
-  // what the proof is later verified against and what is recorded as its public inputs.
+  // what the proof is later verified against and what is recorded as its public inputs, and
+  // `fields` (telemetry) when it is recorded.
   Outcome synth_done(const PartRef& ref, const Sender& from, const std::string& endpoint, const std::string& bundle_key,
-                     const std::string& statement_json, uint64_t now_ms, uint64_t lease_ms);
+                     const std::string& statement_json, uint64_t now_ms, uint64_t lease_ms, const Fields& fields = {});
   // {recorded?, n_verified, n_partitions}
   struct ProveDone {
     bool recorded = false;
@@ -140,6 +151,19 @@ class FarmStore {
   };
   // Records `proof` with the partition's statement as its public inputs.
   ProveDone prove_done(const PartRef& ref, const Sender& from, const std::string& proof_json, uint64_t now_ms);
+  // One verified proof to record, with its telemetry.
+  struct ProveRecord {
+    PartRef ref;
+    Sender from;
+    std::string proof_json;
+    Fields fields;
+  };
+  // Records a batch in one script: one round trip, and atomic (no other command runs in
+  // between; a crash or failover keeps all of its writes or none). When it throws, call it
+  // again with the same batch: what was recorded before the failure (a lost reply; an error
+  // inside the script, which Redis does not roll back) is refused as "partition verified",
+  // never recorded twice. The outcomes in the batch's order, each as prove_done's.
+  std::vector<ProveDone> prove_done(const std::vector<ProveRecord>& batch, uint64_t now_ms);
   struct Failed {
     int outcome = 0;  // 0 stale or refused (nothing changed), 1 requeued, 2 job failed
     uint64_t attempts = 0, delay_ms = 0;

@@ -17,9 +17,11 @@
 
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "coordinator/coordinator.hpp"
 #include "coordinator/farm_client.hpp"
@@ -191,6 +193,44 @@ TEST_F(CoordinatorMessages, OnlyTheAssigneesResultCounts) {
       [](const ControlMessage& m) { return m.as<farm::Release>() && m.as<farm::Release>()->bundle_key == "bundle-0"; },
       10s));
   EXPECT_TRUE(quarantined().empty()) << "refused results are not evidence against their sender";
+}
+
+// Proofs that arrive together are checked together and recorded in one batch (one script per
+// loop turn): each is recorded exactly once, re-sends of them (while checked, or after) change
+// nothing, every sender is acked, and the job finishes.
+TEST_F(CoordinatorMessages, ProofsArrivingTogetherAreAllRecordedOnce) {
+  constexpr uint64_t n = 6;
+  auto synth = worker("synth-1", WorkerRole::Synth);
+  std::vector<std::unique_ptr<FakeWorker>> provers;
+  for (uint64_t i = 0; i < n; ++i) provers.push_back(worker("prove-" + std::to_string(i), WorkerRole::Prove));
+  const std::string job = submit(n, 21);
+  std::map<uint64_t, HonestResult> honest;
+  for (uint64_t i = 0; i < n; ++i) {
+    const auto s = next<farm::Synth>(*synth);
+    ASSERT_TRUE(s) << "no synth assignment " << i;
+    honest.emplace(s->at.part, key_->prove(21, s->at.part));
+    synth->send(farm::SynthDone{s->at, "bundle-" + s->at.token, honest.at(s->at.part).public_inputs, 1.0, 1000});
+    ASSERT_TRUE(acked(*synth, s->at.token));
+  }
+  std::vector<farm::Prove> assigned;
+  for (auto& p : provers) {
+    const auto a = next<farm::Prove>(*p);
+    ASSERT_TRUE(a) << "no prove assignment";
+    assigned.push_back(*a);
+  }
+  for (int round = 0; round < 2; ++round)  // each result twice: a worker re-sends until acked
+    for (uint64_t i = 0; i < n; ++i) {
+      const auto& h = honest.at(assigned[i].at.part);
+      provers[i]->send(prove_done(assigned[i].at, h.proof, h.public_inputs));
+    }
+  for (uint64_t i = 0; i < n; ++i) EXPECT_TRUE(acked(*provers[i], assigned[i].at.token)) << i;
+  ASSERT_TRUE(eventually(10s, [&] { return client_->status(job)["state"] == "done"; })) << client_->status(job).dump();
+  for (uint64_t i = 0; i < n; ++i) {
+    const auto part = partition(job, i);
+    EXPECT_EQ(part["recorded"].get<uint64_t>(), 1u) << i;
+    EXPECT_EQ(part["attempts"].get<uint64_t>(), 0u) << i;
+  }
+  EXPECT_TRUE(quarantined().empty());
 }
 
 TEST_F(CoordinatorMessages, WrongStatementShapeQuarantinesTheSynthWorker) {
