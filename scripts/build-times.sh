@@ -69,7 +69,8 @@ wall=$(($(date +%s) - start))
 
 # Largest steps first, then the totals. The wall estimate on idle cores is the larger of the
 # two lower bounds: all the CPU time spread evenly, and the single longest step.
-awk '{ printf "%.2f %s\n", $1 + $2, $4 }' "$log" | sort -k1,1gr | awk -v cores="$cores" -v wall="$wall" -v root="$dir/" '
+awk '{ printf "%.2f %s\n", $1 + $2, $4 }' "$log" | sort -k1,1gr |
+  awk -v cores="$cores" -v wall="$wall" -v root="$dir/" '
   { cpu = $1; total += cpu; n++
     if (cpu > longest) longest = cpu
     name = $2; sub("^" root, "", name)

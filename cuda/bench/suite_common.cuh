@@ -6,7 +6,7 @@
 //   suite_msm.cu    G1/G2 MSM and NTT rows, and make_points (distinct points of known logs);
 //   suite_prove.cu  full proofs on synthetic keys and the PoRep-sized partition.
 // The MSM and NTT engines and the prover's device code are not compiled here at all: they are
-// instantiated once, in cuda/msm/msm_g{1,2}_<curve>.cu, cuda/ntt/ntt.cu and
+// instantiated once, in cuda/msm/msm_g1.cu, msm_g2_<curve>*.cu, cuda/ntt/ntt.cu and
 // cuda/groth16/prover_<curve>.cu (extern templates).
 #pragma once
 

@@ -76,7 +76,7 @@ bool bench_msm(const char* op, const char* name, const std::vector<int>& sizes, 
   stream.sync();
 
   bool all_ok = true;
-  // The engines' kernels are compiled in msm_g{1,2}_<curve>.cu (extern templates in pippenger.cuh).
+  // The engines' kernels are compiled in msm_g1.cu / msm_g2_<curve>*.cu (extern templates in pippenger.cuh).
   pippenger::Engine<G> engine(stream.get());
   for (int lg : sizes)
     for (int mix = 0; mix < (o.msm_bits ? 2 : 1); ++mix) {

@@ -2,7 +2,7 @@
 // GPU Groth16 prover for BLS12-381: instantiates cuda/groth16/prove.cuh (native keys) and
 // cuda/groth16/prove_zkey.cuh (snarkjs keys) in one translation unit, with the prover's own
 // kernels (g16::gpu_parts); the MSM and NTT engines it runs are instantiated in
-// cuda/msm/msm_g{1,2}_<curve>.cu and cuda/ntt/ntt.cu (extern templates), so no kernel is compiled
+// cuda/msm/msm_g1.cu, msm_g2_<curve>*.cu and cuda/ntt/ntt.cu (extern templates), so no kernel is compiled
 // here a second time.
 #include "cuda/groth16/prove.cuh"
 #include "cuda/groth16/prove_zkey.cuh"

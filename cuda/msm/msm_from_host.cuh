@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The host entry of the GPU MSM, shared by the G1 and G2 translation units: argument checks,
 // upload of the CPU's arrays as they are, one Engine run, and every failure turned into a
-// GpuResult. CUDA-only (included by msm_g1_<curve>.cu and msm_g2_<curve>.cu, which also
+// GpuResult. CUDA-only (included by msm_g1.cu and msm_g2_<curve>.cu, which also
 // instantiate the engine it runs).
 #pragma once
 

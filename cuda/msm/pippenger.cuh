@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 // GPU Pippenger MSM over G1 or G2: the engine's interface (CUDA-only). The kernels and the
-// engine's member definitions are in pippenger_impl.cuh, which only the four units that
-// instantiate an engine include (msm_g1_<curve>.cu, msm_g2_<curve>.cu, one per group and
-// curve); everything else (the prover, the benchmark suite) includes this header and links to
-// those instantiations (the extern template declarations at the end). Each group's kernels are
-// thus compiled once per build: an Fq2 (G2) engine takes cicc minutes, a G1 one about a minute.
+// engine's member definitions are in pippenger_impl.cuh and pippenger_reduce.cuh, which only
+// the units that instantiate an engine include (msm_g1.cu for both curves' G1, msm_g2_<curve>.cu
+// and msm_g2_<curve>_reduce.cu for each G2); everything else (the prover, the benchmark suite)
+// includes this header and links to those instantiations (the extern template declarations at
+// the end). Each group's kernels are thus compiled once per build: a G2 (Fq2) engine takes
+// cicc and ptxas minutes, a G1 one about a minute.
 // The algorithm is described at the top of pippenger_impl.cuh; the arithmetic that does not
 // depend on CUDA (window choice, digits, window combination) is in pippenger_plan.hpp.
 #pragma once
@@ -111,7 +112,7 @@ class Engine {
   std::vector<Bucket> host_sums_;
 };
 
-// Instantiated once each, in msm_g1_<curve>.cu and msm_g2_<curve>.cu.
+// Instantiated once each, in msm_g1.cu and msm_g2_<curve>.cu (+ _reduce.cu).
 extern template class Engine<curve::Bn254G1>;
 extern template class Engine<curve::Bls12381G1>;
 extern template class Engine<curve::Bn254G2>;

@@ -2,7 +2,7 @@
 // GPU Pippenger MSM over G1 or G2: the kernels and the member definitions of the engine that
 // sequences them (interface: pippenger.cuh), but for step 5 (the window reduction), which is in
 // pippenger_reduce.cuh; CUDA-only. Included only by the units that instantiate an engine
-// (msm_g1_<curve>.cu, msm_g2_<curve>*.cu), so each group's kernels are compiled once per build.
+// (msm_g1.cu, msm_g2_<curve>*.cu), so each group's kernels are compiled once per build.
 // The algebra (windows, signed digits, bucket reduction identity) is in pippenger_plan.hpp.
 //
 // Pipeline for n points and W windows of c bits, everything on one stream:
