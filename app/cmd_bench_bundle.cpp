@@ -2,7 +2,7 @@
 // `zkmill bench bundle`: bytes on the wire per partition, full bundle (witness + a, b, c) vs
 // witness-only bundle (inputs + bit-packed aux, BundleKind::Witness), for built-in circuits at
 // several sizes, plus what each side pays for it: packing on the synth worker, recording the
-// constraint matrices (once per circuit) and expanding a, b, c on the prove worker. Every
+// PCE matrices (once per circuit) and expanding a, b, c with them on the prove worker. Every
 // expansion is checked to give the full bundle byte for byte. Figures for docs/benchmarks.md;
 // cmd_bench.cpp attaches it through attach_bench_bundle().
 // zkmill-cli-links: zk_circuits
@@ -40,10 +40,14 @@ void bench_one(const std::string& circuit, unsigned log_size) {
   using F = typename E::Fr;
   const uint64_t size = uint64_t(1) << log_size;
   auto t0 = std::chrono::steady_clock::now();
-  cs::RecordingCS<F> rec;
-  circuits::make_circuit<F>(circuit, size, 0, 0)->synthesize(rec);
-  const cs::R1CS<F> r1cs = rec.finish();
-  const cs::PceId pce = cs::pce_id_of(r1cs);
+  // The workers' PCE matrices (KEY.pce), here held in memory: what the prove side expands with.
+  // The recording itself is dropped at once (at 2^24 it is gigabytes).
+  const cs::PceMatrices pce = [&] {
+    cs::RecordingCS<F> rec;
+    circuits::make_circuit<F>(circuit, size, 0, 0)->synthesize(rec);
+    const cs::R1CS<F> r1cs = rec.finish();
+    return cs::PceMatrices::from_r1cs(r1cs, {E::kId, circuit, size, r1cs.n_inputs, r1cs.n_aux, r1cs.n_constraints});
+  }();
   const double record_ms = ms_since(t0);
 
   t0 = std::chrono::steady_clock::now();
@@ -53,10 +57,10 @@ void bench_one(const std::string& circuit, unsigned log_size) {
   const double synth_ms = ms_since(t0);
 
   t0 = std::chrono::steady_clock::now();
-  const auto packed = cs::WitnessBundle::pack_witness<F>(full.header(), pce, full.inputs<F>(), full.aux<F>());
+  const auto packed = cs::WitnessBundle::pack_witness<F>(full.header(), pce.id(), full.inputs<F>(), full.aux<F>());
   const double pack_ms = ms_since(t0);
   t0 = std::chrono::steady_clock::now();
-  const auto back = cs::expand_witness<F>(packed, r1cs, pce);
+  const auto back = cs::expand_witness<F>(packed, pce);
   const double expand_ms = ms_since(t0);
   const bool same = std::ranges::equal(back.bytes(), full.bytes());
 

@@ -20,6 +20,8 @@ std::function<int()> attach_bench_gpu(CLI::App& bench) {
     std::vector<int> msm{20, 22, 24, 26}, msm_g2{20, 22}, ntt{20, 21, 22, 23, 24, 25, 26, 27}, prove{20, 22, 24},
         widths{0};
     int porep_log = 27, check_cpu_log = 20, g2_cpu_log = 20, runs = 3;
+    uint64_t porep_size = 0;
+    int porep_partitions = 1, porep_threads = 0;
     bool ceilings = true, msm_bits = true;
     std::vector<std::string> curves{"bn254", "bls12-381"};
   };
@@ -34,6 +36,20 @@ std::function<int()> attach_bench_gpu(CLI::App& bench) {
   gpu->add_option("--msm-c", o->widths, "MSM window widths (0: automatic)")->delimiter(',')->capture_default_str();
   gpu->add_option("--porep-log", o->porep_log, "PoRep-sized BLS12-381 partition, log2 domain (0: skip)")
       ->capture_default_str();
+  gpu->add_option("--porep-size", o->porep_size,
+                  "PoRep row: real `porep` witnesses of about this many constraints (e.g. 130000000), synthesized "
+                  "on the host, instead of the synthetic one (0); the device-made key stays synthetic")
+      ->capture_default_str();
+  gpu->add_option("--porep-partitions", o->porep_partitions,
+                  "PoRep row with --porep-size: partitions of one job, synthesized on host threads while the GPU "
+                  "proves (wall, GPU time per partition)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
+  gpu->add_option("--porep-threads", o->porep_threads,
+                  "PoRep row with --porep-size: partitions synthesized at once (each bundle ~16 GiB at 130M "
+                  "constraints; 0: as 60% of host memory allows)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 256));
   gpu->add_option("--check-cpu-log", o->check_cpu_log, "Compare with the CPU prover at this prove size (0: skip)")
       ->capture_default_str();
   gpu->add_option("--g2-cpu-log", o->g2_cpu_log,
@@ -61,6 +77,9 @@ std::function<int()> attach_bench_gpu(CLI::App& bench) {
     b.prove_sizes = nonzero(o->prove);
     b.msm_widths = o->widths.empty() ? std::vector<int>{0} : o->widths;
     b.porep_log = o->porep_log;
+    b.porep_size = o->porep_size;
+    b.porep_partitions = o->porep_partitions;
+    b.porep_threads = o->porep_threads;
     b.check_cpu_log = o->check_cpu_log;
     b.g2_cpu_log = o->g2_cpu_log;
     b.runs = o->runs < 1 ? 1 : o->runs;

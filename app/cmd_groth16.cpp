@@ -9,13 +9,16 @@
 //   verify <verification_key.json> <public.json> <proof.json>   (exit 0 valid, 1 a well-formed
 //     proof that does not verify, 2 any usage or input error: snarkjs_verify.hpp)
 //   check <circuit.r1cs> <witness.wtns>  (snarkjs wtns check: exit 0 satisfied, 1 not, 2 error)
+//   setup <circuit.r1cs> <pot.ptau> <circuit_0000.zkey>  (snarkjs groth16 setup = zkey new, same bytes)
 // prove verifies its proof before writing anything and exits 2 on any error.
-// zkmill-cli-links: zk_formats
+// zkmill-cli-links: zk_formats zk_setup
 #include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <cstdio>
 #include <memory>
 
+#include "app/cmd_zkey.hpp"
 #include "app/command.hpp"
 #include "common/curves/dispatch.hpp"
 #include "common/formats/circom_files.hpp"
@@ -34,7 +37,9 @@ struct Groth16Options {
   CLI::App* prove = nullptr;
   CLI::App* verify = nullptr;
   CLI::App* check = nullptr;
-  std::string zkey, wtns, proof, pub, vk, r1cs;
+  CLI::App* setup = nullptr;
+  std::string zkey, wtns, proof, pub, vk, r1cs, ptau;
+  bool quiet = false;
   std::string gpu = "auto";  // auto | on | off
   int device = 0;
 };
@@ -72,9 +77,9 @@ bool gpu_usable(const Groth16Options& o, uint32_t log_domain, std::string* why_n
 template <class E>
 groth16::Proof<E> prove_zkey_on(const Groth16Options& o, bool use_gpu, const formats::ZkeyProvingKey<E>& pk,
                                 const cs::WitnessBundle& bundle, std::string* backend, std::string* phases) {
-  char buf[256];
 #if defined(ZKMILL_HAVE_CUDA)
   if (use_gpu) {
+    char buf[256];
     using Fr = typename E::Fr;
     cuda::GpuProveOptions go;
     go.device = o.device;
@@ -184,6 +189,9 @@ int run_check(const Groth16Options& o) {
   }
 }
 
+// `groth16 setup`: snarkjs's alias of `zkey new`, the same body (cmd_zkey.hpp).
+int run_setup(const Groth16Options& o) { return run_zkey_new(o.r1cs, o.ptau, o.zkey, o.quiet, "groth16 setup"); }
+
 RunFn setup_groth16(CLI::App& sub) {
   auto o = std::make_shared<Groth16Options>();
   sub.require_subcommand(1);
@@ -211,8 +219,15 @@ RunFn setup_groth16(CLI::App& sub) {
                                 "Check a witness against its circuit (snarkjs wtns check; exit 0 ok, 1 not, 2 error)");
   o->check->add_option("r1cs", o->r1cs, "circuit.r1cs")->required();
   o->check->add_option("witness", o->wtns, "witness.wtns")->required();
+  o->setup = sub.add_subcommand(
+      "setup", "Initial key of a circuit (snarkjs groth16 setup; same as `zkmill zkey new`; exit 0 done, 2 error)");
+  o->setup->add_option("circuit", o->r1cs, "circuit.r1cs")->required();
+  o->setup->add_option("powersoftau", o->ptau, "prepared ptau (powersoftau prepare phase2)")->required();
+  o->setup->add_option("zkey", o->zkey, "circuit_0000.zkey to write")->required();
+  o->setup->add_flag("--quiet,-q", o->quiet, "No progress bar (drawn only on a terminal anyway)");
   return [o](const Context&) {
     if (o->prove->parsed()) return run_zkey_prove(*o);
+    if (o->setup->parsed()) return run_setup(*o);
     if (o->check->parsed()) return run_check(*o);
     return groth16::snarkjs::verify_snarkjs_files(o->vk, o->pub, o->proof);
   };
@@ -221,7 +236,9 @@ RunFn setup_groth16(CLI::App& sub) {
 // Every groth16 subcommand exits 2 on a usage or input error (1 means "invalid" for verify and
 // check).
 const RegisterCommand kGroth16{
-    "groth16", "snarkjs-compatible Groth16: prove (.zkey + .wtns), verify, check (.r1cs + .wtns)", setup_groth16, 2};
+    "groth16",
+    "snarkjs-compatible Groth16: setup (.r1cs + .ptau), prove (.zkey + .wtns), verify, check (.r1cs + .wtns)",
+    setup_groth16, 2};
 
 }  // namespace
 }  // namespace zkmill::cli

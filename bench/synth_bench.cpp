@@ -9,6 +9,7 @@
 #include "common/circuits/circuit.hpp"
 #include "common/cs/bundle_receiver.hpp"
 #include "common/cs/checksum.hpp"
+#include "common/cs/pce_matrices.hpp"
 #include "common/cs/proving_cs.hpp"
 #include "common/cs/recording_cs.hpp"
 #include "common/cs/witness_bundle.hpp"
@@ -75,18 +76,21 @@ void BM_Recording(benchmark::State& state) {
 }
 BENCHMARK(BM_Recording)->ArgsProduct({{0, 1}, {20}})->Unit(benchmark::kMillisecond);
 
-// The farm's alternative path: a, b, c from the recorded matrices by a sparse mat-vec.
+// The farm's path (PCE): a, b, c from the recorded matrices by a sparse mat-vec.
 void BM_SparseMatVec(benchmark::State& state) {
   auto c = circuits::make_circuit<F>(circuit_of(state.range(0)), uint64_t(1) << state.range(1), 1, 0);
   cs::RecordingCS<F> rec;
   c->synthesize(rec);
   const auto r1cs = rec.finish();
+  const auto pce = cs::PceMatrices::from_r1cs(r1cs, {cs::curve_of_scalar_field<F>(), circuit_of(state.range(0)), 0,
+                                                     r1cs.n_inputs, r1cs.n_aux, r1cs.n_constraints});
   cs::ProvingCS<F> p;
   c->synthesize(p);
   util::ThreadPool pool(0);
+  std::vector<F> a(r1cs.n_rows()), b(r1cs.n_rows()), cc(r1cs.n_rows());
   for (auto _ : state) {
-    auto abc = cs::evaluate_abc(r1cs, p.inputs(), p.aux(), pool);
-    benchmark::DoNotOptimize(abc.c.data());
+    pce.multiply<F>(p.inputs(), p.aux(), a, b, cc, pool);
+    benchmark::DoNotOptimize(cc.data());
   }
   state.counters["threads"] = double(pool.size());
   set_rate(state, r1cs.n_constraints);

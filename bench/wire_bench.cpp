@@ -63,7 +63,7 @@ bool g_huge_pages = false;
 
 // The local bundle for the no-network benchmarks (built on first use, in this process).
 const cs::WitnessBundle& local_bundle() {
-  static auto local = wire::test_support::make_shared_bundle_of_size(g_bundle_request, 7);
+  static auto local = test::make_shared_bundle_of_size(g_bundle_request, 7);
   return *local;
 }
 
@@ -239,7 +239,7 @@ bool parse_flags(int& argc, char** argv) {
 // writes its own RSS figures to `report`.
 [[noreturn]] void run_server(int endpoint_fd, int stop_fd, int report_fd) {
   // For 1 GiB: 2^23 rows and 2^23 aux, 32 * (2 + 2^23 + 3 * 2^23) bytes plus density maps.
-  auto bundle = wire::test_support::make_shared_bundle_of_size(g_bundle_request);
+  auto bundle = test::make_shared_bundle_of_size(g_bundle_request);
   uint64_t base = proc_status_bytes("VmRSS:");
   reset_peak_rss();
   {

@@ -34,6 +34,7 @@ Coordinator::Coordinator(FarmConfig cfg)
       wake_(cfg_.redis),
       store_(redis_),
       checker_(store_),
+      verify_(cfg_.coordinator.verify_threads),
       ctx_(1),
       router_(ctx_, zmq::socket_type::router),
       registry_(redis_) {
@@ -127,16 +128,30 @@ uint64_t Coordinator::lease_period_ms() const {
   return std::max<uint64_t>(1000, uint64_t(cfg_.coordinator.heartbeat_ms) * cfg_.coordinator.liveness);
 }
 
-void Coordinator::take_lease(const std::atomic<bool>& stop) {
+bool Coordinator::take_lease(const std::atomic<bool>& stop) {
   lease_ = std::make_unique<CoordinatorLease>(redis_, cfg_.coordinator.bind, lease_period_ms());
+  // A standby asks often enough that its takeover adds little to the lease's expiry.
+  const uint64_t poll_ms = std::clamp<uint64_t>(lease_period_ms() / 8, 50, 250);
+  const uint64_t asked_ms = now_ms();
+  std::string waited_for;  // the holder a standby waits for, logged when it changes
   for (uint64_t last_log = 0;;) {
     try {
-      if (auto holder = lease_->acquire(now_ms()))
+      auto holder = lease_->acquire(now_ms());
+      if (!holder) break;
+      if (!cfg_.coordinator.standby)
         throw CoordinatorLeaseHeld(
             "another coordinator is active on this Redis: " + holder->describe() +
             " holds the coordinator lease (zk:lease:coordinator, renewed every heartbeat; it expires " +
-            std::to_string(lease_period_ms()) + " ms after that coordinator stops). One coordinator per farm");
-      break;
+            std::to_string(lease_period_ms()) +
+            " ms after that coordinator stops). One coordinator per farm; start this one with --standby "
+            "(coordinator.standby) to have it wait and take over");
+      if (holder->describe() != waited_for) {
+        waited_for = holder->describe();
+        spdlog::info("coordinator: standby: {} holds the coordinator lease; waiting to take over (checked every {} ms)",
+                     waited_for, poll_ms);
+      }
+      if (stop.load()) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(poll_ms));
     } catch (const RedisAuthError& e) {
       throw std::runtime_error(e.what());
     } catch (const RedisReplyError& e) {
@@ -150,14 +165,21 @@ void Coordinator::take_lease(const std::atomic<bool>& stop) {
         spdlog::warn("coordinator: redis unavailable at start ({}); retrying", e.what());
         last_log = now_ms();
       }
-      if (stop.load()) throw std::runtime_error("stopped before redis was reachable");
+      if (stop.load()) {
+        if (cfg_.coordinator.standby) return false;
+        throw std::runtime_error("stopped before redis was reachable");
+      }
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
   }
   store_.set_fence(lease_->token());
   registry_.set_fence(lease_->token());
+  if (!waited_for.empty())
+    spdlog::warn("coordinator: standby: TOOK OVER the coordinator lease after waiting {} ms (it was held by {})",
+                 now_ms() - asked_ms, waited_for);
   spdlog::info("coordinator: holding the coordinator lease ({} ms, renewed every {} ms)", lease_period_ms(),
                cfg_.coordinator.heartbeat_ms);
+  return true;
 }
 
 void Coordinator::renew_lease() {
@@ -172,7 +194,7 @@ void Coordinator::renew_lease() {
       return;
     case CoordinatorLease::Renewal::Lost:
       throw CoordinatorLeaseLost("another coordinator took over the coordinator lease: " + by.describe() +
-                                 "; this one stops (its writes are refused from now on)");
+                                 "; this one steps down (its writes are refused from now on)");
   }
 }
 
@@ -183,7 +205,13 @@ void Coordinator::run(const std::atomic<bool>& stop) {
   started_ms_ = now_ms();
   if (!cfg_.coordinator.metrics_listen.empty())
     http_ = std::make_unique<HttpApi>(cfg_, metrics_.registry(), started_ms_);
-  take_lease(stop);  // also stops at wrong Redis credentials (a configuration error, not an outage)
+  // Also stops at wrong Redis credentials (a configuration error, not an outage). False: a
+  // standby asked to stop before it took over.
+  if (!take_lease(stop)) {
+    spdlog::info("coordinator: stopping (standby; never took over)");
+    return;
+  }
+  serving_since_ms_ = now_ms();
   try {
     serve(stop);
   } catch (const CoordinatorLeaseLost&) {
@@ -206,7 +234,7 @@ void Coordinator::run(const std::atomic<bool>& stop) {
 
 void Coordinator::serve(const std::atomic<bool>& stop) {
   router_.bind(cfg_.coordinator.bind);
-  seq_ = started_ms_ * 1000;
+  seq_ = serving_since_ms_ * 1000;
   spdlog::info(
       "coordinator: serving on {} (redis {}), lease {} ms, heartbeat {} ms x {}", cfg_.coordinator.bind,
       cfg_.redis.unix_socket.empty() ? cfg_.redis.host + ":" + std::to_string(cfg_.redis.port) : cfg_.redis.unix_socket,
@@ -220,9 +248,11 @@ void Coordinator::serve(const std::atomic<bool>& stop) {
         wake_.disconnect();  // retried next turn; the main connection reports the outage
       }
     }
-    zmq::pollitem_t items[] = {{router_.handle(), 0, ZMQ_POLLIN, 0}, {nullptr, wake_.fd(), ZMQ_POLLIN, 0}};
-    signal_safe_poll(items, wake_.fd() >= 0 ? 2 : 1, std::chrono::milliseconds(50));
-    if (wake_.fd() >= 0 && (items[1].revents & ZMQ_POLLIN)) {
+    zmq::pollitem_t items[] = {{router_.handle(), 0, ZMQ_POLLIN, 0},
+                               {nullptr, verify_.fd(), ZMQ_POLLIN, 0},
+                               {nullptr, wake_.fd(), ZMQ_POLLIN, 0}};
+    signal_safe_poll(items, wake_.fd() >= 0 ? 3 : 2, std::chrono::milliseconds(50));
+    if (wake_.fd() >= 0 && (items[2].revents & ZMQ_POLLIN)) {
       try {
         wake_.drain_pubsub();
       } catch (const RedisError&) {
@@ -254,6 +284,7 @@ void Coordinator::serve(const std::atomic<bool>& stop) {
         }
         handle(from, *m);
       }
+      collect_verdicts();
       log_handshake_failures();
       heartbeat_and_expire();
       uint64_t now = now_ms();
@@ -264,10 +295,13 @@ void Coordinator::serve(const std::atomic<bool>& stop) {
         last_sweep_ms_ = now;
       }
       dispatch();
+      ack_durable();
     } catch (const CoordinatorLeaseLost& e) {
-      // A write was refused by the fence: either the lease lapsed (then it is re-taken and we
-      // go on) or another coordinator holds it (then renew_lease throws and we stop).
-      spdlog::warn("coordinator: {}", e.what());
+      // The renewal found another holder: step down. Otherwise a write was refused by the
+      // fence: either the lease lapsed (then it is re-taken and we go on) or another
+      // coordinator holds it (then renew_lease throws and we step down).
+      if (std::string(e.what()).find("ZKFENCED") == std::string::npos) throw;
+      spdlog::warn("coordinator: a write was refused by the lease fence ({}); checking the lease", e.what());
       try {
         renew_lease();
       } catch (const RedisError&) {
@@ -417,7 +451,7 @@ void Coordinator::reap() {
   auto expired = store_.expired_leases(now, 200);
   if (expired.empty()) return;
   // Right after a (re)start, live workers may not have said hello yet: give them one lease period.
-  const bool grace = now - started_ms_ < cfg_.coordinator.lease_ms;
+  const bool grace = now - serving_since_ms_ < cfg_.coordinator.lease_ms;
   for (const auto& member : expired) {
     auto ref = PartRef::parse(member);
     if (!ref) continue;
@@ -426,6 +460,7 @@ void Coordinator::reap() {
     const std::string token = r.elements.at(1).as_string();
     auto w = workers_.find(holder);
     bool held = w != workers_.end() && !token.empty() && (w->second.tokens.count(token) || w->second.busy.count(token));
+    held = held || (!token.empty() && verifying_tokens_.count(token));  // its result is being checked
     if (held || grace) {
       store_.renew_lease(member, now + cfg_.coordinator.lease_ms);
       continue;

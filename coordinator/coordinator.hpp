@@ -12,12 +12,14 @@
 // against it. Results and failures end an attempt only when they come from the worker its
 // lease names (routing id, and CURVE key) with its random token. A worker that sends a
 // result for another statement is quarantined (worker_registry.hpp). Only one coordinator
-// runs per Redis: it holds the coordinator lease and every write it makes is fenced by it.
+// is active per Redis: it holds the coordinator lease and every write it makes is fenced by
+// it; a standby (coordinator.standby) waits for the lease and only then binds and serves.
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -32,6 +34,7 @@
 #include "coordinator/farm_metrics.hpp"
 #include "coordinator/http_api.hpp"
 #include "coordinator/proof_checker.hpp"
+#include "coordinator/verify_queue.hpp"
 #include "farm/clock.hpp"
 #include "farm/control_message.hpp"
 #include "farm/coordinator_lease.hpp"
@@ -55,6 +58,9 @@ class Coordinator {
   void run(const std::atomic<bool>& stop);
   // The lease period: a coordinator silent this long is presumed dead (heartbeat x liveness).
   uint64_t lease_period_ms() const;
+  // TESTING ONLY (zkmill coordinator --inject-fault slow-verify): each proof check takes this
+  // much longer, to show the event loop does not wait for verification.
+  void inject_verify_delay(uint64_t ms) { verify_delay_ms_ = ms; }
 
  private:
   // Who sent a message: its routing id and, under CURVE, its authenticated public key.
@@ -95,7 +101,8 @@ class Coordinator {
   };
 
   void serve(const std::atomic<bool>& stop);
-  void take_lease(const std::atomic<bool>& stop);
+  // Takes the coordinator lease (a standby waits for it); false when `stop` came first.
+  bool take_lease(const std::atomic<bool>& stop);
   void renew_lease();
   void handle(const Peer& from, const ControlMessage& m);
   void on_hello(const Peer& from, const Hello& h);
@@ -103,8 +110,22 @@ class Coordinator {
   void on_synth_done(const Peer& from, WorkerInfo& w, const SynthDone& m);
   void on_prove_done(const Peer& from, WorkerInfo& w, const ProveDone& m);
   void on_task_failed(const Peer& from, WorkerInfo& w, const TaskFailed& m);
+  // A prove_done whose proof is being checked on the VerifyQueue.
+  struct PendingProof {
+    Peer from;
+    ProveDone m;
+  };
+  // Each loop turn: the verdicts ready, each finishing its prove_done (record, or reject).
+  void collect_verdicts();
+  void on_verdict(const PendingProof& p, const VerifyQueue::Verdict& v);
   // After any result: the worker is free, and the ack stops its re-sends.
   void settle(const Peer& from, WorkerInfo& w, const std::string& token);
+  // A prove_done's ack waits until the end of the loop turn and, with redis.min_replicas,
+  // until WAIT says the replicas have what was recorded: until then the worker keeps the proof,
+  // so a failover in between loses nothing (the new primary's partition is still "proving" and
+  // takes the re-send). One WAIT per turn covers every proof recorded in it.
+  void settle_durable(const Peer& from, WorkerInfo& w, const std::string& token);
+  void ack_durable();
   // A result refused before it changed anything (stale, or not from the attempt's holder).
   void refused(const Peer& from, std::string_view what, const AttemptRef& at, const std::string& why);
   // The partition's statement for a zkey job: from the witness read at dispatch, or Redis.
@@ -150,6 +171,16 @@ class Coordinator {
   RedisClient wake_;
   FarmStore store_;
   ProofChecker checker_;
+  // Proof checks run here, off the loop; verifying_ maps a check's id to its result, and
+  // verifying_tokens_ holds their attempt tokens: a re-send of a result being checked is not
+  // checked again, and its lease is not reaped meanwhile. verdicts_ holds the verdicts taken
+  // from the queue and not yet recorded: recording one writes to Redis, which may be down or
+  // fence the write; the verdict (and its token) then stays for the next turn, never lost.
+  VerifyQueue verify_;
+  std::map<uint64_t, PendingProof> verifying_;
+  std::set<std::string> verifying_tokens_;
+  std::deque<VerifyQueue::Verdict> verdicts_;
+  uint64_t verify_delay_ms_ = 0;
   zmq::context_t ctx_;
   zmq::socket_t router_;
   std::mutex refused_mu_;                              // the ZAP thread logs refusals too
@@ -172,6 +203,7 @@ class Coordinator {
   std::set<std::string> quarantined_keys_;             // their CURVE keys
   LogRateLimiter peer_log_limit_;
   uint64_t started_ms_ = 0;
+  uint64_t serving_since_ms_ = 0;  // when it took the lease (a standby: its takeover)
   // Numbers assignments and heartbeats to workers (field `seq`); a worker's heartbeat echoes the
   // highest it received (`seen`). Messages to one worker arrive in order, so seen >= an
   // assignment's seq proves the worker has had it: only then may a heartbeat that does not list
@@ -181,6 +213,9 @@ class Coordinator {
   uint64_t last_heartbeat_ms_ = 0;
   uint64_t last_sweep_ms_ = 0;
   uint64_t last_redis_error_log_ms_ = 0;
+  std::vector<std::pair<std::string, std::string>> durable_acks_;  // (worker id, token) to ack after WAIT
+  uint64_t next_wait_ms_ = 0;  // after a WAIT that timed out, the next one waits until then
+  uint64_t last_wait_log_ms_ = 0;
   FarmMetrics metrics_;
   // /metrics, the JSON API and the dashboard (coordinator.metrics_listen); last, so it stops
   // serving before anything it reads goes.

@@ -5,6 +5,8 @@
 // coordinator.cpp; the Lua scripts in farm/farm_store.cpp check the same rules atomically.
 #include <spdlog/spdlog.h>
 
+#include <thread>
+
 #include "coordinator/coordinator.hpp"
 #include "farm/log_text.hpp"
 
@@ -13,6 +15,35 @@ namespace zkmill::farm {
 void Coordinator::settle(const Peer& from, WorkerInfo& w, const std::string& token) {
   w.busy.erase(token);
   send(from.id, Ack{token});
+}
+
+void Coordinator::settle_durable(const Peer& from, WorkerInfo& w, const std::string& token) {
+  w.busy.erase(token);
+  durable_acks_.emplace_back(from.id, token);
+}
+
+void Coordinator::ack_durable() {
+  if (durable_acks_.empty()) return;
+  const uint64_t now = now_ms();
+  if (now < next_wait_ms_) return;
+  // At most half a heartbeat per turn: the loop must go on heartbeating while a replica lags.
+  const uint32_t timeout_ms = std::max<uint32_t>(1, cfg_.coordinator.heartbeat_ms / 2);
+  if (!redis_.wait_replicas(timeout_ms)) {
+    // Not acked: the workers keep their proofs and re-send them each heartbeat; a re-send of
+    // a recorded proof is refused (already verified) and comes back here.
+    next_wait_ms_ = now + cfg_.coordinator.heartbeat_ms;
+    if (now - last_wait_log_ms_ > 10000) {
+      spdlog::warn(
+          "coordinator: {} recorded proof(s) not acknowledged yet: fewer than redis.min_replicas = {} replica(s) "
+          "confirmed them within {} ms; their workers keep and re-send them",
+          durable_acks_.size(), redis_.config().min_replicas, timeout_ms);
+      last_wait_log_ms_ = now;
+    }
+    durable_acks_.clear();
+    return;
+  }
+  for (const auto& [id, token] : durable_acks_) send(id, Ack{token});
+  durable_acks_.clear();
 }
 
 void Coordinator::refused(const Peer& from, std::string_view what, const AttemptRef& at, const std::string& why) {
@@ -98,37 +129,79 @@ void Coordinator::on_synth_done(const Peer& from, WorkerInfo& w, const SynthDone
 void Coordinator::on_prove_done(const Peer& from, WorkerInfo& w, const ProveDone& m) {
   const PartRef ref{m.at.job, m.at.part};
   const FarmStore::Sender sender{from.id, from.key, m.at.token};
-  const uint64_t now = now_ms();
+  // Who may end this attempt is checked before the costly pairing check (a late re-send of a
+  // recorded result is refused here, unchecked); the recording script checks it again.
   const auto attempt = store_.attempt(ref);
   std::string why = attempt.refusal(sender);
   if (why.empty() && attempt.state != "proving") why = "partition " + attempt.state;
   if (!why.empty()) {
     refused(from, "prove_done", m.at, why);
-    return settle(from, w, m.at.token);
+    return settle_durable(from, w, m.at.token);
   }
-  const JobInfo& ji = job_info(ref.job);
+  // The same result re-sent while its proof is checked: answered when the verdict comes.
+  if (verifying_tokens_.count(m.at.token)) return;
+  // The worker is free now; the check runs on the VerifyQueue and the loop goes on.
+  w.busy.erase(m.at.token);
   const auto statement = nlohmann::json::parse(attempt.statement, nullptr, false);
-  const auto t0 = std::chrono::steady_clock::now();
-  const bool good = statement.is_array() && checker_.verify_one(ji.circuit, m.proof, statement, &why);
-  const double verify_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (!good) {
-    if (!statement.is_array()) why = "the partition has no statement recorded";
+  auto one = checker_.verifier(job_info(ref.job).circuit);  // the key is read here, on the loop
+  const uint64_t delay_ms = verify_delay_ms_;
+  const uint64_t id = verify_.submit([one = std::move(one), proof = m.proof, statement, delay_ms](std::string* why) {
+    if (delay_ms) std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    if (!statement.is_array()) {
+      *why = "the partition has no statement recorded";
+      return false;
+    }
+    if (one(proof, statement)) return true;
+    *why = "proof does not verify";
+    return false;
+  });
+  verifying_tokens_.insert(m.at.token);
+  verifying_.emplace(id, PendingProof{from, m});
+}
+
+void Coordinator::collect_verdicts() {
+  for (auto& v : verify_.done()) verdicts_.push_back(std::move(v));
+  // Front first, each removed only once recorded: when on_verdict throws (Redis down, a fenced
+  // write) this verdict and the ones behind it are recorded on a later turn. Recording twice is
+  // harmless: the second prove_done finds the partition verified and is discarded.
+  while (!verdicts_.empty()) {
+    const VerifyQueue::Verdict& v = verdicts_.front();
+    if (auto it = verifying_.find(v.id); it != verifying_.end()) {
+      on_verdict(it->second, v);
+      verifying_tokens_.erase(it->second.m.at.token);
+      verifying_.erase(it);
+    }
+    verdicts_.pop_front();
+  }
+}
+
+void Coordinator::on_verdict(const PendingProof& p, const VerifyQueue::Verdict& v) {
+  const Peer& from = p.from;
+  const ProveDone& m = p.m;
+  const PartRef ref{m.at.job, m.at.part};
+  const FarmStore::Sender sender{from.id, from.key, m.at.token};
+  const uint64_t now = now_ms();
+  auto ack = [&] { durable_acks_.emplace_back(from.id, m.at.token); };
+  if (!v.good) {
+    std::string why = v.why;
     // The prover's own idea of the statement is only a diagnostic: did it prove something else?
+    const JobInfo& ji = job_info(ref.job);
     std::string ignored;
     if (!m.public_inputs.empty()) {
+      const auto statement = nlohmann::json::parse(store_.attempt(ref).statement, nullptr, false);
       auto claimed = checker_.canonical_statement(ji.circuit, m.public_inputs, &ignored);
-      if (claimed && nlohmann::json(*claimed) != statement)
+      if (claimed && statement.is_array() && nlohmann::json(*claimed) != statement)
         why += " (its public inputs are not the partition's: a proof of another statement)";
     }
     spdlog::error(
         "coordinator: !!! PROOF REJECTED: job {} partition {} from worker {}: {} — counted as a failed attempt",
         ref.job, ref.part, printable(from.id), why);
-    metrics_.rejected(verify_s);
+    metrics_.rejected(v.seconds);
     quarantine(from, ref, "prove_done for " + ref.job + " partition " + std::to_string(ref.part) + ": " + why);
     count_failure("proof_rejected", ref,
                   store_.fail(ref, sender, "proof from " + printable(from.id, 64) + " rejected: " + why, false, now,
                               cfg_.coordinator));
-    return settle(from, w, m.at.token);
+    return ack();
   }
   auto d = store_.prove_done(ref, sender, m.proof.dump(), now);
   if (d.recorded) {
@@ -138,7 +211,7 @@ void Coordinator::on_prove_done(const Peer& from, WorkerInfo& w, const ProveDone
               {"prove_ms", m.prove_ms},
               {"slot_wait_ms", m.slot_wait_ms},
               {"bundle_bytes", m.bundle_bytes ? std::optional<double>(double(*m.bundle_bytes)) : std::nullopt}});
-    metrics_.verified(m, verify_s, since_submit_s(ref.job));
+    metrics_.verified(m, v.seconds, since_submit_s(ref.job));
     spdlog::info("coordinator: {} partition {} verified ({}/{})", ref.job, ref.part, d.verified, d.total);
     if (workers_.count(d.synth_worker) && !d.bundle_key.empty()) send(d.synth_worker, Release{d.bundle_key});
     if (d.verified == d.total) finalize(ref.job);
@@ -147,7 +220,7 @@ void Coordinator::on_prove_done(const Peer& from, WorkerInfo& w, const ProveDone
                  d.reason);
     metrics_.discarded();
   }
-  settle(from, w, m.at.token);
+  ack();
 }
 
 void Coordinator::on_task_failed(const Peer& from, WorkerInfo& w, const TaskFailed& m) {

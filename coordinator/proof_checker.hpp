@@ -26,6 +26,10 @@ class ProofChecker {
   // One proof against its public inputs (snarkjs JSON). False, with `why`, when it does not
   // verify or cannot be parsed; throws RedisError when the key cannot be fetched.
   bool verify_one(const std::string& circuit, const nlohmann::json& proof, const nlohmann::json& pub, std::string* why);
+  // The circuit's single-proof check, safe to call from any thread (it holds the prepared key;
+  // it may throw for a malformed proof). Loading the key reads Redis: call this on the loop.
+  using OneCheck = std::function<bool(const nlohmann::json& proof, const nlohmann::json& pub)>;
+  OneCheck verifier(const std::string& circuit) { return entry(circuit).one; }
   // `pub` (decimal strings) as the circuit's statement in canonical form (no leading zeros);
   // nullopt with `why` when the count is not the key's or a value is not a field element.
   std::optional<std::vector<std::string>> canonical_statement(const std::string& circuit,

@@ -22,21 +22,25 @@
 #   --gpus LIST (start and scale): one GPU prove worker per listed CUDA device, named gpu-<d>
 #       (`zkmill worker --role prove --gpus d`), besides the --prove CPU ones; scale makes the
 #       set exactly LIST (`none`: no GPU workers). Refused where nvidia-smi finds no such GPU.
+#   --set SECTION.KEY=VALUE (start, repeatable): a config setting for the farm, written into
+#       farm.yaml (coordinator.*, read by the coordinator) or each worker's yaml (worker.*), e.g.
+#       --set worker.prefetch=0 --set coordinator.synth_lookahead=8 (docs/config.md lists the
+#       keys; a wrong one stops the start with the component's error). scale reuses them.
 #   local-farm.sh status --dir DIR   processes, metrics URL and `zkmill status`; exit 1 if
 #                                    redis or the coordinator is down
 #   local-farm.sh stop   --dir DIR   (SIGTERM: workers drain, then coordinator, then redis)
 # Files in DIR: redis.{pid,port,log}, coordinator.{pid,log}, metrics.port, farm.yaml,
-# client.yaml, zkmill.bin, keys.dir and worker.threads (what scale reuses), <role>-<i>.{pid,yaml,log}, and
+# client.yaml, zkmill.bin, keys.dir, worker.threads and settings (what scale reuses), <role>-<i>.{pid,yaml,log}, and
 # <role>-<i>.draining while a worker drains.
 set -euo pipefail
 
-usage="usage: local-farm.sh start --dir DIR --keys KEYDIR --synth N --prove M [--gpus LIST] [--bin ZKMILL] [--worker-threads T]
+usage="usage: local-farm.sh start --dir DIR --keys KEYDIR --synth N --prove M [--gpus LIST] [--bin ZKMILL] [--worker-threads T] [--set SECTION.KEY=VALUE]...
        local-farm.sh scale --dir DIR [--synth N] [--prove M] [--gpus LIST|none] [--drain-timeout SECONDS]
        local-farm.sh status --dir DIR
        local-farm.sh stop --dir DIR"
 
 cmd=${1:-}; shift || true
-dir="" keys="" synth="" prove="" bin="" drain_timeout=900 worker_threads="" gpus=""
+dir="" keys="" synth="" prove="" bin="" drain_timeout=900 worker_threads="" gpus="" settings=()
 while [[ $# -gt 0 ]]; do
   [[ $# -ge 2 ]] || { echo "local-farm.sh: '$1' needs a value" >&2; exit 2; }
   case "$1" in
@@ -48,6 +52,12 @@ while [[ $# -gt 0 ]]; do
     --drain-timeout) drain_timeout=$2 ;;
     --worker-threads) worker_threads=$2 ;;
     --gpus) gpus=$2 ;;
+    --set)
+      [[ "$2" =~ ^(coordinator|worker)\.[a-z_]+=[^[:space:]]+$ ]] || {
+        echo "local-farm.sh: --set takes coordinator.KEY=VALUE or worker.KEY=VALUE (docs/config.md), got '$2'" >&2
+        exit 2
+      }
+      settings+=("$2") ;;
     *) echo "local-farm.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
   shift 2
@@ -137,7 +147,7 @@ redis_pid_at() { timeout 2 redis-cli -p "$1" info server 2>/dev/null | tr -d '\r
 # process is not counted: the command must be redis-server or zkmill).
 running_here() {
   local f pid comm
-  for f in "$dir"/redis.pid "$dir"/coordinator.pid "$dir"/synth-*.pid "$dir"/prove-*.pid; do
+  for f in "$dir"/redis.pid "$dir"/coordinator.pid "$dir"/synth-*.pid "$dir"/prove-*.pid "$dir"/gpu-*.pid; do
     [[ -f "$f" ]] || continue
     pid=$(cat "$f")
     kill -0 "$pid" 2>/dev/null || continue
@@ -149,10 +159,22 @@ running_here() {
 # The coordinator logs "worker NAME registered (role ..." (or re-registered) on each hello.
 registered() { grep -qE "worker $1 (re-)?registered \(role" "$dir/coordinator.log" 2>/dev/null; }
 
+# section_settings SECTION: the --set values of that section (DIR/settings), as YAML lines of
+# that section's block ("  key: value").
+section_settings() {
+  [[ -f "$dir/settings" ]] || return 0
+  local kv
+  while IFS= read -r kv; do
+    [[ $kv == "$1".* ]] || continue
+    kv=${kv#"$1".}
+    printf '  %s: %s\n' "${kv%%=*}" "${kv#*=}"
+  done < "$dir/settings"
+}
+
 start_worker() {  # start_worker NAME ROLE [ARGS...]
   local name=$1 role=$2; shift 2
   { cat "$dir/farm.yaml"; printf 'threads: %s\nworker:\n  id: %s\n  key_dir: %s\n' "$(cat "$dir/worker.threads" 2>/dev/null || echo 0)" \
-      "$name" "$(cat "$dir/keys.dir")"; } > "$dir/$name.yaml"
+      "$name" "$(cat "$dir/keys.dir")"; section_settings worker; } > "$dir/$name.yaml"
   "$(cat "$dir/zkmill.bin")" worker --config "$dir/$name.yaml" --role "$role" "$@" < /dev/null >> "$dir/$name.log" 2>&1 &
   echo $! > "$dir/$name.pid"
   rm -f "$dir/$name.draining"
@@ -236,6 +258,7 @@ coordinator:
   backoff_ms: 100
   backoff_max_ms: 2000
   metrics_listen: 127.0.0.1:$mport
+$(section_settings coordinator)
 YAML
   echo "$mport" > "$dir/metrics.port"
 }
@@ -275,6 +298,7 @@ start() {
   fi
   echo "$keys" > "$dir/keys.dir"
   echo "${worker_threads:-0}" > "$dir/worker.threads"
+  printf '%s\n' "${settings[@]}" | grep -v '^$' > "$dir/settings" || true
   echo "$bin" > "$dir/zkmill.bin"
   local rport cport mport
   start_redis

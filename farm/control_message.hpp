@@ -18,9 +18,9 @@
 //   bye        {}                                 drain      {}  (`zkmill worker drain`: as on SIGTERM)
 // Optional fields: hello {gpus[], bundle_server_key, slots, tasks[]}, worker_heartbeat {held[],
 // seen, tasks[]}, synth_done {synth_ms, bundle_bytes}, prove_done {public[], fetch_ms,
-// expand_ms, prove_ms, slot_wait_ms, bundle_bytes},
-// task_failed {permanent}, synth {input_bytes}, prove {bundle_server_key}. Unknown fields are
-// ignored. Tokens are 32 lowercase hex digits (128 random bits, attempt_token.hpp); "current"
+// expand_ms, prove_ms, slot_wait_ms, bundle_bytes}, task_failed {permanent}, heartbeat {seq},
+// synth {seq, input_bytes}, prove {seq, bundle_server_key}. Unknown fields are
+// ignored. Tokens are 32 lowercase hex digits (128 random bits, random_token.hpp); "current"
 // is "" when idle. public[] is the partition's statement as snarkjs writes public.json
 // (decimal strings): the coordinator's in `prove`, the synth worker's report in `synth_done`.
 // ZKM1 (integer tokens, prove_done's public as the statement) is refused with a clear reason.

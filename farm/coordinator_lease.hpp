@@ -14,8 +14,8 @@
 // systemd or by hand does not wait. Renewal re-takes a lease that simply lapsed (Redis
 // restarted without persistence, an outage longer than the period) when nobody else took it.
 //
-// A standby coordinator that waits for the lease and then takes over can be built on
-// acquire(): call it until it succeeds (the holder it returns says whom one waits for).
+// A standby coordinator (coordinator.standby) calls acquire() until it succeeds (the holder it
+// returns says whom it waits for): Coordinator::take_lease.
 #pragma once
 
 #include <cstdint>

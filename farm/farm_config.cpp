@@ -144,6 +144,10 @@ void parse_coordinator(FarmSection s, CoordinatorConfig& c) {
   check_listen_address(s, "metrics_listen", c.metrics_listen);
   s.str("api_token_file", c.api_token_file);
   s.num<uint32_t>("max_witness_mb", c.max_witness_mb, 1, 64);
+  s.boolean("standby", c.standby);
+  s.num<uint32_t>("verify_threads", c.verify_threads, 0, 64);
+  s.str_list("standby_endpoints", c.standby_endpoints);
+  for (const auto& e : c.standby_endpoints) check_endpoint(s, "standby_endpoints", e);
   // A lease shorter than the dead-peer window would requeue work of workers that are alive.
   if (uint64_t(c.lease_ms) < uint64_t(c.heartbeat_ms) * 2)
     s.fail("key '" + s.key("lease_ms") + "' must be at least twice coordinator.heartbeat_ms");
@@ -246,6 +250,7 @@ void check_exposure(const FarmConfig& cfg, FarmRole role, bool serves_bundles) {
     used.push_back({"coordinator.bind", &cfg.coordinator.bind});
   } else {
     used.push_back({"coordinator.endpoint", &cfg.coordinator.endpoint});
+    for (const auto& e : cfg.coordinator.standby_endpoints) used.push_back({"coordinator.standby_endpoints", &e});
     if (serves_bundles) used.push_back({"worker.bundle_bind", &cfg.worker.bundle_bind});
   }
   const std::string file = cfg.source.empty() ? "(defaults)" : cfg.source;

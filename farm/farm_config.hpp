@@ -54,6 +54,15 @@ struct CoordinatorConfig {
   // coordinator before sending it in the `synth` message). At most 64 MiB: the farm's
   // largest message (ControlMessage::kMaxPayloadBytes).
   uint32_t max_witness_mb = 64;
+  // Standby coordinators (docs/reliability.md, "Standby coordinator"). A coordinator with
+  // `standby` waits for the coordinator lease instead of refusing to start, takes over when
+  // the active one dies or is cut off, and steps back to waiting when it loses the lease.
+  // Workers connect to `endpoint` and every one of `standby_endpoints`: only the coordinator
+  // holding the lease binds its endpoint, so they talk to whichever is active.
+  bool standby = false;
+  // Threads checking proofs off the event loop; 0: one per hardware thread, at most 8.
+  uint32_t verify_threads = 0;
+  std::vector<std::string> standby_endpoints;
 };
 
 // worker: one worker process.

@@ -5,6 +5,7 @@
 #include <hiredis/hiredis.h>
 #include <sys/time.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <tuple>
@@ -134,11 +135,17 @@ void RedisClient::ensure_connected() {
         command({"AUTH", cfg_.password});
       else
         command({"AUTH", cfg_.user, cfg_.password});
-    } catch (const RedisError& e) {
+    } catch (const RedisReplyError& e) {
+      // Only Redis's answer to AUTH is a credentials problem. A connection dropped during AUTH
+      // (a Redis restarting: it accepted, then closed) stays a RedisError, an outage that
+      // callers wait out; taking it for wrong credentials stopped a coordinator for good.
       ctx_.reset();
       throw RedisAuthError("redis " + where + ": authentication as " +
                            (cfg_.user.empty() ? "the default user" : "user '" + cfg_.user + "'") +
                            " failed (check redis.user / redis.password): " + e.what());
+    } catch (const RedisError&) {
+      ctx_.reset();
+      throw;
     }
   }
   // Sentinels can lag a failover by a moment: never write to a server that is a replica now.
@@ -152,9 +159,10 @@ void RedisClient::ensure_connected() {
   }
 }
 
-bool RedisClient::wait_replicas() {
+bool RedisClient::wait_replicas(uint32_t timeout_ms) {
   if (cfg_.min_replicas == 0) return true;
-  return command({"WAIT", std::to_string(cfg_.min_replicas), std::to_string(cfg_.wait_timeout_ms)}).as_int() >=
+  const uint32_t t = timeout_ms ? std::min(timeout_ms, cfg_.wait_timeout_ms) : cfg_.wait_timeout_ms;
+  return command({"WAIT", std::to_string(cfg_.min_replicas), std::to_string(t)}).as_int() >=
          (long long)cfg_.min_replicas;
 }
 

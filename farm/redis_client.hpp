@@ -72,8 +72,9 @@ class RedisClient {
   void ensure_connected();
   void disconnect();
   // After a write that must survive a failover: WAIT until redis.min_replicas replicas
-  // acknowledged it, at most redis.wait_timeout_ms. True when they did (or none is asked for).
-  bool wait_replicas();
+  // acknowledged it, at most redis.wait_timeout_ms (or `timeout_ms` when smaller and not 0).
+  // True when they did (or none is asked for).
+  bool wait_replicas(uint32_t timeout_ms = 0);
   // "HOST:PORT" (or the socket path) of the server connected to; "" when not connected.
   const std::string& where() const { return where_; }
 

@@ -82,6 +82,16 @@ Worker::Worker(FarmConfig cfg, WorkerOptions opts)
   }
   monitor_ = std::make_unique<HandshakeMonitor>(ctx_, dealer_);
   dealer_.set(zmq::sockopt::linger, 2000);  // lets a final bye/result leave on a graceful exit
+  if (!cfg_.coordinator.standby_endpoints.empty()) {
+    // Connected to every coordinator, of which only the one holding the lease has bound its
+    // endpoint. Messages go only to completed connections (immediate), and a connection to a
+    // coordinator that stopped answering (stalled, cut off) is dropped by ZeroMQ's own
+    // heartbeat after the dead-peer window, so the DEALER's round robin never feeds a
+    // silent one for long.
+    dealer_.set(zmq::sockopt::immediate, 1);
+    dealer_.set(zmq::sockopt::heartbeat_ivl, int(cfg_.coordinator.heartbeat_ms));
+    dealer_.set(zmq::sockopt::heartbeat_timeout, int(cfg_.coordinator.heartbeat_ms * cfg_.coordinator.liveness));
+  }
   // A zkey job's `synth` carries the .wtns in a frame of up to ControlMessage::kMaxPayloadBytes
   // (the coordinator is the only peer); decode() still holds JSON bodies to max_message_kb.
   dealer_.set(zmq::sockopt::maxmsgsize,
@@ -177,8 +187,13 @@ ControlMessage Worker::heartbeat() const {
 
 int Worker::run(const std::atomic<bool>& stop) {
   dealer_.connect(cfg_.coordinator.endpoint);
-  spdlog::info("worker {}: role {}, coordinator {}, bundles {}{}{}", id_, role_name(opts_.role),
-               cfg_.coordinator.endpoint, server_ ? server_->endpoint() : std::string("-"),
+  std::string coordinators = cfg_.coordinator.endpoint;
+  for (const auto& e : cfg_.coordinator.standby_endpoints) {
+    dealer_.connect(e);
+    coordinators += " (standby " + e + ")";
+  }
+  spdlog::info("worker {}: role {}, coordinator {}, bundles {}{}{}", id_, role_name(opts_.role), coordinators,
+               server_ ? server_->endpoint() : std::string("-"),
                curve_ ? ", CURVE public key " + curve_->own.public_key : std::string(", plaintext (zmq.curve off)"),
                gpu_ ? ", proving on GPU(s) " + gpu_->describe().dump() : std::string());
   send(hello());
@@ -416,6 +431,7 @@ bool Worker::serve_held_bundles(bool coordinator_gone) {
 
 template <class E>
 std::shared_ptr<const cs::PceMatrices> Worker::pce_for(const std::string& key_path, const groth16::KeyMeta& meta) {
+  std::lock_guard lock(pce_mu_);
   if (auto it = pce_.find(key_path); it != pce_.end()) return it->second;
   const std::string path = key_path + ".pce";
   const bool existed = std::filesystem::exists(path);
@@ -429,8 +445,15 @@ std::shared_ptr<const cs::PceMatrices> Worker::pce_for(const std::string& key_pa
     spdlog::warn("worker {}: PCE file refused: {} ({:.1f} ms)", id_, why, ms);
   else
     spdlog::info("worker {}: PCE matrices recorded for {} ({:.1f} ms)", id_, path, ms);
+  spdlog::info("worker {}: PCE {}: {} rows, {} entries, {} MiB mapped, id {}", id_, path, m->n_rows(), m->nnz(),
+               m->image_bytes() >> 20, cs::short_hex(m->id()));
   pce_[key_path] = m;
   return m;
+}
+
+void Worker::forget_pce(const std::string& key_path) {
+  std::lock_guard lock(pce_mu_);
+  pce_.erase(key_path);
 }
 
 namespace {
@@ -463,7 +486,7 @@ ControlMessage Worker::run_synth(const Synth& s, const std::string& wtns) {
       try {
         return groth16::synthesize_builtin_pce<E>(*pce_for<E>(key->path, pk.meta), pk.meta, s.seed, part, key->digest);
       } catch (const std::exception& e) {
-        pce_.erase(key->path);
+        forget_pce(key->path);
         spdlog::warn("worker {}: PCE synthesis of {} failed ({}); synthesizing without it", id_, key->path, e.what());
       }
     }
@@ -471,11 +494,11 @@ ControlMessage Worker::run_synth(const Synth& s, const std::string& wtns) {
   });
   if (!zkey && cfg_.worker.bundle_kind == "witness")
     bundle = curves::with_curve(key->curve, [&]<class E>(E) {
-      // Witness only: the prove worker recomputes a, b, c from the circuit's matrices, so only
-      // inputs and the (bit-packed) aux travel.
+      // Witness only: the prove worker recomputes a, b, c from the circuit's PCE matrices (the
+      // same KEY.pce, named by its id), so only inputs and the (bit-packed) aux travel.
       using Fr = typename E::Fr;
-      const auto mats = matrices_.get<E>(*key);
-      return cs::WitnessBundle::pack_witness<Fr>(bundle.header(), mats->id, bundle.template inputs<Fr>(),
+      const auto pce = pce_for<E>(key->path, groth16::ProvingKey<E>::open(key->path).meta);
+      return cs::WitnessBundle::pack_witness<Fr>(bundle.header(), pce->id(), bundle.template inputs<Fr>(),
                                                  bundle.template aux<Fr>());
     });
   const std::string bundle_key = s.at.job + "/" + std::to_string(part) + "/" + s.at.token;
@@ -519,14 +542,21 @@ ControlMessage Worker::run_prove(const Prove& p, Task& t) {
   const uint64_t fetched_bytes = w.bytes().size();  // telemetry: wire bytes of this partition
   double expand_ms = 0;
   if (w.kind() == cs::BundleKind::Witness) {
-    // a, b, c from the circuit's matrices, on our CPU threads, before taking a proving slot:
-    // it overlaps the proofs running there.
+    // a, b, c from the circuit's PCE matrices (KEY.pce, opened or recorded once), on our CPU
+    // threads, before taking a proving slot: it overlaps the proofs running there.
     if (key->format != KeyDirectory::Format::Native)
       throw std::runtime_error("fetched a witness-only bundle for a .zkey circuit");
     const auto te = std::chrono::steady_clock::now();
     w = curves::with_curve(key->curve, [&]<class E>(E) {
-      const auto mats = matrices_.get<E>(*key);
-      return cs::expand_witness<typename E::Fr>(w, mats->r1cs, mats->id);
+      const auto pce = pce_for<E>(key->path, groth16::ProvingKey<E>::open(key->path).meta);
+      try {
+        return cs::expand_witness<typename E::Fr>(w, *pce);
+      } catch (const cs::BundleError&) {
+        // Another PCE id: the partition is retried; the file is opened afresh then, in case it
+        // was replaced meanwhile (a worker of the new circuit version rebuilt it).
+        forget_pce(key->path);
+        throw;
+      }
     });
     expand_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - te).count();
   }

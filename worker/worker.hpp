@@ -18,6 +18,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -31,7 +32,6 @@
 #include "farm/farm_config.hpp"
 #include "farm/handshake_monitor.hpp"
 #include "farm/log_rate_limiter.hpp"
-#include "worker/circuit_matrices.hpp"
 #include "worker/gpu_prover.hpp"
 #include "worker/key_directory.hpp"
 #include "worker/prover_pool.hpp"
@@ -79,9 +79,12 @@ class Worker {
   std::string refusal(MessageType type) const;
   void start_task(const ControlMessage& m);
   ControlMessage run_synth(const Synth& s, const std::string& wtns);
-  // The PCE matrices of a native key (cached in pce_; see groth16::load_or_build_pce).
+  // The PCE matrices of a native key (KEY.pce, cached in pce_; see groth16::load_or_build_pce).
+  // Thread-safe: synth and prove tasks share them.
   template <class E>
   std::shared_ptr<const cs::PceMatrices> pce_for(const std::string& key_path, const groth16::KeyMeta& meta);
+  // Drops a key's cached matrices (after a failure that may be theirs): opened afresh next time.
+  void forget_pce(const std::string& key_path);
   ControlMessage run_prove(const Prove& p, Task& t);
   void collect_tasks();
   // A finished task's result: to the coordinator, and kept until acked.
@@ -99,11 +102,15 @@ class Worker {
   std::string id_;
   KeyDirectory keys_;
   ZkeyCircuits zkeys_;  // thread-safe: used by the task threads
-  // PCE matrices of the native keys synthesized so far, by key path (synth task only: a
-  // synthesis runs alone): opened (or recorded and written beside the key) on a key's first
-  // synth task when worker.pce is on.
+  // PCE matrices of the native keys used so far, by key path: opened (or recorded and written
+  // beside the key) on a key's first task that needs them, kept for the life of the worker (a
+  // farm proves many partitions of few circuits). Synth tasks use them for a, b, c (worker.pce)
+  // and for the id witness-only bundles carry; prove tasks to expand witness-only bundles. The
+  // file is memory-mapped, so its pages are shared with a synth worker on the same host and the
+  // kernel may drop them under memory pressure. pce_mu_ is held while a file is opened or
+  // recorded: a second task that needs it waits instead of recording it twice.
+  std::mutex pce_mu_;
   std::map<std::string, std::shared_ptr<const cs::PceMatrices>> pce_;
-  CircuitMatrices matrices_;                // thread-safe: native circuits' R1CS for witness-only bundles
   std::optional<CurveKeys::Loaded> curve_;  // zmq.curve: own keypair, coordinator key, allow-list
   std::unique_ptr<GpuProver> gpu_;          // --gpus
   std::unique_ptr<ProverPool> provers_;     // prove roles: one slot per GPU, or one CPU slot

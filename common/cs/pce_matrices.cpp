@@ -70,6 +70,16 @@ std::shared_ptr<const void> decode_table(std::span<const uint8_t> bytes, uint64_
 
 }  // namespace
 
+std::string short_hex(const PceId& id) {
+  static const char* digits = "0123456789abcdef";
+  std::string s;
+  for (size_t i = 0; i < 8; ++i) {
+    s.push_back(digits[id[i] >> 4]);
+    s.push_back(digits[id[i] & 15]);
+  }
+  return s + "…";
+}
+
 std::string PceShape::describe() const {
   return "circuit '" + circuit + "' size " + std::to_string(size) + " on " + curve_name(curve) + " (" +
          std::to_string(n_inputs) + " inputs, " + std::to_string(n_aux) + " aux, " + std::to_string(n_constraints) +
@@ -206,6 +216,10 @@ PceMatrices PceMatrices::validate(std::span<const uint8_t> bytes, const PceShape
   if (m.layout_.total != bytes.size()) throw PceError(name + ": corrupted: the section sizes do not add up");
   if (pce_detail::image_checksum(bytes) != h.checksum) throw PceError(name + ": corrupted: checksum mismatch");
   m.bytes_ = bytes;
+  for (uint64_t lane = 0; lane < 4; ++lane) {
+    const uint64_t d = Checksum64(0x70636569 + lane).update(bytes.first(PceHeader::kSize)).digest();
+    std::memcpy(m.id_.data() + 8 * lane, &d, 8);
+  }
   // Structure, so that the mat-vec's loads stay in bounds even for a file whose checksum was
   // forged: rows nondecreasing and ending at nnz, columns < variables, codes < table + 2.
   const uint64_t rows = m.n_rows(), n_vars = h.shape.n_inputs + h.shape.n_aux, max_code = h.n_coeffs + 2;

@@ -15,6 +15,12 @@
 // ProvingCS (constraint_system.hpp). The file layout is in docs/formats.md; open() refuses
 // (PceError) a file that is truncated, corrupted (checksum, or a structure that does not
 // hold), of another version, or recorded for another circuit shape or curve.
+//
+// The same file serves both ends of the data plane: synth workers compute a, b, c with it (or
+// ship the witness alone, stamped with id()), and prove workers expand witness-only bundles
+// with it (witness_expand.hpp). id() is a content digest of the whole file (its header carries
+// the body checksum), and encoding is deterministic, so two workers that record the same
+// circuit get the same id, and a worker running another circuit version gets another one.
 #pragma once
 
 #include <cstdint>
@@ -38,6 +44,12 @@ class PceError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// What a witness-only bundle names the matrices it was packed for by (PceMatrices::id()).
+using PceId = CircuitId;
+
+// "1f2e…" (the first 8 bytes in hex), for messages.
+std::string short_hex(const PceId& id);
 
 // What a PCE file was recorded for; a file is used only when all of it matches.
 struct PceShape {
@@ -90,12 +102,20 @@ class PceMatrices {
   static PceMatrices open(const std::string& path, const PceShape& expected);
   // The same checks over an image held in memory (used when the file cannot be written).
   static PceMatrices from_image(std::vector<uint8_t> image, const PceShape& expected, const std::string& name);
+  // encode() then from_image(): the matrices of a recording held in memory (tests, benches).
+  template <class F>
+  static PceMatrices from_r1cs(const R1CS<F>& r1cs, const PceShape& shape) {
+    return from_image(encode(r1cs, shape), shape, shape.circuit + " (in memory)");
+  }
 
   const PceHeader& header() const { return header_; }
   const PceShape& shape() const { return header_.shape; }
   uint64_t n_rows() const { return header_.shape.n_constraints + header_.shape.n_inputs; }
   uint64_t nnz() const { return header_.nnz[0] + header_.nnz[1] + header_.nnz[2]; }
   size_t image_bytes() const { return bytes_.size(); }
+  // Content id of the image (four checksum64 lanes over the header, whose checksum field
+  // covers the body): stamped into witness-only bundles and checked by the prove side.
+  const PceId& id() const { return id_; }
   // Density words in the witness bundle's layout (cs::DensityMap order).
   std::span<const uint64_t> density(size_t which) const {
     return words_at<uint64_t>(layout_.density[which], layout_.density_words[which]);
@@ -123,6 +143,7 @@ class PceMatrices {
   PceHeader header_;
   PceLayout layout_;
   std::string name_;
+  PceId id_{};
   // The coefficient table decoded once (Montgomery form) for the mat-vec; type-erased so the
   // class itself is not a template (one file format, whichever curve).
   std::shared_ptr<const void> table_;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The recording constraint system: synthesizes a circuit once without values and keeps its
-// R1CS shape (sparse A, B, C in CSR form) for setup, and for the farm's witness + sparse
-// mat-vec path (evaluate_abc below), which must agree bit for bit with ProvingCS.
+// R1CS shape (sparse A, B, C in CSR form) for setup, and for precompiled constraint
+// evaluation (pce_matrices.hpp: the recording encoded into a file, then witness + sparse
+// mat-vec), which must agree bit for bit with ProvingCS.
 //
 // Rows: the circuit's constraints in order, then one row per public input i (ONE included):
 // A = input_i, B = 0, C = 0. This is bellman's "inputs enforce" convention: it makes the
@@ -19,7 +20,6 @@
 #include <vector>
 
 #include "common/cs/constraint_system.hpp"
-#include "common/util/thread_pool.hpp"
 
 namespace zkmill::cs {
 
@@ -144,48 +144,5 @@ class RecordingCS final : public ConstraintSystem<F> {
   std::vector<Entry> scratch_;
   bool finished_ = false;
 };
-
-template <class F>
-struct AbcVectors {
-  std::vector<F> a, b, c;
-};
-
-// a = A z, b = B z, c = C z for z = (inputs ‖ aux), rows split across the pool. This is the
-// farm's alternative to ProvingCS: synthesize the witness alone, then one sparse mat-vec.
-template <class F>
-AbcVectors<F> evaluate_abc(const R1CS<F>& r1cs, std::span<const F> inputs, std::span<const F> aux,
-                           util::ThreadPool& pool = util::ThreadPool::global()) {
-  if (inputs.size() != r1cs.n_inputs || aux.size() != r1cs.n_aux)
-    throw std::invalid_argument("evaluate_abc: assignment has " + std::to_string(inputs.size()) + " inputs and " +
-                                std::to_string(aux.size()) + " aux, the R1CS expects " + std::to_string(r1cs.n_inputs) +
-                                " and " + std::to_string(r1cs.n_aux));
-  const size_t rows = r1cs.n_rows();
-  AbcVectors<F> out;
-  out.a.resize(rows);
-  out.b.resize(rows);
-  out.c.resize(rows);
-  const uint64_t n_in = r1cs.n_inputs;
-  auto dot = [&](const CsrMatrix<F>& m, size_t r) {
-    F acc = F::zero();
-    const uint64_t end = m.row_ptr[r + 1];
-    for (uint64_t k = m.row_ptr[r]; k < end; ++k) {
-      uint32_t col = m.col[k];
-      const F& z = col < n_in ? inputs[col] : aux[col - n_in];
-      acc += m.val[k].is_one() ? z : m.val[k] * z;
-    }
-    return acc;
-  };
-  pool.parallel_for(
-      rows,
-      [&](size_t begin, size_t end) {
-        for (size_t r = begin; r < end; ++r) {
-          out.a[r] = dot(r1cs.A, r);
-          out.b[r] = dot(r1cs.B, r);
-          out.c[r] = dot(r1cs.C, r);
-        }
-      },
-      4096);
-  return out;
-}
 
 }  // namespace zkmill::cs

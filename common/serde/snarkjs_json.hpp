@@ -120,7 +120,13 @@ std::vector<F> scalars_from_json(const nlohmann::json& j) {
                            std::string("expected an array of decimal strings, not a JSON ") + j.type_name());
   std::vector<F> out;
   out.reserve(j.size());
-  for (size_t i = 0; i < j.size(); ++i) out.push_back(scalar_from_json<F>(j[i], "[" + std::to_string(i) + "]"));
+  for (size_t i = 0; i < j.size(); ++i) {
+    // Appended piecewise: GCC 12 warns (-Wrestrict, a known false positive) on "[" + s + "]".
+    std::string field(1, '[');
+    field += std::to_string(i);
+    field += ']';
+    out.push_back(scalar_from_json<F>(j[i], field));
+  }
   return out;
 }
 

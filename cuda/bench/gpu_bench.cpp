@@ -5,7 +5,7 @@
 //   zkmill_gpu_bench [--msm-sizes 20,22,24,26] [--msm-g2-sizes 20,22] [--ntt-sizes 20,...,27]
 //                    [--prove-sizes 20,22,24] [--porep-log 27] [--check-cpu-log 20] [--g2-cpu-log 20]
 //                    [--runs 3] [--curves bn254,bls12-381] [--msm-c 0,16] [--ceilings 1]
-//                    [--msm-bits 1]
+//                    [--msm-bits 1] [--porep-size 130000000 --porep-partitions 10 --porep-threads 5]
 //                    (a list "0" or a size 0 skips that part)
 #include <algorithm>
 #include <cstdio>
@@ -49,6 +49,12 @@ int main(int argc, char** argv) {
       o.msm_widths = parse_list(v).empty() ? std::vector<int>{0} : parse_list(v);
     else if (k == "--porep-log")
       o.porep_log = std::atoi(v);
+    else if (k == "--porep-size")
+      o.porep_size = std::strtoull(v, nullptr, 10);
+    else if (k == "--porep-partitions")
+      o.porep_partitions = std::max(1, std::atoi(v));
+    else if (k == "--porep-threads")
+      o.porep_threads = std::max(0, std::atoi(v));
     else if (k == "--check-cpu-log")
       o.check_cpu_log = std::atoi(v);
     else if (k == "--runs")

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The GPU benchmark suite (cuda/bench/suite.hpp): card ceilings, G1 and G2 MSM with an exact check,
 // NTT, full proofs through prove_gpu<E> with synthetic keys, and a PoRep-sized partition. This unit
-// is the driver, the card ceilings and the limb-width rows; the other parts are in suite_msm.cu and
-// suite_prove.cu (suite_common.cuh says why the suite is split).
+// is the driver, the card ceilings and the limb-width rows; the other parts are in suite_msm.cu,
+// suite_prove.cu and suite_porep.cu (suite_common.cuh says why the suite is split).
 //
 // MSM inputs: scalars a progression s0 + i d (random s0, d: every c-bit digit looks uniform);
 // points P_i = Q_(i mod 2^16) + R_(i >> 16), Q_j = [q0 + j dq] G, R_k = [r0 + k dr] G, summed and
@@ -12,10 +12,10 @@
 // tiling of 2^16 distinct progression points (offset per section), G2 likewise with 2^12; the
 // witness is a = progression, b = progression, c = a o b, z = progression. Proofs over such a key
 // do not verify (no trapdoor relation); at check_cpu_log the GPU proof is compared with the CPU
-// prover's on the same synthetic key instead. The PoRep row builds its key on the device from
-// 2^20 distinct points (tiled, 48 GiB for BLS12-381 at 2^27) and runs the GPU side of a proof,
-// then frees it and runs B_G2 on a tiled 24 GiB G2 key (both at once would not fit the card
-// next to the sort scratch and the bundle's buffers).
+// prover's on the same synthetic key instead. The PoRep rows build their key on the device from
+// 2^20 distinct points (tiled: 50 GiB of G1 and 25 GiB of G2 for BLS12-381 at 2^27) and prove a
+// synthetic witness, or real `porep` witnesses synthesized on host threads while the GPU proves
+// (a whole pipelined job: bench_porep, suite_porep.cu).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 // What the parts of the GPU benchmark suite share (CUDA-only, internal to cuda/bench/): the
 // result row, the host-side input generators and the declarations of each part. The suite is
-// three translation units, so that they compile in parallel and none holds the others' kernels:
+// four translation units, so that they compile in parallel and none holds the others' kernels:
 //   suite.cu        run_gpu_bench (the driver), card ceilings, 32- vs 64-bit limbs;
 //   suite_msm.cu    G1/G2 MSM and NTT rows, and make_points (distinct points of known logs);
-//   suite_prove.cu  full proofs on synthetic keys and the PoRep-sized partition.
+//   suite_prove.cu  full proofs on synthetic keys (and the synthetic witness, the phase note);
+//   suite_porep.cu  the PoRep-sized partitions (synthetic or real `porep` witnesses, pipelined).
 // The MSM and NTT engines and the prover's device code are not compiled here at all: they are
 // instantiated once, in cuda/msm/msm_g1.cu, msm_g2_<curve>*.cu, cuda/ntt/ntt.cu and
 // cuda/groth16/prover_<curve>.cu (extern templates).
@@ -14,15 +15,18 @@
 
 #include <algorithm>
 #include <chrono>
+#include <random>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "common/cs/witness_bundle.hpp"
 #include "common/ec/short_weierstrass.hpp"
 #include "common/util/thread_pool.hpp"
 #include "cuda/bench/suite.hpp"
 #include "cuda/ec/g1.hpp"
 #include "cuda/ec/g2.hpp"
+#include "cuda/groth16/prover.hpp"
 
 namespace zkmill::cuda::bench {
 
@@ -76,7 +80,14 @@ template <class G>
 void make_points(const typename G::Affine* q, const typename G::Affine* r, typename G::Affine* out, uint32_t n,
                  cudaStream_t stream);
 
-// The parts (suite_msm.cu, suite_prove.cu); each returns false when a checked result was wrong.
+// A witness bundle of the synthetic shape (2 inputs, n - 2 aux, n rows, c = a o b, every value a
+// progression) and the one-line phase breakdown of a GPU proof; defined in suite_prove.cu (E:
+// both curves), used by the proof and PoRep rows.
+template <class E>
+cs::WitnessBundle synthetic_bundle(uint32_t log_n, std::mt19937_64& rng);
+std::string phase_note(const GpuProveTimings& t);
+
+// The parts (suite_msm.cu, suite_prove.cu, suite_porep.cu); each returns false when a checked result was wrong.
 template <class G>
 bool bench_msm(const char* op, const char* name, const std::vector<int>& sizes, const GpuBenchOptions& o,
                std::vector<Row>& rows);

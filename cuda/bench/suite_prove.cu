@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The proof parts of the GPU benchmark suite (suite_common.cuh): full GPU proofs through
 // prove_gpu<E> on synthetic keys (cold and warm key cache, B_G2 on the GPU and on the CPU, and the
-// CPU prover's proof on the same inputs at check_cpu_log), and the GPU side of a PoRep-sized
-// BLS12-381 partition on a key generated on the device.
+// CPU prover's proof on the same inputs at check_cpu_log); also the synthetic witness and the
+// phase note that the PoRep rows (suite_porep.cu) share.
 #include <chrono>
 #include <cstdio>
 #include <random>
@@ -15,14 +15,6 @@
 #include "cuda/groth16/prove.cuh"
 
 namespace zkmill::cuda::bench {
-namespace {
-
-// out[i] = src[(i * stride + offset) mod m], m a power of two.
-template <class T>
-__global__ void tile_kernel(const T* src, uint64_t m, T* out, uint64_t n, uint64_t stride, uint64_t offset) {
-  const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = src[(i * stride + offset) & (m - 1)];
-}
 
 // A witness bundle of the synthetic shape: 2 inputs, n - 2 aux, n rows, c = a o b.
 template <class E>
@@ -57,6 +49,8 @@ cs::WitnessBundle synthetic_bundle(uint32_t log_n, std::mt19937_64& rng) {
   w.seal();
   return w;
 }
+
+namespace {
 
 template <class P>
 std::vector<P> tiled(const std::vector<P>& pool, size_t n, size_t offset) {
@@ -103,6 +97,8 @@ GpuResult prove_dispatch(const groth16::ProvingKey<E>& pk, const cs::WitnessBund
   return prove_gpu(pk, w, r, s, out, t, po);
 }
 
+}  // namespace
+
 std::string phase_note(const GpuProveTimings& t) {
   char note[360];
   if (t.g2_on_gpu)
@@ -118,8 +114,6 @@ std::string phase_note(const GpuProveTimings& t) {
                   t.msm_l_ms, t.msm_h_ms, t.g2_cpu_ms, t.g2_wait_ms, t.combine_ms);
   return note;
 }
-
-}  // namespace
 
 template <class E>
 bool bench_prove(const GpuBenchOptions& o, std::vector<Row>& rows) {
@@ -176,112 +170,8 @@ bool bench_prove(const GpuBenchOptions& o, std::vector<Row>& rows) {
   return all_ok;
 }
 
-// The GPU side of a PoRep-sized BLS12-381 partition, on a key generated on the device: the G1
-// side of a proof (gpu_parts without B_G2), then B_G2 over the same scalars on a G2 key.
-bool bench_porep(const GpuBenchOptions& o, std::vector<Row>& rows) {
-  using E = curves::Bls12381;
-  using G = curve::Bls12381G1;
-  using Fr = E::Fr;
-  const uint32_t lg = uint32_t(o.porep_log);
-  const uint64_t n = uint64_t(1) << lg;
-  std::mt19937_64 rng(27);
-  const auto t0 = std::chrono::steady_clock::now();
-  auto w = synthetic_bundle<E>(lg, rng);
-  const double bundle_ms = g16::ms_since(t0);
-  g16::ContextLease lease = g16::acquire_context(0);
-  g16::DeviceContext& ctx = *lease.ctx;
-  const auto gen = E::G1::generator().to_affine();
-  const auto qh = progression<E>(Fr::random(rng), Fr::random(rng), size_t(1) << kQLog, gen);
-  const auto rh = progression<E>(Fr::random(rng), Fr::random(rng), size_t(1) << 4, gen);
-  std::vector<G::Affine> qd(qh.size()), rd(rh.size());
-  for (size_t i = 0; i < qh.size(); ++i) qd[i] = G::to_device_affine(qh[i]);
-  for (size_t i = 0; i < rh.size(); ++i) rd[i] = G::to_device_affine(rh[i]);
-  const cudaStream_t st = ctx.compute.get();
-  const auto k0 = std::chrono::steady_clock::now();
-  DeviceBuffer<G::Affine> d_q(qd.size(), "porep Q"), d_r(rd.size(), "porep R");
-  DeviceBuffer<G::Affine> base(size_t(1) << 20, "porep distinct points");
-  ZK_CUDA_OK(cudaMemcpyAsync(d_q.get(), qd.data(), qd.size() * sizeof(qd[0]), cudaMemcpyHostToDevice, st));
-  ZK_CUDA_OK(cudaMemcpyAsync(d_r.get(), rd.data(), rd.size() * sizeof(rd[0]), cudaMemcpyHostToDevice, st));
-  make_points<G>(d_q.get(), d_r.get(), base.get(), 1u << 20, st);
-  bool ok = true;
-  GpuProveTimings t_g1;
-  {
-    DeviceBuffer<G::Affine> ka(n, "porep key A"), kb(n, "porep key B_G1"), kl(n - 2, "porep key L"),
-        kh(n, "porep key H");
-    uint64_t off = 1;
-    for (auto* buf : {&ka, &kb, &kl, &kh}) {
-      tile_kernel<G::Affine><<<unsigned((buf->size() + 255) / 256), 256, 0, st>>>(base.get(), uint64_t(1) << 20,
-                                                                                  buf->get(), buf->size(), 3, off);
-      ZK_CUDA_OK_LAUNCH();
-      off += 77777;
-    }
-    ZK_CUDA_OK(cudaStreamSynchronize(st));
-    const double key_ms = g16::ms_since(k0);
-    const g16::DeviceKeyView<G> view{ka.get(), kb.get(), kl.get(), kh.get(), n, n - 2, n};
-    g16::GpuParts<E> first;
-    for (int rep = 0; rep < 2; ++rep) {
-      GpuProveTimings t;
-      const auto p0 = std::chrono::steady_clock::now();
-      const auto parts = g16::gpu_parts<E>(ctx, view, w, lg, t);
-      if (rep == 0) first = parts;
-      const bool same =
-          rep == 0 || (parts.a == first.a && parts.b1 == first.b1 && parts.l == first.l && parts.h == first.h);
-      ok = ok && same;
-      t.total_ms = g16::ms_since(p0);
-      t.key_cache_hit = true;
-      t_g1 = t;
-      char note[400];
-      std::snprintf(note, sizeof note, "%s%s | device key gen %.0f ms, host bundle %.0f ms; G2 in the next row",
-                    same ? "" : "WRONG (not deterministic) ", phase_note(t).c_str(), key_ms, bundle_ms);
-      rows.push_back({"porep_gpu_g1", E::kName, int(lg), float(t.total_ms), float(t.total_ms), note});
-      std::printf("porep_gpu_g1 2^%u total %.1f ms  %s\n", lg, t.total_ms, note);
-      std::fflush(stdout);
-    }
-  }  // the G1 key is freed here: G1 key + G2 key + sort scratch would not fit one H200 together
-  // B_G2 of the same partition: its scalars z are still on the device from the proof above; the
-  // G2 key (24 GiB) is tiled on the device from 2^20 distinct points like the G1 key.
-  using G2 = curve::Bls12381G2;
-  const auto gen2 = E::G2::generator().to_affine();
-  const auto qh2 = progression<E>(Fr::random(rng), Fr::random(rng), size_t(1) << kQLog, gen2);
-  const auto rh2 = progression<E>(Fr::random(rng), Fr::random(rng), size_t(1) << 4, gen2);
-  std::vector<G2::Affine> qd2(qh2.size()), rd2(rh2.size());
-  for (size_t i = 0; i < qh2.size(); ++i) qd2[i] = G2::to_device_affine(qh2[i]);
-  for (size_t i = 0; i < rh2.size(); ++i) rd2[i] = G2::to_device_affine(rh2[i]);
-  DeviceBuffer<G2::Affine> d_q2(qd2.size(), "porep Q2"), d_r2(rd2.size(), "porep R2");
-  DeviceBuffer<G2::Affine> base2(size_t(1) << 20, "porep distinct G2 points"), kb2(n, "porep key B_G2");
-  ZK_CUDA_OK(cudaMemcpyAsync(d_q2.get(), qd2.data(), qd2.size() * sizeof(qd2[0]), cudaMemcpyHostToDevice, st));
-  ZK_CUDA_OK(cudaMemcpyAsync(d_r2.get(), rd2.data(), rd2.size() * sizeof(rd2[0]), cudaMemcpyHostToDevice, st));
-  make_points<G2>(d_q2.get(), d_r2.get(), base2.get(), 1u << 20, st);
-  tile_kernel<G2::Affine>
-      <<<unsigned((n + 255) / 256), 256, 0, st>>>(base2.get(), uint64_t(1) << 20, kb2.get(), n, 3, 7);
-  ZK_CUDA_OK_LAUNCH();
-  ZK_CUDA_OK(cudaStreamSynchronize(st));
-  auto& cs = ctx.state<G>();
-  E::G2 first2;
-  for (int rep = 0; rep < 2; ++rep) {
-    const auto p0 = std::chrono::steady_clock::now();
-    cs.msm.prepare(cs.z.get(), n);  // in a proof this sort is shared with A and B_G1
-    const double sort_ms = g16::ms_since(p0);
-    const E::G2 b2 = cs.msm2.sum(kb2.get());
-    const double ms = g16::ms_since(p0);
-    if (rep == 0) first2 = b2;
-    const bool same = rep == 0 || b2 == first2;
-    ok = ok && same;
-    char note[300];
-    std::snprintf(note, sizeof note,
-                  "%sB_G2 MSM on the device: %.1f ms (digit sort %.1f of it, shared with A/B1 in a proof); "
-                  "partition GPU total = G1 side %.1f + B_G2 sum %.1f = %.1f ms",
-                  same ? "" : "WRONG (not deterministic) ", ms, sort_ms, t_g1.total_ms, ms - sort_ms,
-                  t_g1.total_ms + ms - sort_ms);
-    rows.push_back({"porep_gpu_g2", E::kName, int(lg), float(ms), float(ms), note});
-    std::printf("porep_gpu_g2 2^%u %.1f ms  %s\n", lg, ms, note);
-    std::fflush(stdout);
-  }
-  lease.lock.unlock();
-  (void)release_gpu_context(0);
-  return ok;
-}
-
+template cs::WitnessBundle synthetic_bundle<curves::Bn254>(uint32_t, std::mt19937_64&);
+template cs::WitnessBundle synthetic_bundle<curves::Bls12381>(uint32_t, std::mt19937_64&);
 template bool bench_prove<curves::Bn254>(const GpuBenchOptions&, std::vector<Row>&);
 template bool bench_prove<curves::Bls12381>(const GpuBenchOptions&, std::vector<Row>&);
 

@@ -12,13 +12,8 @@
 #include "tests/support/process.hpp"
 #include "zkmill/build_info.hpp"
 
+namespace zkmill::test {
 namespace {
-
-using zkmill::test::contains;
-using zkmill::test::Result;
-using zkmill::test::run_zkmill;
-using zkmill::test::scratch_dir;
-using zkmill::test::slurp;
 namespace fs = std::filesystem;
 
 fs::path write_file(const std::string& name, const std::string& text) {
@@ -148,3 +143,5 @@ TEST(Cli, LogLevelFlagOverridesConfigAndLogFileIsWritten) {
   EXPECT_TRUE(contains(slurp(log), "command 'info'")) << slurp(log);
   EXPECT_TRUE(contains(r.err, "command 'info'")) << "logs go to stderr too: " << r.err;
 }
+
+}  // namespace zkmill::test

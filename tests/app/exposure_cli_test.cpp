@@ -10,13 +10,8 @@
 
 #include "tests/support/process.hpp"
 
+namespace zkmill::test {
 namespace {
-
-using zkmill::test::contains;
-using zkmill::test::Result;
-using zkmill::test::run_program;
-using zkmill::test::scratch_dir;
-using zkmill::test::zkmill_binary;
 namespace fs = std::filesystem;
 
 fs::path write_config(const std::string& name, const std::string& text) {
@@ -58,3 +53,4 @@ TEST(ExposureCli, InsecureStartsWithAWarning) {
 }
 
 }  // namespace
+}  // namespace zkmill::test

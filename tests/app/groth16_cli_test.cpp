@@ -7,8 +7,7 @@
 
 #include "tests/support/process.hpp"
 
-using namespace zkmill::test;
-
+namespace zkmill::test {
 namespace {
 
 std::string snarkjs_cli() { return std::string(ZKMILL_SOURCE_DIR) + "/tests/interop/node_modules/snarkjs/cli.js"; }
@@ -131,3 +130,4 @@ TEST(DemoCli, RunsASmallJobAndVerifies) {
 }
 
 }  // namespace
+}  // namespace zkmill::test

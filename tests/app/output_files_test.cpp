@@ -12,22 +12,9 @@
 #include "tests/support/fixtures.hpp"
 #include "tests/support/process.hpp"
 
-using namespace zkmill::test;
-using zkmill::testing::interop_fixture;
-
+namespace zkmill::test {
 namespace {
 
-// Runs zkmill under a file-size limit of 0 bytes with SIGXFSZ ignored, so every write(2) of
-// output data fails with EFBIG as on a full disk (the shell's `trap ""` is inherited by exec).
-// `timeout` turns a hang (e.g. a FIFO read forever) into exit 124.
-Result run_zkmill_fsize0(const std::vector<std::string>& args) {
-  // Only zkmill runs under the limit: its stdout and stderr go through `cat`, so the files the
-  // test harness captures them in are written without it (else the error message is lost).
-  std::string cmd = "set -o pipefail; { (trap '' XFSZ; ulimit -f 0; exec timeout 60 '" + zkmill_binary() + "'";
-  for (const auto& a : args) cmd += " '" + a + "'";
-  cmd += ") 2>&1 >&3 3>&- | cat >&2; } 3>&1 | cat";
-  return run_program("bash", {"-c", cmd});
-}
 Result run_zkmill_bounded(const std::vector<std::string>& args) {
   std::vector<std::string> a{"30", zkmill_binary()};
   a.insert(a.end(), args.begin(), args.end());
@@ -245,3 +232,4 @@ TEST_F(OutputFiles, SeedOutOfRangeIsRefusedNotWrapped) {
 }
 
 }  // namespace
+}  // namespace zkmill::test

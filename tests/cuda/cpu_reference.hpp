@@ -15,7 +15,7 @@
 #include "common/curves/bn254.hpp"
 #include "cuda/ntt/ntt.hpp"
 
-namespace zkmill::cuda_ref {
+namespace zkmill::test {
 
 // P_i = [a + i b] G for random a, b: n mixed additions and one batch normalisation. GP: the
 // group's params (G1 by default; Curve::G2Params for G2).
@@ -169,4 +169,4 @@ void ntt_reference(std::vector<F>& a, cuda::NttDirection dir) {
   }
 }
 
-}  // namespace zkmill::cuda_ref
+}  // namespace zkmill::test

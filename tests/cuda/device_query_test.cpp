@@ -12,6 +12,8 @@
 #include "cuda/runtime/device_query.hpp"
 #endif
 
+namespace zkmill::test {
+
 TEST(DeviceQuery, ReasonIsGivenExactlyWhenNoGpu) {
 #if defined(ZKMILL_HAVE_CUDA)
   std::string err = "stale";
@@ -23,10 +25,10 @@ TEST(DeviceQuery, ReasonIsGivenExactlyWhenNoGpu) {
   }
   // A null error pointer is allowed.
   EXPECT_EQ(zkmill::cuda::query_gpus(nullptr).size(), gpus.size());
-  EXPECT_EQ(zkmill::testing::gpu_available(), !gpus.empty());
+  EXPECT_EQ(gpu_available(), !gpus.empty());
 #else
-  EXPECT_FALSE(zkmill::testing::gpu_available());
-  EXPECT_NE(zkmill::testing::gpu_unavailable_reason().find("not compiled"), std::string::npos);
+  EXPECT_FALSE(gpu_available());
+  EXPECT_NE(gpu_unavailable_reason().find("not compiled"), std::string::npos);
 #endif
 }
 
@@ -49,3 +51,5 @@ TEST(DeviceQuery, EveryDeviceHasSaneProperties) {
   }
 #endif
 }
+
+}  // namespace zkmill::test

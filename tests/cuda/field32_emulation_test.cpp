@@ -14,6 +14,7 @@
 #include "cuda/ec/g1.hpp"
 #include "cuda/ec/g2.hpp"
 
+namespace zkmill::test {
 namespace {
 
 using namespace zkmill;
@@ -174,3 +175,4 @@ TYPED_TEST(XyzzEmulation, MatchesCpuJacobian) {
 }
 
 }  // namespace
+}  // namespace zkmill::test

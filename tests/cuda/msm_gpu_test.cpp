@@ -17,6 +17,7 @@
 #include "tests/cuda/cpu_reference.hpp"
 #include "tests/support/gpu.hpp"
 
+namespace zkmill::test {
 namespace {
 
 using namespace zkmill;
@@ -72,18 +73,16 @@ class GpuMsm : public ::testing::Test {
   static P cpu_msm(const std::vector<A>& pts, const std::vector<Fr>& sc) {
     return msm::msm<GP>(std::span<const A>(pts), std::span<const Fr>(sc));
   }
-  static auto points(size_t log_n, std::mt19937_64& rng) {
-    return cuda_ref::progression_points<C, GP>(size_t(1) << log_n, rng);
-  }
+  static auto points(size_t log_n, std::mt19937_64& rng) { return progression_points<C, GP>(size_t(1) << log_n, rng); }
   static std::mt19937_64 rng(uint64_t seed) { return std::mt19937_64(seed + T::kSeed); }
   static A random_point(std::mt19937_64& rng) { return (P::generator() * Fr::random(rng)).to_affine(); }
 
   void random_at(size_t log_n, uint64_t seed, bool with_cpu_msm) {
     auto r = rng(seed);
     const auto kp = points(log_n, r);
-    const auto sc = cuda_ref::random_scalars<Fr>(kp.points.size(), r);
+    const auto sc = random_scalars<Fr>(kp.points.size(), r);
     const P got = gpu(kp.points, sc);
-    EXPECT_EQ(got, cuda_ref::expected_msm<C>(kp, sc)) << "n = 2^" << log_n;
+    EXPECT_EQ(got, expected_msm<C>(kp, sc)) << "n = 2^" << log_n;
     if (with_cpu_msm) {
       EXPECT_EQ(got, cpu_msm(kp.points, sc)) << "n = 2^" << log_n;
     }
@@ -99,8 +98,8 @@ TYPED_TEST(GpuMsm, Small1kMatchesNaive) {
   auto rng = F::rng(101);
   std::vector<typename F::A> pts(1024);
   for (auto& p : pts) p = F::random_point(rng);
-  const auto sc = cuda_ref::random_scalars<typename F::Fr>(pts.size(), rng);
-  EXPECT_EQ(F::gpu(pts, sc), (cuda_ref::naive_msm<typename F::C, typename F::GP>(pts, sc)));
+  const auto sc = random_scalars<typename F::Fr>(pts.size(), rng);
+  EXPECT_EQ(F::gpu(pts, sc), (naive_msm<typename F::C, typename F::GP>(pts, sc)));
 }
 
 TYPED_TEST(GpuMsm, Random2e10) {
@@ -126,9 +125,9 @@ TYPED_TEST(GpuMsm, Skewed2e14And2e18) {
   for (size_t log_n : {14, 18}) {
     auto rng = F::rng(200 + log_n);
     const auto kp = F::points(log_n, rng);
-    const auto sc = cuda_ref::skewed_scalars<typename F::Fr>(kp.points.size(), rng);
+    const auto sc = skewed_scalars<typename F::Fr>(kp.points.size(), rng);
     const auto got = F::gpu(kp.points, sc);
-    EXPECT_EQ(got, cuda_ref::expected_msm<typename F::C>(kp, sc)) << "n = 2^" << log_n;
+    EXPECT_EQ(got, expected_msm<typename F::C>(kp, sc)) << "n = 2^" << log_n;
     EXPECT_EQ(got, F::cpu_msm(kp.points, sc)) << "n = 2^" << log_n;
   }
 }
@@ -144,9 +143,9 @@ TYPED_TEST(GpuMsm, BitHeavyScalars) {
   for (size_t log_n : {12, 17}) {
     auto rng = F::rng(250 + log_n);
     const auto kp = F::points(log_n, rng);
-    const auto sc = cuda_ref::bit_heavy_scalars<Fr>(kp.points.size(), rng);
+    const auto sc = bit_heavy_scalars<Fr>(kp.points.size(), rng);
     const auto got = F::gpu(kp.points, sc);
-    EXPECT_EQ(got, cuda_ref::expected_msm<typename F::C>(kp, sc)) << "n = 2^" << log_n;
+    EXPECT_EQ(got, expected_msm<typename F::C>(kp, sc)) << "n = 2^" << log_n;
     if (log_n == 12) {
       EXPECT_EQ(got, F::cpu_msm(kp.points, sc));
     }
@@ -155,9 +154,9 @@ TYPED_TEST(GpuMsm, BitHeavyScalars) {
   const auto kp = F::points(13, rng);
   const size_t n = kp.points.size();
   auto check = [&](const std::vector<Fr>& sc, const char* what, cuda::MsmOptions o = {}) {
-    EXPECT_EQ(F::gpu(kp.points, sc, o), cuda_ref::expected_msm<typename F::C>(kp, sc)) << what;
+    EXPECT_EQ(F::gpu(kp.points, sc, o), expected_msm<typename F::C>(kp, sc)) << what;
   };
-  check(cuda_ref::bit_heavy_scalars<Fr>(n, rng, 50, 50), "only 0 and 1");
+  check(bit_heavy_scalars<Fr>(n, rng, 50, 50), "only 0 and 1");
   check(std::vector<Fr>(n, Fr::one()), "all ones");
   std::vector<Fr> sc(n, Fr::one());
   sc[n / 3] = Fr::random(rng);
@@ -167,7 +166,7 @@ TYPED_TEST(GpuMsm, BitHeavyScalars) {
   check(sc, "a single one");
   cuda::MsmOptions narrow;
   narrow.window_bits = 3;
-  check(cuda_ref::bit_heavy_scalars<Fr>(n, rng, 30, 30), "mix at c = 3", narrow);
+  check(bit_heavy_scalars<Fr>(n, rng, 30, 30), "mix at c = 3", narrow);
 }
 
 // Narrow windows put thousands of points in each bucket: several chunk levels per bucket.
@@ -176,8 +175,8 @@ TYPED_TEST(GpuMsm, ForcedWindowWidths) {
   using F = TestFixture;
   auto rng = F::rng(300);
   const auto kp = F::points(TypeParam::kWindowLog, rng);
-  const auto sc = cuda_ref::random_scalars<typename F::Fr>(kp.points.size(), rng);
-  const auto want = cuda_ref::expected_msm<typename F::C>(kp, sc);
+  const auto sc = random_scalars<typename F::Fr>(kp.points.size(), rng);
+  const auto want = expected_msm<typename F::C>(kp, sc);
   for (int c : TypeParam::windows()) {
     cuda::MsmOptions o;
     o.window_bits = c;
@@ -202,7 +201,7 @@ TYPED_TEST(GpuMsm, ExceptionalPoints) {
     // Few distinct scalars: equal digits put equal points in the same bucket.
     sc.push_back(i % 7 == 0 ? Fr::zero() : (i % 3 == 0 ? -Fr::one() : Fr::from_u64(uint64_t(i % 4 + 1))));
   }
-  const auto want = cuda_ref::naive_msm<typename F::C, typename F::GP>(pts, sc);
+  const auto want = naive_msm<typename F::C, typename F::GP>(pts, sc);
   EXPECT_EQ(F::gpu(pts, sc), want);
   cuda::MsmOptions o;
   o.window_bits = 3;
@@ -221,7 +220,7 @@ TYPED_TEST(GpuMsm, TrivialSizesAndAllZero) {
   const auto kp = F::points(6, rng);
   std::vector<Fr> sc(kp.points.size(), Fr::zero());
   EXPECT_TRUE(F::gpu(kp.points, sc).is_identity());
-  sc = cuda_ref::random_scalars<Fr>(1, rng);
+  sc = random_scalars<Fr>(1, rng);
   const std::vector<typename F::A> one(kp.points.begin(), kp.points.begin() + 1);
   EXPECT_EQ(F::gpu(one, sc), F::P::from_affine(one[0]) * sc[0]);
   typename F::P out = F::P::generator();
@@ -246,3 +245,4 @@ TYPED_TEST(GpuMsm, ArgumentErrorsAreReportedNotThrown) {
 }
 
 }  // namespace
+}  // namespace zkmill::test

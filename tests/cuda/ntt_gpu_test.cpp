@@ -12,6 +12,7 @@
 #include "tests/cuda/cpu_reference.hpp"
 #include "tests/support/gpu.hpp"
 
+namespace zkmill::test {
 namespace {
 
 using namespace zkmill;
@@ -55,7 +56,7 @@ class GpuNtt : public ::testing::Test {
   // GPU and CPU transforms of the same random input agree, every element.
   static void check(size_t log_n, uint64_t seed) {
     std::mt19937_64 rng(seed);
-    const auto input = cuda_ref::random_scalars<Fr>(size_t(1) << log_n, rng);
+    const auto input = random_scalars<Fr>(size_t(1) << log_n, rng);
     for (NttDirection dir : kAll) {
       std::vector<Fr> want = input, got = input;
       cpu_ntt(want, log_n, dir);
@@ -78,10 +79,10 @@ TYPED_TEST_SUITE(GpuNtt, NttTypes);
 TYPED_TEST(GpuNtt, ReferenceMatchesDefinition) {
   using Fr = typename TypeParam::Fr;
   std::mt19937_64 rng(1);
-  const auto a = cuda_ref::random_scalars<Fr>(256, rng);
+  const auto a = random_scalars<Fr>(256, rng);
   auto fast = a;
-  cuda_ref::ntt_reference(fast, NttDirection::kForward);
-  EXPECT_EQ(fast, cuda_ref::dft_naive(a, Fr::root_of_unity(8)));
+  ntt_reference(fast, NttDirection::kForward);
+  EXPECT_EQ(fast, dft_naive(a, Fr::root_of_unity(8)));
 }
 
 // The two CPU implementations agree (no GPU needed): the convention the GPU is held to.
@@ -89,10 +90,10 @@ TYPED_TEST(GpuNtt, CpuReferencesAgree) {
   using Fr = typename TypeParam::Fr;
   std::mt19937_64 rng(2);
   for (size_t log_n : {1, 5, 12}) {
-    const auto a = cuda_ref::random_scalars<Fr>(size_t(1) << log_n, rng);
+    const auto a = random_scalars<Fr>(size_t(1) << log_n, rng);
     for (NttDirection dir : kAll) {
       auto x = a, y = a;
-      cuda_ref::ntt_reference(x, dir);
+      ntt_reference(x, dir);
       TestFixture::cpu_ntt(y, log_n, dir);
       EXPECT_EQ(x, y) << "n = 2^" << log_n << ", direction " << int(dir);
     }
@@ -118,7 +119,7 @@ TYPED_TEST(GpuNtt, RoundTrips) {
   ZKMILL_REQUIRE_GPU();
   using Fr = typename TypeParam::Fr;
   std::mt19937_64 rng(3);
-  const auto a = cuda_ref::random_scalars<Fr>(size_t(1) << 16, rng);
+  const auto a = random_scalars<Fr>(size_t(1) << 16, rng);
   auto x = a;
   ASSERT_TRUE(TypeParam::run(x.data(), x.size(), NttDirection::kForward).ok());
   ASSERT_TRUE(TypeParam::run(x.data(), x.size(), NttDirection::kInverse).ok());
@@ -137,3 +138,4 @@ TYPED_TEST(GpuNtt, ArgumentErrors) {
 }
 
 }  // namespace
+}  // namespace zkmill::test

@@ -13,6 +13,7 @@
 #include "cuda/msm/pippenger_plan.hpp"
 #include "tests/cuda/cpu_reference.hpp"
 
+namespace zkmill::test {
 namespace {
 
 using namespace zkmill;
@@ -81,22 +82,22 @@ TYPED_TEST_SUITE(PippengerModel, CurveTypes);
 TYPED_TEST(PippengerModel, MatchesNaiveForSeveralWindowWidths) {
   using C = TypeParam;
   std::mt19937_64 rng(11);
-  auto kp = cuda_ref::progression_points<C>(200, rng);
+  auto kp = progression_points<C>(200, rng);
   kp.points[3] = kp.points[5];             // a repeated point
   kp.points[7] = C::G1Affine::identity();  // a point at infinity
-  auto sc = cuda_ref::random_scalars<typename C::Fr>(kp.points.size(), rng);
+  auto sc = random_scalars<typename C::Fr>(kp.points.size(), rng);
   sc[9] = -C::Fr::one();  // the largest scalar
   sc[10] = C::Fr::zero();
-  const auto want = cuda_ref::naive_msm<C>(kp.points, sc);
+  const auto want = naive_msm<C>(kp.points, sc);
   for (int c : {0, 2, 3, 5, 8, 13}) EXPECT_EQ(model_msm<C>(kp.points, sc, c), want) << "c = " << c;
 }
 
 TYPED_TEST(PippengerModel, SkewedScalars) {
   using C = TypeParam;
   std::mt19937_64 rng(12);
-  const auto kp = cuda_ref::progression_points<C>(300, rng);
-  const auto sc = cuda_ref::skewed_scalars<typename C::Fr>(kp.points.size(), rng);
-  EXPECT_EQ(model_msm<C>(kp.points, sc, 0), cuda_ref::expected_msm<C>(kp, sc));
+  const auto kp = progression_points<C>(300, rng);
+  const auto sc = skewed_scalars<typename C::Fr>(kp.points.size(), rng);
+  EXPECT_EQ(model_msm<C>(kp.points, sc, 0), expected_msm<C>(kp, sc));
 }
 
 TEST(PippengerPlan, SignedDigitsReconstructTheScalar) {
@@ -143,3 +144,4 @@ TEST(PippengerPlan, WindowChoiceAndLimits) {
 }
 
 }  // namespace
+}  // namespace zkmill::test

@@ -21,6 +21,7 @@
 #include "tests/support/fixtures.hpp"
 #include "tests/support/gpu.hpp"
 
+namespace zkmill::test {
 namespace {
 
 using namespace zkmill;
@@ -39,8 +40,6 @@ constexpr char kBn128[] = "bn128";
 constexpr char kBls12381[] = "bls12381";
 using Bn = Curve<curves::Bn254, kBn128>;
 using Bls = Curve<curves::Bls12381, kBls12381>;
-
-using zkmill::testing::interop_fixture;
 
 template <class T>
 class GpuZkey : public ::testing::Test {
@@ -197,3 +196,4 @@ TYPED_TEST(GpuZkey, LargeKeyFromEnvironment) {
 }
 
 }  // namespace
+}  // namespace zkmill::test

@@ -17,7 +17,8 @@
 #include "farm/log_text.hpp"
 #include "farm/random_token.hpp"
 
-namespace zkmill::farm {
+namespace zkmill::test {
+using namespace zkmill::farm;
 namespace {
 
 using nlohmann::json;
@@ -427,4 +428,4 @@ TEST(LogRateLimiter, LimitsPerPeerAndCountsWhatItSuppressed) {
 }
 
 }  // namespace
-}  // namespace zkmill::farm
+}  // namespace zkmill::test

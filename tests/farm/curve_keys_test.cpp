@@ -9,7 +9,8 @@
 #include <filesystem>
 #include <fstream>
 
-namespace zkmill::farm {
+namespace zkmill::test {
+using namespace zkmill::farm;
 namespace {
 
 namespace fs = std::filesystem;
@@ -98,4 +99,4 @@ TEST(CurveKeys, BadFilesGetClearErrorsWithoutTheSecret) {
 }
 
 }  // namespace
-}  // namespace zkmill::farm
+}  // namespace zkmill::test

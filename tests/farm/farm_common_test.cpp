@@ -14,7 +14,8 @@
 #include "farm/farm_config.hpp"
 #include "farm/sha256.hpp"
 
-namespace zkmill::farm {
+namespace zkmill::test {
+using namespace zkmill::farm;
 namespace {
 
 std::string sha_hex(const std::string& s) {
@@ -112,4 +113,4 @@ TEST(FarmConfig, UnreadableFileIsNamed) {
 }
 
 }  // namespace
-}  // namespace zkmill::farm
+}  // namespace zkmill::test

@@ -6,7 +6,8 @@
 
 #include "farm/farm_config.hpp"
 
-namespace zkmill::farm {
+namespace zkmill::test {
+using namespace zkmill::farm;
 namespace {
 
 TEST(FarmExposure, LoopbackEndpoints) {
@@ -74,4 +75,4 @@ TEST(FarmExposure, InsecureMustBeABoolean) {
 }
 
 }  // namespace
-}  // namespace zkmill::farm
+}  // namespace zkmill::test

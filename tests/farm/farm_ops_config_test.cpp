@@ -5,7 +5,8 @@
 
 #include "farm/farm_config.hpp"
 
-namespace zkmill::farm {
+namespace zkmill::test {
+using namespace zkmill::farm;
 namespace {
 
 std::string metrics_error(const std::string& value) {
@@ -39,4 +40,4 @@ TEST(FarmConfigMetrics, RejectsWhatIsNotHostPort) {
 }
 
 }  // namespace
-}  // namespace zkmill::farm
+}  // namespace zkmill::test

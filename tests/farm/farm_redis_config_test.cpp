@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 // The redis section's Sentinel and durability keys (docs/reliability.md, "Redis failover"):
-// parsed strictly, and combinations that cannot work are refused naming the key.
+// parsed strictly, and combinations that cannot work are refused naming the key. Also the
+// coordinator's standby keys (docs/reliability.md, "Standby coordinator").
 #include <gtest/gtest.h>
 
 #include "farm/farm_config.hpp"
 
-namespace zkmill::farm {
+namespace zkmill::test {
+using namespace zkmill::farm;
 namespace {
 
 std::string error_of(const std::string& yaml) {
@@ -58,5 +60,35 @@ TEST(FarmRedisConfig, RefusesWhatCannotWork) {
             std::string::npos);
 }
 
+TEST(FarmStandbyConfig, StandbyAndStandbyEndpoints) {
+  const auto cfg = parse_farm_config(
+      "coordinator:\n  endpoint: tcp://127.0.0.1:7710\n  standby: true\n"
+      "  standby_endpoints: [\"tcp://127.0.0.1:7711\", \"ipc:///run/zk/c3\"]\n",
+      "farm.yaml");
+  EXPECT_TRUE(cfg.coordinator.standby);
+  EXPECT_EQ(cfg.coordinator.standby_endpoints, (std::vector<std::string>{"tcp://127.0.0.1:7711", "ipc:///run/zk/c3"}));
+  EXPECT_FALSE(parse_farm_config("", "farm.yaml").coordinator.standby);
+  EXPECT_NE(error_of("coordinator:\n  standby_endpoints: [\"10.0.0.3:7710\"]\n")
+                .find("key 'coordinator.standby_endpoints' must be a ZeroMQ endpoint"),
+            std::string::npos);
+  EXPECT_NE(error_of("coordinator:\n  standby: maybe\n").find("coordinator.standby"), std::string::npos);
+}
+
+TEST(FarmStandbyConfig, StandbyEndpointsFollowTheExposureRule) {
+  // A worker's plaintext connection to a standby beyond loopback is refused like `endpoint`.
+  const auto cfg = parse_farm_config("coordinator:\n  standby_endpoints: [\"tcp://10.0.0.3:7710\"]\n", "farm.yaml");
+  try {
+    check_exposure(cfg, FarmRole::kWorker, false);
+    ADD_FAILURE() << "a plaintext standby endpoint beyond loopback was accepted";
+  } catch (const util::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("key 'coordinator.standby_endpoints' is tcp://10.0.0.3:7710"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_NO_THROW(
+      check_exposure(parse_farm_config("coordinator:\n  standby_endpoints: [\"tcp://127.0.0.1:7711\"]\n", "farm.yaml"),
+                     FarmRole::kWorker, false));
+}
+
 }  // namespace
-}  // namespace zkmill::farm
+}  // namespace zkmill::test

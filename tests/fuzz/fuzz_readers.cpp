@@ -20,9 +20,8 @@
 #error "define ZKMILL_FUZZ_READER: 1 = zkey, 2 = wtns, 3 = r1cs"
 #endif
 
+namespace zkmill::test {
 namespace {
-
-using zkmill::formats::FormatError;
 
 [[maybe_unused]] void fuzz_zkey(std::span<const uint8_t> bytes) {
   // One thread: a finding must reproduce from the input alone, independent of scheduling.
@@ -43,18 +42,20 @@ using zkmill::formats::FormatError;
 }
 
 }  // namespace
+}  // namespace zkmill::test
 
+// libFuzzer's entry point, global and with C linkage.
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::span<const uint8_t> bytes(data, size);
   try {
 #if ZKMILL_FUZZ_READER == 1
-    fuzz_zkey(bytes);
+    zkmill::test::fuzz_zkey(bytes);
 #elif ZKMILL_FUZZ_READER == 2
-    fuzz_wtns(bytes);
+    zkmill::test::fuzz_wtns(bytes);
 #else
-    fuzz_r1cs(bytes);
+    zkmill::test::fuzz_r1cs(bytes);
 #endif
-  } catch (const FormatError&) {
+  } catch (const zkmill::formats::FormatError&) {
     // The reader refused the input with a named error: the correct outcome.
   }
   return 0;

@@ -11,13 +11,11 @@
 #include "tests/support/gpu.hpp"
 #include "tests/support/process.hpp"
 
-using namespace zkmill::test;
-
+namespace zkmill::test {
 namespace {
 
 const std::string kRoot = ZKMILL_SOURCE_DIR;
 std::string snarkjs_cli() { return kRoot + "/tests/interop/node_modules/snarkjs/cli.js"; }
-using zkmill::testing::interop_fixture;
 bool have_snarkjs() {
   if (fs::exists(snarkjs_cli())) return true;
   if (std::getenv("CI")) ADD_FAILURE() << "snarkjs missing at " << snarkjs_cli() << ": run ./scripts/setup.sh";
@@ -143,7 +141,7 @@ TEST_P(GpuFlag, OffProvesOnTheCpuAndBadChoicesAreErrors) {
 
 // Runs where there is no GPU (CI); the GPU machine runs the next test instead.
 TEST_P(GpuFlag, OnWithoutAGpuIsExit2AndAutoFallsToTheCpu) {
-  if (zkmill::testing::gpu_available()) GTEST_SKIP() << "a GPU is present (OnProvesOnTheGpu covers it)";
+  if (gpu_available()) GTEST_SKIP() << "a GPU is present (OnProvesOnTheGpu covers it)";
   auto r = prove({"--gpu", "on"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_TRUE(contains(r.err, "--gpu on: no GPU to prove on")) << r.err;
@@ -240,3 +238,4 @@ TEST_P(BadInput, ErrorsAreExit2AndNamed) {
 INSTANTIATE_TEST_SUITE_P(Curves, BadInput, ::testing::Values("bn128", "bls12381"));
 
 }  // namespace
+}  // namespace zkmill::test

@@ -6,7 +6,7 @@
 
 #include <string>
 
-namespace zkmill::testing {
+namespace zkmill::test {
 
 inline std::string interop_fixture_dir(const std::string& curve) {
   return std::string(ZKMILL_SOURCE_DIR) + "/tests/interop/fixtures/" + curve + "/";
@@ -16,4 +16,4 @@ inline std::string interop_fixture(const std::string& curve, const std::string& 
   return interop_fixture_dir(curve) + name + "." + ext;
 }
 
-}  // namespace zkmill::testing
+}  // namespace zkmill::test

@@ -14,7 +14,7 @@
 #include "cuda/runtime/device_query.hpp"
 #endif
 
-namespace zkmill::testing {
+namespace zkmill::test {
 
 // Empty when at least one CUDA device is usable, else why not. Probed once per process:
 // device enumeration costs milliseconds and the answer does not change under a test run.
@@ -33,13 +33,13 @@ inline const std::string& gpu_unavailable_reason() {
 
 inline bool gpu_available() { return gpu_unavailable_reason().empty(); }
 
-}  // namespace zkmill::testing
+}  // namespace zkmill::test
 
 // GTEST_SKIP returns from the enclosing test body, so this must be used in the test itself
 // (or a void helper whose caller checks IsSkipped()).
-#define ZKMILL_REQUIRE_GPU()                                                               \
-  do {                                                                                     \
-    if (!::zkmill::testing::gpu_available()) {                                             \
-      GTEST_SKIP() << "needs a CUDA GPU: " << ::zkmill::testing::gpu_unavailable_reason(); \
-    }                                                                                      \
+#define ZKMILL_REQUIRE_GPU()                                                            \
+  do {                                                                                  \
+    if (!::zkmill::test::gpu_available()) {                                             \
+      GTEST_SKIP() << "needs a CUDA GPU: " << ::zkmill::test::gpu_unavailable_reason(); \
+    }                                                                                   \
   } while (0)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The farm against hostile peers, with a private redis-server, the real coordinator and honest
-// worker processes, and fake workers (tests/system/fake_worker.hpp: a ZeroMQ DEALER speaking
+// worker processes, and fake workers (tests/support/fake_worker.hpp: a ZeroMQ DEALER speaking
 // the control protocol by hand):
 //   - a prove worker that answers with another job's proof (same circuit, other seed) gets
 //     nothing recorded and is quarantined; an honest worker then proves the partition's own
@@ -12,7 +12,7 @@
 #include <cstdio>
 
 #include "farm/random_token.hpp"
-#include "tests/system/fake_worker.hpp"
+#include "tests/support/fake_worker.hpp"
 #include "tests/system/farm_processes.hpp"
 
 namespace zkmill::test {
@@ -20,14 +20,6 @@ namespace {
 
 class FarmIntegrityTest : public FarmProcessesTest {
  protected:
-  std::string redis_cli(const std::vector<std::string>& args) {
-    std::vector<std::string> a{"-s", redis_socket_};
-    a.insert(a.end(), args.begin(), args.end());
-    auto r = run_program("redis-cli", a);
-    std::string out = r.out;
-    while (!out.empty() && out.back() == '\n') out.pop_back();
-    return out;
-  }
   json worker_record(const std::string& id) {
     for (const auto& w : workers())
       if (w["worker"] == id) return w;
@@ -56,11 +48,7 @@ TEST_F(FarmIntegrityTest, ReplayedProofOfAnotherJobIsRefusedAndItsSenderQuaranti
   const json proof_a = json::parse(slurp(out_a / "partition-0.proof.json"));
   const json public_a = json::parse(slurp(out_a / "partition-0.public.json"));
   const std::string circuit = status(a)["circuit"];
-  for (auto& [name, pid] : procs_)
-    if (pid == honest) {
-      ASSERT_EQ(stop(pid), 0) << log("prove-1");
-      pid = 0;
-    }
+  ASSERT_EQ(stop(honest), 0) << log("prove-1");
 
   FakeWorker evil(endpoint(), "evil-prove");
   evil.hello("evil-prove", farm::WorkerRole::Prove, {circuit});
@@ -140,17 +128,31 @@ TEST_F(FarmIntegrityTest, ForgedFailuresAndResultsFromOtherPeersAreIgnored) {
   FakeWorker evil(endpoint(), "evil");
   evil.hello("evil", farm::WorkerRole::Both, {});  // serves no circuit: gets no work
   ASSERT_TRUE(evil.wait_for(farm::MessageType::Welcome, 10s)) << log("coordinator");
-  const uint64_t n = 4;
+  const uint64_t n = 6;
   const auto job = submit(n, big);
 
-  // An attacker that learned a real token (say, from a bundle key) while it is live.
+  // An attacker that learned a real token (say, from a bundle key) while it is live: any
+  // partition's attempt in flight (a synth or a prove attempt, about a second each here), read
+  // with one round trip so a loaded machine does not miss every window.
+  const std::string scan =
+      "for i = 0, tonumber(ARGV[2]) - 1 do local k = 'zk:part:' .. ARGV[1] .. ':' .. i "
+      "local s = redis.call('HGET', k, 'state') "
+      "if s == 'synthesizing' or s == 'proving' then return i .. ' ' .. redis.call('HGET', k, 'token') end "
+      "end return ''";
   std::string stolen;
-  for (int i = 0; i < 400 && stolen.empty(); ++i) {
-    const std::string state = redis_cli({"HGET", "zk:part:" + job + ":0", "state"});
-    if (state == "proving")  // about a second: the token is still live when the fake sends it
-      stolen = redis_cli({"HGET", "zk:part:" + job + ":0", "token"});
-    else
-      std::this_thread::sleep_for(10ms);
+  uint64_t stolen_part = 0;
+  for (int i = 0; i < 1000 && stolen.empty(); ++i) {
+    // Heartbeats keep `evil` registered meanwhile (a loaded machine can take longer than the
+    // coordinator's liveness): its forged results must be refused as not its own, not merely
+    // answered with `reconnect`.
+    if (i % 5 == 0) evil.heartbeat();
+    const std::string found = redis_cli({"EVAL", scan, "0", job, std::to_string(n)});
+    if (const auto sp = found.find(' '); sp != std::string::npos) {
+      stolen_part = std::stoull(found.substr(0, sp));
+      stolen = found.substr(sp + 1);
+    } else {
+      std::this_thread::sleep_for(5ms);
+    }
   }
   ASSERT_TRUE(farm::is_attempt_token(stolen)) << "'" << stolen << "'\n" << all_logs();
   std::vector<std::string> tokens{stolen, farm::random_token()};
@@ -159,7 +161,11 @@ TEST_F(FarmIntegrityTest, ForgedFailuresAndResultsFromOtherPeersAreIgnored) {
     std::snprintf(t, sizeof t, "%032x", i);
     tokens.push_back(t);
   }
-  for (uint64_t part = 0; part < n; ++part) {
+  // The stolen attempt's partition first, while its token is live.
+  std::vector<uint64_t> parts{stolen_part};
+  for (uint64_t part = 0; part < n; ++part)
+    if (part != stolen_part) parts.push_back(part);
+  for (uint64_t part : parts) {
     for (const auto& t : tokens) {
       const farm::AttemptRef at{job, part, t};
       evil.send(farm::TaskFailed{at, "evil says no", true});
@@ -177,6 +183,11 @@ TEST_F(FarmIntegrityTest, ForgedFailuresAndResultsFromOtherPeersAreIgnored) {
   // and a burst of malformed messages.
   FakeWorker forger(endpoint(), "evil\nINJECTED: job done\x1b[2J");
   for (int i = 0; i < 200; ++i) forger.send_raw({"ZKM2", "task_failed", "{not json"});
+  // The coordinator handles one peer's messages in order: its answer (reconnect, to a peer it
+  // does not know) to a heartbeat sent after the burst means the burst has been handled, so the
+  // next message falls in a later one-second window however loaded the machine is.
+  forger.heartbeat();
+  ASSERT_TRUE(forger.wait_for(farm::MessageType::Reconnect, 30s)) << log("coordinator");
   std::this_thread::sleep_for(1200ms);
   forger.send_raw({"ZKM2", "task_failed", "{not json"});  // the next window reports what was suppressed
 
@@ -187,7 +198,9 @@ TEST_F(FarmIntegrityTest, ForgedFailuresAndResultsFromOtherPeersAreIgnored) {
     EXPECT_TRUE(p["worker"] == "prove-1" && p["synth_worker"] == "synth-1") << p.dump();
   }
   const std::string coord = log("coordinator");
-  EXPECT_TRUE(contains(coord, "refused task_failed for " + job + " partition 0 from 'evil'")) << coord;
+  EXPECT_TRUE(
+      contains(coord, "refused task_failed for " + job + " partition " + std::to_string(stolen_part) + " from 'evil'"))
+      << coord;
   EXPECT_TRUE(contains(coord, "not from the worker the lease names")) << coord;
   EXPECT_FALSE(contains(coord, "PROOF REJECTED")) << "a forged result reached verification: " << coord;
   EXPECT_FALSE(contains(coord, "QUARANTINED")) << coord;
@@ -201,6 +214,55 @@ TEST_F(FarmIntegrityTest, ForgedFailuresAndResultsFromOtherPeersAreIgnored) {
   EXPECT_LE(malformed, 15u) << coord;
   EXPECT_TRUE(contains(coord, "similar warning(s) about peer")) << coord;
   EXPECT_LE(count_of(coord, "from 'evil'"), 60u) << "forged results are rate-limited too";
+}
+
+// A prove worker that calls a witness "permanently" bad after a synth worker checked it is
+// blamed itself: the attempt counts against it and the partition is retried elsewhere; the
+// job does not fail.
+TEST_F(FarmIntegrityTest, PermanentFailureOfACheckedWitnessIsTheProveWorkersFault) {
+  start_redis();
+  start_coordinator("");
+  start_worker("synth-1", "synth", "");
+  wait_registered(1);
+  // The circuit id as the coordinator names it: from a first job, proved by an honest worker.
+  const pid_t honest = start_worker("prove-1", "prove", "");
+  wait_registered(2);
+  const auto a = submit(1, "", 21);
+  expect_done_and_verified(a, 1);
+  const std::string circuit = status(a)["circuit"];
+  ASSERT_EQ(stop(honest), 0) << log("prove-1");
+
+  std::optional<farm::Prove> p;
+  {
+    FakeWorker liar(endpoint(), "liar-prove");
+    liar.hello("liar-prove", farm::WorkerRole::Prove, {circuit});
+    ASSERT_TRUE(liar.wait_for(farm::MessageType::Welcome, 10s)) << log("coordinator");
+    const auto b = submit(1, "", 22);
+    auto assigned = liar.wait_for(farm::MessageType::Prove, 30s);
+    ASSERT_TRUE(assigned) << all_logs();
+    p = *assigned->as<farm::Prove>();
+    ASSERT_EQ(p->at.job, b);
+    liar.send(farm::TaskFailed{p->at, "witness does not satisfy the circuit", true});
+    ASSERT_TRUE(liar.wait_for(
+        [&](const farm::ControlMessage& m) { return m.as<farm::Ack>() && m.as<farm::Ack>()->token == p->at.token; },
+        10s))
+        << log("coordinator");
+  }  // the liar disconnects and stops heartbeating: it is declared dead
+  const std::string b = p->at.job;
+  const std::string coord = log("coordinator");
+  EXPECT_TRUE(contains(coord,
+                       "prove worker liar-prove reported a permanent failure of a witness a synth worker "
+                       "checked; counted as a failed attempt of that worker, not the job's"))
+      << coord;
+  EXPECT_FALSE(contains(coord, "job " + b + " failed")) << coord;
+  EXPECT_NE(status(b)["state"], "failed") << status(b).dump();
+
+  start_worker("prove-2", "prove", "");
+  expect_done_and_verified(b, 1);
+  const auto part = status(b)["partition_states"][0];
+  EXPECT_EQ(part["worker"], "prove-2") << part.dump();
+  EXPECT_GE(part["attempts"].get<uint64_t>(), 1u) << "the permanent failure was one failed attempt: " << part.dump();
+  EXPECT_EQ(part["recorded"].get<uint64_t>(), 1u) << part.dump();
 }
 
 TEST_F(FarmIntegrityTest, SecondCoordinatorIsRefusedAndTheFirstFinishesWithoutRetries) {
@@ -232,11 +294,7 @@ TEST_F(FarmIntegrityTest, SecondCoordinatorIsRefusedAndTheFirstFinishesWithoutRe
   EXPECT_FALSE(contains(log("coordinator"), "requeued")) << log("coordinator");
 
   // A coordinator that stops releases the lease: the next one starts at once.
-  for (auto& [name, pid] : procs_)
-    if (pid == first) {
-      EXPECT_EQ(stop(pid), 0) << log("coordinator");
-      pid = 0;
-    }
+  EXPECT_EQ(stop(first), 0) << log("coordinator");
   const pid_t next = spawn("coordinator-2", {zkmill_binary(), "coordinator", "--config", second_cfg});
   for (int i = 0; i < 250 && !contains(log("coordinator-2"), "serving on"); ++i) std::this_thread::sleep_for(20ms);
   ASSERT_TRUE(contains(log("coordinator-2"), "serving on")) << log("coordinator-2");

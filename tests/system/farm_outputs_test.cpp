@@ -9,19 +9,8 @@
 
 #include "tests/system/local_farm.hpp"
 
-using namespace zkmill::test;
-
+namespace zkmill::test {
 namespace {
-
-// As in output_files_test: every output write fails with EFBIG.
-Result run_zkmill_fsize0(const std::vector<std::string>& args) {
-  // Only zkmill runs under the limit: its stdout and stderr go through `cat`, so the files the
-  // test harness captures them in are written without it (else the error message is lost).
-  std::string cmd = "set -o pipefail; { (trap '' XFSZ; ulimit -f 0; exec timeout 60 '" + zkmill_binary() + "'";
-  for (const auto& a : args) cmd += " '" + a + "'";
-  cmd += ") 2>&1 >&3 3>&- | cat >&2; } 3>&1 | cat";
-  return run_program("bash", {"-c", cmd});
-}
 
 std::vector<std::string> listing(const fs::path& dir) {
   std::vector<std::string> out;
@@ -149,3 +138,4 @@ TEST_F(FarmOutputs, UnservedCircuitIsReportedBySubmitAndStatus) {
 }
 
 }  // namespace
+}  // namespace zkmill::test

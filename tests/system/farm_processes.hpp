@@ -6,49 +6,22 @@
 // peers, quarantine, the coordinator lease). Every wait is bounded.
 #pragma once
 
-#include <netinet/in.h>
-#include <signal.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "tests/support/process.hpp"
+#include "tests/support/child_processes.hpp"
 
 namespace zkmill::test {
 
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-// A loopback TCP port the kernel considers free right now (the race until our server binds
-// it is harmless on a test box: a clash fails the start loudly).
-inline int free_port() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
-    ADD_FAILURE() << "no free port";
-    return 0;
-  }
-  close(fd);
-  return ntohs(a.sin_port);
-}
-
-inline size_t count_of(const std::string& hay, const std::string& needle) {
-  size_t n = 0;
-  for (size_t p = hay.find(needle); p != std::string::npos; p = hay.find(needle, p + 1)) ++n;
-  return n;
-}
-
 class FarmProcessesTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = scratch_dir();
+    procs_.set_log_dir(dir_);
     fs::create_directories(dir_ / "keys");
     fs::create_directories(dir_ / "curve");
     key_ = (dir_ / "keys" / "chain.key").string();
@@ -57,67 +30,37 @@ class FarmProcessesTest : public ::testing::Test {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     coordinator_port_ = free_port();
   }
-  void TearDown() override {
-    // Workers first (SIGTERM drains them), then the coordinator, then Redis.
-    for (auto it = procs_.rbegin(); it != procs_.rend(); ++it) stop(it->second);
-  }
+  // Workers first (SIGTERM drains them), then the coordinator, then Redis.
+  void TearDown() override { procs_.stop_all(); }
 
-  // SIGTERM, up to 10 s, then SIGKILL; returns the exit code (or 128 + signal).
-  static int stop(pid_t p) {
-    if (p <= 0) return -1;
-    kill(p, SIGTERM);
-    for (int i = 0; i < 500; ++i) {
-      int st = 0;
-      if (waitpid(p, &st, WNOHANG) == p) return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-      std::this_thread::sleep_for(20ms);
-    }
-    kill(p, SIGKILL);
-    int st = 0;
-    waitpid(p, &st, 0);
-    return 128 + SIGKILL;
-  }
-  // Waits (bounded) for a child to exit by itself; -1 if it did not. A reaped child is
+  // SIGTERM, up to 10 s, then SIGKILL; returns the exit code (or 128 + signal). The child is
   // forgotten, so TearDown never signals its (possibly reused) pid.
-  int wait_exit(pid_t p, std::chrono::seconds limit) {
-    const auto end = std::chrono::steady_clock::now() + limit;
-    while (std::chrono::steady_clock::now() < end) {
-      int st = 0;
-      if (waitpid(p, &st, WNOHANG) == p) {
-        for (auto& [name, pid] : procs_)
-          if (pid == p) pid = 0;
-        return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-      }
-      std::this_thread::sleep_for(20ms);
-    }
-    return -1;
-  }
-  pid_t spawn(const std::string& name, const std::vector<std::string>& args) {
-    pid_t p = spawn_background(args, log_path(name));
-    procs_.emplace_back(name, p);
-    return p;
-  }
-  fs::path log_path(const std::string& name) const { return dir_ / (name + ".log"); }
-  std::string log(const std::string& name) const { return slurp(log_path(name)); }
-  std::string all_logs() const {
-    std::string s;
-    for (const auto& [name, p] : procs_) s += "--- " + name + "\n" + log(name);
-    return s;
-  }
+  int stop(pid_t p) { return procs_.stop(p); }
+  // Waits (bounded) for a child to exit by itself; -1 if it did not.
+  int wait_exit(pid_t p, std::chrono::seconds limit) { return procs_.wait_exit(p, limit); }
+  pid_t spawn(const std::string& name, const std::vector<std::string>& args) { return procs_.spawn(name, args); }
+  fs::path log_path(const std::string& name) const { return procs_.log_path(name); }
+  std::string log(const std::string& name) const { return procs_.log(name); }
+  std::string all_logs() const { return procs_.all_logs(); }
 
   // Redis on a unix socket in the scratch dir; with `user`, the default user is switched off
   // and only `user`/`password` may connect (limited to the farm's zk: keys and channels).
   void start_redis(const std::string& user = "", const std::string& password = "") {
-    redis_socket_ = (dir_ / "redis.sock").string();
-    std::vector<std::string> args{"redis-server", "--port", "0",     "--unixsocket", redis_socket_, "--save", "",
-                                  "--appendonly", "no",     "--dir", dir_.string()};
-    if (!user.empty())
-      args.insert(args.end(),
-                  {"--user", "default", "off", "--user", user, "on", ">" + password, "~zk:*", "&zk:*", "+@all"});
-    spawn("redis", args);
-    for (int i = 0; i < 250 && !fs::exists(redis_socket_); ++i) std::this_thread::sleep_for(20ms);
-    ASSERT_TRUE(fs::exists(redis_socket_)) << log("redis");
+    redis_socket_ = zkmill::test::start_redis(procs_, "redis", user, password);
+    ASSERT_FALSE(redis_socket_.empty());
     redis_user_ = user;
     redis_password_ = password;
+  }
+  // redis-cli against the test's Redis; its output without the trailing newlines.
+  std::string redis_cli(const std::vector<std::string>& args) {
+    std::vector<std::string> a{"-s", redis_socket_};
+    if (!redis_user_.empty())
+      a.insert(a.end(), {"--user", redis_user_, "--pass", redis_password_, "--no-auth-warning"});
+    a.insert(a.end(), args.begin(), args.end());
+    auto r = run_program("redis-cli", a);
+    std::string out = r.out;
+    while (!out.empty() && out.back() == '\n') out.pop_back();
+    return out;
   }
   std::string redis_yaml(const std::string& password_override = "") const {
     std::string y = "redis:\n  unix_socket: " + redis_socket_ + "\n";
@@ -239,7 +182,7 @@ class FarmProcessesTest : public ::testing::Test {
   fs::path dir_;
   std::string key_, redis_socket_, redis_user_, redis_password_;
   int coordinator_port_ = 0;
-  std::vector<std::pair<std::string, pid_t>> procs_;  // in start order
+  ChildProcesses procs_;  // in start order
 };
 
 }  // namespace zkmill::test

@@ -5,21 +5,19 @@
 #pragma once
 
 #include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "tests/support/process.hpp"
+#include "tests/support/child_processes.hpp"
 
 namespace zkmill::test {
 
 class LocalFarm {
  public:
   // Writes a small BN254 chain key (400 constraints) into DIR/keys.
-  explicit LocalFarm(fs::path dir) : dir_(std::move(dir)) {
+  explicit LocalFarm(fs::path dir) : dir_(std::move(dir)), extra_(farm_dir(), ChildProcesses::Teardown::Kill) {
     fs::create_directories(dir_ / "keys");
     key_ = (dir_ / "keys" / "chain.key").string();
     auto r =
@@ -27,10 +25,7 @@ class LocalFarm {
     EXPECT_EQ(r.exit_code, 0) << r.err;
   }
   ~LocalFarm() {
-    for (pid_t p : extra_) {
-      kill(p, SIGKILL);
-      waitpid(p, nullptr, 0);
-    }
+    extra_.stop_all();
     script({"stop"});
   }
   LocalFarm(const LocalFarm&) = delete;
@@ -57,6 +52,19 @@ class LocalFarm {
   std::string log(const std::string& name) const { return slurp(farm_dir() / (name + ".log")); }
   int metrics_port() const { return std::stoi(slurp(farm_dir() / "metrics.port")); }
 
+  // A process outside the script's bookkeeping (a restarted coordinator or Redis), its output
+  // appended to NAME.log in the farm's directory, killed at the end.
+  pid_t spawn(const std::string& name, const std::vector<std::string>& args) { return extra_.spawn(name, args); }
+  // The pid the script recorded for one of its processes (NAME.pid).
+  pid_t pid_of(const std::string& name) const { return pid_t(std::stol(slurp(farm_dir() / (name + ".pid")))); }
+  // kill -9 of one of the script's processes; it is not our child, so this waits (bounded)
+  // until it is gone.
+  void kill9(const std::string& name) {
+    const pid_t p = pid_of(name);
+    ASSERT_EQ(kill(p, SIGKILL), 0) << name;
+    zkmill::test::eventually(std::chrono::seconds(2), [&] { return kill(p, 0) != 0; });
+  }
+
   // A worker outside the script's bookkeeping (with a --inject-fault), killed at the end.
   // `worker_lines`: more keys of its worker section, indented ("  prefetch: 2\n").
   pid_t spawn_worker(const std::string& name, const std::string& role, const std::string& fault,
@@ -67,34 +75,11 @@ class LocalFarm {
     std::vector<std::string> args{zkmill_binary(), "worker", "--config", (farm_dir() / (name + ".yaml")).string(),
                                   "--role",        role};
     if (!fault.empty()) args.insert(args.end(), {"--inject-fault", fault});
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    const std::string log_path = (farm_dir() / (name + ".log")).string();
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    pid_t pid = 0;
-    EXPECT_EQ(posix_spawn(&pid, args[0].c_str(), &fa, nullptr, argv.data(), environ), 0);
-    posix_spawn_file_actions_destroy(&fa);
-    extra_.push_back(pid);
-    return pid;
+    return spawn(name, args);
   }
   // A spawn_worker process's exit code (128 + signal if killed), once it exits within `limit`;
   // -1 while it still runs.
-  int wait_exit(pid_t pid, std::chrono::milliseconds limit) {
-    const auto until = std::chrono::steady_clock::now() + limit;
-    for (;;) {
-      int st = 0;
-      if (waitpid(pid, &st, WNOHANG) == pid) {
-        std::erase(extra_, pid);
-        return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-      }
-      if (std::chrono::steady_clock::now() >= until) return -1;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-  }
+  int wait_exit(pid_t pid, std::chrono::milliseconds limit) { return extra_.wait_exit(pid, limit); }
 
   std::string submit(uint64_t partitions) const {
     auto r = run_zkmill(
@@ -120,17 +105,13 @@ class LocalFarm {
   // Polls (bounded, ~15 s) until `pred` holds; false if it never did.
   template <class Pred>
   static bool eventually(Pred pred) {
-    for (int i = 0; i < 300; ++i) {
-      if (pred()) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return false;
+    return zkmill::test::eventually(std::chrono::seconds(15), pred, std::chrono::milliseconds(50));
   }
 
  private:
   fs::path dir_;
   std::string key_;
-  std::vector<pid_t> extra_;
+  ChildProcesses extra_;  // processes outside the script's bookkeeping
 };
 
 }  // namespace zkmill::test

@@ -5,16 +5,10 @@
 // for the replica on durable writes (redis.min_replicas); a failover in the middle of a job —
 // ordered (SENTINEL FAILOVER) or forced (kill -9 of the primary) — must cost time only: the
 // job finishes with every proof verified, and the new primary holds it.
-#include <netinet/in.h>
-#include <signal.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-
 #include <chrono>
 #include <nlohmann/json.hpp>
-#include <thread>
 
-#include "tests/support/process.hpp"
+#include "tests/support/child_processes.hpp"
 
 namespace zkmill::test {
 namespace {
@@ -22,25 +16,11 @@ namespace {
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-int free_port() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
-    ADD_FAILURE() << "no free port";
-    return 0;
-  }
-  close(fd);
-  return ntohs(a.sin_port);
-}
-
 class SentinelFarmTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = scratch_dir();
+    procs_.set_log_dir(dir_);
     fs::create_directories(dir_ / "keys");
     key_ = (dir_ / "keys" / "chain.key").string();
     auto r =
@@ -78,20 +58,11 @@ class SentinelFarmTest : public ::testing::Test {
                                          (dir_ / "keys").string() + "\n")});
     ASSERT_TRUE(until(30s, [&] { return contains(log("coordinator"), "registered (role"); })) << all_logs();
   }
-  void TearDown() override {
-    for (auto it = procs_.rbegin(); it != procs_.rend(); ++it) {
-      if (it->second <= 0) continue;
-      kill(it->second, SIGKILL);
-      waitpid(it->second, nullptr, 0);
-    }
-  }
-
+  // Children still running are killed (ChildProcesses::Teardown::Kill): a clean shutdown of
+  // the primary, replica and sentinel is not what these tests are about.
   template <class F>
   static bool until(std::chrono::seconds limit, F f) {
-    for (auto end = std::chrono::steady_clock::now() + limit; std::chrono::steady_clock::now() < end;
-         std::this_thread::sleep_for(50ms))
-      if (f()) return true;
-    return false;
+    return eventually(limit, f, 50ms);
   }
   void start_redis(const std::string& name, int port, const std::string& replicaof) {
     fs::create_directories(dir_ / name);
@@ -103,8 +74,7 @@ class SentinelFarmTest : public ::testing::Test {
       args.push_back(replicaof.substr(0, replicaof.find(' ')));
       args.push_back(replicaof.substr(replicaof.find(' ') + 1));
     }
-    const pid_t p = spawn(name, args);
-    pids_[name] = p;
+    spawn(name, args);
     ASSERT_TRUE(until(10s, [&] { return cli(port, {"PING"}) == "PONG\n"; })) << log(name);
   }
   std::string cli(int port, const std::vector<std::string>& args) const {
@@ -112,22 +82,14 @@ class SentinelFarmTest : public ::testing::Test {
     a.insert(a.end(), args.begin(), args.end());
     return run_program("redis-cli", a).out;
   }
-  pid_t spawn(const std::string& name, const std::vector<std::string>& args) {
-    const pid_t p = spawn_background(args, dir_ / (name + ".log"));
-    procs_.emplace_back(name, p);
-    return p;
-  }
+  pid_t spawn(const std::string& name, const std::vector<std::string>& args) { return procs_.spawn(name, args); }
   std::string write(const std::string& name, const std::string& text) const {
     const auto p = dir_ / (name + ".yaml");
     std::ofstream(p) << text;
     return p.string();
   }
-  std::string log(const std::string& name) const { return slurp(dir_ / (name + ".log")); }
-  std::string all_logs() const {
-    std::string s;
-    for (const auto& [name, p] : procs_) s += "--- " + name + "\n" + log(name);
-    return s;
-  }
+  std::string log(const std::string& name) const { return procs_.log(name); }
+  std::string all_logs() const { return procs_.all_logs(); }
   std::string submit(uint64_t n) {
     auto r = run_zkmill({"submit", "--config", client_, "--key", key_, "--partitions", std::to_string(n)});
     EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -169,8 +131,7 @@ class SentinelFarmTest : public ::testing::Test {
   fs::path dir_;
   std::string key_, client_;
   int primary_ = 0, replica_ = 0, sentinel_ = 0, coordinator_ = 0;
-  std::vector<std::pair<std::string, pid_t>> procs_;
-  std::map<std::string, pid_t> pids_;
+  ChildProcesses procs_{{}, ChildProcesses::Teardown::Kill};
 };
 
 TEST_F(SentinelFarmTest, OrderedFailoverMidJobFinishesTheJob) {
@@ -189,10 +150,7 @@ TEST_F(SentinelFarmTest, PrimaryKilledMidJobFinishesTheJob) {
   ASSERT_TRUE(until(60s, [&] { return verified(job) >= 2; })) << all_logs();
   ASSERT_LT(verified(job), n) << "the job finished before the failover: make it bigger";
   const auto t0 = std::chrono::steady_clock::now();
-  kill(pids_["primary"], SIGKILL);
-  waitpid(pids_["primary"], nullptr, 0);
-  for (auto& [name, p] : procs_)
-    if (name == "primary") p = 0;
+  procs_.kill9(procs_.pid("primary"));
   ASSERT_TRUE(until(30s, [&] { return primary_now() == std::to_string(replica_); })) << log("sentinel");
   const double promoted = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const uint64_t before = verified(job);

@@ -45,8 +45,9 @@ TEST_F(TerminalTest, WaitDrawsAProgressBarOnATerminalAndPlainLinesOtherwise) {
   EXPECT_TRUE(
       std::regex_search(r.out, std::regex(job + " done +\\[#{30}\\] 60/60 partitions 100%  [0-9.]+/s  ETA 0:00")))
       << r.out;
-  if (count(r.out, "\r\x1b[K") > 1)  // caught while running: a bar part-way
+  if (count(r.out, "\r\x1b[K") > 1) {  // caught while running: a bar part-way
     EXPECT_TRUE(std::regex_search(r.out, std::regex("\\[#*-+\\] [0-9]+/60 partitions"))) << r.out;
+  }
 
   // Not a terminal: plain lines, no escape sequences.
   const std::string job2 = farm_.submit(20);

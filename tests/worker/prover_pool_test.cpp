@@ -15,7 +15,8 @@
 #include <thread>
 #include <vector>
 
-namespace zkmill::farm {
+namespace zkmill::test {
+using namespace zkmill::farm;
 namespace {
 
 using namespace std::chrono_literals;
@@ -120,4 +121,4 @@ TEST(ProverPool, AnIdlePoolHandsOutTheFirstListedDeviceFirst) {
 }
 
 }  // namespace
-}  // namespace zkmill::farm
+}  // namespace zkmill::test

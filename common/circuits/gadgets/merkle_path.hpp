@@ -33,11 +33,12 @@ inline Node32 truncate_node(Node32 d) {
   d[31] &= 0x1f;
   return d;
 }
-inline Node32 sha256_node(const Node32& left, const Node32& right) {
+// `rounds` < 64: reduced-round SHA-256, for toy porep instances only (sha256.hpp).
+inline Node32 sha256_node(const Node32& left, const Node32& right, size_t rounds = sha256::kRounds) {
   uint8_t buf[64];
   std::copy(left.begin(), left.end(), buf);
   std::copy(right.begin(), right.end(), buf + 32);
-  return truncate_node(sha256::hash(buf));
+  return truncate_node(sha256::hash(buf, rounds));
 }
 // A truncated node as a field element (little-endian bytes).
 template <class F>
@@ -75,18 +76,18 @@ Num<F> pack_node(std::span<const Bit<F>> bits) {
 
 template <class F>
 std::vector<Bit<F>> sha256_node(cs::ConstraintSystem<F>& cs, std::span<const Bit<F>> left,
-                                std::span<const Bit<F>> right) {
+                                std::span<const Bit<F>> right, size_t rounds = sha256::kRounds) {
   std::vector<Bit<F>> msg(left.begin(), left.end());
   msg.insert(msg.end(), right.begin(), right.end());
-  return truncate_bits(sha256::hash<F>(cs, msg));
+  return truncate_bits(sha256::hash<F>(cs, msg, rounds));
 }
 
 // Root of a binary SHA-256 path: at level l, direction[l] = 1 puts the current node on the
 // right. siblings[l] are 256 bits each.
 template <class F>
 std::vector<Bit<F>> sha256_merkle_root(cs::ConstraintSystem<F>& cs, std::vector<Bit<F>> cur,
-                                       std::span<const std::vector<Bit<F>>> siblings,
-                                       std::span<const Bit<F>> direction) {
+                                       std::span<const std::vector<Bit<F>>> siblings, std::span<const Bit<F>> direction,
+                                       size_t rounds = sha256::kRounds) {
   for (size_t l = 0; l < siblings.size(); ++l) {
     cs::Namespace<F> ns(cs, cs::Name("level", l));
     std::vector<Bit<F>> left(256), right(256);
@@ -94,7 +95,7 @@ std::vector<Bit<F>> sha256_merkle_root(cs::ConstraintSystem<F>& cs, std::vector<
       left[i] = Bit<F>::ch(cs, cs::Name("left", i), direction[l], siblings[l][i], cur[i]);
       right[i] = Bit<F>::ch(cs, cs::Name("right", i), direction[l], cur[i], siblings[l][i]);
     }
-    cur = sha256_node<F>(cs, left, right);
+    cur = sha256_node<F>(cs, left, right, rounds);
   }
   return cur;
 }

@@ -12,12 +12,19 @@
 // the final 8 two-operand adds: 26,416 constraints; constant words (the IV, a padding-only
 // block) make parts of it free. Bits travel in message order: bit 0 is the most
 // significant bit of byte 0, as in the standard's big-endian words.
+//
+// Reduced rounds (`rounds` < 64, native and gadget alike): the first `rounds` rounds of the
+// compression and only the schedule words they read, then the final additions. This is NOT
+// SHA-256; it exists only so that toy instances of the `porep` circuit (docs/circuits.md)
+// can be a few thousand constraints with the very gadgets and wiring of the real one.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <cstring>
 #include <span>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "common/circuits/gadgets/uint32.hpp"
@@ -65,20 +72,28 @@ inline constexpr State kIV = [] {
   return h;
 }();
 
+inline constexpr size_t kRounds = 64;
+
+inline void check_rounds(size_t rounds) {
+  if (rounds < 1 || rounds > kRounds)
+    throw std::invalid_argument("sha256: " + std::to_string(rounds) + " rounds; 1..64 allowed");
+}
+
 // ---- Native ----
 
-inline void compress(State& h, const uint8_t* block) {
+inline void compress(State& h, const uint8_t* block, size_t rounds = kRounds) {
+  check_rounds(rounds);
   uint32_t w[64];
   for (size_t t = 0; t < 16; ++t)
     w[t] = uint32_t(block[4 * t]) << 24 | uint32_t(block[4 * t + 1]) << 16 | uint32_t(block[4 * t + 2]) << 8 |
            block[4 * t + 3];
-  for (size_t t = 16; t < 64; ++t) {
+  for (size_t t = 16; t < rounds; ++t) {
     const uint32_t s0 = std::rotr(w[t - 15], 7) ^ std::rotr(w[t - 15], 18) ^ (w[t - 15] >> 3);
     const uint32_t s1 = std::rotr(w[t - 2], 17) ^ std::rotr(w[t - 2], 19) ^ (w[t - 2] >> 10);
     w[t] = w[t - 16] + s0 + w[t - 7] + s1;
   }
   uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7];
-  for (size_t t = 0; t < 64; ++t) {
+  for (size_t t = 0; t < rounds; ++t) {
     const uint32_t t1 =
         hh + (std::rotr(e, 6) ^ std::rotr(e, 11) ^ std::rotr(e, 25)) + ((e & f) ^ (~e & g)) + kK[t] + w[t];
     const uint32_t t2 = (std::rotr(a, 2) ^ std::rotr(a, 13) ^ std::rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
@@ -104,10 +119,10 @@ inline std::vector<uint8_t> pad(std::span<const uint8_t> msg) {
   return m;
 }
 
-inline Digest hash(std::span<const uint8_t> msg) {
+inline Digest hash(std::span<const uint8_t> msg, size_t rounds = kRounds) {
   State h = kIV;
   const std::vector<uint8_t> m = pad(msg);
-  for (size_t off = 0; off < m.size(); off += 64) compress(h, m.data() + off);
+  for (size_t off = 0; off < m.size(); off += 64) compress(h, m.data() + off, rounds);
   Digest d;
   for (size_t i = 0; i < 8; ++i)
     for (size_t j = 0; j < 4; ++j) d[4 * i + j] = uint8_t(h[i] >> (24 - 8 * j));
@@ -151,13 +166,14 @@ std::array<UInt32<F>, 8> iv_words() {
 // One compression: state' = state + rounds(state, block); block = 512 bits in message order.
 template <class F>
 std::array<UInt32<F>, 8> compress(cs::ConstraintSystem<F>& cs, const std::array<UInt32<F>, 8>& state,
-                                  std::span<const Bit<F>> block) {
+                                  std::span<const Bit<F>> block, size_t rounds = kRounds) {
   using W = UInt32<F>;
   using cs::Name;
+  check_rounds(rounds);
   std::vector<W> w;
   w.reserve(64);
   for (size_t t = 0; t < 16; ++t) w.push_back(W::from_bits_be(block.subspan(32 * t, 32)));
-  for (size_t t = 16; t < 64; ++t) {
+  for (size_t t = 16; t < rounds; ++t) {
     cs::Namespace<F> ns(cs, Name("schedule", t));
     const W& x = w[t - 15];
     const W& y = w[t - 2];
@@ -167,7 +183,7 @@ std::array<UInt32<F>, 8> compress(cs::ConstraintSystem<F>& cs, const std::array<
     w.push_back(W::addmany(cs, "add", ops));
   }
   W a = state[0], b = state[1], c = state[2], d = state[3], e = state[4], f = state[5], g = state[6], h = state[7];
-  for (size_t t = 0; t < 64; ++t) {
+  for (size_t t = 0; t < rounds; ++t) {
     cs::Namespace<F> ns(cs, Name("round", t));
     const W S1 = W::xor3(cs, "Sigma1", e.rotr(6), e.rotr(11), e.rotr(25));
     const W ch = W::ch(cs, "ch", e, f, g);
@@ -200,7 +216,7 @@ std::array<UInt32<F>, 8> compress(cs::ConstraintSystem<F>& cs, const std::array<
 // SHA-256 of a message of whole bytes given as bits; the padding is constant (the length
 // is part of the shape). Returns the 256 digest bits in message order.
 template <class F>
-std::vector<Bit<F>> hash(cs::ConstraintSystem<F>& cs, std::span<const Bit<F>> msg) {
+std::vector<Bit<F>> hash(cs::ConstraintSystem<F>& cs, std::span<const Bit<F>> msg, size_t rounds = kRounds) {
   std::vector<Bit<F>> m(msg.begin(), msg.end());
   const uint64_t nbits = msg.size();
   m.push_back(Bit<F>::constant(true));
@@ -209,7 +225,7 @@ std::vector<Bit<F>> hash(cs::ConstraintSystem<F>& cs, std::span<const Bit<F>> ms
   std::array<UInt32<F>, 8> s = iv_words<F>();
   for (size_t off = 0; off < m.size(); off += 512) {
     cs::Namespace<F> ns(cs, cs::Name("block", off / 512));
-    s = compress(cs, s, std::span<const Bit<F>>(m).subspan(off, 512));
+    s = compress(cs, s, std::span<const Bit<F>>(m).subspan(off, 512), rounds);
   }
   std::vector<Bit<F>> out;
   out.reserve(256);

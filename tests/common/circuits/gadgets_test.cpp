@@ -21,6 +21,8 @@
 #include "common/formats/circom_files.hpp"
 #include "tests/support/fixtures.hpp"
 
+namespace zkmill::test {
+
 using namespace zkmill;
 using namespace zkmill::circuits;
 using json = nlohmann::json;
@@ -242,7 +244,7 @@ TEST(PoseidonBn254, EqualsCircomWitness) {
   // tests/interop/circuits/poseidon.circom: h = Poseidon(2)(x, y) with x = 1, y = 2; in a
   // circom witness wire 0 is ONE, then the outputs (h), then the inputs.
   using F = ff::Bn254Fr;
-  const auto w = formats::WtnsFile::open(zkmill::testing::interop_fixture("bn128", "poseidon", "wtns")).values<F>();
+  const auto w = formats::WtnsFile::open(interop_fixture("bn128", "poseidon", "wtns")).values<F>();
   ASSERT_GE(w.size(), 4u);
   ASSERT_EQ(w[2], F::from_u64(1));
   ASSERT_EQ(w[3], F::from_u64(2));
@@ -331,3 +333,5 @@ TYPED_TEST(Gadgets, MerklePathsEqualNativeRoots) {
   poseidon8_level<F>(bad, c0, children, idx);
   EXPECT_EQ(bad.which_is_unsatisfied().value_or(""), "child at position 5");
 }
+
+}  // namespace zkmill::test

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 // The "porep" circuit: satisfied for several seeds, partitions and sizes with the public
 // inputs its native model computes; a single flipped witness bit is caught and named by the
-// checking CS; --size lands within 5% of the target (counted without proving) with the
-// real proportions at Filecoin's size; the shape never depends on seed or partition; and
+// checking CS; --size lands within 5% of the target (counted without proving) from 2^12 up,
+// with toy shapes (reduced-round SHA-256) only below the smallest real one, and the real
+// proportions at Filecoin's size; the shape never depends on seed or partition; and
 // the witness is mostly bits.
 #include "common/circuits/porep.hpp"
 
 #include <gtest/gtest.h>
+
+#include <cstdio>
 
 #include "common/circuits/circuit.hpp"
 #include "common/cs/checking_cs.hpp"
@@ -14,6 +17,8 @@
 #include "common/cs/recording_cs.hpp"
 #include "common/ff/bls12_381_fields.hpp"
 #include "common/ff/bn254_fields.hpp"
+
+namespace zkmill::test {
 
 using namespace zkmill;
 using namespace zkmill::cs;
@@ -99,14 +104,27 @@ TYPED_TEST(Porep, FlippedWitnessBitIsNamed) {
 
 TYPED_TEST(Porep, SizeLandsWithinFivePercent) {
   using F = TypeParam;
-  // Counted by synthesis (no proving) where that is quick, by the formula beyond.
-  for (uint64_t n : {uint64_t(1) << 17, uint64_t(1) << 18, uint64_t(1) << 20, uint64_t(3) << 20}) {
+  // Counted by synthesis (no proving) where that is quick, by the formula beyond: every power
+  // of two from 2^12 to 2^20, the sizes between them below the smallest real shape (toys, with
+  // reduced-round SHA-256), and a few beyond.
+  std::vector<uint64_t> sizes;
+  for (unsigned k = 12; k <= 20; ++k) sizes.push_back(uint64_t(1) << k);
+  for (uint64_t n = 5000; n < 120000; n = n * 5 / 4) sizes.push_back(n);
+  sizes.push_back(uint64_t(3) << 20);
+  for (uint64_t n : sizes) {
     const PorepCircuit<F> c(n, 3, 1);
     CountingCS<F> cs;
     c.synthesize(cs);
+    std::printf("porep %llu: %llu constraints, %s\n", (unsigned long long)n, (unsigned long long)cs.num_constraints(),
+                c.describe().c_str());
     EXPECT_NEAR(double(cs.num_constraints()) / double(n), 1.0, 0.05) << c.describe();
     EXPECT_NEAR(double(cs.num_constraints()) / double(PorepCircuit<F>::predicted_constraints(c.shape())), 1.0, 0.001)
         << "the sizing formula follows synthesize(): " << c.describe();
+  }
+  // No gap: every target from 2^12 to 2^17 in steps of 4% (the formula is exact, above).
+  for (double n = 4096; n <= 131072; n *= 1.04) {
+    const PorepShape s = PorepCircuit<F>::choose_shape(uint64_t(n));
+    EXPECT_NEAR(double(PorepCircuit<F>::predicted_constraints(s)) / n, 1.0, 0.05) << uint64_t(n);
   }
   for (uint64_t n : {uint64_t(1) << 22, uint64_t(1) << 24, uint64_t(1) << 27, uint64_t(130'300'000)}) {
     const PorepShape s = PorepCircuit<F>::choose_shape(n);
@@ -118,6 +136,56 @@ TYPED_TEST(Porep, SizeLandsWithinFivePercent) {
   EXPECT_EQ(s.layers, 11u);
   EXPECT_EQ(s.parents, 14u);
   EXPECT_GE(PorepCircuit<F>::sha_fraction(s), 0.94);
+  // Real SHA-256 from the smallest real shape up; toys (fewer rounds) only below it.
+  EXPECT_EQ(s.rounds, 64u);
+  EXPECT_EQ(PorepCircuit<F>::choose_shape(1 << 17).rounds, 64u);
+  EXPECT_LT(PorepCircuit<F>::choose_shape(1 << 12).rounds, 64u);
+}
+
+// A toy shape (reduced-round SHA-256) is the same circuit: satisfied, with the public inputs
+// of its native model, and a flipped bit in a label is caught.
+TYPED_TEST(Porep, ToyShapesAreSatisfiedAndCatchAFlippedBit) {
+  using F = TypeParam;
+  for (uint64_t size : {uint64_t(1) << 12, uint64_t(1) << 14, uint64_t(50000)}) {
+    const PorepCircuit<F> c(size, 3, 1);
+    ASSERT_LT(c.shape().rounds, 64u) << c.describe();
+    EXPECT_NE(c.describe().find("toy size"), std::string::npos) << c.describe();
+    CheckingCS<F> cs;
+    c.synthesize(cs);
+    ASSERT_TRUE(cs.is_satisfied()) << c.describe() << ": " << cs.which_is_unsatisfied().value_or("");
+    const std::vector<F> want = c.public_inputs();
+    for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(cs.inputs()[i + 1], want[i]) << "input " << i + 1;
+  }
+  // A parent's label bit that is 0 made 1 (still boolean): the label's hash fails, by name.
+  const PorepCircuit<F> c(uint64_t(1) << 12, 3, 1);
+  const auto w = c.witness();
+  size_t bit = 0;
+  while ((w.challenges[0].columns[1][0][bit / 8] >> (7 - bit % 8)) & 1) ++bit;
+  CheckingCS<F> cs;
+  cs.tamper_aux(aux_named(c, "porep/challenge 0/parent 0/label 0/bit " + std::to_string(bit)));
+  c.synthesize(cs);
+  EXPECT_EQ(cs.which_is_unsatisfied().value_or("").rfind("porep/challenge 0/label 0/block ", 0), 0u)
+      << cs.which_is_unsatisfied().value_or("");
+}
+
+// Reduced-round SHA-256 (toys only): 64 rounds is SHA-256 itself, fewer rounds differ from it
+// and the gadget still equals the native function.
+TYPED_TEST(Porep, ReducedRoundShaGadgetEqualsItsNativeModel) {
+  using F = TypeParam;
+  std::vector<uint8_t> msg(100);
+  for (size_t i = 0; i < msg.size(); ++i) msg[i] = uint8_t(7 * i + 3);
+  EXPECT_EQ(sha256::hash(msg, 64), sha256::hash(msg));
+  for (size_t rounds : {1, 5, 16, 17, 63}) {
+    CheckingCS<F> cs;
+    const auto bits = sha256::alloc_bytes<F>(cs, "m", msg);
+    const auto out = sha256::hash<F>(cs, bits, rounds);
+    const auto native = sha256::hash(msg, rounds);
+    EXPECT_TRUE(cs.is_satisfied()) << rounds;
+    EXPECT_EQ(sha256::bytes_of<F>(out), std::vector<uint8_t>(native.begin(), native.end())) << rounds;
+    EXPECT_NE(native, sha256::hash(msg)) << rounds;
+  }
+  EXPECT_THROW(sha256::hash(msg, 0), std::invalid_argument);
+  EXPECT_THROW(sha256::hash(msg, 65), std::invalid_argument);
 }
 
 TYPED_TEST(Porep, ShapeIndependentOfSeedAndPartition) {
@@ -143,3 +211,5 @@ TYPED_TEST(Porep, WitnessIsMostlyBits) {
   EXPECT_GE(frac, 0.95) << bits << " of " << p.num_aux();
   std::printf("porep 300000: %.4f of %llu aux values are 0/1\n", frac, (unsigned long long)p.num_aux());
 }
+
+}  // namespace zkmill::test

@@ -12,6 +12,8 @@
 #include "common/circuits/chain.hpp"
 #include "common/cs/proving_cs.hpp"
 
+namespace zkmill::test {
+
 using namespace zkmill;
 using namespace zkmill::cs;
 
@@ -175,3 +177,5 @@ TEST(BundleReceiverParallel, MissingBytesAreTruncation) {
   auto s = wrong.reserve(64);
   EXPECT_THROW(wrong.place(s, std::span(image).subspan(96, 63)), BundleError);
 }
+
+}  // namespace zkmill::test

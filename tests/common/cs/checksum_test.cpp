@@ -9,6 +9,8 @@
 #include <set>
 #include <vector>
 
+namespace zkmill::test {
+
 using zkmill::cs::Checksum64;
 using zkmill::cs::checksum64;
 
@@ -98,3 +100,5 @@ TEST(Checksum64, DigestIsFrozenByTheFormatVersion) {
     EXPECT_EQ(checksum64(data, 42), v.seed42) << "n = " << v.n;
   }
 }
+
+}  // namespace zkmill::test

@@ -6,10 +6,13 @@
 #include <random>
 
 #include "common/cs/checking_cs.hpp"
+#include "common/cs/pce_matrices.hpp"
 #include "common/cs/proving_cs.hpp"
 #include "common/cs/recording_cs.hpp"
 #include "common/ff/bls12_381_fields.hpp"
 #include "common/ff/bn254_fields.hpp"
+
+namespace zkmill::test {
 
 using namespace zkmill;
 using namespace zkmill::cs;
@@ -145,10 +148,13 @@ TYPED_TEST(ConstraintSystems, DensityOnHandCircuit) {
   EXPECT_EQ(prover.a()[5], F::from_u64(3));
   EXPECT_EQ(prover.b()[5], F::zero());
   util::ThreadPool pool(2);
-  AbcVectors<F> abc = evaluate_abc(r, prover.inputs(), prover.aux(), pool);
-  EXPECT_TRUE(std::equal(abc.a.begin(), abc.a.end(), prover.a().begin(), prover.a().end()));
-  EXPECT_TRUE(std::equal(abc.b.begin(), abc.b.end(), prover.b().begin(), prover.b().end()));
-  EXPECT_TRUE(std::equal(abc.c.begin(), abc.c.end(), prover.c().begin(), prover.c().end()));
+  const PceMatrices pce =
+      PceMatrices::from_r1cs(r, {curve_of_scalar_field<F>(), "tiny", 0, r.n_inputs, r.n_aux, r.n_constraints});
+  std::vector<F> a(r.n_rows()), b(r.n_rows()), c(r.n_rows());
+  pce.multiply<F>(prover.inputs(), prover.aux(), a, b, c, pool);
+  EXPECT_TRUE(std::ranges::equal(a, prover.a()));
+  EXPECT_TRUE(std::ranges::equal(b, prover.b()));
+  EXPECT_TRUE(std::ranges::equal(c, prover.c()));
   for (size_t i = 0; i < 7; ++i) EXPECT_EQ(prover.a()[i] * prover.b()[i], prover.c()[i]) << "row " << i;
 
   // The bundle carries the same bitmaps.
@@ -226,3 +232,5 @@ TYPED_TEST(ConstraintSystems, ProvingWithShapeWritesInPlaceAndChecksIt) {
   circuit.synthesize(too_big);
   EXPECT_THROW(too_big.finish(), std::logic_error);
 }
+
+}  // namespace zkmill::test

@@ -11,6 +11,8 @@
 #include "common/cs/bundle_receiver.hpp"
 #include "common/cs/proving_cs.hpp"
 
+namespace zkmill::test {
+
 using namespace zkmill;
 using namespace zkmill::cs;
 
@@ -244,3 +246,5 @@ TEST(WitnessBundleHeader, RejectsAbsurdCounts) {
   h.curve = CurveId(9);
   EXPECT_THROW(WitnessBundle::allocate(h), BundleError);
 }
+
+}  // namespace zkmill::test

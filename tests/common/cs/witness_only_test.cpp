@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Witness-only bundles (BundleKind::Witness): packing round-trips every aux value, the packed
 // image is validated like any bundle (checksum, maps, counts), streams through the receiver,
-// and expanding it with the circuit's recorded matrices gives byte for byte the bundle that
-// ProvingCS makes, for every built-in circuit on both curves.
+// and expanding it with the circuit's PCE matrices gives byte for byte the bundle that
+// ProvingCS makes, for every built-in circuit on both curves; other matrices are refused.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <random>
 
 #include "common/circuits/chain.hpp"
@@ -14,13 +15,18 @@
 #include "common/cs/recording_cs.hpp"
 #include "common/cs/witness_expand.hpp"
 
+namespace zkmill::test {
+
 using namespace zkmill;
 using namespace zkmill::cs;
 
 namespace {
 
 template <class F>
-class WitnessOnly : public ::testing::Test {};
+class WitnessOnly : public ::testing::Test {
+ protected:
+  util::ThreadPool pool{2};
+};
 using Fields = ::testing::Types<ff::Bn254Fr, ff::Bls12381Fr>;
 TYPED_TEST_SUITE(WitnessOnly, Fields);
 
@@ -144,43 +150,48 @@ TYPED_TEST(WitnessOnly, CorruptedPackedWitnessFailsItsChecksumAndBadMapsAreNamed
 }
 
 // The heart of it: synth side packs (inputs, aux) of a ProvingCS run, prove side expands with
-// the recorded matrices, and the result is the ProvingCS bundle itself, byte for byte.
+// the circuit's PCE matrices, and the result is the ProvingCS bundle itself, byte for byte.
 TYPED_TEST(WitnessOnly, ExpandedBundleIsByteIdenticalToTheProvingCsBundle) {
   using F = TypeParam;
+  auto pce_of = [](std::string_view name, uint64_t size) {
+    RecordingCS<F> rec;
+    circuits::make_circuit<F>(name, size, 0, 0)->synthesize(rec);
+    const R1CS<F> r = rec.finish();
+    return PceMatrices::from_r1cs(
+        r, {curve_of_scalar_field<F>(), std::string(name), size, r.n_inputs, r.n_aux, r.n_constraints});
+  };
   for (const auto& name : circuits::circuit_names()) {
     for (uint64_t size : {50, 700}) {
-      RecordingCS<F> rec;
-      circuits::make_circuit<F>(name, size, 0, 0)->synthesize(rec);
-      const R1CS<F> r1cs = rec.finish();
-      const PceId pce = pce_id_of(r1cs);
+      const PceMatrices pce = pce_of(name, size);
+      EXPECT_EQ(pce_of(name, size).id(), pce.id()) << "recording is deterministic, so workers agree on the id";
       for (uint64_t part : {0, 3}) {
         ProvingCS<F> pcs;
         circuits::make_circuit<F>(name, size, 17, part)->synthesize(pcs);
         const WitnessBundle full = std::move(pcs).into_bundle(some_pce_id(9), part);
-        auto packed = WitnessBundle::pack_witness<F>(full.header(), pce, full.inputs<F>(), full.aux<F>());
-        const WitnessBundle back = expand_witness<F>(WitnessBundle::parse(packed.serialize()), r1cs, pce);
+        auto packed = WitnessBundle::pack_witness<F>(full.header(), pce.id(), full.inputs<F>(), full.aux<F>());
+        const WitnessBundle back = expand_witness<F>(WitnessBundle::parse(packed.serialize()), pce, this->pool);
         EXPECT_TRUE(std::ranges::equal(back.bytes(), full.bytes())) << name << " size " << size << " part " << part;
         EXPECT_LT(packed.bytes().size(), full.bytes().size());
       }
       // Matrices of another size (twice: sizes round to whole rounds or tree levels): another
       // id, and the bundle is refused by name.
-      R1CS<F> r1cs2;
-      for (uint64_t k = 2; r1cs2.n_rows() == 0 || r1cs2.n_rows() == r1cs.n_rows(); k *= 2) {
-        RecordingCS<F> other;
-        circuits::make_circuit<F>(name, k * size, 0, 0)->synthesize(other);
-        r1cs2 = other.finish();
-      }
-      EXPECT_NE(pce_id_of(r1cs2), pce);
+      std::optional<PceMatrices> other;
+      for (uint64_t k = 2; !other || other->n_rows() == pce.n_rows(); k *= 2) other = pce_of(name, k * size);
+      EXPECT_NE(other->id(), pce.id());
       ProvingCS<F> pcs;
       circuits::make_circuit<F>(name, size, 17, 0)->synthesize(pcs);
       const WitnessBundle full = std::move(pcs).into_bundle(some_pce_id(9), 0);
-      auto packed = WitnessBundle::pack_witness<F>(full.header(), pce, full.inputs<F>(), full.aux<F>());
+      auto packed = WitnessBundle::pack_witness<F>(full.header(), pce.id(), full.inputs<F>(), full.aux<F>());
       try {
-        expand_witness<F>(packed, r1cs2, pce_id_of(r1cs2));
+        expand_witness<F>(packed, *other, this->pool);
         ADD_FAILURE() << "expanded with the wrong matrices";
       } catch (const BundleError& e) {
         EXPECT_NE(std::string(e.what()).find("constraint matrices (PCE)"), std::string::npos) << e.what();
       }
+      // Stamped with the right id but expanded against matrices of another shape (a forged
+      // or colliding id): refused by its counts, not multiplied out of bounds.
+      auto mislabelled = WitnessBundle::pack_witness<F>(full.header(), other->id(), full.inputs<F>(), full.aux<F>());
+      EXPECT_THROW(expand_witness<F>(mislabelled, *other, this->pool), BundleError) << name;
     }
   }
 }
@@ -197,3 +208,4 @@ TEST(WitnessOnlyKinds, NativeAndZkeyBundlesRefuseWitnessAccessors) {
 }
 
 }  // namespace
+}  // namespace zkmill::test

@@ -6,6 +6,9 @@
 
 #include "common/curves/bls12_381.hpp"
 #include "common/curves/bn254.hpp"
+#include "common/ec/fixed_base.hpp"
+
+namespace zkmill::test {
 
 using namespace zkmill;
 
@@ -68,8 +71,6 @@ TYPED_TEST(GroupLaws, BatchNormalizeMatchesOneByOne) {
   for (size_t i = 0; i < pts.size(); ++i) EXPECT_EQ(aff[i], pts[i].to_affine());
 }
 
-#include "common/ec/fixed_base.hpp"
-
 TYPED_TEST(GroupLaws, FixedBaseTableMatchesDoubleAndAdd) {
   using J = typename TestFixture::J;
   using Fr = typename TestFixture::Fr;
@@ -81,3 +82,5 @@ TYPED_TEST(GroupLaws, FixedBaseTableMatchesDoubleAndAdd) {
   auto batch = table.batch_mul(ks);
   for (size_t i = 0; i < ks.size(); ++i) EXPECT_EQ(batch[i], (base * ks[i]).to_affine());
 }
+
+}  // namespace zkmill::test

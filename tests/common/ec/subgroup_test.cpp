@@ -12,6 +12,8 @@
 
 #include "tests/common/ec/test_points.hpp"
 
+namespace zkmill::test {
+
 using namespace zkmill;
 using curves::Bls12381G1Params;
 using curves::Bls12381G2Params;
@@ -32,7 +34,7 @@ TYPED_TEST(Subgroup, AgreesWithNaiveOnMembers) {
   EXPECT_TRUE(ec::is_in_subgroup(J::identity()));
   EXPECT_TRUE(ec::is_in_subgroup(TypeParam::generator()));
   for (int i = 0; i < 8; ++i) {
-    auto p = testpoints::random_subgroup_point<TypeParam>(this->rng);
+    auto p = random_subgroup_point<TypeParam>(this->rng);
     ASSERT_TRUE(J::from_affine(p).is_in_subgroup_naive());
     EXPECT_TRUE(ec::is_in_subgroup(p));
     // Jacobian input with Z != 1 takes the same path.
@@ -44,7 +46,7 @@ TYPED_TEST(Subgroup, AgreesWithNaiveOnRandomCurvePoints) {
   using J = ec::Jacobian<TypeParam>;
   int outside = 0;
   for (int i = 0; i < 8; ++i) {
-    auto p = testpoints::random_curve_point<TypeParam>(this->rng);
+    auto p = random_curve_point<TypeParam>(this->rng);
     ASSERT_TRUE(p.is_on_curve());
     bool naive = J::from_affine(p).is_in_subgroup_naive();
     EXPECT_EQ(ec::is_in_subgroup(p), naive) << ec::SubgroupTest<TypeParam>::kMethod;
@@ -66,10 +68,10 @@ TYPED_TEST(Subgroup, RejectsPointsOffTheCurve) {
 template <class C, size_t M, class Rng>
 void check_torsion(uint64_t q, const ff::Limbs<M>& h, Rng& rng) {
   using J = ec::Jacobian<C>;
-  auto t = testpoints::torsion_point<C>(q, h, rng);
+  auto t = torsion_point<C>(q, h, rng);
   EXPECT_FALSE(J::from_affine(t).is_in_subgroup_naive()) << q;
   EXPECT_FALSE(ec::is_in_subgroup(t)) << C::kName << " order " << q;
-  J g_plus_t = J::from_affine(testpoints::random_subgroup_point<C>(rng)).add_mixed(t);
+  J g_plus_t = J::from_affine(random_subgroup_point<C>(rng)).add_mixed(t);
   EXPECT_FALSE(g_plus_t.is_in_subgroup_naive());
   EXPECT_FALSE(ec::is_in_subgroup(g_plus_t)) << C::kName << " G + T, order " << q;
 }
@@ -85,28 +87,28 @@ TEST(SubgroupTorsion, Bls12381G2SmallCofactorPrimes) {
   std::mt19937_64 rng(8);
   // h2 = 13^2 * 23^2 * 2713 * 11953 * 262069 * (a 136-digit prime) * ...: the small primes.
   for (uint64_t q : {13ull, 23ull, 2713ull, 11953ull, 262069ull})
-    check_torsion<Bls12381G2Params>(q, testpoints::bls12_381_g2_cofactor(), rng);
+    check_torsion<Bls12381G2Params>(q, bls12_381_g2_cofactor(), rng);
 }
 
 TEST(SubgroupTorsion, Bn254G2SmallCofactorPrime) {
   std::mt19937_64 rng(9);
   // h2 = 2p - r = 10069 * (a 73-digit number).
-  check_torsion<Bn254G2Params>(10069, testpoints::bn254_g2_cofactor(), rng);
+  check_torsion<Bn254G2Params>(10069, bn254_g2_cofactor(), rng);
 }
 
 TEST(SubgroupTorsion, CofactorsAreExact) {
   // [h r] R = O for any R on the curve, and [h] R is in the subgroup.
   std::mt19937_64 rng(10);
-  auto r1 = testpoints::random_curve_point<Bls12381G1Params>(rng);
+  auto r1 = random_curve_point<Bls12381G1Params>(rng);
   auto j1 = ec::Jacobian<Bls12381G1Params>::from_affine(r1).mul_limbs(ec::subgroup_detail::kBlsG1Cofactor);
   EXPECT_TRUE(j1.is_in_subgroup_naive());
   EXPECT_TRUE(ec::is_in_subgroup(j1));
-  auto r2 = testpoints::random_curve_point<Bls12381G2Params>(rng);
-  auto j2 = ec::Jacobian<Bls12381G2Params>::from_affine(r2).mul_limbs(testpoints::bls12_381_g2_cofactor());
+  auto r2 = random_curve_point<Bls12381G2Params>(rng);
+  auto j2 = ec::Jacobian<Bls12381G2Params>::from_affine(r2).mul_limbs(bls12_381_g2_cofactor());
   EXPECT_TRUE(j2.is_in_subgroup_naive());
   EXPECT_TRUE(ec::is_in_subgroup(j2));
-  auto r3 = testpoints::random_curve_point<Bn254G2Params>(rng);
-  auto j3 = ec::Jacobian<Bn254G2Params>::from_affine(r3).mul_limbs(testpoints::bn254_g2_cofactor());
+  auto r3 = random_curve_point<Bn254G2Params>(rng);
+  auto j3 = ec::Jacobian<Bn254G2Params>::from_affine(r3).mul_limbs(bn254_g2_cofactor());
   EXPECT_TRUE(j3.is_in_subgroup_naive());
   EXPECT_TRUE(ec::is_in_subgroup(j3));
 }
@@ -118,7 +120,7 @@ TEST(Endomorphisms, CubeRootAndEigenvalues) {
   EXPECT_TRUE((w * w * w).is_one());
   using S1 = ec::SubgroupTest<Bls12381G1Params>;
   std::mt19937_64 rng(11);
-  auto p = ec::Jacobian<Bls12381G1Params>::from_affine(testpoints::random_subgroup_point<Bls12381G1Params>(rng));
+  auto p = ec::Jacobian<Bls12381G1Params>::from_affine(random_subgroup_point<Bls12381G1Params>(rng));
   // phi has order 3 on E, phi^2 + phi + 1 = 0 on G1.
   EXPECT_EQ(S1::phi(S1::phi(S1::phi(p))), p);
   EXPECT_TRUE((S1::phi(S1::phi(p)) + S1::phi(p) + p).is_identity());
@@ -129,13 +131,13 @@ void check_psi(uint64_t seed) {
   using J = ec::Jacobian<C>;
   std::mt19937_64 rng(seed);
   // psi maps E' to itself, is a group homomorphism, and agrees on affine and Jacobian input.
-  auto a = J::from_affine(testpoints::random_curve_point<C>(rng));
-  auto b = J::from_affine(testpoints::random_curve_point<C>(rng));
+  auto a = J::from_affine(random_curve_point<C>(rng));
+  auto b = J::from_affine(random_curve_point<C>(rng));
   EXPECT_TRUE(ec::psi(a).is_on_curve());
   EXPECT_EQ(ec::psi(a + b), ec::psi(a) + ec::psi(b));
   EXPECT_EQ(ec::psi(a.dbl()).to_affine(), ec::SubgroupTest<C>::psi()(a.dbl().to_affine()));
   // On G2, the image of the p-power Frobenius, psi acts as [p]: check psi = [p], psi^2 = [p^2].
-  auto g = J::from_affine(testpoints::random_subgroup_point<C>(rng));
+  auto g = J::from_affine(random_subgroup_point<C>(rng));
   auto pg = g.mul_limbs(C::Base::Base::modulus());
   EXPECT_EQ(ec::psi(g), pg);
   EXPECT_EQ(ec::psi(ec::psi(g)), pg.mul_limbs(C::Base::Base::modulus()));
@@ -157,7 +159,7 @@ TEST(Endomorphisms, MethodsAreNamed) {
 TYPED_TEST(Subgroup, ReportsSpeedupOverNaive) {
   using J = ec::Jacobian<TypeParam>;
   std::vector<J> pts;
-  for (int i = 0; i < 16; ++i) pts.push_back(J::from_affine(testpoints::random_subgroup_point<TypeParam>(this->rng)));
+  for (int i = 0; i < 16; ++i) pts.push_back(J::from_affine(random_subgroup_point<TypeParam>(this->rng)));
   ec::is_in_subgroup(pts[0]);  // one-time constant set-up outside the timing
   auto time = [&](auto&& f) {  // best of 3 passes: the build machine is shared
     double best = 1e300;
@@ -174,3 +176,5 @@ TYPED_TEST(Subgroup, ReportsSpeedupOverNaive) {
   std::printf("  %s: %.1f us fast (%s) vs %.1f us naive\n", TypeParam::kName, fast,
               ec::SubgroupTest<TypeParam>::kMethod, naive);
 }
+
+}  // namespace zkmill::test

@@ -11,7 +11,7 @@
 #include "common/curves/bn254.hpp"
 #include "common/ec/subgroup.hpp"
 
-namespace zkmill::testpoints {
+namespace zkmill::test {
 
 // A point of E with x = x0, x0 + 1, x0 + 2, ... the first x for which x^3 + b is a square
 // (about half of them). The cofactor is NOT cleared, so for a group with a cofactor the
@@ -98,4 +98,4 @@ ec::Affine<C> torsion_point(uint64_t q, ff::Limbs<M> h, Rng& rng) {
   throw std::runtime_error("no point of the requested order found");
 }
 
-}  // namespace zkmill::testpoints
+}  // namespace zkmill::test

@@ -7,6 +7,8 @@
 #include "common/ff/bls12_381_fields.hpp"
 #include "common/ff/bn254_fields.hpp"
 
+namespace zkmill::test {
+
 using namespace zkmill::ff;
 
 template <class F>
@@ -122,3 +124,5 @@ TEST(FieldConstants, PublishedParameters) {
   EXPECT_EQ(Bls12381Fq::from_u64(7) * Bls12381Fq::from_u64(6), Bls12381Fq::from_u64(42));
   EXPECT_EQ(Bn254Fq::from_i64(-5) + Bn254Fq::from_u64(5), Bn254Fq::zero());
 }
+
+}  // namespace zkmill::test

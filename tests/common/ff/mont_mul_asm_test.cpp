@@ -11,6 +11,8 @@
 #include "common/ff/bls12_381_fields.hpp"
 #include "common/ff/bn254_fields.hpp"
 
+namespace zkmill::test {
+
 using namespace zkmill::ff;
 
 namespace {
@@ -109,3 +111,5 @@ TYPED_TEST(MontMulAsm, AssemblySelectedWhereAvailable) {
   GTEST_SKIP() << "MULX/ADX assembly not compiled in (needs __BMI2__ and __ADX__)";
 #endif
 }
+
+}  // namespace zkmill::test

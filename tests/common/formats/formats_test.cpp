@@ -16,15 +16,14 @@
 #include "common/groth16/snarkjs_verify.hpp"
 #include "tests/support/fixtures.hpp"
 
-namespace zkmill::formats {
+namespace zkmill::test {
+using namespace zkmill::formats;
 namespace {
 
 namespace fs = std::filesystem;
 
 const char* const kCircuits[] = {"multiplier", "hashchain", "poseidon"};
 const char* const kCurves[] = {"bn128", "bls12381"};
-
-using zkmill::testing::interop_fixture;
 
 std::vector<uint8_t> slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -262,4 +261,4 @@ TEST(Malformed, OffCurvePointNamed) {
 }
 
 }  // namespace
-}  // namespace zkmill::formats
+}  // namespace zkmill::test

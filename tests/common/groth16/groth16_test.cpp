@@ -12,6 +12,8 @@
 #include "common/groth16/prover.hpp"
 #include "common/groth16/verifier.hpp"
 
+namespace zkmill::test {
+
 using namespace zkmill;
 using namespace zkmill::groth16;
 
@@ -174,3 +176,5 @@ TYPED_TEST(Groth16, KeyFileRoundTripAndRejections) {
   }
   EXPECT_THROW(ProvingKey<E>::open(path + ".missing"), std::runtime_error);
 }
+
+}  // namespace zkmill::test

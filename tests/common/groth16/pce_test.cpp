@@ -15,6 +15,8 @@
 #include "common/groth16/prover.hpp"
 #include "common/groth16/verifier.hpp"
 
+namespace zkmill::test {
+
 using namespace zkmill;
 using namespace zkmill::groth16;
 
@@ -171,3 +173,5 @@ TYPED_TEST(PceBuiltin, BitAwareMsmsLeaveTheProofUnchanged) {
   EXPECT_TRUE(assemble_proof<E>(pk.vk, sums, r, s) == got);
   EXPECT_GT(t.total_ms, 0);
 }
+
+}  // namespace zkmill::test

@@ -7,6 +7,8 @@
 
 #include "common/msm/pippenger.hpp"
 
+namespace zkmill::test {
+
 using namespace zkmill;
 
 namespace {
@@ -318,3 +320,5 @@ TEST(WindowPlanner, PlansAreSaneAcrossSizes) {
   EXPECT_EQ(f.c, 5u);
   EXPECT_EQ(f.accumulation, msm::Accumulation::kBatchAffine);
 }
+
+}  // namespace zkmill::test

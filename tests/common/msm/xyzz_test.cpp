@@ -9,6 +9,8 @@
 #include "common/curves/bls12_381.hpp"
 #include "common/curves/bn254.hpp"
 
+namespace zkmill::test {
+
 using namespace zkmill;
 
 template <class P>
@@ -140,3 +142,5 @@ TYPED_TEST(XyzzTest, LongChainAgreesWithJacobian) {
   }
   EXPECT_TRUE(x.is_on_curve());
 }
+
+}  // namespace zkmill::test

@@ -10,6 +10,8 @@
 
 #include "common/pairing/engine.hpp"
 
+namespace zkmill::test {
+
 using namespace zkmill;
 using tower::detail::BigNat;
 
@@ -232,3 +234,5 @@ TYPED_TEST(PairingProps, FinalExponentiationIsTheDocumentedPower) {
   auto x = E::GT::random(this->rng);
   EXPECT_EQ(E::final_exponentiation(x), x.pow(std::span<const uint64_t>(full)));
 }
+
+}  // namespace zkmill::test

@@ -12,6 +12,8 @@
 
 #include "common/pairing/engine.hpp"
 
+namespace zkmill::test {
+
 using namespace zkmill;
 using json = nlohmann::json;
 
@@ -96,3 +98,5 @@ TYPED_TEST(PairingVectors, PointsAndPairingsMatchNoble) {
   }
   EXPECT_EQ(E::final_exponentiation(E::multi_miller_loop(pairs)), gt_from_json<typename E::GT>(v.at("product")));
 }
+
+}  // namespace zkmill::test

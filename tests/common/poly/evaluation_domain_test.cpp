@@ -9,6 +9,8 @@
 #include <random>
 #include <vector>
 
+namespace zkmill::test {
+
 using namespace zkmill::ff;
 using zkmill::poly::EvaluationDomain;
 using zkmill::poly::FftDir;
@@ -293,3 +295,5 @@ TYPED_TEST(DomainTest, MultithreadedEqualsSingleThreadBitForBit) {
     EXPECT_EQ(a[3], x);
   }
 }
+
+}  // namespace zkmill::test

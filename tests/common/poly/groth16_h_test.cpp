@@ -8,6 +8,8 @@
 #include <random>
 #include <vector>
 
+namespace zkmill::test {
+
 using namespace zkmill::ff;
 using zkmill::poly::EvaluationDomain;
 using zkmill::poly::groth16_h;
@@ -152,3 +154,5 @@ TYPED_TEST(QuotientTest, RejectsWrongLengths) {
   EXPECT_THROW(groth16_h_in_place<F>(d, ok, shorter, ok), std::invalid_argument);
   EXPECT_NO_THROW(groth16_h(d, shorter, ok, shorter));
 }
+
+}  // namespace zkmill::test

@@ -13,6 +13,8 @@
 #include "tests/common/ec/test_points.hpp"
 #include "tests/common/serde/test_hex.hpp"
 
+namespace zkmill::test {
+
 using namespace zkmill;
 using curves::Bls12381G1Params;
 using curves::Bls12381G2Params;
@@ -20,7 +22,6 @@ using curves::Bn254G1Params;
 using curves::Bn254G2Params;
 using serde::DecodeErrc;
 using serde::Validation;
-using serde_test::to_hex;
 
 // ---- EIP-196/197.
 
@@ -46,7 +47,7 @@ void evm_round_trip(uint64_t seed) {
   std::mt19937_64 rng(seed);
   using E = serde::evm::Uncompressed<G>;
   std::vector<ec::Affine<G>> pts{ec::Affine<G>::identity(), G::generator()};
-  for (int i = 0; i < 8; ++i) pts.push_back(testpoints::random_subgroup_point<G>(rng));
+  for (int i = 0; i < 8; ++i) pts.push_back(random_subgroup_point<G>(rng));
   for (const auto& p : pts) EXPECT_EQ(serde::decode_uncompressed<G>(serde::encode_uncompressed(p)), p);
   auto zero = serde::encode<serde::evm::Uncompressed>(ec::Affine<G>::identity());
   EXPECT_TRUE(std::all_of(zero.begin(), zero.end(), [](uint8_t b) { return b == 0; }));
@@ -56,8 +57,7 @@ void evm_round_trip(uint64_t seed) {
   longer.push_back(1);
   for (size_t n = 0; n <= longer.size(); ++n)
     if (n != E::kSize)
-      serde_test::expect_decode_error(DecodeErrc::WrongLength,
-                                      [&] { E::decode(std::span<const uint8_t>(longer.data(), n)); });
+      expect_decode_error(DecodeErrc::WrongLength, [&] { E::decode(std::span<const uint8_t>(longer.data(), n)); });
 }
 
 TEST(Evm, RoundTrips) {
@@ -67,10 +67,9 @@ TEST(Evm, RoundTrips) {
 
 TEST(Evm, G2SubgroupEnforcedUnlessSkipped) {
   std::mt19937_64 rng(3);
-  auto p = testpoints::random_curve_point<Bn254G2Params>(rng);
+  auto p = random_curve_point<Bn254G2Params>(rng);
   auto b = serde::encode_uncompressed(p);
-  auto msg =
-      serde_test::expect_decode_error(DecodeErrc::NotInSubgroup, [&] { serde::decode_uncompressed<Bn254G2Params>(b); });
+  auto msg = expect_decode_error(DecodeErrc::NotInSubgroup, [&] { serde::decode_uncompressed<Bn254G2Params>(b); });
   EXPECT_EQ(msg, "bn254 G2: point not in the prime-order subgroup (EIP-196/197)");
   EXPECT_EQ(serde::decode_uncompressed<Bn254G2Params>(b, Validation::SkipSubgroupCheck), p);
 }
@@ -81,7 +80,7 @@ TEST(Evm, Scalars) {
   EXPECT_EQ(serde::evm::decode_scalar<ff::Bn254Fr>(serde::evm::encode_scalar(s)), s);
   std::array<uint8_t, 32> r;
   for (size_t i = 0; i < 32; ++i) r[31 - i] = uint8_t(ff::Bn254Fr::modulus()[i / 8] >> (8 * (i % 8)));
-  serde_test::expect_decode_error(DecodeErrc::NonCanonical, [&] { serde::evm::decode_scalar<ff::Bn254Fr>(r); });
+  expect_decode_error(DecodeErrc::NonCanonical, [&] { serde::evm::decode_scalar<ff::Bn254Fr>(r); });
 }
 
 // ---- snarkjs LEM points.
@@ -121,25 +120,25 @@ TYPED_TEST(Lem, LayoutIsMontgomeryLittleEndianC0First) {
 TYPED_TEST(Lem, RoundTripInfinityTruncationAndValidation) {
   using L = serde::snarkjs::Lem<TypeParam>;
   std::vector<ec::Affine<TypeParam>> pts{ec::Affine<TypeParam>::identity(), TypeParam::generator()};
-  for (int i = 0; i < 6; ++i) pts.push_back(testpoints::random_subgroup_point<TypeParam>(this->rng));
+  for (int i = 0; i < 6; ++i) pts.push_back(random_subgroup_point<TypeParam>(this->rng));
   for (const auto& p : pts) EXPECT_EQ(L::decode(serde::encode<serde::snarkjs::Lem>(p)), p);
   auto zero = serde::encode<serde::snarkjs::Lem>(ec::Affine<TypeParam>::identity());
   EXPECT_TRUE(std::all_of(zero.begin(), zero.end(), [](uint8_t b) { return b == 0; }));
 
   auto b = serde::encode<serde::snarkjs::Lem>(pts[3]);
   for (size_t n = 0; n < L::kSize; ++n)
-    serde_test::expect_decode_error(DecodeErrc::WrongLength, [&] { L::decode(std::span<const uint8_t>(b.data(), n)); });
+    expect_decode_error(DecodeErrc::WrongLength, [&] { L::decode(std::span<const uint8_t>(b.data(), n)); });
 
   // Off-curve: flip one bit of y's word (stays canonical with overwhelming probability).
   auto off = b;
   off[L::kSize - 8] ^= 1;
-  serde_test::expect_decode_error(DecodeErrc::NotOnCurve, [&] { L::decode(off, Validation::SkipSubgroupCheck); });
+  expect_decode_error(DecodeErrc::NotOnCurve, [&] { L::decode(off, Validation::SkipSubgroupCheck); });
 
   // Off the subgroup (groups with a cofactor).
   if constexpr (!TypeParam::kCofactorOne) {
-    auto q = testpoints::random_curve_point<TypeParam>(this->rng);
+    auto q = random_curve_point<TypeParam>(this->rng);
     auto qb = serde::encode<serde::snarkjs::Lem>(q);
-    serde_test::expect_decode_error(DecodeErrc::NotInSubgroup, [&] { L::decode(qb); });
+    expect_decode_error(DecodeErrc::NotInSubgroup, [&] { L::decode(qb); });
     EXPECT_EQ(L::decode(qb, Validation::SkipSubgroupCheck), q);
   }
 }
@@ -147,7 +146,7 @@ TYPED_TEST(Lem, RoundTripInfinityTruncationAndValidation) {
 TYPED_TEST(Lem, SectionDecodeNeedsAnExplicitValidationLevel) {
   std::vector<ec::Affine<TypeParam>> pts;
   for (int i = 0; i < 7; ++i)
-    pts.push_back(i == 2 ? ec::Affine<TypeParam>::identity() : testpoints::random_subgroup_point<TypeParam>(this->rng));
+    pts.push_back(i == 2 ? ec::Affine<TypeParam>::identity() : random_subgroup_point<TypeParam>(this->rng));
   auto section = serde::snarkjs::encode_points<TypeParam>(pts);
   EXPECT_EQ(section.size(), pts.size() * serde::snarkjs::Lem<TypeParam>::kSize);
   auto full = serde::snarkjs::decode_points<TypeParam>(section, Validation::Full);
@@ -155,7 +154,7 @@ TYPED_TEST(Lem, SectionDecodeNeedsAnExplicitValidationLevel) {
   EXPECT_EQ(full, pts);
   EXPECT_EQ(fast, pts);
   section[5 * serde::snarkjs::Lem<TypeParam>::kSize + 1] ^= 0x40;  // damage point 5's x
-  auto msg = serde_test::expect_decode_error(DecodeErrc::NotOnCurve, [&] {
+  auto msg = expect_decode_error(DecodeErrc::NotOnCurve, [&] {
     serde::snarkjs::decode_points<TypeParam>(section, Validation::SkipSubgroupCheck);
   });
   EXPECT_NE(msg.find("at point 5"), std::string::npos) << msg;
@@ -165,7 +164,7 @@ TYPED_TEST(Lem, SectionDecodeNeedsAnExplicitValidationLevel) {
 // subgroup check (informational; printed, not asserted).
 TYPED_TEST(Lem, ValidationCostIsReported) {
   std::vector<ec::Affine<TypeParam>> pts;
-  for (int i = 0; i < 64; ++i) pts.push_back(testpoints::random_subgroup_point<TypeParam>(this->rng));
+  for (int i = 0; i < 64; ++i) pts.push_back(random_subgroup_point<TypeParam>(this->rng));
   auto section = serde::snarkjs::encode_points<TypeParam>(pts);
   auto time = [&](Validation v) {  // best of 3 passes: the build machine is shared
     double best = 1e300;
@@ -219,16 +218,17 @@ void scalar_formats(uint64_t seed) {
   ASSERT_EQ(vals.size(), 4u);
   EXPECT_EQ(vals[3], Fr::from_u64(13));
   std::fill(sec.begin() + 2 * Fr::kBytes, sec.begin() + 3 * Fr::kBytes, uint8_t(0xff));
-  auto msg =
-      serde_test::expect_decode_error(DecodeErrc::NonCanonical, [&] { serde::snarkjs::decode_wtns_section<Fr>(sec); });
+  auto msg = expect_decode_error(DecodeErrc::NonCanonical, [&] { serde::snarkjs::decode_wtns_section<Fr>(sec); });
   EXPECT_NE(msg.find("at index 2"), std::string::npos) << msg;
   sec.pop_back();
-  serde_test::expect_decode_error(DecodeErrc::WrongLength, [&] { serde::snarkjs::decode_wtns_section<Fr>(sec); });
-  serde_test::expect_decode_error(DecodeErrc::WrongLength,
-                                  [&] { serde::snarkjs::decode_zkey_coef<Fr>(std::span<const uint8_t>(b.data(), 5)); });
+  expect_decode_error(DecodeErrc::WrongLength, [&] { serde::snarkjs::decode_wtns_section<Fr>(sec); });
+  expect_decode_error(DecodeErrc::WrongLength,
+                      [&] { serde::snarkjs::decode_zkey_coef<Fr>(std::span<const uint8_t>(b.data(), 5)); });
 }
 
 TEST(SnarkjsScalars, AllFormatsBothCurves) {
   scalar_formats<ff::Bn254Fr>(6);
   scalar_formats<ff::Bls12381Fr>(7);
 }
+
+}  // namespace zkmill::test

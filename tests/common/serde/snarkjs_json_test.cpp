@@ -10,6 +10,8 @@
 #include "tests/common/ec/test_points.hpp"
 #include "tests/common/serde/test_hex.hpp"
 
+namespace zkmill::test {
+
 using namespace zkmill;
 using curves::Bls12381G1Params;
 using curves::Bls12381G2Params;
@@ -47,7 +49,7 @@ TYPED_TEST_SUITE(SnarkjsJsonGroups, Groups);
 TYPED_TEST(SnarkjsJsonGroups, RoundTripIncludingInfinity) {
   using A = ec::Affine<TypeParam>;
   std::vector<A> pts{A::identity(), TypeParam::generator()};
-  for (int i = 0; i < 5; ++i) pts.push_back(testpoints::random_subgroup_point<TypeParam>(this->rng));
+  for (int i = 0; i < 5; ++i) pts.push_back(random_subgroup_point<TypeParam>(this->rng));
   for (const auto& p : pts) {
     json j = sj::point_to_json(p);
     EXPECT_EQ(sj::point_from_json<TypeParam>(j), p);
@@ -70,7 +72,7 @@ TYPED_TEST(SnarkjsJsonGroups, Rejections) {
   const json g = sj::point_to_json(TypeParam::generator());
   auto expect = [](DecodeErrc c, const json& j) {
     SCOPED_TRACE(j.dump().substr(0, 120));
-    return serde_test::expect_decode_error(c, [&] { sj::point_from_json<TypeParam>(j); });
+    return expect_decode_error(c, [&] { sj::point_from_json<TypeParam>(j); });
   };
   expect(DecodeErrc::Malformed, json::object());
   expect(DecodeErrc::Malformed, json::array({g[0]}));
@@ -122,7 +124,7 @@ TYPED_TEST(SnarkjsJsonGroups, Rejections) {
   expect(DecodeErrc::NotOnCurve, sj::point_to_json(off));
   // Off the subgroup.
   if constexpr (!TypeParam::kCofactorOne) {
-    auto q = testpoints::random_curve_point<TypeParam>(this->rng);
+    auto q = random_curve_point<TypeParam>(this->rng);
     expect(DecodeErrc::NotInSubgroup, sj::point_to_json(q));
     EXPECT_EQ(sj::point_from_json<TypeParam>(sj::point_to_json(q), Validation::SkipSubgroupCheck), q);
   }
@@ -130,9 +132,10 @@ TYPED_TEST(SnarkjsJsonGroups, Rejections) {
 
 TEST(SnarkjsJson, Bls12381G1OrderThreePointRejected) {
   // (0, 2) lies on y^2 = x^3 + 4 and has order 3.
-  auto msg = serde_test::expect_decode_error(
-      DecodeErrc::NotInSubgroup, [] { sj::point_from_json<Bls12381G1Params>(json::parse(R"(["0","2","1"])")); });
-  EXPECT_EQ(msg, "bls12-381 G1: point not in the prime-order subgroup (snarkjs JSON)");
+  auto msg = expect_decode_error(DecodeErrc::NotInSubgroup,
+                                 [] { sj::point_from_json<Bls12381G1Params>(json::parse(R"(["0","2","1"])")); });
+  // The error names the field (here the default name, "point"), then the group.
+  EXPECT_EQ(msg, "point: bls12-381 G1: point not in the prime-order subgroup (snarkjs JSON)");
 }
 
 TEST(SnarkjsJson, Scalars) {
@@ -149,11 +152,13 @@ TEST(SnarkjsJson, Scalars) {
   ASSERT_EQ(v.size(), 3u);
   EXPECT_EQ(v[0], Fr::from_u64(33));
   EXPECT_EQ(v[2], -Fr::one());
-  serde_test::expect_decode_error(DecodeErrc::NonCanonical, [] {
+  expect_decode_error(DecodeErrc::NonCanonical, [] {
     sj::scalar_from_json<Fr>(json("21888242871839275222246405745257275088548364400416034343698204186575808495617"));
   });
-  serde_test::expect_decode_error(DecodeErrc::Malformed, [] { sj::scalar_from_json<Fr>(json(5)); });
-  serde_test::expect_decode_error(DecodeErrc::Malformed, [] { sj::scalar_from_json<Fr>(json("")); });
-  serde_test::expect_decode_error(DecodeErrc::Malformed, [] { sj::scalar_from_json<Fr>(json(" 1")); });
-  serde_test::expect_decode_error(DecodeErrc::Malformed, [] { sj::scalars_from_json<Fr>(json::object()); });
+  expect_decode_error(DecodeErrc::Malformed, [] { sj::scalar_from_json<Fr>(json(5)); });
+  expect_decode_error(DecodeErrc::Malformed, [] { sj::scalar_from_json<Fr>(json("")); });
+  expect_decode_error(DecodeErrc::Malformed, [] { sj::scalar_from_json<Fr>(json(" 1")); });
+  expect_decode_error(DecodeErrc::Malformed, [] { sj::scalars_from_json<Fr>(json::object()); });
 }
+
+}  // namespace zkmill::test

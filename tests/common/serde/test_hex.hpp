@@ -15,7 +15,7 @@
 
 #include "common/serde/codec.hpp"
 
-namespace zkmill::serde_test {
+namespace zkmill::test {
 
 inline std::string to_hex(std::span<const uint8_t> b) {
   static const char* d = "0123456789abcdef";
@@ -74,4 +74,4 @@ ec::Affine<G> point_from_entry(const nlohmann::json& e) {
   return ec::Affine<G>::from_xy(coord(e.at("x")), coord(e.at("y")));
 }
 
-}  // namespace zkmill::serde_test
+}  // namespace zkmill::test

@@ -9,11 +9,11 @@
 #include "common/serde/zcash.hpp"
 #include "tests/common/serde/test_hex.hpp"
 
+namespace zkmill::test {
+
 using namespace zkmill;
 using serde::DecodeErrc;
 using serde::Validation;
-using serde_test::from_hex;
-using serde_test::to_hex;
 
 namespace {
 
@@ -60,7 +60,7 @@ void check_group(const nlohmann::json& v) {
   std::vector<ec::Affine<G>> multiples;
   for (const auto& e : v.at("multiples")) {
     SCOPED_TRACE("k = " + e.at("k").get<std::string>());
-    auto expected = serde_test::point_from_entry<G>(e);
+    auto expected = point_from_entry<G>(e);
     auto ours = (J::generator() * Fr::from_dec(e.at("k").get<std::string>())).to_affine();
     EXPECT_EQ(ours, expected);
     multiples.push_back(ours);
@@ -77,14 +77,14 @@ void check_group(const nlohmann::json& v) {
   for (const auto& s : v.at("sums")) {
     const size_t a = s.at("a").get<size_t>(), b = s.at("b").get<size_t>();
     SCOPED_TRACE("sum " + std::to_string(a) + " + " + std::to_string(b));
-    auto expected = serde_test::point_from_entry<G>(s);
+    auto expected = point_from_entry<G>(s);
     EXPECT_EQ((J::from_affine(multiples.at(a)) + J::from_affine(multiples.at(b))).to_affine(), expected);
     EXPECT_EQ(J::from_affine(multiples.at(a)).add_mixed(multiples.at(b)).to_affine(), expected);
   }
 
   // On-curve non-members: each encoding decodes only when the subgroup check is skipped.
   for (const auto& e : v.at("non_subgroup")) {
-    auto p = serde_test::point_from_entry<G>(e);
+    auto p = point_from_entry<G>(e);
     ASSERT_TRUE(p.is_on_curve());
     EXPECT_FALSE(ec::is_in_subgroup(p));
     EXPECT_FALSE(J::from_affine(p).is_in_subgroup_naive());
@@ -92,8 +92,7 @@ void check_group(const nlohmann::json& v) {
       const auto bytes = from_hex(e.at(fmt).get<std::string>());
       EXPECT_EQ(encode_as(fmt, p), e.at(fmt).get<std::string>()) << fmt;
       EXPECT_EQ(decode_as<G>(fmt, bytes, Validation::SkipSubgroupCheck), p) << fmt;
-      auto msg = serde_test::expect_decode_error(DecodeErrc::NotInSubgroup,
-                                                 [&] { decode_as<G>(fmt, bytes, Validation::Full); });
+      auto msg = expect_decode_error(DecodeErrc::NotInSubgroup, [&] { decode_as<G>(fmt, bytes, Validation::Full); });
       EXPECT_NE(msg.find(std::string(G::kName) + ": point not in the prime-order subgroup"), std::string::npos) << msg;
     }
   }
@@ -161,8 +160,8 @@ void check_scalars(const nlohmann::json& v) {
 
 template <class Curve>
 void check_curve(const std::string& stem, const char* name) {
-  const auto main = serde_test::load_vectors(stem + "_points.json");
-  const auto g2 = serde_test::load_vectors(stem + "_g2_points.json");
+  const auto main = load_vectors(stem + "_points.json");
+  const auto g2 = load_vectors(stem + "_g2_points.json");
   ASSERT_EQ(main.at("curve").get<std::string>(), name);
   ASSERT_EQ(g2.at("curve").get<std::string>(), name);
   // The files are for this curve: same moduli.
@@ -177,3 +176,5 @@ void check_curve(const std::string& stem, const char* name) {
 
 TEST(NobleVectors, Bn254) { check_curve<curves::Bn254>("bn254", "bn254"); }
 TEST(NobleVectors, Bls12381) { check_curve<curves::Bls12381>("bls12_381", "bls12-381"); }
+
+}  // namespace zkmill::test

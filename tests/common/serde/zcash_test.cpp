@@ -11,6 +11,8 @@
 #include "tests/common/ec/test_points.hpp"
 #include "tests/common/serde/test_hex.hpp"
 
+namespace zkmill::test {
+
 using namespace zkmill;
 using curves::Bls12381G1Params;
 using curves::Bls12381G2Params;
@@ -36,7 +38,7 @@ TYPED_TEST(Zcash, RoundTripIncludingInfinityAndBothSigns) {
   using A = ec::Affine<TypeParam>;
   std::vector<A> pts{A::identity(), TypeParam::generator(), -TypeParam::generator()};
   for (int i = 0; i < 10; ++i) {
-    auto p = testpoints::random_subgroup_point<TypeParam>(this->rng);
+    auto p = random_subgroup_point<TypeParam>(this->rng);
     pts.push_back(p);
     pts.push_back(-p);
   }
@@ -85,19 +87,19 @@ TYPED_TEST(Zcash, EveryFlagPatternOnGeneratorAndInfinity) {
     auto dc = [&] { zcash::Compressed<TypeParam>::decode(c); };
     auto du = [&] { zcash::Uncompressed<TypeParam>::decode(u); };
     if (!C)
-      serde_test::expect_decode_error(DecodeErrc::MissingCompressionFlag, dc);
+      expect_decode_error(DecodeErrc::MissingCompressionFlag, dc);
     else if (I)
-      serde_test::expect_decode_error(DecodeErrc::InvalidInfinity, dc);  // x bytes non-zero
+      expect_decode_error(DecodeErrc::InvalidInfinity, dc);  // x bytes non-zero
     else if (S == bool(right_sort))
       EXPECT_EQ(zcash::Compressed<TypeParam>::decode(c), TypeParam::generator());
     else
       EXPECT_EQ(zcash::Compressed<TypeParam>::decode(c), -TypeParam::generator());
     if (C)
-      serde_test::expect_decode_error(DecodeErrc::UnexpectedCompressionFlag, du);
+      expect_decode_error(DecodeErrc::UnexpectedCompressionFlag, du);
     else if (I)
-      serde_test::expect_decode_error(DecodeErrc::InvalidInfinity, du);
+      expect_decode_error(DecodeErrc::InvalidInfinity, du);
     else if (S)
-      serde_test::expect_decode_error(DecodeErrc::UnexpectedSortFlag, du);
+      expect_decode_error(DecodeErrc::UnexpectedSortFlag, du);
     else
       EXPECT_EQ(zcash::Uncompressed<TypeParam>::decode(u), TypeParam::generator());
   }
@@ -112,12 +114,10 @@ TYPED_TEST(Zcash, TruncatedAndExtendedInputsAreErrorsNotCrashes) {
   longu.push_back(0);
   for (size_t n = 0; n <= longu.size(); ++n) {
     std::span<const uint8_t> sc(longc.data(), n), su(longu.data(), n);
-    if (n != c.size())
-      serde_test::expect_decode_error(DecodeErrc::WrongLength, [&] { zcash::Compressed<TypeParam>::decode(sc); });
+    if (n != c.size()) expect_decode_error(DecodeErrc::WrongLength, [&] { zcash::Compressed<TypeParam>::decode(sc); });
     if (n != u.size())
-      serde_test::expect_decode_error(DecodeErrc::WrongLength, [&] { zcash::Uncompressed<TypeParam>::decode(su); });
-    if (n != c.size())
-      serde_test::expect_decode_error(DecodeErrc::WrongLength, [&] { zcash::decode_any<TypeParam>(sc); });
+      expect_decode_error(DecodeErrc::WrongLength, [&] { zcash::Uncompressed<TypeParam>::decode(su); });
+    if (n != c.size()) expect_decode_error(DecodeErrc::WrongLength, [&] { zcash::decode_any<TypeParam>(sc); });
   }
 }
 
@@ -144,57 +144,52 @@ TYPED_TEST(Zcash, RandomBytesEitherFailCleanlyOrAreTheCanonicalEncoding) {
 }
 
 TYPED_TEST(Zcash, SubgroupCheckIsOnByDefaultAndSkippable) {
-  auto p = testpoints::random_curve_point<TypeParam>(this->rng);
+  auto p = random_curve_point<TypeParam>(this->rng);
   ASSERT_FALSE(ec::is_in_subgroup(p));
   auto c = serde::encode_compressed(p);
   auto u = serde::encode_uncompressed(p);
-  auto msg =
-      serde_test::expect_decode_error(DecodeErrc::NotInSubgroup, [&] { serde::decode_compressed<TypeParam>(c); });
+  auto msg = expect_decode_error(DecodeErrc::NotInSubgroup, [&] { serde::decode_compressed<TypeParam>(c); });
   EXPECT_EQ(msg, std::string(TypeParam::kName) + ": point not in the prime-order subgroup (zcash compressed)");
-  serde_test::expect_decode_error(DecodeErrc::NotInSubgroup, [&] { serde::decode_uncompressed<TypeParam>(u); });
+  expect_decode_error(DecodeErrc::NotInSubgroup, [&] { serde::decode_uncompressed<TypeParam>(u); });
   EXPECT_EQ(serde::decode_compressed<TypeParam>(c, Validation::SkipSubgroupCheck), p);
   EXPECT_EQ(serde::decode_uncompressed<TypeParam>(u, Validation::SkipSubgroupCheck), p);
 }
 
 TYPED_TEST(Zcash, BulkDecodeReportsTheFailingIndex) {
   std::vector<ec::Affine<TypeParam>> pts;
-  for (int i = 0; i < 5; ++i) pts.push_back(testpoints::random_subgroup_point<TypeParam>(this->rng));
+  for (int i = 0; i < 5; ++i) pts.push_back(random_subgroup_point<TypeParam>(this->rng));
   pts.push_back(ec::Affine<TypeParam>::identity());
   auto bytes = serde::encode_many<zcash::Compressed, TypeParam>(pts);
   auto back = serde::decode_many<zcash::Compressed, TypeParam>(bytes, Validation::Full);
   EXPECT_EQ(back, pts);
   bytes[3 * zcash::Compressed<TypeParam>::kSize] &= 0x7f;  // point 3 loses its C flag
-  auto msg = serde_test::expect_decode_error(DecodeErrc::MissingCompressionFlag, [&] {
-    serde::decode_many<zcash::Compressed, TypeParam>(bytes, Validation::Full);
-  });
+  auto msg = expect_decode_error(DecodeErrc::MissingCompressionFlag,
+                                 [&] { serde::decode_many<zcash::Compressed, TypeParam>(bytes, Validation::Full); });
   EXPECT_NE(msg.find("at point 3"), std::string::npos) << msg;
   bytes.pop_back();
-  serde_test::expect_decode_error(DecodeErrc::WrongLength,
-                                  [&] { serde::decode_many<zcash::Compressed, TypeParam>(bytes, Validation::Full); });
+  expect_decode_error(DecodeErrc::WrongLength,
+                      [&] { serde::decode_many<zcash::Compressed, TypeParam>(bytes, Validation::Full); });
 }
 
 TEST(ZcashMessages, NameGroupDetailAndFormat) {
   std::vector<uint8_t> b(47);
-  EXPECT_EQ(
-      serde_test::expect_decode_error(DecodeErrc::WrongLength, [&] { serde::decode_compressed<Bls12381G1Params>(b); }),
-      "bls12-381 G1: wrong length 47, expected 48 (zcash compressed)");
+  EXPECT_EQ(expect_decode_error(DecodeErrc::WrongLength, [&] { serde::decode_compressed<Bls12381G1Params>(b); }),
+            "bls12-381 G1: wrong length 47, expected 48 (zcash compressed)");
   auto c = serde::encode_compressed(Bls12381G1Params::generator());
   c[0] &= 0x7f;
-  EXPECT_EQ(serde_test::expect_decode_error(DecodeErrc::MissingCompressionFlag,
-                                            [&] { serde::decode_compressed<Bls12381G1Params>(c); }),
-            "bls12-381 G1: compression flag missing (zcash compressed)");
+  EXPECT_EQ(
+      expect_decode_error(DecodeErrc::MissingCompressionFlag, [&] { serde::decode_compressed<Bls12381G1Params>(c); }),
+      "bls12-381 G1: compression flag missing (zcash compressed)");
   // x = p: non-canonical.
   std::array<uint8_t, 48> xp;
   const auto& p = ff::Bls12381Fq::modulus();
   for (size_t i = 0; i < 48; ++i) xp[47 - i] = uint8_t(p[i / 8] >> (8 * (i % 8)));
   xp[0] |= 0x80;
-  EXPECT_EQ(serde_test::expect_decode_error(DecodeErrc::NonCanonical,
-                                            [&] { serde::decode_compressed<Bls12381G1Params>(xp); }),
+  EXPECT_EQ(expect_decode_error(DecodeErrc::NonCanonical, [&] { serde::decode_compressed<Bls12381G1Params>(xp); }),
             "bls12-381 G1: non-canonical x coordinate (>= p) (zcash compressed)");
   // G2 sizes in the message.
   std::vector<uint8_t> b2(191);
-  EXPECT_EQ(serde_test::expect_decode_error(DecodeErrc::WrongLength,
-                                            [&] { serde::decode_uncompressed<Bls12381G2Params>(b2); }),
+  EXPECT_EQ(expect_decode_error(DecodeErrc::WrongLength, [&] { serde::decode_uncompressed<Bls12381G2Params>(b2); }),
             "bls12-381 G2: wrong length 191, expected 192 (zcash uncompressed)");
 }
 
@@ -202,9 +197,11 @@ TEST(ZcashKnownAnswer, GeneratorsMatchTheSpec) {
   // The G1 generator's compressed form is its x with C set and S clear (the published
   // bls12_381 test vector: 97f1d3a7...c6bb).
   auto c = serde::encode_compressed(Bls12381G1Params::generator());
-  EXPECT_EQ(serde_test::to_hex(c),
+  EXPECT_EQ(to_hex(c),
             "97f1d3a73197d7942695638c4fa9ac0fc3688c4f9774b905a14e3a3f171bac586c55e83ff97a1aeffb3af00adb22c6bb");
   // G2 is x.c1 || x.c0: the generator's compressed form starts with x.c1 = 0x13e02b60... | 0x80 (C set, S clear).
   auto c2 = serde::encode_compressed(Bls12381G2Params::generator());
-  EXPECT_EQ(serde_test::to_hex(std::span<const uint8_t>(c2.data(), 8)), "93e02b6052719f60");
+  EXPECT_EQ(to_hex(std::span<const uint8_t>(c2.data(), 8)), "93e02b6052719f60");
 }
+
+}  // namespace zkmill::test

@@ -10,6 +10,8 @@
 #include "common/curves/bn254.hpp"
 #include "common/tower/fp12.hpp"
 
+namespace zkmill::test {
+
 using namespace zkmill;
 
 template <class T>
@@ -238,3 +240,5 @@ TYPED_TEST(TowerLaws, CyclotomicSquaringAndPowers) {
     EXPECT_TRUE(m.template cyclotomic_pow_fixed<0>().is_one());
   }
 }
+
+}  // namespace zkmill::test

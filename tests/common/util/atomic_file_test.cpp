@@ -17,6 +17,8 @@
 
 #include "common/util/input_file.hpp"
 
+namespace zkmill::test {
+
 namespace fs = std::filesystem;
 using namespace zkmill::util;
 
@@ -175,3 +177,4 @@ TEST(InputFile, RefusesWhatIsNotARegularFile) {
 }
 
 }  // namespace
+}  // namespace zkmill::test

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <string>
 
+namespace zkmill::test {
+
 using zkmill::util::Config;
 using zkmill::util::ConfigError;
 using zkmill::util::load_config;
@@ -128,3 +130,5 @@ TEST(Config, MissingOrUnreadableFile) {
     EXPECT_NE(std::string(e.what()).find("is a directory"), std::string::npos) << e.what();
   }
 }
+
+}  // namespace zkmill::test

@@ -12,6 +12,8 @@
 #include <stdexcept>
 #include <string>
 
+namespace zkmill::test {
+
 using zkmill::util::init_logging;
 using zkmill::util::is_log_level;
 using zkmill::util::parse_log_level;
@@ -72,3 +74,5 @@ TEST(Log, UnopenableFileIsNamed) {
   }
   std::filesystem::remove(blocker);
 }
+
+}  // namespace zkmill::test

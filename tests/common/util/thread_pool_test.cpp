@@ -8,6 +8,8 @@
 #include <numeric>
 #include <stdexcept>
 
+namespace zkmill::test {
+
 using zkmill::util::ThreadPool;
 
 TEST(ThreadPool, ParallelForCoversEveryIndexOnce) {
@@ -52,3 +54,5 @@ TEST(ThreadPool, ManySmallBatchesFromTwoSubmitters) {
   b.join();
   EXPECT_EQ(total.load(), 2000u);
 }
+
+}  // namespace zkmill::test

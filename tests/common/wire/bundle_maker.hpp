@@ -13,7 +13,7 @@
 
 #include "common/cs/witness_bundle.hpp"
 
-namespace zkmill::wire::test_support {
+namespace zkmill::test {
 
 // n_aux private variables and n_rows rows; total size is about 32 (n_aux + 3 n_rows) bytes.
 inline cs::WitnessBundle make_test_bundle(uint64_t n_aux, uint64_t n_rows, uint64_t seed = 1) {
@@ -55,4 +55,4 @@ inline std::shared_ptr<const cs::WitnessBundle> make_shared_bundle_of_size(uint6
   return std::make_shared<const cs::WitnessBundle>(make_test_bundle(aux, rows, seed));
 }
 
-}  // namespace zkmill::wire::test_support
+}  // namespace zkmill::test

@@ -13,6 +13,8 @@
 #include "common/wire/bundle_server.hpp"
 #include "tests/common/wire/bundle_maker.hpp"
 
+namespace zkmill::test {
+
 using namespace zkmill;
 using namespace zkmill::wire;
 using namespace std::chrono_literals;
@@ -92,10 +94,10 @@ TEST(BundleTransfer, RoundTripsBundlesOfSeveralSizes) {
   ASSERT_NE(server.endpoint().find("tcp://127.0.0.1:"), std::string::npos);
   ASSERT_EQ(server.endpoint().find(":0"), std::string::npos) << server.endpoint();
   std::vector<std::shared_ptr<const cs::WitnessBundle>> bundles = {
-      std::make_shared<const cs::WitnessBundle>(test_support::make_test_bundle(1, 4, 1)),  // one short chunk
-      test_support::make_shared_bundle_of_size(kSmallChunk, 2),                            // about one chunk
-      test_support::make_shared_bundle_of_size(5 * kSmallChunk + 12345, 3),                // several, ragged end
-      test_support::make_shared_bundle_of_size(3 << 20, 4),                                // many
+      std::make_shared<const cs::WitnessBundle>(make_test_bundle(1, 4, 1)),  // one short chunk
+      make_shared_bundle_of_size(kSmallChunk, 2),                            // about one chunk
+      make_shared_bundle_of_size(5 * kSmallChunk + 12345, 3),                // several, ragged end
+      make_shared_bundle_of_size(3 << 20, 4),                                // many
   };
   for (size_t i = 0; i < bundles.size(); ++i) server.publish(key_of("b", i), bundles[i]);
   // The chunking must not depend on an exact multiple: the sizes above are deliberately odd.
@@ -126,7 +128,7 @@ TEST(BundleTransfer, UnknownAndRetractedKeysAreClearErrors) {
   EXPECT_EQ(fetch_error(ctx, server.endpoint(), "nope", quick(), &what), ErrorCode::UnknownKey);
   EXPECT_NE(what.find("nope"), std::string::npos) << what;
 
-  server.publish("k", test_support::make_shared_bundle_of_size(10000));
+  server.publish("k", make_shared_bundle_of_size(10000));
   EXPECT_TRUE(server.has("k"));
   EXPECT_NO_THROW(fetch_bundle(ctx, server.endpoint(), "k", quick()));
   EXPECT_TRUE(server.retract("k"));
@@ -142,7 +144,7 @@ TEST(BundleTransfer, CorruptChunkIsCaughtAndServerKeepsServing) {
     return key == "bad" && offset == 96 + 2 * kSmallChunk;
   };
   BundleServer server(ctx, "tcp://127.0.0.1:0", o);
-  auto b = test_support::make_shared_bundle_of_size(1 << 20);
+  auto b = make_shared_bundle_of_size(1 << 20);
   server.publish("bad", b);
   server.publish("good", b);
   std::string what;
@@ -162,14 +164,14 @@ TEST(BundleTransfer, ParallelFetchChecksEveryChunk) {
   auto o = small_chunks();
   o.chunk_bytes = 1003;  // not a multiple of the 32-byte element
   const uint64_t last_chunk_offset = [] {
-    auto b = test_support::make_shared_bundle_of_size(64 << 10, 9);
+    auto b = make_shared_bundle_of_size(64 << 10, 9);
     return 96 + (b->bytes().size() - 96 - 1) / 1003 * 1003;
   }();
   o.corrupt_chunk_for_test = [&](const std::string& key, uint64_t offset) {
     return key == "corrupt" && offset == last_chunk_offset;
   };
   BundleServer server(ctx, "tcp://127.0.0.1:0", o);
-  auto good = test_support::make_shared_bundle_of_size(64 << 10, 9);
+  auto good = make_shared_bundle_of_size(64 << 10, 9);
   // Non-canonical (all ones, >= p) elements, properly sealed: a sender bug, not corruption.
   auto with_bad_element = [&](cs::Section s, uint64_t i) {
     cs::WitnessBundle b = good->clone();
@@ -209,7 +211,7 @@ TEST(BundleTransfer, StalledFetcherIsDroppedAfterIdleTimeout) {
   auto o = small_chunks();
   o.idle_timeout = 300ms;
   BundleServer server(ctx, "tcp://127.0.0.1:0", o);
-  auto b = test_support::make_shared_bundle_of_size(1 << 20);
+  auto b = make_shared_bundle_of_size(1 << 20);
   server.publish("k", b);
 
   RawPeer stalled(ctx, server.endpoint());
@@ -244,7 +246,7 @@ TEST(BundleTransfer, ServerDyingMidTransferFailsTheFetchClearly) {
     return false;
   };
   auto server = std::make_unique<BundleServer>(ctx, "tcp://127.0.0.1:0", o);
-  server->publish("k", test_support::make_shared_bundle_of_size(16 << 20));
+  server->publish("k", make_shared_bundle_of_size(16 << 20));
   std::string ep = server->endpoint();
   auto fut = std::async(std::launch::async, [&] {
     std::string what;
@@ -263,7 +265,7 @@ TEST(BundleTransfer, ServerDyingMidTransferFailsTheFetchClearly) {
 TEST(BundleTransfer, MalformedMessagesAreAnsweredAndServerSurvives) {
   zmq::context_t ctx;
   BundleServer server(ctx, "tcp://127.0.0.1:0", small_chunks());
-  auto b = test_support::make_shared_bundle_of_size(300000);
+  auto b = make_shared_bundle_of_size(300000);
   server.publish("k", b);
   RawPeer raw(ctx, server.endpoint());
 
@@ -310,7 +312,7 @@ TEST(BundleTransfer, ConcurrentFetches) {
   BundleServer server(ctx, "tcp://127.0.0.1:0", small_chunks());
   std::vector<std::shared_ptr<const cs::WitnessBundle>> bundles;
   for (int i = 0; i < 4; ++i) {
-    bundles.push_back(test_support::make_shared_bundle_of_size((1 << 20) + 1000 * i, 10 + i));
+    bundles.push_back(make_shared_bundle_of_size((1 << 20) + 1000 * i, 10 + i));
     server.publish(key_of("k", i), bundles.back());
   }
   std::vector<std::future<bool>> futs;
@@ -333,7 +335,7 @@ TEST(BundleTransfer, BusyServerRefusesBeyondItsLimit) {
   auto o = small_chunks();
   o.max_concurrent_transfers = 1;
   BundleServer server(ctx, "tcp://127.0.0.1:0", o);
-  server.publish("k", test_support::make_shared_bundle_of_size(1 << 20));
+  server.publish("k", make_shared_bundle_of_size(1 << 20));
   RawPeer holder(ctx, server.endpoint());  // takes the only slot and sits on it
   holder.send(encode_fetch(1, "k"));
   ASSERT_EQ(decode(holder.recv()).type, MsgType::Header);
@@ -346,7 +348,7 @@ TEST(BundleTransfer, BusyServerRefusesBeyondItsLimit) {
 TEST(BundleTransfer, AdmissionLimitRefusesBeforeAllocating) {
   zmq::context_t ctx;
   BundleServer server(ctx, "tcp://127.0.0.1:0", small_chunks());
-  auto b = test_support::make_shared_bundle_of_size(1 << 20);
+  auto b = make_shared_bundle_of_size(1 << 20);
   server.publish("k", b);
   FetchOptions o = quick();
   o.max_total_bytes = b->bytes().size() - 1;
@@ -364,7 +366,7 @@ TEST(BundleTransfer, AdmissionLimitRefusesBeforeAllocating) {
 TEST(BundleTransfer, RetractedBundleOutlivesItsTransfer) {
   zmq::context_t ctx;
   BundleServer server(ctx, "tcp://127.0.0.1:0", small_chunks());
-  auto b = test_support::make_shared_bundle_of_size(1 << 20);
+  auto b = make_shared_bundle_of_size(1 << 20);
   std::weak_ptr<const cs::WitnessBundle> weak = b;
   auto copy = b->clone();
   server.publish("k", std::move(b));
@@ -381,3 +383,5 @@ TEST(BundleTransfer, RetractedBundleOutlivesItsTransfer) {
   p.send(encode_cancel(3));
   EXPECT_TRUE(eventually([&] { return server.active_transfers() == 0; }));
 }
+
+}  // namespace zkmill::test

@@ -6,6 +6,8 @@
 #include "common/wire/bundle_server.hpp"
 #include "tests/common/wire/bundle_maker.hpp"
 
+namespace zkmill::test {
+
 using namespace zkmill;
 using namespace zkmill::wire;
 using namespace std::chrono_literals;
@@ -46,7 +48,7 @@ TEST(BundleCurve, AllowListedClientFetchesRejectedClientIsRefused) {
   zmq::context_t ctx;
   CurveSetup keys;
   BundleServer server(ctx, "tcp://127.0.0.1:0", keys.server_options());
-  auto b = test_support::make_shared_bundle_of_size(500000);
+  auto b = make_shared_bundle_of_size(500000);
   server.publish("k", b);
 
   cs::WitnessBundle got = fetch_bundle(ctx, server.endpoint(), "k", keys.client(keys.good));
@@ -81,7 +83,7 @@ TEST(BundleCurve, SharedZapHandlerServesSeveralServers) {
   o.zap = zap;
   BundleServer s1(ctx, "tcp://127.0.0.1:0", o);
   BundleServer s2(ctx, "tcp://127.0.0.1:0", o);
-  auto b = test_support::make_shared_bundle_of_size(100000);
+  auto b = make_shared_bundle_of_size(100000);
   s1.publish("k", b);
   s2.publish("k", b);
   EXPECT_NO_THROW(fetch_bundle(ctx, s1.endpoint(), "k", keys.client(keys.good)));
@@ -99,7 +101,7 @@ TEST(BundleCurve, RefusedFetchesLeaveTheClientContextWorking) {
   zmq::context_t server_ctx;
   CurveSetup keys;
   BundleServer server(server_ctx, "tcp://127.0.0.1:0", keys.server_options());
-  auto b = test_support::make_shared_bundle_of_size(100000);
+  auto b = make_shared_bundle_of_size(100000);
   server.publish("k", b);
 
   zmq::context_t ctx(1);  // one I/O thread, as in a worker
@@ -114,3 +116,5 @@ TEST(BundleCurve, RefusedFetchesLeaveTheClientContextWorking) {
   cs::WitnessBundle got = fetch_bundle(ctx, server.endpoint(), "k", keys.client(keys.good));
   EXPECT_TRUE(std::ranges::equal(got.bytes(), b->bytes()));
 }
+
+}  // namespace zkmill::test

@@ -20,6 +20,8 @@
 #include "common/wire/bundle_server.hpp"
 #include "tests/common/wire/bundle_maker.hpp"
 
+namespace zkmill::test {
+
 using namespace zkmill;
 using namespace zkmill::wire;
 using namespace std::chrono_literals;
@@ -76,7 +78,7 @@ class SilentDroppingPeer {
 TEST(BundleFetchTeardown, APeerDroppingDuringTheLingerDoesNotWedgeTheContext) {
   zmq::context_t server_ctx;
   BundleServer server(server_ctx, "tcp://127.0.0.1:0");
-  auto b = test_support::make_shared_bundle_of_size(100000);
+  auto b = make_shared_bundle_of_size(100000);
   server.publish("k", b);
   // Held 60 ms: the fetch below gives up after 30 ms, and the fetch socket lingers 100 ms.
   SilentDroppingPeer peer(60ms);
@@ -103,3 +105,5 @@ TEST(BundleFetchTeardown, APeerDroppingDuringTheLingerDoesNotWedgeTheContext) {
   }
   EXPECT_GE(peer.accepted(), 1);
 }
+
+}  // namespace zkmill::test

@@ -7,6 +7,8 @@
 #include <array>
 #include <cstring>
 
+namespace zkmill::test {
+
 using namespace zkmill::wire;
 
 namespace {
@@ -131,3 +133,5 @@ TEST(WireMessage, ErrorTextIsTruncatedNotRejected) {
   auto e = encode_error(5, ErrorCode::Internal, std::string(5000, 'e'));
   EXPECT_EQ(decode(e).text.size(), kMaxErrorText);
 }
+
+}  // namespace zkmill::test

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
-// A hostile (or merely fake) worker for farm tests: a ZeroMQ DEALER with a chosen routing id
-// that speaks the control protocol by hand. It says whatever the test tells it to: a hello for
-// any role and circuits, results with guessed or stolen tokens, raw malformed frames. While it
-// waits for a message it keeps sending heartbeats, so the coordinator does not declare it dead.
+// A hostile (or merely fake) worker for farm tests (tests/system against the coordinator
+// process, tests/coordinator against one in the test's process): a ZeroMQ DEALER with a chosen
+// routing id that speaks the control protocol by hand. It says whatever the test tells it to:
+// a hello for any role and circuits, results with guessed or stolen tokens, raw malformed
+// frames. While it waits for a message it keeps sending heartbeats, so the coordinator does
+// not declare it dead.
 #pragma once
 
 #include <chrono>
@@ -14,15 +16,25 @@
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
 
+#include "common/wire/zap_handler.hpp"
 #include "farm/control_message.hpp"
 
 namespace zkmill::test {
 
 class FakeWorker {
  public:
-  FakeWorker(const std::string& endpoint, const std::string& id) : ctx_(1), sock_(ctx_, zmq::socket_type::dealer) {
+  // With `curve`, the connection is a CURVE client with that keypair, to a coordinator whose
+  // public key is `server_key` (a fake holding a key the allow-list admits).
+  FakeWorker(const std::string& endpoint, const std::string& id, const wire::CurveKeyPair* curve = nullptr,
+             const std::string& server_key = "")
+      : ctx_(1), sock_(ctx_, zmq::socket_type::dealer) {
     sock_.set(zmq::sockopt::routing_id, id);
     sock_.set(zmq::sockopt::linger, 0);
+    if (curve) {
+      sock_.set(zmq::sockopt::curve_serverkey, server_key);
+      sock_.set(zmq::sockopt::curve_publickey, curve->public_key);
+      sock_.set(zmq::sockopt::curve_secretkey, curve->secret_key);
+    }
     sock_.connect(endpoint);
   }
 
@@ -43,7 +55,11 @@ class FakeWorker {
     h.bundle_endpoint = role == farm::WorkerRole::Prove ? "" : "tcp://127.0.0.1:1";
     send(h);
   }
-  void heartbeat(const std::string& current = "") { send(farm::WorkerHeartbeat{{}, current, false, {}}); }
+  void heartbeat(const std::string& current = "") {
+    farm::WorkerHeartbeat h;
+    h.current = current;
+    send(h);
+  }
 
   // The next message satisfying `want` within `limit` (others are dropped), heartbeating
   // every 100 ms meanwhile; nullopt when none came.

@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: MIT
+// Phase-2 contribute, beacon and verify (zkey_mpc.hpp).
+#include "common/setup/zkey_mpc.hpp"
+
+#include <cstdio>
+
+#include "common/curves/dispatch.hpp"
+#include "common/formats/bin_writer.hpp"
+#include "common/formats/circom_files.hpp"
+#include "common/formats/ptau.hpp"
+#include "common/msm/pippenger.hpp"
+#include "common/pairing/engine.hpp"
+#include "common/setup/group_ops.hpp"
+#include "common/setup/snarkjs_points.hpp"
+#include "common/setup/snarkjs_rng.hpp"
+#include "common/setup/zkey_new.hpp"
+
+namespace zkmill::setup {
+
+namespace {
+
+void put_u32(std::vector<uint8_t>& b, uint32_t v) {
+  for (int i = 0; i < 4; ++i) b.push_back(uint8_t(v >> (8 * i)));
+}
+
+// snarkjs hashPubKey: U(deltaAfter) U(g1_s) U(g1_sx) U(g2_spx) transcript.
+template <class E>
+void hash_pub_key(Blake2b& h, const Contribution& c) {
+  using L1 = serde::snarkjs::Lem<typename E::G1Params>;
+  using L2 = serde::snarkjs::Lem<typename E::G2Params>;
+  const auto v = serde::Validation::SkipSubgroupCheck;
+  hash_u<typename E::G1Params>(h, L1::decode(c.delta_after, v));
+  hash_u<typename E::G1Params>(h, L1::decode(c.g1_s, v));
+  hash_u<typename E::G1Params>(h, L1::decode(c.g1_sx, v));
+  hash_u<typename E::G2Params>(h, L2::decode(c.g2_spx, v));
+  h.update(c.transcript);
+}
+
+// e(a, d) == e(b, c), false when any point is the identity (snarkjs misc.sameRatio).
+template <class E>
+bool same_ratio(const typename E::G1Affine& a, const typename E::G1Affine& b, const typename E::G2Affine& c,
+                const typename E::G2Affine& d) {
+  using Eng = pairing::Engine<E>;
+  if (a.is_identity() || b.is_identity() || c.is_identity() || d.is_identity()) return false;
+  const auto pd = Eng::prepare(d), pc = Eng::prepare(c);
+  const typename Eng::PreparedPair pairs[2] = {{a, &pd}, {-b, &pc}};
+  return Eng::pairing_product_is_one(std::span<const typename Eng::PreparedPair>(pairs, 2));
+}
+
+template <class C>
+std::vector<uint8_t> lem_bytes(const ec::Affine<C>& p) {
+  std::vector<uint8_t> b(serde::snarkjs::Lem<C>::kSize);
+  serde::snarkjs::Lem<C>::encode(p, b.data());
+  return b;
+}
+
+std::string hex(std::span<const uint8_t> b) {
+  std::string s;
+  char t[3];
+  for (uint8_t x : b) std::snprintf(t, sizeof t, "%02x", x), s += t;
+  return s;
+}
+
+template <class E>
+ContributeResult contribute(const formats::ZkeyFile& f, const std::string& out, Contribution cur, ChaCha& rng,
+                            util::ThreadPool& pool) {
+  using Fr = typename E::Fr;
+  using G1 = typename E::G1Params;
+  using G2 = typename E::G2Params;
+  using L1 = serde::snarkjs::Lem<G1>;
+  using L2 = serde::snarkjs::Lem<G2>;
+  if (f.curve() != E::kId) f.fail("curve mismatch");
+  MpcParams mpc = read_mpc_params(f);
+  Blake2b th;
+  th.update(mpc.cs_hash);
+  for (const auto& c : mpc.contributions) hash_pub_key<E>(th, c);
+
+  const Fr d = field_from_rng<Fr>(rng);
+  const auto g1_s = point_from_rng<G1>(rng).to_affine();
+  const auto g1_sx = mul_fr<G1>(ec::Jacobian<G1>::from_affine(g1_s), d).to_affine();
+  hash_u<G1>(th, g1_s);
+  hash_u<G1>(th, g1_sx);
+  cur.transcript = th.digest();
+  const auto g2_sp = hash_to_g2<E>(cur.transcript);
+  const auto g2_spx = mul_fr<G2>(g2_sp, d).to_affine();
+  const auto delta1 = L1::decode(f.delta1(), serde::Validation::Full);
+  const auto delta2 = L2::decode(f.delta2(), serde::Validation::Full);
+  const auto nd1 = mul_fr<G1>(ec::Jacobian<G1>::from_affine(delta1), d).to_affine();
+  const auto nd2 = mul_fr<G2>(ec::Jacobian<G2>::from_affine(delta2), d).to_affine();
+  cur.delta_after = lem_bytes<G1>(nd1);
+  cur.g1_s = lem_bytes<G1>(g1_s);
+  cur.g1_sx = lem_bytes<G1>(g1_sx);
+  cur.g2_spx = lem_bytes<G2>(g2_spx);
+  mpc.contributions.push_back(cur);
+
+  // Section 2 with the new deltas in place (delta1 and delta2 are its last two points).
+  const auto sec2 = f.file().section(2, "header");
+  std::vector<uint8_t> header(sec2.begin(), sec2.end());
+  const size_t d2_at = header.size() - L2::kSize, d1_at = d2_at - L1::kSize;
+  std::copy(cur.delta_after.begin(), cur.delta_after.end(), header.begin() + ptrdiff_t(d1_at));
+  const auto nd2b = lem_bytes<G2>(nd2);
+  std::copy(nd2b.begin(), nd2b.end(), header.begin() + ptrdiff_t(d2_at));
+
+  const Fr d_inv = d.inverse();
+  auto scaled = [&](std::span<const uint8_t> sec, const char* what) {
+    auto pts = formats::detail::decode_section<G1>(f, sec, what, serde::Validation::SkipSubgroupCheck, pool);
+    std::vector<ec::Jacobian<G1>> j(pts.size());
+    pool.parallel_for(
+        pts.size(),
+        [&](size_t b, size_t e) {
+          for (size_t i = b; i < e; ++i) j[i] = mul_fr<G1>(ec::Jacobian<G1>::from_affine(pts[i]), d_inv);
+        },
+        64);
+    const auto aff = normalize_parallel<G1>(j, pool);
+    std::vector<uint8_t> bytes(aff.size() * L1::kSize);
+    for (size_t i = 0; i < aff.size(); ++i) L1::encode(aff[i], bytes.data() + i * L1::kSize);
+    return bytes;
+  };
+  const auto l = scaled(f.c(), "L");
+  const auto h = scaled(f.h(), "H");
+
+  formats::BinWriter w(out, "zkey", 1, 10);
+  w.section(1, f.file().section(1, "protocol"));
+  w.section(2, header);
+  for (uint32_t s = 3; s <= 7; ++s) w.section(s, f.file().section(s, "key"));
+  w.section(8, l);
+  w.section(9, h);
+  w.section(10, encode_mpc_params(mpc));
+  w.commit();
+
+  ContributeResult r;
+  r.cs_hash = mpc.cs_hash;
+  Blake2b ch;
+  hash_pub_key<E>(ch, mpc.contributions.back());
+  r.contribution_hash = ch.digest();
+  r.index = mpc.contributions.size();
+  return r;
+}
+
+std::string utf8_prefix(const std::string& s, size_t max_chars) {
+  size_t i = 0, chars = 0;
+  while (i < s.size() && chars < max_chars) {
+    const unsigned char c = uint8_t(s[i]);
+    i += c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    ++chars;
+  }
+  return s.substr(0, std::min(i, s.size()));
+}
+
+template <class E>
+VerifyReport verify(const formats::R1csFile& r1cs, const formats::PtauFile& ptau, const formats::ZkeyFile& z,
+                    util::ThreadPool& pool) {
+  using Fr = typename E::Fr;
+  using G1 = typename E::G1Params;
+  using G2 = typename E::G2Params;
+  using L1 = serde::snarkjs::Lem<G1>;
+  using L2 = serde::snarkjs::Lem<G2>;
+  VerifyReport rep;
+  auto bad = [&](const std::string& why) {
+    rep.ok = false;
+    rep.reason = why;
+    return rep;
+  };
+  const auto v = serde::Validation::Full;
+  MpcParams mpc = read_mpc_params(z);
+  Blake2b acc;
+  acc.update(mpc.cs_hash);
+  auto cur_delta = G1::generator();
+  std::vector<std::string> contrib_lines;
+  for (size_t i = 0; i < mpc.contributions.size(); ++i) {
+    const auto& c = mpc.contributions[i];
+    const std::string tag = "contribution #" + std::to_string(i + 1);
+    ec::Affine<G1> g1_s, g1_sx, after;
+    ec::Affine<G2> g2_spx;
+    try {
+      g1_s = L1::decode(c.g1_s, v), g1_sx = L1::decode(c.g1_sx, v), after = L1::decode(c.delta_after, v);
+      g2_spx = L2::decode(c.g2_spx, v);
+    } catch (const serde::DecodeError& e) {
+      return bad(tag + ": invalid point: " + e.what());
+    }
+    Blake2b ours(acc);
+    hash_u<G1>(ours, g1_s);
+    hash_u<G1>(ours, g1_sx);
+    if (ours.digest() != c.transcript) return bad(tag + ": inconsistent transcript");
+    const auto g2_sp = hash_to_g2<E>(c.transcript).to_affine();
+    if (!same_ratio<E>(g1_s, g1_sx, g2_sp, g2_spx))
+      return bad(tag + ": public key G1 and G2 do not have the same ratio");
+    if (!same_ratio<E>(cur_delta, after, g2_sp, g2_spx))
+      return bad(tag + ": deltaAfter does not follow the public key");
+    if (c.type == 1) {
+      ChaCha rng = rng_from_beacon(c.beacon_hash, c.num_iterations_exp);
+      const Fr d = field_from_rng<Fr>(rng);
+      const auto es = point_from_rng<G1>(rng).to_affine();
+      const auto esx = mul_fr<G1>(ec::Jacobian<G1>::from_affine(es), d).to_affine();
+      if (es != g1_s) return bad(tag + ": key of the beacon does not match (g1_s)");
+      if (esx != g1_sx) return bad(tag + ": key of the beacon does not match (g1_sx)");
+    }
+    hash_pub_key<E>(acc, c);
+    Blake2b one;
+    hash_pub_key<E>(one, c);
+    std::string line = tag + (c.name ? " " + *c.name : "") + ":\n" + format_hash(one.digest());
+    if (c.type == 1)
+      line += "\n\tBeacon generator: " + hex(c.beacon_hash) +
+              "\n\tBeacon iterations Exp: " + std::to_string(c.num_iterations_exp);
+    contrib_lines.push_back(line);
+    cur_delta = after;
+  }
+
+  const InitZkey init = build_init_zkey(r1cs, ptau, nullptr, pool);
+  if (z.n_vars() != init.n_vars || z.n_public() != init.n_public || z.domain_size() != init.domain_size)
+    return bad("different circuit parameters (nVars " + std::to_string(z.n_vars()) + " vs " +
+               std::to_string(init.n_vars) + ", nPublic " + std::to_string(z.n_public()) + " vs " +
+               std::to_string(init.n_public) + ", domain " + std::to_string(z.domain_size()) + " vs " +
+               std::to_string(init.domain_size) + ")");
+  const auto sec2 = z.file().section(2, "header");
+  // alpha1, beta1, beta2, gamma2 (and the sizes before them) precede delta1 and delta2, the
+  // header's last two points: all of it but the deltas must equal the initial key's.
+  const ptrdiff_t deltas = ptrdiff_t(L1::kSize + L2::kSize);
+  if (sec2.size() != init.header.size() || !std::equal(sec2.begin(), sec2.end() - deltas, init.header.begin()))
+    return bad("alpha, beta or gamma differ from the ceremony's (or a different curve/header)");
+  ec::Affine<G1> delta1;
+  ec::Affine<G2> delta2, init_delta2 = G2::generator();
+  try {
+    delta1 = L1::decode(z.delta1(), v);
+    delta2 = L2::decode(z.delta2(), v);
+  } catch (const serde::DecodeError& e) {
+    return bad(std::string("invalid delta: ") + e.what());
+  }
+  if (delta1 != cur_delta) return bad("invalid delta1 (not the last contribution's deltaAfter)");
+  if (!same_ratio<E>(G1::generator(), cur_delta, G2::generator(), delta2)) return bad("invalid delta2");
+  if (mpc.cs_hash != init.cs_hash) return bad("circuit hash does not match (a key for another circuit or ceremony)");
+  auto same = [](std::span<const uint8_t> a, const std::vector<uint8_t>& b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
+  };
+  if (!same(z.ic(), init.ic)) return bad("IC section is not identical to the initial key's");
+  {
+    const auto sec4 = z.file().section(4, "coefficients");
+    if (!same(sec4, init.coefs)) return bad("coefficients section is not identical to the initial key's");
+  }
+  if (!same(z.a(), init.a)) return bad("A section is not identical to the initial key's");
+  if (!same(z.b1(), init.b1)) return bad("B1 section is not identical to the initial key's");
+  if (!same(z.b2(), init.b2)) return bad("B2 section is not identical to the initial key's");
+
+  // L and H: one random linear combination of each, sum r_i P_init_i and sum r_i P_i, must have
+  // the ratio delta (e(R_init, delta2_init) = e(R, delta2)).
+  auto ratio_ok = [&](std::span<const uint8_t> mine, const std::vector<uint8_t>& theirs, const char* what) {
+    const auto vv = serde::Validation::SkipSubgroupCheck;
+    auto p = formats::detail::decode_section<G1>(z, mine, what, vv, pool);
+    auto q = formats::detail::decode_section<G1>(z, theirs, what, vv, pool);
+    if (p.empty()) return true;
+    std::vector<Fr> r(p.size());
+    std::vector<uint8_t> rnd(8 * p.size());
+    os_random(rnd);
+    for (size_t i = 0; i < r.size(); ++i) {
+      uint64_t x = 0;
+      for (int b = 0; b < 8; ++b) x |= uint64_t(rnd[8 * i + b]) << (8 * b);
+      r[i] = Fr::from_u64(x | 1);
+    }
+    const auto R = msm::msm<G1>(std::span<const ec::Affine<G1>>(p), std::span<const Fr>(r), pool).to_affine();
+    const auto R0 = msm::msm<G1>(std::span<const ec::Affine<G1>>(q), std::span<const Fr>(r), pool).to_affine();
+    if (R.is_identity() && R0.is_identity()) return true;
+    return same_ratio<E>(R0, R, delta2, init_delta2);
+  };
+  try {
+    if (!ratio_ok(z.c(), init.c, "L")) return bad("L section does not match (not the initial key's divided by delta)");
+    if (!ratio_ok(z.h(), init.h, "H")) return bad("H section does not match (not the initial key's divided by delta)");
+  } catch (const formats::FormatError& e) {  // a point that is not on the curve: a corrupt key
+    return bad(e.what());
+  }
+
+  rep.ok = true;
+  rep.log.push_back("Circuit hash:\n" + format_hash(mpc.cs_hash));
+  for (size_t i = contrib_lines.size(); i-- > 0;) rep.log.push_back(contrib_lines[i]);
+  return rep;
+}
+
+std::vector<uint8_t> parse_hex(const std::string& s) {
+  std::string t = s.rfind("0x", 0) == 0 ? s.substr(2) : s;
+  if (t.empty() || t.size() % 2) throw std::invalid_argument("beacon hash must be an even number of hex digits");
+  std::vector<uint8_t> out;
+  for (size_t i = 0; i < t.size(); i += 2) {
+    auto nib = [&](char c) -> int {
+      if (c >= '0' && c <= '9') return c - '0';
+      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+      if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+      throw std::invalid_argument("beacon hash is not hexadecimal: '" + s + "'");
+    };
+    out.push_back(uint8_t(nib(t[i]) << 4 | nib(t[i + 1])));
+  }
+  return out;
+}
+
+}  // namespace
+
+MpcParams read_mpc_params(const formats::ZkeyFile& f) {
+  const auto& bf = f.file();
+  formats::SectionReader rd(bf, bf.section(10, "contributions"), "contributions");
+  MpcParams p;
+  auto h = rd.take(64);
+  std::copy(h.begin(), h.end(), p.cs_hash.begin());
+  const uint32_t n = rd.u32();
+  const size_t g1 = f.g1_size(), g2 = f.g2_size();
+  if (uint64_t(n) * (3 * g1 + g2 + 72) > rd.remaining()) rd.fail(std::to_string(n) + " contributions: truncated");
+  for (uint32_t i = 0; i < n; ++i) {
+    Contribution c;
+    auto cp = [&](size_t k) {
+      auto s = rd.take(k);
+      return std::vector<uint8_t>(s.begin(), s.end());
+    };
+    c.delta_after = cp(g1), c.g1_s = cp(g1), c.g1_sx = cp(g1), c.g2_spx = cp(g2);
+    auto t = rd.take(64);
+    std::copy(t.begin(), t.end(), c.transcript.begin());
+    c.type = rd.u32();
+    const uint32_t len = rd.u32();
+    auto params = rd.take(len);
+    size_t pos = 0;
+    int last = 0;
+    auto byte = [&]() {
+      if (pos >= params.size()) rd.fail("contribution " + std::to_string(i + 1) + ": parameters truncated");
+      return params[pos++];
+    };
+    while (pos < params.size()) {
+      const int type = byte();
+      if (type <= last) rd.fail("contribution " + std::to_string(i + 1) + ": parameters not sorted");
+      last = type;
+      if (type == 1) {
+        const size_t l = byte();
+        if (params.size() - pos < l) rd.fail("contribution " + std::to_string(i + 1) + ": name truncated");
+        c.name = std::string(params.begin() + ptrdiff_t(pos), params.begin() + ptrdiff_t(pos + l));
+        pos += l;
+      } else if (type == 2) {
+        c.num_iterations_exp = byte();
+      } else if (type == 3) {
+        const size_t l = byte();
+        if (params.size() - pos < l) rd.fail("contribution " + std::to_string(i + 1) + ": beacon hash truncated");
+        c.beacon_hash.assign(params.begin() + ptrdiff_t(pos), params.begin() + ptrdiff_t(pos + l));
+        pos += l;
+      } else {
+        rd.fail("contribution " + std::to_string(i + 1) + ": unknown parameter " + std::to_string(type));
+      }
+    }
+    p.contributions.push_back(std::move(c));
+  }
+  rd.expect_end();
+  return p;
+}
+
+std::vector<uint8_t> encode_mpc_params(const MpcParams& p) {
+  std::vector<uint8_t> b(p.cs_hash.begin(), p.cs_hash.end());
+  put_u32(b, uint32_t(p.contributions.size()));
+  for (const auto& c : p.contributions) {
+    for (const auto* v : {&c.delta_after, &c.g1_s, &c.g1_sx, &c.g2_spx}) b.insert(b.end(), v->begin(), v->end());
+    b.insert(b.end(), c.transcript.begin(), c.transcript.end());
+    put_u32(b, c.type);
+    std::vector<uint8_t> params;
+    if (c.name) {
+      const std::string nm = utf8_prefix(*c.name, 64);
+      params.push_back(1);
+      params.push_back(uint8_t(std::min<size_t>(nm.size(), 255)));
+      params.insert(params.end(), nm.begin(), nm.begin() + ptrdiff_t(std::min<size_t>(nm.size(), 255)));
+    }
+    if (c.type == 1) {
+      params.push_back(2);
+      params.push_back(c.num_iterations_exp);
+      params.push_back(3);
+      params.push_back(uint8_t(c.beacon_hash.size()));
+      params.insert(params.end(), c.beacon_hash.begin(), c.beacon_hash.end());
+    }
+    put_u32(b, uint32_t(params.size()));
+    b.insert(b.end(), params.begin(), params.end());
+  }
+  return b;
+}
+
+ContributeResult zkey_contribute(const std::string& in, const std::string& out, const std::string& name,
+                                 const std::string& entropy, util::ThreadPool& pool) {
+  auto f = formats::ZkeyFile::open(in);
+  ChaCha rng = rng_from_entropy(entropy);
+  Contribution c;
+  c.type = 0;
+  if (!name.empty()) c.name = name;
+  return curves::with_curve(f.curve(), [&]<class E>(E) { return contribute<E>(f, out, c, rng, pool); });
+}
+
+ContributeResult zkey_beacon(const std::string& in, const std::string& out, const std::string& name,
+                             const std::string& beacon_hex, unsigned num_iterations_exp, util::ThreadPool& pool) {
+  const auto hash = parse_hex(beacon_hex);
+  if (hash.size() > 255) throw std::invalid_argument("beacon hash longer than 255 bytes");
+  if (num_iterations_exp < 10 || num_iterations_exp > 63)
+    throw std::invalid_argument("beacon iterations exponent must be between 10 and 63, not " +
+                                std::to_string(num_iterations_exp));
+  auto f = formats::ZkeyFile::open(in);
+  ChaCha rng = rng_from_beacon(hash, num_iterations_exp);
+  Contribution c;
+  c.type = 1;
+  c.num_iterations_exp = uint8_t(num_iterations_exp);
+  c.beacon_hash = hash;
+  if (!name.empty()) c.name = name;
+  return curves::with_curve(f.curve(), [&]<class E>(E) { return contribute<E>(f, out, c, rng, pool); });
+}
+
+VerifyReport zkey_verify(const std::string& r1cs_path, const std::string& ptau_path, const std::string& zkey_path,
+                         util::ThreadPool& pool) {
+  auto r1cs = formats::R1csFile::open(r1cs_path);
+  auto ptau = formats::PtauFile::open(ptau_path);
+  auto z = formats::ZkeyFile::open(zkey_path);
+  if (r1cs.header().curve != ptau.curve())
+    throw std::runtime_error(r1cs_path + " is a " + curve_snarkjs_name(r1cs.header().curve) + " circuit but " +
+                             ptau_path + " is a " + curve_snarkjs_name(ptau.curve()) + " powers of tau");
+  if (z.curve() != ptau.curve()) {
+    VerifyReport r;
+    r.reason = zkey_path + " is a " + curve_snarkjs_name(z.curve()) + " key, the circuit is " +
+               curve_snarkjs_name(ptau.curve());
+    return r;
+  }
+  return curves::with_curve(z.curve(), [&]<class E>(E) { return verify<E>(r1cs, ptau, z, pool); });
+}
+
+}  // namespace zkmill::setup

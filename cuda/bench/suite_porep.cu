@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: MIT
+// The PoRep rows of the GPU benchmark suite (bench_porep, suite_common.cuh): a PoRep-sized
+// BLS12-381 partition on a device-made key, with a synthetic witness or real `porep` witnesses
+// proved as one pipelined job. Its own translation unit: the `porep` circuit's synthesis is the
+// largest host code of the suite, and here it compiles beside the other parts, not after them.
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "common/circuits/porep.hpp"
+#include "common/groth16/builtin.hpp"
+#include "cuda/bench/suite_common.cuh"
+#include "cuda/groth16/prove.cuh"
+
+namespace zkmill::cuda::bench {
+namespace {
+
+// out[i] = src[(i * stride + offset) mod m], m a power of two.
+template <class T>
+__global__ void tile_kernel(const T* src, uint64_t m, T* out, uint64_t n, uint64_t stride, uint64_t offset) {
+  const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = src[(i * stride + offset) & (m - 1)];
+}
+
+// A PoRep-sized BLS12-381 partition on a key generated on the device (tiled from 2^20 distinct
+// points: a synthetic key, so its proofs do not verify; the witness side is what is measured).
+// Witness: synthetic (porep_size 0: the progression bundle of 2^porep_log rows, as the other
+// rows) or real: porep_partitions partitions of the `porep` circuit at porep_size constraints,
+// synthesized on host threads (plain ProvingCS, a, b, c in the same pass) while the GPU proves
+// the ones before (a pipelined job). The device checks a o b = c row by row before the MSMs
+// (gpu_parts), so a real witness that the circuit does not satisfy is an error, not a figure.
+
+// The key meta of porep at `size` without a recording pass (seconds at 130M constraints): the
+// circuit is a prologue plus C identical challenges, so inputs, aux and constraints are affine
+// in C; count them at C = 1, 2, 3 and extrapolate. ProvingCS refuses a bundle whose counts do
+// not match, so a wrong extrapolation cannot go unnoticed.
+groth16::KeyMeta porep_meta(uint64_t size) {
+  using Fr = curves::Bls12381::Fr;
+  using Porep = circuits::PorepCircuit<Fr>;
+  const circuits::PorepShape shape = Porep::choose_shape(size);
+  uint64_t in[3], aux[3], con[3];
+  for (uint64_t c = 1; c <= 3; ++c) {
+    circuits::PorepShape s = shape;
+    s.challenges = c;
+    cs::CountingCS<Fr> counter;
+    Porep(s, size, 0, 0).synthesize(counter);
+    in[c - 1] = counter.num_inputs(), aux[c - 1] = counter.num_aux(), con[c - 1] = counter.num_constraints();
+  }
+  auto at = [&](const uint64_t* v) {
+    if (v[2] - v[1] != v[1] - v[0]) throw std::logic_error("porep counts are not affine in the challenges");
+    return v[0] + (shape.challenges - 1) * (v[1] - v[0]);
+  };
+  groth16::KeyMeta meta;
+  meta.circuit = "porep";
+  meta.size = size;
+  meta.n_inputs = at(in);
+  meta.n_aux = at(aux);
+  meta.n_constraints = at(con) + meta.n_inputs;  // with the input rows, as a key's meta counts them
+  return meta;
+}
+
+// Produces the partitions' bundles on `threads` host threads, in partition order, at most
+// `threads` alive at once (each is ~16 GiB at 130M constraints): take(i) waits for partition i
+// and hands it over; the caller frees it, which lets the next synthesis start.
+class PorepPipeline {
+ public:
+  PorepPipeline(const groth16::KeyMeta& meta, int partitions, int threads)
+      : meta_(meta), n_(partitions), limit_(size_t(threads)) {
+    for (int t = 0; t < threads; ++t) workers_.emplace_back([this] { run(); });
+  }
+  ~PorepPipeline() {
+    {
+      std::lock_guard lock(m_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    for (auto& t : workers_) t.join();
+  }
+  // Partition i's bundle and the host time its synthesis took (ms); rethrows a synthesis error.
+  std::pair<cs::WitnessBundle, double> take(int i) {
+    std::unique_lock lock(m_);
+    cv_.wait(lock, [&] { return ready_.count(i) || error_; });
+    if (error_) std::rethrow_exception(error_);
+    auto out = std::move(ready_.at(i));
+    ready_.erase(i);
+    return out;
+  }
+  void release() {  // the caller freed a bundle: one more may be synthesized
+    {
+      std::lock_guard lock(m_);
+      --alive_;
+    }
+    cv_.notify_all();
+  }
+
+ private:
+  void run() {
+    for (;;) {
+      int i;
+      {
+        std::unique_lock lock(m_);
+        cv_.wait(lock, [&] { return stop_ || error_ || (next_ < n_ && alive_ < limit_); });
+        if (stop_ || error_ || next_ >= n_) return;
+        i = next_++;
+        ++alive_;
+      }
+      try {
+        const auto t0 = std::chrono::steady_clock::now();
+        auto w = groth16::synthesize_builtin<curves::Bls12381>(meta_, /*seed=*/42, uint64_t(i));
+        const double ms = g16::ms_since(t0);
+        std::printf("porep partition %d synthesized on the host in %.1f s\n", i, ms / 1000);
+        std::fflush(stdout);
+        std::lock_guard lock(m_);
+        ready_.emplace(i, std::make_pair(std::move(w), ms));
+      } catch (...) {
+        std::lock_guard lock(m_);
+        error_ = std::current_exception();
+      }
+      cv_.notify_all();
+    }
+  }
+  const groth16::KeyMeta meta_;
+  const int n_;
+  const size_t limit_;  // bundles alive at once: synthesizing, ready, or being proved
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::map<int, std::pair<cs::WitnessBundle, double>> ready_;
+  int next_ = 0;
+  size_t alive_ = 0;
+  bool stop_ = false;
+  std::exception_ptr error_;
+  std::vector<std::thread> workers_;
+};
+
+// A device-made key: `n` points tiled from `base` (2^20 distinct points) at offset `off`.
+template <class A>
+void tile_into(DeviceBuffer<A>& buf, const DeviceBuffer<A>& base, uint64_t off, cudaStream_t st) {
+  tile_kernel<A><<<unsigned((buf.size() + 255) / 256), 256, 0, st>>>(base.get(), uint64_t(1) << 20, buf.get(),
+                                                                     buf.size(), 3, off);
+  ZK_CUDA_OK_LAUNCH();
+}
+
+// 2^20 distinct affine points of group G (Q_j + R_k, see make_points) on the device.
+template <class G, class Gen>
+DeviceBuffer<typename G::Affine> distinct_points(const Gen& gen, std::mt19937_64& rng, cudaStream_t st,
+                                                 const char* what) {
+  using E = curves::Bls12381;
+  using Fr = E::Fr;
+  const auto qh = progression<E>(Fr::random(rng), Fr::random(rng), size_t(1) << kQLog, gen);
+  const auto rh = progression<E>(Fr::random(rng), Fr::random(rng), size_t(1) << 4, gen);
+  std::vector<typename G::Affine> qd(qh.size()), rd(rh.size());
+  for (size_t i = 0; i < qh.size(); ++i) qd[i] = G::to_device_affine(qh[i]);
+  for (size_t i = 0; i < rh.size(); ++i) rd[i] = G::to_device_affine(rh[i]);
+  DeviceBuffer<typename G::Affine> d_q(qd.size(), what), d_r(rd.size(), what), base(size_t(1) << 20, what);
+  ZK_CUDA_OK(cudaMemcpyAsync(d_q.get(), qd.data(), qd.size() * sizeof(qd[0]), cudaMemcpyHostToDevice, st));
+  ZK_CUDA_OK(cudaMemcpyAsync(d_r.get(), rd.data(), rd.size() * sizeof(rd[0]), cudaMemcpyHostToDevice, st));
+  make_points<G>(d_q.get(), d_r.get(), base.get(), 1u << 20, st);
+  ZK_CUDA_OK(cudaStreamSynchronize(st));
+  return base;
+}
+
+}  // namespace
+
+bool bench_porep(const GpuBenchOptions& o, std::vector<Row>& rows) {
+  using E = curves::Bls12381;
+  using G = curve::Bls12381G1;
+  using G2 = curve::Bls12381G2;
+  const bool real = o.porep_size > 0;
+  const int parts = real ? std::max(1, o.porep_partitions) : 1;
+  std::mt19937_64 rng(27);
+  const auto job0 = std::chrono::steady_clock::now();
+
+  // The witness side: its shape first (it sizes the key), then the bundles.
+  groth16::KeyMeta meta;
+  uint32_t lg = uint32_t(o.porep_log);
+  std::optional<PorepPipeline> pipeline;
+  cs::WitnessBundle synthetic;
+  double synthetic_ms = 0;
+  if (real) {
+    meta = porep_meta(o.porep_size);
+    lg = 0;
+    while ((uint64_t(1) << lg) < meta.n_constraints) ++lg;
+    const double bundle_gib = double(32 * (meta.n_inputs + meta.n_aux + 3 * meta.n_constraints)) / double(1 << 30);
+    int threads = o.porep_threads;
+    if (threads <= 0) {  // as many as 60% of the host's memory holds, leaving a core for the GPU's host side
+      const double mem_gib = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE)) / double(1 << 30);
+      threads = std::max(1, std::min(int(std::thread::hardware_concurrency()) - 1, int(0.6 * mem_gib / bundle_gib)));
+    }
+    threads = std::min(threads, parts);
+    std::printf(
+        "porep: real witnesses, %llu constraints (+%llu input rows), %llu aux, domain 2^%u, %.1f GiB per bundle; "
+        "%d partition(s), %d synthesized at once on host threads (plain ProvingCS)\n",
+        (unsigned long long)(meta.n_constraints - meta.n_inputs), (unsigned long long)meta.n_inputs,
+        (unsigned long long)meta.n_aux, lg, bundle_gib, parts, threads);
+    std::fflush(stdout);
+    pipeline.emplace(meta, parts, threads);
+  } else {
+    const auto t0 = std::chrono::steady_clock::now();
+    synthetic = synthetic_bundle<E>(lg, rng);
+    synthetic_ms = g16::ms_since(t0);
+  }
+  const uint64_t n = uint64_t(1) << lg;
+  const uint64_t n_vars = real ? meta.n_inputs + meta.n_aux : n;
+  const uint64_t n_aux = real ? meta.n_aux : n - 2;
+
+  // The key, made on the device while the host synthesizes. G1 and G2 together when they fit
+  // beside the proof's scratch (B_G2 then runs inside gpu_parts, sharing the digit sort), else
+  // one after the other (the G1 key is rebuilt per partition: a tiling pass, timed apart).
+  g16::ContextLease lease = g16::acquire_context(0);
+  g16::DeviceContext& ctx = *lease.ctx;
+  const cudaStream_t st = ctx.compute.get();
+  const auto k0 = std::chrono::steady_clock::now();
+  auto base = distinct_points<G>(E::G1::generator().to_affine(), rng, st, "porep distinct G1 points");
+  auto base2 = distinct_points<G2>(E::G2::generator().to_affine(), rng, st, "porep distinct G2 points");
+  DeviceBuffer<G::Affine> ka, kb, kl, kh;
+  DeviceBuffer<G2::Affine> kb2;
+  auto make_g1 = [&] {
+    ka.reserve(n_vars, "porep key A"), kb.reserve(n_vars, "porep key B_G1");
+    kl.reserve(n_aux, "porep key L"), kh.reserve(n, "porep key H");
+    uint64_t off = 1;
+    for (auto* buf : {&ka, &kb, &kl, &kh}) tile_into(*buf, base, off += 77777, st);
+    ZK_CUDA_OK(cudaStreamSynchronize(st));
+  };
+  auto free_g1 = [&] {
+    for (auto* buf : {&ka, &kb, &kl, &kh}) *buf = DeviceBuffer<G::Affine>();
+  };
+  auto make_g2 = [&] {
+    kb2.reserve(n_vars, "porep key B_G2");
+    tile_into(kb2, base2, 7, st);
+    ZK_CUDA_OK(cudaStreamSynchronize(st));
+  };
+  make_g1();
+  bool together = true;
+  try {
+    make_g2();
+  } catch (const DeviceAllocError&) {
+    together = false;
+  }
+  const double key_ms = g16::ms_since(k0);
+  std::printf("porep: device key (synthetic, tiled) made in %.0f ms, G1 and G2 %s\n", key_ms,
+              together ? "resident together" : "one after the other (both do not fit)");
+  std::fflush(stdout);
+
+  bool ok = true;
+  double gpu_sum = 0, synth_sum = 0, first_ready_ms = 0;
+  std::vector<float> gpu_ms;
+  g16::GpuParts<E> first;
+  for (int i = 0; i < parts; ++i) {
+    double synth_ms = synthetic_ms;
+    cs::WitnessBundle owned;
+    if (real) std::tie(owned, synth_ms) = pipeline->take(i);
+    const cs::WitnessBundle& w = real ? owned : synthetic;
+    if (i == 0) first_ready_ms = g16::ms_since(job0);
+    // The first partition twice: the second run is warm, and both must agree (determinism).
+    for (int rep = 0; rep < (i == 0 ? 2 : 1); ++rep) {
+      GpuProveTimings t;
+      double regen_ms = 0, b2_ms = 0, sort_ms = 0;
+      if (!together && ka.size() == 0) {
+        const auto r0 = std::chrono::steady_clock::now();
+        make_g1();
+        regen_ms = g16::ms_since(r0);
+      }
+      const auto p0 = std::chrono::steady_clock::now();
+      g16::DeviceKeyView<G> view{ka.get(), kb.get(), kl.get(), kh.get(), n_vars, n_aux, n};
+      if (together) view.b2 = kb2.get();
+      g16::GpuParts<E> p;
+      try {
+        p = g16::gpu_parts<E>(ctx, view, w, lg, t);
+      } catch (const DeviceAllocError&) {
+        if (!together) throw;
+        // The proof's scratch did not fit beside both keys: drop the G2 key and go on split.
+        std::printf("porep: the proof's scratch does not fit beside both keys; G2 key dropped, B_G2 split off\n");
+        together = false;
+        kb2 = DeviceBuffer<G2::Affine>();
+        ctx.drop_scratch();
+        view.b2 = nullptr;
+        p = g16::gpu_parts<E>(ctx, view, w, lg, t);
+      }
+      double total = g16::ms_since(p0);
+      if (!together) {
+        // B_G2 on its own key: the scalars z are still on the device; the G1 key makes room.
+        free_g1();
+        const auto r0 = std::chrono::steady_clock::now();
+        make_g2();
+        regen_ms += g16::ms_since(r0);
+        const auto b0 = std::chrono::steady_clock::now();
+        auto& cst = ctx.state<G>();
+        cst.msm.prepare(cst.z.get(), n_vars);  // inside a proof this sort is shared with A and B_G1
+        sort_ms = g16::ms_since(b0);
+        p.b2 = cst.msm2.sum(kb2.get());
+        p.has_b2 = true;
+        b2_ms = g16::ms_since(b0) - sort_ms;
+        t.msm_b_g2_ms = b2_ms;
+        total += b2_ms;  // the sort is not counted twice
+        kb2 = DeviceBuffer<G2::Affine>();
+      }
+      t.total_ms = total;
+      t.key_cache_hit = true;
+      t.g2_on_gpu = true;
+      bool same = true;
+      if (i == 0 && rep == 0) first = p;
+      if (i == 0 && rep == 1)
+        same = p.a == first.a && p.b1 == first.b1 && p.b2 == first.b2 && p.l == first.l && p.h == first.h;
+      ok = ok && same;
+      if (!(i == 0 && rep == 0)) gpu_sum += total, gpu_ms.push_back(float(total));
+      if (rep == 0) synth_sum += synth_ms;
+      char note[600];
+      std::snprintf(
+          note, sizeof note, "%s%s partition %d%s | %s | host synth %.1f s%s", same ? "" : "WRONG (not deterministic) ",
+          real ? "real witness," : "synthetic witness,", i, rep == 0 && i == 0 ? " (first run)" : "",
+          phase_note(t).c_str(), synth_ms / 1000,
+          together
+              ? ""
+              : (" | split: B_G2 apart, key re-tiling " + std::to_string(int(regen_ms)) + " ms not counted").c_str());
+      rows.push_back({real ? "porep_real" : "porep_gpu", E::kName, int(lg), float(total), float(total), note});
+      std::printf("%s 2^%u total %.1f ms  %s\n", rows.back().op.c_str(), lg, total, note);
+      std::fflush(stdout);
+    }
+    if (real) {
+      owned = cs::WitnessBundle();
+      pipeline->release();
+    }
+  }
+  const double wall_ms = g16::ms_since(job0);
+  if (real) {
+    char note[400];
+    std::snprintf(note, sizeof note,
+                  "%d partitions: wall %.1f s from the first synthesis to the last proof (first bundle ready at "
+                  "%.1f s); GPU %.1f s in all, %.2f s per partition (median %.2f); host synthesis %.1f s per "
+                  "partition; device key %.1f s",
+                  parts, wall_ms / 1000, first_ready_ms / 1000, gpu_sum / 1000, gpu_sum / 1000 / double(gpu_ms.size()),
+                  median(gpu_ms) / 1000, synth_sum / 1000 / parts, key_ms / 1000);
+    rows.push_back({"porep_job", E::kName, int(lg), float(wall_ms), float(wall_ms), note});
+    std::printf("porep_job 2^%u  %s\n", lg, note);
+  }
+  free_g1();
+  kb2 = DeviceBuffer<G2::Affine>();
+  lease.lock.unlock();
+  (void)release_gpu_context(0);
+  return ok;
+}
+
+}  // namespace zkmill::cuda::bench

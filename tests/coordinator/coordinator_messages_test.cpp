@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: MIT
+// The coordinator's handling of control messages, in-process: the real farm::Coordinator runs
+// on a thread of the test against a private redis-server, and fake workers in the same
+// process (tests/support/fake_worker.hpp: DEALERs on loopback) speak the typed protocol to it.
+// What it must do with each message is checked on the messages it answers with and on the
+// farm's state in Redis (FarmClient, WorkerRegistry), without any worker process:
+//   - assignment: a synth and then a prove assignment go to workers serving the circuit, and
+//     carry the partition's attempt (token), the seed and the coordinator's statement;
+//   - results end an attempt only from its assignee with its token: prove_done from another
+//     identity, or with a stale token, is acked but changes nothing; the assignee's proof is
+//     verified against the statement and recorded, and the job finishes;
+//   - quarantine: a synth_done whose statement is not the circuit's shape, or a proof of
+//     another statement, fails the attempt and quarantines its sender, which gets no more work;
+//   - task_failed: permanent from a synth worker fails the job; permanent from a prove worker
+//     (whose witness a synth worker checked) is downgraded to a failed attempt, retried.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "coordinator/coordinator.hpp"
+#include "coordinator/farm_client.hpp"
+#include "farm/redis_client.hpp"
+#include "farm/worker_registry.hpp"
+#include "tests/support/child_processes.hpp"
+#include "tests/support/fake_worker.hpp"
+#include "tests/support/native_key.hpp"
+
+namespace zkmill::test {
+namespace {
+
+using namespace std::chrono_literals;
+using farm::ControlMessage;
+using farm::MessageType;
+using farm::WorkerRole;
+
+// A prove worker's result, without the optional telemetry.
+farm::ProveDone prove_done(const farm::AttemptRef& at, const nlohmann::json& proof,
+                           const std::vector<std::string>& public_inputs) {
+  farm::ProveDone d;
+  d.at = at;
+  d.proof = proof;
+  d.public_inputs = public_inputs;
+  return d;
+}
+
+class CoordinatorMessages : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = scratch_dir();
+    children_.set_log_dir(dir_);
+    const std::string socket = start_redis(children_);
+    ASSERT_FALSE(socket.empty());
+    key_ = std::make_unique<NativeKey>((dir_ / "chain.key").string(), "chain", 64);
+    endpoint_ = "tcp://127.0.0.1:" + std::to_string(free_port());
+    // Leases far longer than a test: an attempt ends only through the messages under test,
+    // never because the fake workers' heartbeats do not list what they hold.
+    cfg_ = farm::parse_farm_config("redis:\n  unix_socket: " + socket + "\ncoordinator:\n  endpoint: " + endpoint_ +
+                                       "\n  heartbeat_ms: 100\n  liveness: 50\n  lease_ms: 60000\n"
+                                       "  backoff_ms: 50\n  backoff_max_ms: 200\n  max_attempts: 5\n",
+                                   "test");
+    client_ = std::make_unique<farm::FarmClient>(cfg_.redis);
+    coordinator_ = std::make_unique<farm::Coordinator>(cfg_);
+    thread_ = std::thread([this] {
+      try {
+        coordinator_->run(stop_);
+      } catch (const std::exception& e) {
+        error_ = e.what();
+      }
+    });
+  }
+  void TearDown() override {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+    EXPECT_EQ(error_, "") << "the coordinator stopped with an error";
+  }
+
+  // A fake worker of `role` serving the test's key, registered (welcomed).
+  std::unique_ptr<FakeWorker> worker(const std::string& id, WorkerRole role) {
+    auto w = std::make_unique<FakeWorker>(endpoint_, id);
+    w->hello(id, role, {key_->circuit_id()});
+    EXPECT_TRUE(w->wait_for(MessageType::Welcome, 10s)) << id << " was not welcomed";
+    return w;
+  }
+  std::string submit(uint64_t partitions, uint64_t seed) {
+    farm::SubmitRequest req;
+    req.key_path = key_->path();
+    req.partitions = partitions;
+    req.seed = seed;
+    return client_->submit(req).first;
+  }
+  nlohmann::json partition(const std::string& job, uint64_t part) {
+    return client_->status(job)["partition_states"][part];
+  }
+  std::map<std::string, nlohmann::json> quarantined() {
+    farm::RedisClient redis(cfg_.redis);
+    return farm::WorkerRegistry(redis).quarantined();
+  }
+  // The assignment of `type` the worker gets next (null when none comes).
+  template <class T>
+  std::optional<T> next(FakeWorker& w, std::chrono::milliseconds limit = 10s) {
+    auto m = w.wait_for(T::kType, limit);
+    if (!m) return std::nullopt;
+    return *m->template as<T>();
+  }
+  static bool acked(FakeWorker& w, const std::string& token) {
+    return w
+        .wait_for([&](const ControlMessage& m) { return m.as<farm::Ack>() && m.as<farm::Ack>()->token == token; }, 10s)
+        .has_value();
+  }
+  // Synthesis of partition `part` reported honestly by `synth`: the Prove the prove worker gets.
+  std::optional<farm::Prove> synthesized(FakeWorker& synth, FakeWorker& prove, uint64_t seed,
+                                         const HonestResult& honest) {
+    auto s = next<farm::Synth>(synth);
+    if (!s) return std::nullopt;
+    EXPECT_EQ(s->seed, seed);
+    synth.send(farm::SynthDone{s->at, "bundle-" + s->at.token, honest.public_inputs, 1.0, 1000});
+    EXPECT_TRUE(acked(synth, s->at.token));
+    return next<farm::Prove>(prove);
+  }
+
+  fs::path dir_;
+  ChildProcesses children_;
+  std::unique_ptr<NativeKey> key_;
+  std::string endpoint_;
+  farm::FarmConfig cfg_;
+  std::unique_ptr<farm::FarmClient> client_;
+  std::unique_ptr<farm::Coordinator> coordinator_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+  std::string error_;
+};
+
+TEST_F(CoordinatorMessages, OnlyTheAssigneesResultCounts) {
+  auto synth = worker("synth-1", WorkerRole::Synth);
+  auto prove = worker("prove-1", WorkerRole::Prove);
+  const std::string job = submit(1, 11);
+  const HonestResult honest = key_->prove(11, 0);
+
+  const auto s = next<farm::Synth>(*synth);
+  ASSERT_TRUE(s) << "no synth assignment";
+  EXPECT_EQ(s->at.job, job);
+  EXPECT_EQ(s->at.part, 0u);
+  EXPECT_EQ(s->at.token.size(), 32u);
+  EXPECT_EQ(s->circuit, key_->circuit_id());
+  EXPECT_EQ(s->curve, "bn254");
+  EXPECT_EQ(s->seed, 11u);
+  EXPECT_EQ(partition(job, 0)["state"], "synthesizing");
+  EXPECT_EQ(partition(job, 0)["worker"], "synth-1");
+
+  // A synth_done naming the attempt, from a peer that is not its assignee: acked, ignored.
+  auto other = worker("synth-2", WorkerRole::Synth);
+  other->send(farm::SynthDone{s->at, "bundle-x", honest.public_inputs, 1.0, 1000});
+  EXPECT_TRUE(acked(*other, s->at.token));
+  EXPECT_EQ(partition(job, 0)["state"], "synthesizing");
+
+  synth->send(farm::SynthDone{s->at, "bundle-0", honest.public_inputs, 1.0, 1000});
+  EXPECT_TRUE(acked(*synth, s->at.token));
+  const auto p = next<farm::Prove>(*prove);
+  ASSERT_TRUE(p) << "no prove assignment";
+  EXPECT_EQ(p->at.job, job);
+  EXPECT_NE(p->at.token, s->at.token) << "each attempt has its own token";
+  EXPECT_EQ(p->bundle_endpoint, "tcp://127.0.0.1:1") << "the synth worker's bundle server (its hello)";
+  EXPECT_EQ(p->bundle_key, "bundle-0");
+  EXPECT_EQ(p->public_inputs, honest.public_inputs) << "the statement the synth worker reported";
+  EXPECT_EQ(partition(job, 0)["state"], "proving");
+
+  // The right proof, from another identity: acked (its re-sends stop) but not recorded.
+  auto intruder = worker("prove-2", WorkerRole::Prove);
+  intruder->send(prove_done(p->at, honest.proof, honest.public_inputs));
+  EXPECT_TRUE(acked(*intruder, p->at.token));
+  // From the assignee with a stale token (a guessed or earlier attempt's): the same.
+  farm::AttemptRef stale = p->at;
+  stale.token = std::string(32, 'a');
+  prove->send(prove_done(stale, honest.proof, honest.public_inputs));
+  EXPECT_TRUE(acked(*prove, stale.token));
+  EXPECT_EQ(partition(job, 0)["state"], "proving");
+  EXPECT_EQ(partition(job, 0)["recorded"].get<uint64_t>(), 0u);
+
+  prove->send(prove_done(p->at, honest.proof, honest.public_inputs));
+  EXPECT_TRUE(acked(*prove, p->at.token));
+  ASSERT_TRUE(eventually(10s, [&] { return client_->status(job)["state"] == "done"; })) << client_->status(job).dump();
+  const auto part = partition(job, 0);
+  EXPECT_EQ(part["recorded"].get<uint64_t>(), 1u);
+  EXPECT_EQ(part["attempts"].get<uint64_t>(), 0u) << "nothing the other peers sent counted as an attempt";
+  // The proved partition's bundle is released on its synth worker.
+  EXPECT_TRUE(synth->wait_for(
+      [](const ControlMessage& m) { return m.as<farm::Release>() && m.as<farm::Release>()->bundle_key == "bundle-0"; },
+      10s));
+  EXPECT_TRUE(quarantined().empty()) << "refused results are not evidence against their sender";
+}
+
+TEST_F(CoordinatorMessages, WrongStatementShapeQuarantinesTheSynthWorker) {
+  auto bad = worker("synth-bad", WorkerRole::Synth);
+  const std::string job = submit(1, 11);
+  const auto s = next<farm::Synth>(*bad);
+  ASSERT_TRUE(s);
+  std::vector<std::string> statement = key_->prove(11, 0).public_inputs;
+  statement.push_back("5");  // one public input more than the circuit has
+  bad->send(farm::SynthDone{s->at, "bundle-bad", statement, 1.0, 1000});
+  EXPECT_TRUE(acked(*bad, s->at.token));
+
+  // The attempt is failed right after the quarantine is recorded.
+  ASSERT_TRUE(eventually(10s, [&] { return partition(job, 0)["attempts"].get<uint64_t>() == 1; }))
+      << partition(job, 0).dump();
+  ASSERT_EQ(quarantined().count("synth-bad"), 1u);
+  const auto record = quarantined().at("synth-bad");
+  EXPECT_EQ(record["job"], job);
+  EXPECT_NE(record["reason"].get<std::string>().find("synth_done for " + job + " partition 0"), std::string::npos)
+      << record.dump();
+  EXPECT_NE(client_->status(job)["state"], "failed") << "the job is not the worker's to fail";
+  // The partition is synthesized again, but not by the quarantined worker.
+  EXPECT_FALSE(next<farm::Synth>(*bad, 2s)) << "a quarantined worker got work";
+  auto good = worker("synth-good", WorkerRole::Synth);
+  const auto again = next<farm::Synth>(*good);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->at.job, job);
+  EXPECT_NE(again->at.token, s->at.token);
+}
+
+TEST_F(CoordinatorMessages, ProofOfAnotherStatementQuarantinesTheProver) {
+  auto synth = worker("synth-1", WorkerRole::Synth);
+  auto evil = worker("prove-evil", WorkerRole::Prove);
+  const std::string job = submit(1, 11);
+  const auto p = synthesized(*synth, *evil, 11, key_->prove(11, 0));
+  ASSERT_TRUE(p);
+  // A valid proof, but of seed 12's partition 0: another statement.
+  const HonestResult other = key_->prove(12, 0);
+  ASSERT_NE(other.public_inputs, p->public_inputs);
+  ASSERT_TRUE(key_->verifies(other.proof, other.public_inputs));
+  evil->send(prove_done(p->at, other.proof, other.public_inputs));
+  EXPECT_TRUE(acked(*evil, p->at.token));
+  ASSERT_TRUE(eventually(10s, [&] { return partition(job, 0)["attempts"].get<uint64_t>() == 1; }))
+      << partition(job, 0).dump();
+  ASSERT_EQ(quarantined().count("prove-evil"), 1u);
+  EXPECT_NE(quarantined().at("prove-evil")["reason"].get<std::string>().find("a proof of another statement"),
+            std::string::npos)
+      << quarantined().at("prove-evil").dump();
+  EXPECT_EQ(partition(job, 0)["recorded"].get<uint64_t>(), 0u) << partition(job, 0).dump();
+  EXPECT_FALSE(next<farm::Prove>(*evil, 2s)) << "a quarantined worker got work";
+}
+
+TEST_F(CoordinatorMessages, PermanentFailureFailsTheJobOnlyFromSynth) {
+  auto synth = worker("synth-1", WorkerRole::Synth);
+  auto prove = worker("prove-1", WorkerRole::Prove);
+  const std::string a = submit(1, 11);
+  const auto p = synthesized(*synth, *prove, 11, key_->prove(11, 0));
+  ASSERT_TRUE(p);
+  // A stale token changes nothing.
+  farm::AttemptRef stale = p->at;
+  stale.token = std::string(32, 'b');
+  prove->send(farm::TaskFailed{stale, "guessed", true});
+  EXPECT_TRUE(acked(*prove, stale.token));
+  EXPECT_EQ(partition(a, 0)["attempts"].get<uint64_t>(), 0u);
+  // The prove worker's "permanent": the witness was checked by a synth worker, so this is the
+  // prove worker's failure: one failed attempt, and the partition is done again.
+  prove->send(farm::TaskFailed{p->at, "the bundle does not satisfy the circuit", true});
+  EXPECT_TRUE(acked(*prove, p->at.token));
+  ASSERT_TRUE(eventually(10s, [&] { return partition(a, 0)["attempts"].get<uint64_t>() == 1; }))
+      << partition(a, 0).dump();
+  EXPECT_NE(client_->status(a)["state"], "failed");
+  const auto redo = next<farm::Synth>(*synth);
+  ASSERT_TRUE(redo) << "the partition was not retried";
+  EXPECT_EQ(redo->at.job, a);
+  EXPECT_TRUE(quarantined().empty());
+
+  // The synth worker's "permanent" (the job's input itself is wrong) fails the job at once.
+  synth->send(farm::TaskFailed{redo->at, "the witness does not satisfy constraint 3", true});
+  EXPECT_TRUE(acked(*synth, redo->at.token));
+  ASSERT_TRUE(eventually(10s, [&] { return client_->status(a)["state"] == "failed"; })) << client_->status(a).dump();
+  EXPECT_NE(client_->status(a)["error"].get<std::string>().find("constraint 3"), std::string::npos)
+      << client_->status(a).dump();
+}
+
+TEST_F(CoordinatorMessages, UnknownPeersMustSayHelloFirst) {
+  FakeWorker stranger(endpoint_, "stranger");
+  stranger.send(farm::TaskFailed{{"j1", 0, std::string(32, 'c')}, "x", false});
+  EXPECT_TRUE(stranger.wait_for(MessageType::Reconnect, 10s)) << "a result from an unknown peer asks for a hello";
+  // A hello naming another worker than its routing id registers nothing.
+  FakeWorker liar(endpoint_, "liar");
+  liar.hello("someone-else", WorkerRole::Synth, {key_->circuit_id()});
+  EXPECT_FALSE(liar.wait_for(MessageType::Welcome, 1s));
+  const std::string job = submit(1, 11);
+  EXPECT_FALSE(liar.wait_for(MessageType::Synth, 2s)) << "an unregistered peer got work";
+  auto synth = worker("synth-1", WorkerRole::Synth);
+  const auto s = next<farm::Synth>(*synth);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->at.job, job);
+}
+
+}  // namespace
+}  // namespace zkmill::test

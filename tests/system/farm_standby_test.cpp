@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: MIT
+// The standby coordinator with real processes: a private redis-server, two coordinators (one
+// active, one started as a standby) and workers connected to both endpoints.
+//   - kill -9 of the active coordinator mid-job: the standby takes over, the job finishes with
+//     every proof verified by `zkmill verify` and no partition recorded twice;
+//   - SIGSTOP of the active coordinator past its lease: the standby takes over; the stalled
+//     one's fencing token is refused by the fence every coordinator write runs (checked with
+//     that token against Redis), and after SIGCONT it steps down to standby without recording
+//     anything, while the job finishes.
+// Each test prints the measured takeover time (kill or stop -> the standby's "TOOK OVER" line);
+// docs/reliability.md records them.
+#include <cstdio>
+#include <iostream>
+
+#include "farm/coordinator_lease.hpp"
+#include "tests/system/farm_processes.hpp"
+
+namespace zkmill::test {
+namespace {
+
+class FarmStandbyTest : public FarmProcessesTest {
+ protected:
+  void SetUp() override {
+    FarmProcessesTest::SetUp();
+    standby_port_ = free_port();
+    start_redis();
+  }
+  std::string endpoint_of(int port) const { return "tcp://127.0.0.1:" + std::to_string(port); }
+  // A coordinator section on `port`; the workers' also lists the other coordinator.
+  std::string coordinator_section(int port, const std::string& extra) const {
+    return "coordinator:\n  endpoint: " + endpoint_of(port) +
+           "\n  heartbeat_ms: 200\n  liveness: 10\n  lease_ms: 2000\n  backoff_ms: 50\n  backoff_max_ms: 1000\n"
+           "  max_attempts: 50\n" +
+           extra;
+  }
+  pid_t start_coordinator_on(const std::string& name, int port, bool standby_key,
+                             const std::vector<std::string>& flags = {}) {
+    auto cfg = write_config(name, redis_yaml() + coordinator_section(port, standby_key ? "  standby: true\n" : ""));
+    std::vector<std::string> args{zkmill_binary(), "coordinator", "--config", cfg};
+    args.insert(args.end(), flags.begin(), flags.end());
+    return spawn(name, args);
+  }
+  void start_workers() {
+    const std::string both =
+        coordinator_section(coordinator_port_, "  standby_endpoints: [\"" + endpoint_of(standby_port_) + "\"]\n");
+    for (const auto& [name, role] : {std::pair{"synth-1", "synth"}, {"prove-1", "prove"}, {"prove-2", "prove"}}) {
+      auto cfg = write_config(
+          name, redis_yaml() + both + "worker:\n  id: " + name + "\n  key_dir: " + (dir_ / "keys").string() + "\n");
+      spawn(name, {zkmill_binary(), "worker", "--config", cfg, "--role", role});
+    }
+  }
+  // Bounded wait for `what` in a process's log; false when it never came.
+  bool wait_log(const std::string& name, const std::string& what, std::chrono::milliseconds limit = 20s) {
+    const auto end = std::chrono::steady_clock::now() + limit;
+    while (!contains(log(name), what)) {
+      if (std::chrono::steady_clock::now() > end) return false;
+      std::this_thread::sleep_for(10ms);
+    }
+    return true;
+  }
+  // The fencing token of the current lease holder (the lease value's first word).
+  std::string lease_token() {
+    const std::string v = redis_cli({"GET", farm::CoordinatorLease::kKey});
+    return v.substr(0, v.find(' '));
+  }
+  // A fenced script, as every coordinator write runs it, with `token` as the fence.
+  std::string fenced_write(const std::string& token) {
+    return redis_cli({"EVAL",
+                      std::string(ZK_LUA_FENCE_CHECK) + "redis.call('SET', 'zk:test:fenced', ARGV[1])\nreturn 1", "0",
+                      "written", token});
+  }
+  void expect_recorded_once(const std::string& job) {
+    for (const auto& p : status(job)["partition_states"])
+      EXPECT_EQ(p["recorded"].get<uint64_t>(), 1u) << "a partition recorded other than once: " << p.dump();
+  }
+  int standby_port_ = 0;
+};
+
+TEST_F(FarmStandbyTest, KilledActiveIsTakenOverMidJobAndTheJobFinishes) {
+  const std::string big = make_key("big", 12000);  // about a second per partition: work in flight
+  const pid_t active = start_coordinator_on("coordinator", coordinator_port_, false);
+  ASSERT_TRUE(wait_log("coordinator", "serving on")) << log("coordinator");
+  // A second coordinator with --standby waits, naming the holder.
+  start_coordinator_on("standby", standby_port_, false, {"--standby"});
+  ASSERT_TRUE(wait_log("standby", "holds the coordinator lease; waiting to take over")) << log("standby");
+  EXPECT_TRUE(contains(log("standby"), "coordinator pid " + std::to_string(active))) << log("standby");
+  start_workers();
+  wait_registered(3);
+
+  const uint64_t n = 12;
+  const auto job = submit(n, big);
+  wait_verified(job, 2);
+  ASSERT_EQ(kill(active, SIGKILL), 0);
+  const auto killed = std::chrono::steady_clock::now();
+  ASSERT_TRUE(wait_log("standby", "TOOK OVER the coordinator lease")) << all_logs();
+  const auto took_over = std::chrono::steady_clock::now();
+  EXPECT_EQ(wait_exit(active, 10s), 128 + SIGKILL);
+  ASSERT_TRUE(wait_log("standby", "serving on " + endpoint_of(standby_port_))) << log("standby");
+  const uint64_t before = status(job)["verified"].get<uint64_t>();
+  wait_verified(job, std::min(n, before + 1));
+  const auto next_proof = std::chrono::steady_clock::now();
+  std::cout << "standby takeover after kill -9: lease taken "
+            << std::chrono::duration_cast<std::chrono::milliseconds>(took_over - killed).count()
+            << " ms, next proof recorded "
+            << std::chrono::duration_cast<std::chrono::milliseconds>(next_proof - killed).count()
+            << " ms after the kill\n";
+
+  expect_done_and_verified(job, n, big);
+  expect_recorded_once(job);
+  EXPECT_TRUE(contains(log("standby"), job + " done")) << log("standby");
+}
+
+TEST_F(FarmStandbyTest, StalledActiveIsFencedOutAndStepsDownAfterSigcont) {
+  const std::string big = make_key("big", 12000);
+  // Both standby-capable: the first takes the free lease at once, the second waits.
+  const pid_t first = start_coordinator_on("coordinator", coordinator_port_, false, {"--standby"});
+  ASSERT_TRUE(wait_log("coordinator", "serving on")) << log("coordinator");
+  start_coordinator_on("standby", standby_port_, true);
+  ASSERT_TRUE(wait_log("standby", "waiting to take over")) << log("standby");
+  start_workers();
+  wait_registered(3);
+  const std::string first_token = lease_token();
+  ASSERT_EQ(first_token.size(), 32u) << first_token;
+
+  const uint64_t n = 12;
+  const auto job = submit(n, big);
+  wait_verified(job, 2);
+  ASSERT_EQ(kill(first, SIGSTOP), 0);
+  const auto stopped = std::chrono::steady_clock::now();
+  const bool took = wait_log("standby", "TOOK OVER the coordinator lease");
+  const auto took_over = std::chrono::steady_clock::now();
+  if (!took) kill(first, SIGCONT);
+  ASSERT_TRUE(took) << all_logs();
+  const auto takeover_ms = std::chrono::duration_cast<std::chrono::milliseconds>(took_over - stopped).count();
+  std::cout << "standby takeover after SIGSTOP: " << takeover_ms << " ms (lease period 2000 ms)\n";
+  // A stalled holder keeps its lease for one full period: never taken over before that.
+  EXPECT_GE(takeover_ms, 1000);
+
+  // The stalled coordinator's token no longer passes the fence; the new holder's does.
+  const std::string second_token = lease_token();
+  EXPECT_NE(second_token, first_token);
+  EXPECT_TRUE(contains(fenced_write(first_token), "ZKFENCED")) << fenced_write(first_token);
+  EXPECT_EQ(redis_cli({"EXISTS", "zk:test:fenced"}), "0");
+  EXPECT_EQ(fenced_write(second_token), "1");
+  redis_cli({"DEL", "zk:test:fenced"});
+
+  // Let it run a while under the new coordinator, then wake the old one: it must step down
+  // (to standby, as started with --standby) and record nothing.
+  wait_verified(job, std::min<uint64_t>(n, status(job)["verified"].get<uint64_t>() + 1));
+  const size_t mark = log("coordinator").size();
+  ASSERT_EQ(kill(first, SIGCONT), 0);
+  ASSERT_TRUE(wait_log("coordinator", "STEPPING DOWN to standby")) << log("coordinator");
+  ASSERT_TRUE(wait_log("coordinator", "holds the coordinator lease; waiting to take over")) << log("coordinator");
+  const std::string after = log("coordinator").substr(mark);
+  EXPECT_TRUE(contains(after, "another coordinator took over the coordinator lease")) << after;
+  EXPECT_FALSE(contains(after, " verified (")) << after;
+  EXPECT_EQ(lease_token(), second_token);
+
+  expect_done_and_verified(job, n, big);
+  expect_recorded_once(job);
+  EXPECT_FALSE(contains(log("coordinator").substr(mark), " verified (")) << log("coordinator");
+  EXPECT_TRUE(contains(log("standby"), job + " done")) << log("standby");
+}
+
+}  // namespace
+}  // namespace zkmill::test
