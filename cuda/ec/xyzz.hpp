@@ -14,15 +14,6 @@
 //
 // Conventions: the point at infinity is ZZ == ZZZ == 0 in XYZZ and x == y == 0 in affine
 // ((0, 0) is on neither curve since b != 0).
-//
-// Inline or out of line: over Fq (G1) the formulas are inlined into each kernel, as every field
-// operation is. Over Fq2 (G2) they are called (ZK_HD_OUTLINE): one G2 addition is ~30 Fq
-// products, several thousand instructions once the limb loops are unrolled, and the engine's
-// kernels hold a dozen additions and doublings between them, so inlined copies made the G2
-// engines the longest compiles of the build (cicc and ptxas minutes per curve). Out of line,
-// each formula is compiled once per translation unit; the call costs a few hundred loads and
-// stores of operands against thousands of multiply-adds (docs/benchmarks.md has the G2 MSM
-// before and after).
 #pragma once
 
 #include "cuda/ff/mont32.hpp"
@@ -45,45 +36,9 @@ struct Xyzz {
   ZK_HD bool is_infinity() const { return ZZ.is_zero(); }
   ZK_HD static Xyzz from_affine(const F& x, const F& y) { return {x, y, F::one(), F::one()}; }
 
-  // Fq2 coordinates (the field has a Base): the formulas are called, not inlined (see the top).
-  static constexpr bool kOutline = requires { typename F::Base; };
-
-  ZK_HD static Xyzz dbl_affine(const F& x, const F& y) {
-    if constexpr (kOutline)
-      return dbl_affine_out(x, y);
-    else
-      return dbl_affine_body(x, y);
-  }
-  ZK_HD Xyzz dbl() const {
-    if constexpr (kOutline)
-      return dbl_out(*this);
-    else
-      return dbl_body();
-  }
-  ZK_HD void add_affine(const F& x2, const F& y2) {
-    if constexpr (kOutline)
-      add_affine_out(*this, x2, y2);
-    else
-      add_affine_body(x2, y2);
-  }
-  ZK_HD void add(const Xyzz& o) {
-    if constexpr (kOutline)
-      add_out(*this, o);
-    else
-      add_body(o);
-  }
-
- private:
-  ZK_HD_OUTLINE static Xyzz dbl_affine_out(const F& x, const F& y) { return dbl_affine_body(x, y); }
-  ZK_HD_OUTLINE static Xyzz dbl_out(const Xyzz& p) { return p.dbl_body(); }
-  ZK_HD_OUTLINE static void add_affine_out(Xyzz& p, const F& x2, const F& y2) { p.add_affine_body(x2, y2); }
-  ZK_HD_OUTLINE static void add_out(Xyzz& p, const Xyzz& o) { p.add_body(o); }
-
-  // The formulas themselves.
-
   // mdbl-2008-s-1: 2 * (x, y) for an affine point. U = 2y, V = U^2, W = U V, S = x V,
   // M = 3 x^2, X3 = M^2 - 2S, Y3 = M (S - X3) - W y, ZZ3 = V, ZZZ3 = W.
-  ZK_HD static Xyzz dbl_affine_body(const F& x, const F& y) {
+  ZK_HD static Xyzz dbl_affine(const F& x, const F& y) {
     const F u = y.dbl();
     const F v = u.sqr();
     const F w = u * v;
@@ -100,7 +55,7 @@ struct Xyzz {
 
   // dbl-2008-s-1 (a = 0): as above with ZZ3 = V ZZ1, ZZZ3 = W ZZZ1. Infinity doubles to itself
   // (ZZ stays 0); a point with y = 0 does not occur in prime-order subgroups of odd order.
-  ZK_HD Xyzz dbl_body() const {
+  ZK_HD Xyzz dbl() const {
     const F u = Y.dbl();
     const F v = u.sqr();
     const F w = u * v;
@@ -116,7 +71,7 @@ struct Xyzz {
   }
 
   // madd-2008-s: *this += (x2, y2), the affine point not at infinity.
-  ZK_HD void add_affine_body(const F& x2, const F& y2) {
+  ZK_HD void add_affine(const F& x2, const F& y2) {
     if (is_infinity()) {
       *this = from_affine(x2, y2);
       return;
@@ -141,7 +96,7 @@ struct Xyzz {
   }
 
   // add-2008-s: *this += o.
-  ZK_HD void add_body(const Xyzz& o) {
+  ZK_HD void add(const Xyzz& o) {
     if (o.is_infinity()) return;
     if (is_infinity()) {
       *this = o;

@@ -1,17 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Spellings shared by code compiled for both the host and the device: ZK_HD marks a function
 // callable from either side (plain `inline` when a C++ compiler builds it, so the same headers
-// are unit-tested on a machine without a GPU), ZK_HD_OUTLINE one that nvcc must keep as a real
-// call (compiled once per translation unit, not copied into every caller), ZK_UNROLL asks each
-// compiler for full unrolling.
+// are unit-tested on a machine without a GPU), ZK_UNROLL asks each compiler for full unrolling.
 #pragma once
 
 #if defined(__CUDACC__)
 #define ZK_HD __host__ __device__ __forceinline__
-#define ZK_HD_OUTLINE __host__ __device__ __noinline__
 #else
 #define ZK_HD inline
-#define ZK_HD_OUTLINE inline
 #endif
 // Full unrolling keeps limb arrays in registers on the device. nvcc's host pass gets nothing
 // (its front end rejects GCC's spelling; host speed of .cu code does not matter), g++ gets
