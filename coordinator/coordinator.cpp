@@ -5,7 +5,11 @@
 // message is acked until its effect is in Redis, so workers re-send.
 #include "coordinator/coordinator.hpp"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <spdlog/spdlog.h>
+#include <sys/socket.h>
 
 #include <thread>
 #include <zmq_addon.hpp>
@@ -264,7 +268,12 @@ void Coordinator::serve(const std::atomic<bool>& stop) {
         std::vector<zmq::message_t> frames;
         if (!zmq::recv_multipart(router_, std::back_inserter(frames), zmq::recv_flags::dontwait)) break;
         if (frames.size() < 2) continue;
-        Peer from{frames.front().to_string(), {}};
+        // The socket it came in on (ZMQ_SRCFD: deprecated in favour of metadata, which has no
+        // per-connection identity; still answered by libzmq 4.3 for frames read from a
+        // connection), for WorkerInfo::fd. -1 where no frame says.
+        Peer from{frames.front().to_string(), {}, -1};
+        for (auto& f : frames)
+          if (from.fd < 0) from.fd = zmq_msg_get(f.handle(), ZMQ_SRCFD);
         frames.erase(frames.begin());
         // CURVE: the key the ZAP handler authenticated (its User-Id). A routing id alone can
         // be claimed by anyone once its owner disconnects; the key cannot.
@@ -344,7 +353,13 @@ void Coordinator::handle(const Peer& from, const ControlMessage& m) {
                               "': its CURVE key is not the one that worker registered with");
     return;
   }
-  w.last_seen_ms = now_ms();
+  const uint64_t now = now_ms();
+  if (w.silent)
+    spdlog::info("coordinator: worker {} heard again after {} ms of silence (a slow link, not a dead worker)",
+                 printable(from.id), now - w.last_seen_ms);
+  w.silent = false;
+  w.last_seen_ms = now;
+  note_connection(w, from.fd);
   switch (m.type()) {
     case MessageType::WorkerHeartbeat:
       return on_heartbeat(from, w, *m.as<WorkerHeartbeat>());
@@ -398,6 +413,14 @@ void Coordinator::on_hello(const Peer& from, const Hello& h) {
   w.slots = h.slots.value_or(1);
   w.draining = h.draining;
   w.last_seen_ms = now_ms();
+  note_connection(w, from.fd);
+  // A hello again from a worker we know (same key): it heard nothing from us for a while (a
+  // slow link, a stall here) and introduces itself in case we restarted. Assignments sent after
+  // the last message it had received (`seen`) are still on their way to it: keep them busy,
+  // or the slot would be filled twice and the worker refuse the second assignment.
+  if (auto old = workers_.find(from.id); old != workers_.end() && old->second.curve_key == w.curve_key && h.seen)
+    for (const auto& [token, a] : old->second.busy)
+      if (a.seq > *h.seen) w.busy.emplace(token, a);
   w.gpus = h.gpus;
   if (!h.bundle_server_key.empty() && !w.bundle_endpoint.empty())
     bundle_server_keys_[w.bundle_endpoint] = h.bundle_server_key;
@@ -430,20 +453,81 @@ void Coordinator::heartbeat_and_expire() {
   last_heartbeat_ms_ = now;
   renew_lease();
   refresh_quarantine();
-  const uint64_t dead_after = uint64_t(cfg_.coordinator.heartbeat_ms) * cfg_.coordinator.liveness;
+  // Silence alone does not make a worker dead: on a lossy link TCP retransmits with backoff
+  // (0.2, 0.4, 0.8 s ...) and its heartbeats arrive late, all at once. Silent past heartbeat x
+  // liveness, a worker gets no new work; it is dead once its connection has closed (a killed
+  // process: the kernel closes its socket), or after dead_silence_ms with it open (a stalled
+  // host, a cut link).
+  const uint64_t silent_after = uint64_t(cfg_.coordinator.heartbeat_ms) * cfg_.coordinator.liveness;
+  const uint64_t dead_after = std::max<uint64_t>(silent_after, cfg_.coordinator.dead_silence_ms);
   for (auto it = workers_.begin(); it != workers_.end();) {
-    if (now - it->second.last_seen_ms > dead_after) {
-      spdlog::warn("coordinator: worker {} missed {} heartbeats; declared dead, its leases will be requeued",
-                   printable(it->first), cfg_.coordinator.liveness);
-      it = workers_.erase(it);
-      metrics_.worker_lost();
-      continue;
+    WorkerInfo& w = it->second;
+    const uint64_t silent_ms = now - std::min(now, w.last_seen_ms);
+    if (silent_ms > silent_after) {
+      const bool open = connection_open(w);
+      if (!open || silent_ms > dead_after) {
+        spdlog::warn(
+            "coordinator: worker {} silent for {} ms ({}); declared dead, its leases will be requeued",
+            printable(it->first), silent_ms,
+            open ? "its connection is still open: a stalled host or a cut link"
+                 : "missed " + std::to_string(cfg_.coordinator.liveness) + " heartbeats and its connection has closed");
+        it = workers_.erase(it);
+        metrics_.worker_lost();
+        continue;
+      }
+      if (!w.silent)
+        spdlog::info(
+            "coordinator: worker {} silent for {} ms but its connection is open (a slow or lossy link?): no new work "
+            "for it until it is heard again; declared dead after {} ms of silence",
+            printable(it->first), silent_ms, dead_after);
+      w.silent = true;
     }
     send(it->first, Heartbeat{++seq_});
     ++it;
   }
   forward_drain_requests();  // first, so the registry shows new draining flags at once
   publish_workers();
+}
+
+void Coordinator::note_connection(WorkerInfo& w, int fd) {
+  if (fd < 0 || fd == w.fd) return;
+  w.fd = fd;
+  w.peer_address.clear();
+  sockaddr_storage a{};
+  socklen_t len = sizeof a;
+  if (getpeername(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) return;
+  char host[INET6_ADDRSTRLEN] = {};
+  uint16_t port = 0;
+  if (a.ss_family == AF_INET) {
+    const auto* in = reinterpret_cast<const sockaddr_in*>(&a);
+    inet_ntop(AF_INET, &in->sin_addr, host, sizeof host);
+    port = ntohs(in->sin_port);
+  } else if (a.ss_family == AF_INET6) {
+    const auto* in = reinterpret_cast<const sockaddr_in6*>(&a);
+    inet_ntop(AF_INET6, &in->sin6_addr, host, sizeof host);
+    port = ntohs(in->sin6_port);
+  } else {
+    return;  // ipc://: no per-connection address to tell a reused descriptor by
+  }
+  w.peer_address = std::string(host) + ":" + std::to_string(port);
+}
+
+bool Coordinator::connection_open(const WorkerInfo& w) {
+  // The descriptor belongs to libzmq's I/O thread, which closes it when the peer goes; the
+  // number may then be reused by another connection, hence the peer address check. Read-only
+  // queries: nothing here changes the socket.
+  if (w.fd < 0 || w.peer_address.empty()) return false;
+  WorkerInfo now;
+  note_connection(now, w.fd);
+  if (now.peer_address != w.peer_address) return false;
+  tcp_info info{};
+  socklen_t len = sizeof info;
+  if (getsockopt(w.fd, IPPROTO_TCP, TCP_INFO, &info, &len) != 0) return false;
+  return info.tcpi_state == TCP_ESTABLISHED;  // CLOSE_WAIT: the peer has closed its end
+}
+
+bool Coordinator::is_silent(const WorkerInfo& w, uint64_t now) const {
+  return now - std::min(now, w.last_seen_ms) > uint64_t(cfg_.coordinator.heartbeat_ms) * cfg_.coordinator.liveness;
 }
 
 void Coordinator::reap() {
@@ -553,15 +637,17 @@ bool Coordinator::attach_input(const std::string& id, const WorkerInfo& w, const
 
 void Coordinator::dispatch() {
   uint64_t prove_slots = 0, synthesizing = 0;
+  const uint64_t now = now_ms();
   for (auto& [id, w] : workers_) {
     if (can_prove(w.role) && !w.draining && !quarantined(id, w)) prove_slots += w.slots;
     if (w.synthesizing()) ++synthesizing;
   }
   // Prove work first: it drains what synthesis already produced. A prove worker takes up to
-  // its slots (its devices and the partitions it prefetches); a synthesis runs alone.
+  // its slots (its devices and the partitions it prefetches); a synthesis runs alone. A silent
+  // worker (is_silent) gets nothing new until it is heard again.
   for (auto& [id, w] : workers_)
-    while (!w.draining && can_prove(w.role) && !quarantined(id, w) && w.busy.size() < w.slots && !w.synthesizing() &&
-           dispatch_prove(id, w)) {
+    while (!w.draining && can_prove(w.role) && !quarantined(id, w) && !is_silent(w, now) && w.busy.size() < w.slots &&
+           !w.synthesizing() && dispatch_prove(id, w)) {
     }
   // Synthesized-but-unproved partitions: synth_lookahead per proving slot, so that every
   // slot's next bundle is ready (or being made) when it asks.
@@ -569,7 +655,9 @@ void Coordinator::dispatch() {
   const uint64_t limit = uint64_t(cfg_.coordinator.synth_lookahead) * std::max<uint64_t>(prove_slots, 1);
   for (auto& [id, w] : workers_) {
     if (ahead >= limit) break;
-    if (w.busy.empty() && !w.draining && can_synth(w.role) && !quarantined(id, w) && dispatch_synth(id, w)) ++ahead;
+    if (w.busy.empty() && !w.draining && can_synth(w.role) && !quarantined(id, w) && !is_silent(w, now) &&
+        dispatch_synth(id, w))
+      ++ahead;
   }
 }
 

@@ -64,8 +64,10 @@ class Coordinator {
 
  private:
   // Who sent a message: its routing id and, under CURVE, its authenticated public key.
+  // fd: the coordinator-side socket its message came in on (ZMQ_SRCFD), -1 when unknown.
   struct Peer {
     std::string id, key;
+    int fd = -1;
   };
   struct WorkerInfo {
     WorkerRole role = WorkerRole::Both;
@@ -83,6 +85,12 @@ class Coordinator {
     std::map<std::string, Assigned> busy;  // token -> assigned and not yet reported back
     uint64_t slots = 1;                    // assignments it takes at once (hello `slots`)
     uint64_t last_seen_ms = 0;
+    // Its control connection: the socket its last message came in on and that socket's peer
+    // address (ip:port), so that a silent worker whose connection is still open (a slow or
+    // lossy link, TCP retransmitting) is told apart from one whose connection closed (killed).
+    int fd = -1;
+    std::string peer_address;
+    bool silent = false;  // silent past heartbeat x liveness with its connection open (logged once)
     bool draining = false;
     std::vector<GpuInfo> gpus;  // as advertised in hello (prove on GPUs)
     bool synthesizing() const {
@@ -138,6 +146,13 @@ class Coordinator {
   void peer_warning(const std::string& peer, const std::string& line);
   void send(const std::string& to, const ControlMessage& m);
   void heartbeat_and_expire();
+  // Notes the connection a worker's message came in on (see WorkerInfo::fd).
+  static void note_connection(WorkerInfo& w, int fd);
+  // True while the worker's control connection is still the one its last message came on and
+  // is established: its silence is then a slow link or a stalled process, not a closed socket.
+  static bool connection_open(const WorkerInfo& w);
+  // Silent past heartbeat x liveness: no new work for it until it is heard again.
+  bool is_silent(const WorkerInfo& w, uint64_t now) const;
   void reap();
   void sweep_jobs();
   void finalize(const std::string& job);

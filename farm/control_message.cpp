@@ -211,6 +211,7 @@ std::optional<ControlBody> read_body(MessageType type, FieldReader& r) {
       if (r.ok() && h.slots && (*h.slots == 0 || *h.slots > ControlLimits::kMaxSlots))
         r.fail("slots", "is not in 1.." + std::to_string(ControlLimits::kMaxSlots));
       h.tasks = r.tasks("tasks");
+      h.seen = r.opt_u64("seen");
       return done(r, std::move(h));
     }
     case MessageType::WorkerHeartbeat: {
@@ -332,6 +333,7 @@ json body_json(const ControlBody& body) {
           }
           if (!m.bundle_server_key.empty()) j["bundle_server_key"] = m.bundle_server_key;
           if (m.slots) j["slots"] = *m.slots;
+          if (m.seen) j["seen"] = *m.seen;
           put_tasks(j, m.tasks);
         } else if constexpr (std::is_same_v<T, WorkerHeartbeat>) {
           j = {{"tokens", m.tokens}, {"current", m.current}, {"draining", m.draining}};

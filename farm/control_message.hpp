@@ -16,7 +16,7 @@
 //   prove_done {job, part, token, proof}          ack        {token}  (result recorded or refused)
 //   task_failed{job, part, token, error}          release    {bundle_key} (bundle no longer needed)
 //   bye        {}                                 drain      {}  (`zkmill worker drain`: as on SIGTERM)
-// Optional fields: hello {gpus[], bundle_server_key, slots, tasks[]}, worker_heartbeat {held[],
+// Optional fields: hello {gpus[], bundle_server_key, slots, tasks[], seen}, worker_heartbeat {held[],
 // seen, tasks[]}, synth_done {synth_ms, bundle_bytes}, prove_done {public[], fetch_ms,
 // expand_ms, prove_ms, slot_wait_ms, bundle_bytes}, task_failed {permanent}, heartbeat {seq},
 // synth {seq, input_bytes}, prove {seq, bundle_server_key}. Unknown fields are
@@ -122,6 +122,9 @@ struct Hello {
   std::string bundle_server_key;  // CURVE: the synth worker's public key ("" without)
   std::optional<uint64_t> slots;  // assignments taken at once (1..kMaxSlots); absent: 1
   std::vector<TaskReport> tasks;  // every task held (prefetching workers); may be empty
+  // As in WorkerHeartbeat: a hello again from a live worker (the coordinator was silent: a slow
+  // link) tells what has arrived, so assignments still in flight are not forgotten.
+  std::optional<uint64_t> seen;
 };
 struct WorkerHeartbeat {
   static constexpr MessageType kType = MessageType::WorkerHeartbeat;

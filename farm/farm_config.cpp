@@ -135,6 +135,7 @@ void parse_coordinator(FarmSection s, CoordinatorConfig& c) {
   check_endpoint(s, "bind", c.bind);
   s.num<uint32_t>("heartbeat_ms", c.heartbeat_ms, 10, 60000);
   s.num<uint32_t>("liveness", c.liveness, 2, 100);
+  s.num<uint32_t>("dead_silence_ms", c.dead_silence_ms, 0, 3600000);
   s.num<uint32_t>("lease_ms", c.lease_ms, 100, 3600000);
   s.num<uint32_t>("max_attempts", c.max_attempts, 1, 1000);
   s.num<uint32_t>("backoff_ms", c.backoff_ms, 0, 3600000);
@@ -171,6 +172,7 @@ void parse_worker(FarmSection s, WorkerConfig& w) {
     s.fail("key '" + s.key("bundle_kind") + "' must be 'witness' or 'full', got '" + w.bundle_kind + "'");
   s.num<uint64_t>("max_bundle_mb", w.max_bundle_mb, 1, uint64_t(1) << 30);
   s.boolean("pce", w.pce);
+  s.boolean("gpu_pce", w.gpu_pce);
   s.reject_unknown();
 }
 

@@ -39,8 +39,13 @@ struct RedisConfig {
 struct CoordinatorConfig {
   std::string endpoint = "tcp://127.0.0.1:7710";
   std::string bind;
-  uint32_t heartbeat_ms = 500;      // both directions
-  uint32_t liveness = 6;            // missed heartbeats before a peer is declared dead
+  uint32_t heartbeat_ms = 500;  // both directions
+  uint32_t liveness = 6;        // missed heartbeats before a peer is presumed dead (see dead_silence_ms)
+  // A worker silent for heartbeat_ms x liveness gets no new work. It is declared dead (its
+  // leases requeued) then only if its connection closed (killed, crashed); while its TCP
+  // connection stays open (a lossy link retransmitting with backoff: 0.2, 0.4, 0.8, 1.6 s ...,
+  // a stalled host) only after this much silence (at least heartbeat_ms x liveness).
+  uint32_t dead_silence_ms = 10000;
   uint32_t lease_ms = 4000;         // a leased partition is re-checked this often
   uint32_t max_attempts = 5;        // per partition, then the job fails with the last error
   uint32_t backoff_ms = 200;        // retry delay: backoff_ms * 2^(attempt-1) ...
@@ -84,6 +89,9 @@ struct WorkerConfig {
   // worker computes a, b, c from the circuit's matrices); "full" ships the whole bundle with
   // a, b, c. zkey circuits always ship their own kind.
   std::string bundle_kind = "witness";
+  // GPU prove workers, witness-only bundles: a, b, c computed on the device from the circuit's
+  // PCE matrices held resident in its key cache (true), or on the host's CPU cores (false).
+  bool gpu_pce = true;
 };
 
 // zmq: transport security. With `curve` on, the control plane (coordinator ROUTER, worker

@@ -22,10 +22,12 @@ namespace {
 // One proof on `device` through cuda::prove_gpu, whose overloads cover both key formats and
 // both curves.
 template <class E, class Key>
-groth16::Proof<E> prove_on(int device, const Key& pk, const cs::WitnessBundle& w, const std::string& key_id) {
+groth16::Proof<E> prove_on(int device, const Key& pk, const cs::WitnessBundle& w, const std::string& key_id,
+                           const cs::PceMatrices* pce) {
   using Fr = typename E::Fr;
   cuda::GpuProveOptions o;
   o.device = device;
+  o.pce = pce;
   o.key_id = "circuit:" + key_id;  // a circuit id is a digest of the key file: a changed key is a new id
   groth16::Proof<E> proof;
   const cuda::GpuResult r =
@@ -59,35 +61,36 @@ GpuProver::GpuProver(std::vector<int> devices) : devices_(std::move(devices)) {
 // One proof of either key format on `device`.
 template <class E, class Key>
 groth16::Proof<E> GpuProver::prove_with(const Key& pk, const cs::WitnessBundle& w, const std::string& key_id,
-                                        int device) {
+                                        int device, const cs::PceMatrices* pce) {
   if (std::find(devices_.begin(), devices_.end(), device) == devices_.end())
     throw std::logic_error("GpuProver: device " + std::to_string(device) + " is not one of --gpus");
 #if defined(ZKMILL_HAVE_CUDA)
-  return prove_on<E>(device, pk, w, key_id);
+  return prove_on<E>(device, pk, w, key_id, pce);
 #else
-  (void)pk, (void)w, (void)key_id;
+  (void)pk, (void)w, (void)key_id, (void)pce;
   throw std::runtime_error("GPU proving is not compiled in");
 #endif
 }
 
 groth16::Proof<curves::Bn254> GpuProver::prove(const groth16::ProvingKey<curves::Bn254>& pk, const cs::WitnessBundle& w,
-                                               const std::string& key_id, int device) {
-  return prove_with<curves::Bn254>(pk, w, key_id, device);
+                                               const std::string& key_id, int device, const cs::PceMatrices* pce) {
+  return prove_with<curves::Bn254>(pk, w, key_id, device, pce);
 }
 
 groth16::Proof<curves::Bls12381> GpuProver::prove(const groth16::ProvingKey<curves::Bls12381>& pk,
-                                                  const cs::WitnessBundle& w, const std::string& key_id, int device) {
-  return prove_with<curves::Bls12381>(pk, w, key_id, device);
+                                                  const cs::WitnessBundle& w, const std::string& key_id, int device,
+                                                  const cs::PceMatrices* pce) {
+  return prove_with<curves::Bls12381>(pk, w, key_id, device, pce);
 }
 
 groth16::Proof<curves::Bn254> GpuProver::prove(const formats::ZkeyProvingKey<curves::Bn254>& pk,
                                                const cs::WitnessBundle& w, const std::string& key_id, int device) {
-  return prove_with<curves::Bn254>(pk, w, key_id, device);
+  return prove_with<curves::Bn254>(pk, w, key_id, device, nullptr);
 }
 
 groth16::Proof<curves::Bls12381> GpuProver::prove(const formats::ZkeyProvingKey<curves::Bls12381>& pk,
                                                   const cs::WitnessBundle& w, const std::string& key_id, int device) {
-  return prove_with<curves::Bls12381>(pk, w, key_id, device);
+  return prove_with<curves::Bls12381>(pk, w, key_id, device, nullptr);
 }
 
 }  // namespace zkmill::farm

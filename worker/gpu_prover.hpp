@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "common/cs/pce_matrices.hpp"
 #include "common/cs/witness_bundle.hpp"
 #include "common/curves/bls12_381.hpp"
 #include "common/curves/bn254.hpp"
@@ -37,11 +38,13 @@ class GpuProver {
   const std::vector<int>& devices() const { return devices_; }
 
   // One proof with fresh random blinders on `device` (one of devices()). `key_id` names the
-  // key in the device's key cache (the circuit id). Throws std::runtime_error naming the device.
+  // key in the device's key cache (the circuit id). A witness-only bundle needs the circuit's
+  // PCE matrices `pce`: they stay resident on the device beside the key and a, b, c are
+  // computed there. Throws std::runtime_error naming the device.
   groth16::Proof<curves::Bn254> prove(const groth16::ProvingKey<curves::Bn254>& pk, const cs::WitnessBundle& w,
-                                      const std::string& key_id, int device);
+                                      const std::string& key_id, int device, const cs::PceMatrices* pce = nullptr);
   groth16::Proof<curves::Bls12381> prove(const groth16::ProvingKey<curves::Bls12381>& pk, const cs::WitnessBundle& w,
-                                         const std::string& key_id, int device);
+                                         const std::string& key_id, int device, const cs::PceMatrices* pce = nullptr);
   // The same for a snarkjs key and a zkey bundle (formats::synthesize_zkey).
   groth16::Proof<curves::Bn254> prove(const formats::ZkeyProvingKey<curves::Bn254>& pk, const cs::WitnessBundle& w,
                                       const std::string& key_id, int device);
@@ -50,7 +53,8 @@ class GpuProver {
 
  private:
   template <class E, class Key>
-  groth16::Proof<E> prove_with(const Key& pk, const cs::WitnessBundle& w, const std::string& key_id, int device);
+  groth16::Proof<E> prove_with(const Key& pk, const cs::WitnessBundle& w, const std::string& key_id, int device,
+                               const cs::PceMatrices* pce);
 
   std::vector<int> devices_;
   nlohmann::json described_ = nlohmann::json::array();

@@ -156,6 +156,7 @@ ControlMessage Worker::hello() const {
           {g.value("index", uint64_t(0)), g.value("name", std::string()), g.value("memory_mb", uint64_t(0))});
   h.slots = uint64_t(capacity());  // optional: how many assignments we take at once
   h.tasks = state.tasks;
+  h.seen = state.seen;
   return ControlMessage(std::move(h));
 }
 
@@ -541,16 +542,23 @@ ControlMessage Worker::run_prove(const Prove& p, Task& t) {
   double fetch_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   const uint64_t fetched_bytes = w.bytes().size();  // telemetry: wire bytes of this partition
   double expand_ms = 0;
+  std::shared_ptr<const cs::PceMatrices> device_pce;  // GPU: a, b, c computed on the device from these
   if (w.kind() == cs::BundleKind::Witness) {
-    // a, b, c from the circuit's PCE matrices (KEY.pce, opened or recorded once), on our CPU
-    // threads, before taking a proving slot: it overlaps the proofs running there.
+    // a, b, c from the circuit's PCE matrices (KEY.pce, opened or recorded once): on the GPU
+    // (worker.gpu_pce: the matrices stay resident there), or on our CPU threads before taking
+    // a proving slot, which overlaps the proofs running there.
     if (key->format != KeyDirectory::Format::Native)
       throw std::runtime_error("fetched a witness-only bundle for a .zkey circuit");
     const auto te = std::chrono::steady_clock::now();
-    w = curves::with_curve(key->curve, [&]<class E>(E) {
+    curves::with_curve(key->curve, [&]<class E>(E) {
       const auto pce = pce_for<E>(key->path, groth16::ProvingKey<E>::open(key->path).meta);
       try {
-        return cs::expand_witness<typename E::Fr>(w, *pce);
+        if (gpu_ && cfg_.worker.gpu_pce) {
+          cs::check_witness_for(w, *pce);
+          device_pce = pce;
+        } else {
+          w = cs::expand_witness<typename E::Fr>(w, *pce);
+        }
       } catch (const cs::BundleError&) {
         // Another PCE id: the partition is retried; the file is opened afresh then, in case it
         // was replaced meanwhile (a worker of the new circuit version rebuilt it).
@@ -574,13 +582,13 @@ ControlMessage Worker::run_prove(const Prove& p, Task& t) {
     auto proved = zkeys_.prove(*key, p.circuit, w, bad_proof_once_.exchange(false), gpu_.get(), device);
     backend = proved.backend;
     proof_json = std::move(proved.proof);
-  } else if (w.kind() != cs::BundleKind::Native) {
+  } else if (w.kind() != cs::BundleKind::Native && !device_pce) {
     throw std::runtime_error(std::string("fetched bundle is of kind ") + cs::bundle_kind_name(w.kind()) +
                              ", the circuit's key is a native key");
   } else {
     curves::with_curve(key->curve, [&]<class E>(E) {
       auto pk = groth16::ProvingKey<E>::open(key->path);
-      auto proof = gpu_ ? gpu_->prove(pk, w, p.circuit, device) : groth16::prove<E>(pk, w);
+      auto proof = gpu_ ? gpu_->prove(pk, w, p.circuit, device, device_pce.get()) : groth16::prove<E>(pk, w);
       backend = gpu_ ? "GPU " + std::to_string(device) : std::string("CPU");
       if (bad_proof_once_.exchange(false)) proof.c = proof.a;  // test hook: well-formed but wrong
       proof_json = groth16::snarkjs::proof_to_json<E>(proof);

@@ -121,6 +121,25 @@ class PceMatrices {
     return words_at<uint64_t>(layout_.density[which], layout_.density_words[which]);
   }
 
+  // The stored CSR of A (0), B (1) or C (2): n_rows() + 1 row offsets, then per entry its
+  // column in z = (inputs || aux) and its code (see the top of this file). For evaluators
+  // elsewhere: the GPU's copy of the matrices (cuda/cs/pce_spmv.cuh) is uploaded from these.
+  struct Csr {
+    std::span<const uint64_t> row_ptr;
+    std::span<const uint32_t> cols, codes;
+  };
+  Csr csr(size_t m) const {
+    if (m > 2) throw PceError("PCE: matrix " + std::to_string(m) + " (0, 1, 2 are A, B, C)");
+    return {words_at<uint64_t>(layout_.row_ptr[m], n_rows() + 1), words_at<uint32_t>(layout_.cols[m], header_.nnz[m]),
+            words_at<uint32_t>(layout_.codes[m], header_.nnz[m])};
+  }
+  // The coefficient table decoded (Montgomery form): entry k is the coefficient of code k + 2.
+  // F must be the scalar field of the file's curve (PceError otherwise).
+  template <class F>
+  std::span<const F> coefficients() const {
+    return table<F>();
+  }
+
   // a = A z, b = B z, c = C z for z = (inputs || aux), rows split across the pool. F must be
   // the scalar field of the file's curve (checked).
   template <class F>

@@ -23,14 +23,12 @@
 
 namespace zkmill::cs {
 
-// The Native bundle of a witness bundle (see the top of this file). Throws BundleError when
-// the bundle is not a witness bundle, was made for other matrices, or does not fit them; F
-// must be the scalar field of the matrices' curve (PceError otherwise).
-template <class F>
-WitnessBundle expand_witness(const WitnessBundle& w, const PceMatrices& pce,
-                             util::ThreadPool& pool = util::ThreadPool::global()) {
+// Throws BundleError when `w` is not a witness bundle, was made for other matrices than `pce`,
+// or does not fit them. Shared by expand_witness and the GPU prover (which computes a, b, c
+// on the device from the same matrices).
+inline void check_witness_for(const WitnessBundle& w, const PceMatrices& pce) {
   if (w.kind() != BundleKind::Witness)
-    throw BundleError(std::string("expand_witness: a bundle of kind ") + bundle_kind_name(w.kind()));
+    throw BundleError(std::string("expected a witness-only bundle, got one of kind ") + bundle_kind_name(w.kind()));
   if (w.pce_id() != pce.id())
     throw BundleError("the bundle's witness is for constraint matrices (PCE) " + short_hex(w.pce_id()) +
                       ", this worker's matrices of the circuit are " + short_hex(pce.id()) +
@@ -40,6 +38,15 @@ WitnessBundle expand_witness(const WitnessBundle& w, const PceMatrices& pce,
     throw BundleError("witness of " + std::to_string(w.n_inputs()) + " inputs, " + std::to_string(w.n_aux()) +
                       " aux, " + std::to_string(w.n_rows()) + " rows on " + curve_name(w.curve()) +
                       " for the PCE matrices of " + s.describe());
+}
+
+// The Native bundle of a witness bundle (see the top of this file). Throws BundleError when
+// check_witness_for does; F must be the scalar field of the matrices' curve (PceError
+// otherwise).
+template <class F>
+WitnessBundle expand_witness(const WitnessBundle& w, const PceMatrices& pce,
+                             util::ThreadPool& pool = util::ThreadPool::global()) {
+  check_witness_for(w, pce);
   BundleHeader h = w.header();
   h.kind = BundleKind::Native;
   h.n_full = 0;

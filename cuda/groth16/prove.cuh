@@ -32,10 +32,12 @@
 #include <string>
 #include <tuple>
 
+#include "common/cs/witness_expand.hpp"
 #include "common/groth16/assemble.hpp"
 #include "common/msm/pippenger.hpp"
 #include "common/util/thread_pool.hpp"
 #include "cuda/groth16/context.cuh"
+#include "cuda/groth16/pce_resident.cuh"
 
 namespace zkmill::cuda::g16 {
 
@@ -129,12 +131,21 @@ struct GpuParts {
 // (device-resident). log_n: the key's domain. A, B_G1 and B_G2 take the same scalars z, so
 // their digits are sorted once; B_G2 runs before L and H, while the a, b, c uploads (host
 // staging, the slowest part of the upload) are still going on.
+//
+// Witness-only bundles: `pce` (the circuit's matrices, resident) computes a, b, c on the device
+// from z instead of uploading them, and `aux` is the bundle's aux unpacked on the host (the
+// bundle holds it bit-packed).
 template <class E>
 GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>>& key, const cs::WitnessBundle& w,
-                      uint32_t log_n, GpuProveTimings& t, const QuotientPlan<typename E::Fr>& plan = {}) {
+                      uint32_t log_n, GpuProveTimings& t, const QuotientPlan<typename E::Fr>& plan = {},
+                      const pce::DeviceMatrices<typename curve::G1Device<E>::Fr>* pce = nullptr,
+                      std::span<const typename E::Fr> unpacked_aux = {}) {
   using G = curve::G1Device<E>;
   using F = typename G::Fr;
   using HostFr = typename E::Fr;
+  if ((pce != nullptr) != (w.kind() == cs::BundleKind::Witness) || (pce && unpacked_aux.size() != w.n_aux()))
+    throw std::invalid_argument("GPU prover: a witness-only bundle needs the circuit's PCE matrices and its aux");
+  const std::span<const HostFr> aux = pce ? unpacked_aux : w.aux<HostFr>();
   const uint64_t n = uint64_t(1) << log_n;
   const uint64_t rows = w.n_rows(), n_in = w.n_inputs(), n_aux = w.n_aux();
   if (key.n_vars != n_in + n_aux || key.n_aux != n_aux || key.n_h + 1 < n || (plan.snarkjs && key.n_h < n) || rows > n)
@@ -153,21 +164,28 @@ GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>
   auto t0 = std::chrono::steady_clock::now();
   Event z_ready, abc_ready, h0, h1;
   ctx.pinned.upload(dev(st.z.get()), w.inputs<HostFr>().data(), n_in, cp);
-  ctx.pinned.upload(dev(st.z.get()) + n_in, w.aux<HostFr>().data(), n_aux, cp);
+  ctx.pinned.upload(dev(st.z.get()) + n_in, aux.data(), n_aux, cp);
   z_ready.record(cp);
   ZK_CUDA_OK(cudaStreamWaitEvent(cs, z_ready.get(), 0));
   double upload_ms = ms_since(t0);
 
-  // a, b, c on a second host thread, behind the MSMs below.
+  // a, b, c on a second host thread, behind the MSMs below: uploaded, or (witness-only
+  // bundles) computed from z by the PCE mat-vec on the copy stream, after z's upload there.
   const int device = ctx.device;
+  Event spmv0, spmv1;
   auto uploader = std::async(std::launch::async, [&, device] {
     const auto u0 = std::chrono::steady_clock::now();
     ZK_CUDA_OK(cudaSetDevice(device));
-    const std::span<const HostFr> src[3] = {w.a<HostFr>(), w.b<HostFr>(), w.c<HostFr>()};
     F* dst[3] = {st.a.get(), st.b.get(), st.c.get()};
-    for (int k = 0; k < 3; ++k) {
+    for (int k = 0; k < 3; ++k)
       if (rows < n) ZK_CUDA_OK(cudaMemsetAsync(dst[k] + rows, 0, (n - rows) * sizeof(F), cp));
-      ctx.pinned.upload(dev(dst[k]), src[k].data(), rows, cp);
+    if (pce) {
+      spmv0.record(cp);
+      pce::spmv<HostFr>(*pce, st.z.get(), dst[0], dst[1], dst[2], cp);
+      spmv1.record(cp);
+    } else {
+      const std::span<const HostFr> src[3] = {w.a<HostFr>(), w.b<HostFr>(), w.c<HostFr>()};
+      for (int k = 0; k < 3; ++k) ctx.pinned.upload(dev(dst[k]), src[k].data(), rows, cp);
     }
     abc_ready.record(cp);
     return ms_since(u0);
@@ -230,6 +248,7 @@ GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>
   ZK_CUDA_OK(cudaMemcpyAsync(&bad, st.bad_row.get(), sizeof bad, cudaMemcpyDeviceToHost, cs));
   ZK_CUDA_OK(cudaStreamSynchronize(cs));
   t.h_ms = h1.since(h0);
+  if (pce) t.spmv_ms = spmv1.since(spmv0);
   if (bad != ULLONG_MAX)
     throw std::invalid_argument("unsatisfied witness: constraint row " + std::to_string(bad) + " has a*b != c");
 
@@ -375,7 +394,24 @@ GpuResult prove_key(const HostKey<E>& pk, Validate&& validate, const cs::Witness
     const uint64_t nvars = pk.a.size();
     GpuProveTimings t;
     const auto inputs = w.inputs<Fr>();
-    const auto aux = w.aux<Fr>();
+    // A witness-only bundle holds its aux bit-packed: unpacked here (z is uploaded whole), and
+    // a, b, c come from the circuit's matrices on the device.
+    const bool witness_only = w.kind() == cs::BundleKind::Witness;
+    std::vector<Fr> unpacked;
+    if (witness_only) {
+      if (o.pce == nullptr)
+        throw std::invalid_argument("GPU prover: a witness-only bundle needs the circuit's PCE matrices (options.pce)");
+      try {
+        cs::check_witness_for(w, *o.pce);
+      } catch (const cs::BundleError& e) {
+        throw std::invalid_argument(std::string("GPU prover: ") + e.what());
+      }
+      const auto u0 = std::chrono::steady_clock::now();
+      unpacked.resize(w.n_aux());
+      w.unpack_aux<Fr>(unpacked);
+      t.unpack_ms = ms_since(u0);
+    }
+    const std::span<const Fr> aux = witness_only ? std::span<const Fr>(unpacked) : w.aux<Fr>();
     // B_G2 runs on the GPU unless asked otherwise (skip_g2, a benchmark mode, never runs it).
     const bool gpu_g2 = !o.g2_on_cpu && !o.skip_g2;
     // CPU mode: B_G2 on the CPU pool, concurrently with the GPU work. std::async's future waits in its
@@ -431,9 +467,44 @@ GpuResult prove_key(const HostKey<E>& pk, Validate&& validate, const cs::Witness
     if (!gpu_g2 && !g2.valid()) start_g2();
     const auto& key = static_cast<const KeyEntry<G>&>(*found);  // ids start with the curve name
 
+    // The circuit's matrices, resident beside the key under the same budget (never evicting it).
+    const PceEntry<typename G::Fr>* matrices = nullptr;
+    if (witness_only) {
+      const std::string pid = pce_cache_id(E::kName, *o.pce);
+      const uint64_t pbytes = pce_resident_bytes(*o.pce, sizeof(Fr));
+      KeyEntryBase* pf = ctx.cache.find(pid);
+      if (pf == nullptr) {
+        if (bytes + pbytes > ctx.cache.budget()) {
+          refused = {GpuErrc::kOutOfMemory, "GPU prover: proving key and PCE matrices need " +
+                                                std::to_string((bytes + pbytes) >> 20) + " MiB resident on device " +
+                                                std::to_string(o.device) + ", over the key-cache budget of " +
+                                                std::to_string(ctx.cache.budget() >> 20) + " MiB"};
+          return;
+        }
+        const auto p0 = std::chrono::steady_clock::now();
+        ctx.cache.evict_until_fits(pbytes, found);
+        std::unique_ptr<PceEntry<typename G::Fr>> entry;
+        try {
+          entry = upload_pce<Fr>(ctx, *o.pce, pid);
+        } catch (const DeviceAllocError&) {  // make room from everything but the key, then once more
+          ctx.cache.evict_all_but(found);
+          ctx.drop_scratch();
+          entry = upload_pce<Fr>(ctx, *o.pce, pid);
+        }
+        pf = ctx.cache.insert(std::move(entry));
+        t.pce_upload_ms = ms_since(p0);
+      }
+      matrices = static_cast<const PceEntry<typename G::Fr>*>(pf);  // pce ids name the curve too
+    }
+
     GpuParts<E> p;
     try {
-      p = gpu_parts<E>(ctx, view_of(key), w, log_n, t, plan);
+      if (matrices) {
+        const auto mv = matrices->view();
+        p = gpu_parts<E>(ctx, view_of(key), w, log_n, t, plan, &mv, aux);
+      } else {
+        p = gpu_parts<E>(ctx, view_of(key), w, log_n, t, plan);
+      }
     } catch (const DeviceAllocError&) {
       ctx.drop_scratch();  // the next proof starts from clean buffers
       throw;

@@ -23,6 +23,10 @@
 #include "common/groth16/proving_key.hpp"
 #include "cuda/runtime/gpu_result.hpp"
 
+namespace zkmill::cs {
+class PceMatrices;
+}
+
 namespace zkmill::cuda {
 
 // Wall-clock milliseconds of one GPU proof's phases (host clock; GPU phases end on a sync).
@@ -37,6 +41,9 @@ struct GpuProveTimings {
   // B_G2: msm_b_g2_ms on the GPU (the default), or in CPU-G2 mode (g2_on_cpu) g2_cpu_ms on the
   // CPU pool, concurrent with the above, and g2_wait_ms the GPU side's wait for it afterwards.
   double msm_b_g2_ms = 0, g2_cpu_ms = 0, g2_wait_ms = 0;
+  // Witness-only bundles (GpuProveOptions::pce): unpacking the bit-packed aux on the host, the
+  // matrices' upload into the key cache (0 when resident), and a, b, c on the device (events).
+  double unpack_ms = 0, pce_upload_ms = 0, spmv_ms = 0;
   double combine_ms = 0;  // final A/B/C combination on the host
   double total_ms = 0;
   bool key_cache_hit = false;
@@ -55,6 +62,12 @@ struct GpuProveOptions {
   // G2 holds its G1 sections only), or to compare the two.
   bool g2_on_cpu = false;
   bool skip_g2 = false;  // benchmarks only: B_G2 is taken as the identity (the proof is invalid)
+  // The circuit's PCE matrices, for witness-only bundles (cs::BundleKind::Witness, native keys):
+  // they stay resident in the device's key cache beside the key (same budget) and a, b, c are
+  // computed there from z, so only the witness crosses PCIe. Required for such bundles (an
+  // invalid-argument error without it, or when the bundle was packed for other matrices);
+  // ignored for bundles that carry a, b, c.
+  const cs::PceMatrices* pce = nullptr;
 };
 
 struct KeyCacheStats {

@@ -146,16 +146,19 @@ TEST(ControlMessage, PrefetchFieldsRoundTripTyped) {
   h.worker = "p";
   h.role = WorkerRole::Prove;
   h.slots = 4;
+  h.seen = 77;  // a hello again: what it has received, so assignments in flight are kept
   h.tasks = {{{"j3", 0, kToken}, TaskStage::Proving}, {{"j3", 1, other}, TaskStage::Prefetched}};
   auto dh = round_trip(h);
   ASSERT_NE(dh.as<Hello>(), nullptr);
   EXPECT_EQ(dh.as<Hello>()->slots, 4u);
+  EXPECT_EQ(dh.as<Hello>()->seen, 77u);
   EXPECT_EQ(dh.as<Hello>()->tasks, h.tasks);
   EXPECT_EQ(dh.to_json()["tasks"][1]["stage"], "prefetched");
   // Absent optional fields stay absent (an older worker: one slot, no tasks[]).
   auto plain = decode_body("hello", valid_bodies()[0].second, nullptr);
   ASSERT_TRUE(plain);
   EXPECT_FALSE(plain->as<Hello>()->slots);
+  EXPECT_FALSE(plain->as<Hello>()->seen);
   EXPECT_TRUE(plain->as<Hello>()->tasks.empty());
 
   WorkerHeartbeat hb;

@@ -90,6 +90,7 @@ TEST(FarmConfig, ErrorsNameTheFileAndTheKey) {
   expect("coordinator:\n  heartbeat_ms: 1000\n  lease_ms: 1500\n", "coordinator.lease_ms");
   expect("coordinator:\n  max_witness_mb: 65\n", "coordinator.max_witness_mb");  // above the 64 MiB message rule
   expect("coordinator:\n  max_witness_mb: 0\n", "coordinator.max_witness_mb");
+  expect("coordinator:\n  dead_silence_ms: -1\n", "coordinator.dead_silence_ms");
   expect("worker:\n  max_held_bundles: [1]\n", "worker.max_held_bundles");
   expect("worker:\n  drain_hold_s: 86401\n", "worker.drain_hold_s");
   expect("zmq:\n  key_file: [a, b]\n", "zmq.key_file");
@@ -99,6 +100,8 @@ TEST(FarmConfig, ErrorsNameTheFileAndTheKey) {
   expect("farm:\n  x: 1\n", "farm");
   EXPECT_EQ(config_error("redis:\n  port: 6380\ncoordinator:\n  endpoint: ipc:///tmp/c.sock\n"), "");
   EXPECT_EQ(config_error("coordinator:\n  max_witness_mb: 8\n"), "");
+  EXPECT_EQ(parse_farm_config("coordinator:\n  dead_silence_ms: 2500\n", "t").coordinator.dead_silence_ms, 2500u);
+  EXPECT_EQ(parse_farm_config("", "t").coordinator.dead_silence_ms, 10000u);
   // CURVE is a setting like any other now; its key files are read when a component starts.
   EXPECT_EQ(config_error("zmq:\n  curve: true\n  key_file: /k/c.key\n  allowed_keys_file: /k/allowed\n"), "");
 }

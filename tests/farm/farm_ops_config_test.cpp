@@ -39,5 +39,18 @@ TEST(FarmConfigMetrics, RejectsWhatIsNotHostPort) {
   }
 }
 
+// worker.gpu_pce: on by default (GPU prove workers compute a, b, c on the device), off by
+// choice, and a non-boolean is a named error.
+TEST(FarmConfigWorker, GpuPceDefaultsOnAndParsesStrictly) {
+  EXPECT_TRUE(parse_farm_config("", "farm.yaml").worker.gpu_pce);
+  EXPECT_FALSE(parse_farm_config("worker:\n  gpu_pce: false\n", "farm.yaml").worker.gpu_pce);
+  try {
+    parse_farm_config("worker:\n  gpu_pce: sometimes\n", "farm.yaml");
+    ADD_FAILURE() << "accepted gpu_pce: sometimes";
+  } catch (const util::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("worker.gpu_pce"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace zkmill::test

@@ -60,6 +60,10 @@ class FakeWorker {
     h.current = current;
     send(h);
   }
+  // What wait_for's heartbeats report, as a real worker's do: the task it holds as `current`
+  // ("": idle), and the synth tokens of the bundles it holds (`tokens`).
+  void set_current(const std::string& token) { current_ = token; }
+  void set_held(const std::vector<std::string>& tokens) { held_ = tokens; }
 
   // The next message satisfying `want` within `limit` (others are dropped), heartbeating
   // every 100 ms meanwhile; nullopt when none came.
@@ -69,7 +73,10 @@ class FakeWorker {
     auto next_beat = std::chrono::steady_clock::now();
     while (std::chrono::steady_clock::now() < end) {
       if (std::chrono::steady_clock::now() >= next_beat) {
-        heartbeat();
+        farm::WorkerHeartbeat h;
+        h.current = current_;
+        h.tokens = held_;
+        send(h);
         next_beat += std::chrono::milliseconds(100);
       }
       zmq::pollitem_t items[] = {{sock_.handle(), 0, ZMQ_POLLIN, 0}};
@@ -90,6 +97,8 @@ class FakeWorker {
  private:
   zmq::context_t ctx_;
   zmq::socket_t sock_;
+  std::string current_;
+  std::vector<std::string> held_;
 };
 
 }  // namespace zkmill::test
