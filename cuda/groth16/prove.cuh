@@ -263,12 +263,13 @@ GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>
 // to that instantiation.
 extern template GpuParts<curves::Bn254> gpu_parts<curves::Bn254>(DeviceContext&, const DeviceKeyView<curve::Bn254G1>&,
                                                                  const cs::WitnessBundle&, uint32_t, GpuProveTimings&,
-                                                                 const QuotientPlan<curves::Bn254::Fr>&);
-extern template GpuParts<curves::Bls12381> gpu_parts<curves::Bls12381>(DeviceContext&,
-                                                                       const DeviceKeyView<curve::Bls12381G1>&,
-                                                                       const cs::WitnessBundle&, uint32_t,
-                                                                       GpuProveTimings&,
-                                                                       const QuotientPlan<curves::Bls12381::Fr>&);
+                                                                 const QuotientPlan<curves::Bn254::Fr>&,
+                                                                 const pce::DeviceMatrices<curve::Bn254G1::Fr>*,
+                                                                 std::span<const curves::Bn254::Fr>);
+extern template GpuParts<curves::Bls12381> gpu_parts<curves::Bls12381>(
+    DeviceContext&, const DeviceKeyView<curve::Bls12381G1>&, const cs::WitnessBundle&, uint32_t, GpuProveTimings&,
+    const QuotientPlan<curves::Bls12381::Fr>&, const pce::DeviceMatrices<curve::Bls12381G1::Fr>*,
+    std::span<const curves::Bls12381::Fr>);
 
 // FNV-1a over bytes.
 struct Fnv64 {
