@@ -20,7 +20,6 @@
 #include "cuda/ec/g1.hpp"
 #include "cuda/ec/g2.hpp"
 #include "cuda/groth16/prover.hpp"
-#include "cuda/msm/g2_engine.cuh"
 #include "cuda/msm/pippenger.cuh"
 #include "cuda/ntt/ntt.cuh"
 #include "cuda/runtime/gpu_memory.cuh"
@@ -221,7 +220,7 @@ struct CurveState {
   // the sort buffers and partial sums (the bulk of MSM memory) exist once.
   pippenger::MsmScratch scratch;
   pippenger::Engine<G> msm;
-  pippenger::G2Engine<typename G::Host> msm2;  // B_G2, on the same stream (kernels in msm_g2_<curve>.cu)
+  pippenger::Engine<G2Of<G>> msm2;  // B_G2, on the same stream
   ntt::Engine<typename G::HostFr> ntt;
   DeviceBuffer<F> a, b, c, t, z;
   DeviceBuffer<F> u;  // snarkjs keys whose root differs from ours (BLS12-381): permutation scratch

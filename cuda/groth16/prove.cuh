@@ -258,6 +258,19 @@ GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>
   return out;
 }
 
+// The device side of a proof holds the prover's own kernels (row check, quotient, snarkjs
+// permutation); prover_<curve>.cu instantiates it once per curve and the benchmark suite links
+// to that instantiation.
+extern template GpuParts<curves::Bn254> gpu_parts<curves::Bn254>(DeviceContext&, const DeviceKeyView<curve::Bn254G1>&,
+                                                                 const cs::WitnessBundle&, uint32_t, GpuProveTimings&,
+                                                                 const QuotientPlan<curves::Bn254::Fr>&,
+                                                                 const pce::DeviceMatrices<curve::Bn254G1::Fr>*,
+                                                                 std::span<const curves::Bn254::Fr>);
+extern template GpuParts<curves::Bls12381> gpu_parts<curves::Bls12381>(
+    DeviceContext&, const DeviceKeyView<curve::Bls12381G1>&, const cs::WitnessBundle&, uint32_t, GpuProveTimings&,
+    const QuotientPlan<curves::Bls12381::Fr>&, const pce::DeviceMatrices<curve::Bls12381G1::Fr>*,
+    std::span<const curves::Bls12381::Fr>);
+
 // FNV-1a over bytes.
 struct Fnv64 {
   uint64_t h = 1469598103934665603ull;
@@ -324,10 +337,7 @@ void upload_section(DeviceContext& ctx, std::span<const typename G::HostAffine> 
   ctx.pinned.stream_chunks(
       reinterpret_cast<const Img*>(src.data()), src.size(), cp, [&](const Img* chunk, size_t off, size_t len) {
         ZK_CUDA_OK(cudaMemcpyAsync(staging.get(), chunk, len * sizeof(Img), cudaMemcpyHostToDevice, cp));
-        pippenger::image_to_affine_kernel<G>
-            <<<pippenger::blocks_for(len, pippenger::kThreads), pippenger::kThreads, 0, cp>>>(
-                staging.get(), dst.get() + off, uint32_t(len));
-        ZK_CUDA_OK_LAUNCH();
+        pippenger::Engine<G>::points_from_image(staging.get(), dst.get() + off, uint32_t(len), cp);
       });
 }
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // GPU Groth16 prover for BLS12-381: instantiates cuda/groth16/prove.cuh (native keys) and
-// cuda/groth16/prove_zkey.cuh (snarkjs keys) in one translation unit, so the kernels and
-// engines are compiled once per curve.
+// cuda/groth16/prove_zkey.cuh (snarkjs keys) in one translation unit, with the prover's own
+// kernels (g16::gpu_parts); the MSM and NTT engines it runs are instantiated in
+// cuda/msm/msm_g1.cu, msm_g2_<curve>*.cu and cuda/ntt/ntt.cu (extern templates), so no kernel is compiled
+// here a second time.
 #include "cuda/groth16/prove.cuh"
 #include "cuda/groth16/prove_zkey.cuh"
 
@@ -32,3 +34,10 @@ template GpuResult prove_gpu<Curve>(const formats::ZkeyProvingKey<Curve>&, const
                                     const GpuProveOptions&) noexcept;
 
 }  // namespace zkmill::cuda
+
+namespace zkmill::cuda::g16 {
+template GpuParts<curves::Bls12381> gpu_parts<curves::Bls12381>(
+    DeviceContext&, const DeviceKeyView<curve::G1Device<curves::Bls12381>>&, const cs::WitnessBundle&, uint32_t,
+    GpuProveTimings&, const QuotientPlan<curves::Bls12381::Fr>&,
+    const pce::DeviceMatrices<curve::G1Device<curves::Bls12381>::Fr>*, std::span<const curves::Bls12381::Fr>);
+}  // namespace zkmill::cuda::g16

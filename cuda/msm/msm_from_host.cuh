@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The host entry of the GPU MSM, shared by the G1 and G2 translation units: argument checks,
 // upload of the CPU's arrays as they are, one Engine run, and every failure turned into a
-// GpuResult. CUDA-only (included by msm_g1.cu and msm_g2.cu).
+// GpuResult. CUDA-only (included by msm_g1.cu and msm_g2_<curve>.cu, which also
+// instantiate the engine it runs).
 #pragma once
 
 #include <stdexcept>
@@ -34,9 +35,7 @@ MsmResult msm_from_host(const typename G::HostAffine* points, const typename G::
       DeviceBuffer<typename G::HostImage> image(n, "MSM points (CPU layout)");
       ZK_CUDA_OK(cudaMemcpyAsync(image.get(), points, n * sizeof(typename G::HostAffine), cudaMemcpyHostToDevice,
                                  stream.get()));
-      image_to_affine_kernel<G>
-          <<<blocks_for(n, kThreads), kThreads, 0, stream.get()>>>(image.get(), d_points.get(), uint32_t(n));
-      ZK_CUDA_OK_LAUNCH();
+      Engine<G>::points_from_image(image.get(), d_points.get(), uint32_t(n), stream.get());
       ZK_CUDA_OK(cudaMemcpyAsync(d_scalars.get(), scalars, n * sizeof(typename G::HostFr), cudaMemcpyHostToDevice,
                                  stream.get()));
       stream.sync();  // `image` is freed at the end of this scope

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: MIT
 // The C++ entry point of the GPU G2 MSM over BN254 (msm.hpp) and the one instantiation of that
-// curve's G2 kernels (G2Engine, cuda/msm/g2_engine.cuh); the shared host entry is
-// cuda/msm/msm_from_host.cuh, the kernels are templates in pippenger.cuh.
-#include "cuda/msm/g2_engine_impl.cuh"
+// curve's G2 engine and kernels (pippenger::Engine over Fq2, cuda/msm/pippenger_impl.cuh) but for
+// the window reduction, which msm_g2_bn254_reduce.cu instantiates: over Fq2 every point addition
+// is a few thousand fully unrolled Fq products and the kernels take cicc minutes, so the engine
+// is cut in two units that compile in parallel. The shared host entry is
+// cuda/msm/msm_from_host.cuh; the prover and the benchmark suite link to this instantiation
+// (extern template in cuda/msm/pippenger.cuh).
 #include "cuda/msm/msm_from_host.cuh"
+#include "cuda/msm/pippenger_impl.cuh"
 
 namespace zkmill::cuda {
 
@@ -20,5 +24,7 @@ template MsmResult msm_g2<curves::Bn254>(const curves::Bn254::G2Affine*, const c
 }  // namespace zkmill::cuda
 
 namespace zkmill::cuda::pippenger {
-template class G2Engine<curves::Bn254>;
+// Every member defined in pippenger_impl.cuh; reduce_windows (pippenger_reduce.cuh) is not, so
+// it is instantiated in msm_g2_bn254_reduce.cu only.
+template class Engine<curve::G2Device<curves::Bn254>>;
 }  // namespace zkmill::cuda::pippenger

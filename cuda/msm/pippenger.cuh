@@ -1,38 +1,18 @@
 // SPDX-License-Identifier: MIT
-// GPU Pippenger MSM over G1 or G2 (kernels and the engine that sequences them); CUDA-only.
-// The algebra (windows, signed digits, bucket reduction identity) is in pippenger_plan.hpp.
-//
-// Pipeline for n points and W windows of c bits, everything on one stream:
-//  0. classify:   bit-aware split (the PoRep workload: ~95% of witness values are 0 or 1):
-//                 scalars equal to 0 are dropped, those equal to 1 are listed and their points
-//                 summed by a plain reduction (no windows), and only the rest (n' of them) go
-//                 through the steps below, whose sort and plan are sized by n', not n.
-//  1. digits:     one thread per remaining scalar: Montgomery -> canonical, signed recoding, and for each
-//                 window a (key = window * B + |d| - 1, value = point index | sign) pair; zero
-//                 digits get a sentinel key that sorts after every bucket.
-//  2. sort:       CUB radix sort of the W * n pairs on key_bits bits: each bucket's points become
-//                 one contiguous run.
-//  3. bounds:     run starts / ends per bucket from the sorted keys.
-//  4. accumulate: load balancing that does not collapse on skewed scalars (70% zeros, 20% ones
-//                 put a fifth of all points into one bucket): every bucket is cut into chunks
-//                 of at most `chunk` points, one thread per chunk (the chunk -> bucket map is a
-//                 binary search over the exclusive scan of chunk counts), each producing an XYZZ
-//                 partial sum; the partials of a bucket are contiguous, so the same step is
-//                 repeated on them with `chunk2` until every bucket has one sum. A bucket of
-//                 n points costs about log_{chunk2}(n / chunk) short extra levels, never a
-//                 thread that walks n points.
-//  5. reduce:     per window, groups of G buckets are summed by running sums (T_g, R_g), and one
-//                 block per (window, output) reduces those to 1 + log2 K points in shared memory.
-//  6. host:       the W * (1 + log2 K) points are combined with a few hundred doublings on the
-//                 CPU (pippenger_plan.hpp: combine_windows), plus the sum of the 1-scalar points.
+// GPU Pippenger MSM over G1 or G2: the engine's interface (CUDA-only). The kernels and the
+// engine's member definitions are in pippenger_impl.cuh and pippenger_reduce.cuh, which only
+// the units that instantiate an engine include (msm_g1.cu for both curves' G1, msm_g2_<curve>.cu
+// and msm_g2_<curve>_reduce.cu for each G2); everything else (the prover, the benchmark suite)
+// includes this header and links to those instantiations (the extern template declarations at
+// the end). Each group's kernels are thus compiled once per build: a G2 (Fq2) engine takes
+// cicc and ptxas minutes, a G1 one about a minute.
+// The algorithm is described at the top of pippenger_impl.cuh; the arithmetic that does not
+// depend on CUDA (window choice, digits, window combination) is in pippenger_plan.hpp.
 #pragma once
 
+#include <cuda_runtime.h>
+
 #include <cstdint>
-#include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_reduce.cuh>
-#include <cub/device/device_scan.cuh>
-#include <cub/device/device_select.cuh>
-#include <stdexcept>
 #include <vector>
 
 #include "cuda/ec/g1.hpp"
@@ -48,178 +28,6 @@ constexpr int kReduceThreads = 128;
 
 inline unsigned blocks_for(uint64_t n, int threads) {
   return unsigned((n + uint64_t(threads) - 1) / uint64_t(threads));
-}
-
-// CPU-layout points (HostAffineImage) to the compact affine layout the kernels read; the CPU's
-// infinity flag becomes the (0, 0) encoding. Works for any coordinate field (Fq or Fq2) through
-// its word count.
-template <class G>
-__global__ void image_to_affine_kernel(const typename G::HostImage* in, typename G::Affine* out, uint32_t n) {
-  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  using F = typename G::Fq;
-  const typename G::HostImage& a = in[i];
-  out[i] = a.infinity ? G::Affine::infinity() : typename G::Affine{F::from_words(a.x), F::from_words(a.y)};
-}
-
-// Bit-aware split: idx_other[i] = idx_one[i] = i, with flags saying which list keeps i (scalars
-// are fully reduced Montgomery words, so 0 and 1 are recognised without a multiplication; the
-// lists are then compacted in place by cub::DeviceSelect::Flagged, preserving order).
-template <class Fr>
-__global__ void classify_kernel(const Fr* scalars, uint32_t n, uint32_t* idx_other, uint8_t* is_other,
-                                uint32_t* idx_one, uint8_t* is_one) {
-  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  const Fr s = scalars[i];
-  const bool one = s == Fr::one();
-  idx_other[i] = i;
-  idx_one[i] = i;
-  is_other[i] = !one && !s.is_zero();
-  is_one[i] = one;
-}
-
-// Digits of the scalars listed in idx (the non-0/1 ones); values carry the original index.
-template <class Fr>
-__global__ void digits_kernel(const Fr* scalars, const uint32_t* idx, MsmPlan plan, uint32_t* keys, uint32_t* vals) {
-  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= plan.n) return;
-  const uint32_t src = idx[i];
-  const Fr s = scalars[src].to_canonical();
-  uint32_t carry = 0;
-  for (int w = 0; w < plan.windows; ++w) {
-    bool neg = false;
-    const uint32_t mag = signed_digit(s.v, w, plan.c, carry, neg);
-    uint32_t key = 0, val = 0;
-    digit_key(plan, w, mag, neg, src, key, val);
-    const size_t at = size_t(w) * plan.n + i;
-    keys[at] = key;
-    vals[at] = val;
-  }
-}
-
-// start[b] / end[b] of bucket b's run in the sorted keys (both pre-zeroed: empty = [0, 0)).
-static __global__ void bucket_bounds_kernel(const uint32_t* keys, uint32_t total, uint32_t nb, uint32_t* start,
-                                            uint32_t* end) {
-  const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= total) return;
-  const uint32_t key = keys[k];
-  if (key >= nb) return;  // zero digits (sentinel)
-  if (k == 0 || keys[k - 1] != key) start[key] = k;
-  if (k + 1 == total || keys[k + 1] != key) end[key] = k + 1;
-}
-
-static __global__ void end_to_count_kernel(const uint32_t* start, uint32_t* end_count, uint32_t nb) {
-  const uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
-  if (b < nb) end_count[b] -= start[b];
-}
-
-// nch[b] = ceil(count[b] / chunk) for b < nb, nch[nb] = 0 (so the exclusive scan's last entry
-// is the total number of chunks).
-static __global__ void chunk_counts_kernel(const uint32_t* count, uint32_t nb, uint32_t chunk, uint32_t* nch) {
-  const uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
-  if (b > nb) return;
-  nch[b] = b < nb ? (count[b] + chunk - 1) / chunk : 0u;
-}
-
-// Level 1: thread j sums chunk j of its bucket's points (signed, affine) into an XYZZ partial.
-template <class G>
-__global__ void __launch_bounds__(kAccThreads)
-    accumulate_points_kernel(const uint32_t* in_start, const uint32_t* in_count, const uint32_t* out_off, uint32_t nb,
-                             uint32_t chunk, uint32_t max_chunks, const uint32_t* vals,
-                             const typename G::Affine* points, typename G::Bucket* out) {
-  using F = typename G::Fq;
-  const uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
-  if (j >= max_chunks || j >= out_off[nb]) return;
-  const uint32_t b = owner_of(out_off, nb, j);
-  const uint32_t first = in_start[b] + (j - out_off[b]) * chunk;
-  const uint32_t stop = min(first + chunk, in_start[b] + in_count[b]);
-  typename G::Bucket acc = G::Bucket::infinity();
-  for (uint32_t q = first; q < stop; ++q) {
-    const uint32_t v = vals[q];
-    const typename G::Affine& p = points[v & 0x7fffffffu];
-    const F x = p.x;
-    F y = p.y;
-    if (x.is_zero() && y.is_zero()) continue;  // point at infinity contributes nothing
-    if (v >> 31) y = -y;
-    acc.add_affine(x, y);
-  }
-  out[j] = acc;
-}
-
-// Later levels: thread j sums chunk j of its bucket's contiguous XYZZ partials.
-template <class G>
-__global__ void __launch_bounds__(kAccThreads)
-    accumulate_partials_kernel(const uint32_t* in_start, const uint32_t* in_count, const uint32_t* out_off, uint32_t nb,
-                               uint32_t chunk, uint32_t max_chunks, const typename G::Bucket* in,
-                               typename G::Bucket* out) {
-  const uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
-  if (j >= max_chunks || j >= out_off[nb]) return;
-  const uint32_t b = owner_of(out_off, nb, j);
-  const uint32_t first = in_start[b] + (j - out_off[b]) * chunk;
-  const uint32_t stop = min(first + chunk, in_start[b] + in_count[b]);
-  typename G::Bucket acc = in[first];
-  for (uint32_t q = first + 1; q < stop; ++q) acc.add(in[q]);
-  out[j] = acc;
-}
-
-// Dense bucket array from the last level (every count is 0 or 1 there).
-template <class G>
-__global__ void gather_buckets_kernel(const uint32_t* start, const uint32_t* count, uint32_t nb,
-                                      const typename G::Bucket* partials, typename G::Bucket* buckets) {
-  const uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
-  if (b >= nb) return;
-  buckets[b] = count[b] ? partials[start[b]] : G::Bucket::infinity();
-}
-
-// Thread (w, g): running sums over the G buckets of group g, top down: R_g = sum S, T_g = sum j S.
-template <class G>
-__global__ void __launch_bounds__(kAccThreads) bucket_groups_kernel(const typename G::Bucket* buckets, MsmPlan plan,
-                                                                    typename G::Bucket* tri, typename G::Bucket* run) {
-  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-  const uint32_t k = plan.groups();
-  if (t >= uint32_t(plan.windows) * k) return;
-  const uint32_t w = t / k, g = t % k;
-  const uint32_t gsize = uint32_t(1) << plan.group_bits;
-  const typename G::Bucket* base = buckets + size_t(w) * plan.buckets + size_t(g) * gsize;
-  typename G::Bucket r = G::Bucket::infinity(), s = G::Bucket::infinity();
-  for (uint32_t j = gsize; j-- > 0;) {
-    r.add(base[j]);
-    s.add(r);
-  }
-  tri[t] = s;
-  run[t] = r;
-}
-
-// Block (w, o): o = 0 sums T_g over all groups of window w; o = 1 + k sums R_g over the groups
-// whose index has bit k set. Strided per-thread sums, then a tree in shared memory.
-template <class G>
-__global__ void __launch_bounds__(kReduceThreads)
-    window_sums_kernel(const typename G::Bucket* tri, const typename G::Bucket* run, MsmPlan plan,
-                       typename G::Bucket* sums) {
-  using B = typename G::Bucket;
-  __shared__ B sm[kReduceThreads];
-  const int per = plan.sums_per_window();
-  const uint32_t w = blockIdx.x / per;
-  const int o = int(blockIdx.x % per);
-  const uint32_t k = plan.groups();
-  B acc = B::infinity();
-  for (uint32_t g = threadIdx.x; g < k; g += kReduceThreads) {
-    if (o == 0)
-      acc.add(tri[size_t(w) * k + g]);
-    else if ((g >> (o - 1)) & 1u)
-      acc.add(run[size_t(w) * k + g]);
-  }
-  sm[threadIdx.x] = acc;
-  __syncthreads();
-  for (int stride = kReduceThreads / 2; stride > 0; stride >>= 1) {
-    if (int(threadIdx.x) < stride) {
-      B a = sm[threadIdx.x];
-      a.add(sm[threadIdx.x + stride]);
-      sm[threadIdx.x] = a;
-    }
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) sums[blockIdx.x] = sm[0];
 }
 
 // Milliseconds spent in each phase of the last run (filled only when asked for: the events
@@ -258,6 +66,7 @@ class Engine {
   using Fr = typename G::Fr;
   using Bucket = typename G::Bucket;
   using HostJacobian = typename G::HostJacobian;
+  using HostImage = typename G::HostImage;
 
   // `shared`: scratch owned by the caller and shared with other engines on the same stream
   // (nullptr: the engine's own).
@@ -265,266 +74,27 @@ class Engine {
 
   // MSM of n device-resident points (compact affine) and scalars (Montgomery form).
   HostJacobian run(const Affine* d_points, const Fr* d_scalars, size_t n, int c_override = 0,
-                   MsmPhaseTimes* times = nullptr) {
-    if (n == 0) return HostJacobian::identity();
-    prepare(d_scalars, n, c_override, times != nullptr);
-    return sum(d_points, times, true);
-  }
+                   MsmPhaseTimes* times = nullptr);
 
   // Bit-aware split, digits, sort and bucket runs of n scalars into the scratch (for sum()).
-  void prepare(const Fr* d_scalars, size_t n, int c_override = 0, bool timed = false) {
-    MsmScratch& S = *s_;
-    S.ready = false;
-    (void)make_plan(n, Fr::kBits, c_override);  // rejects bad sizes and widths before any work
-    auto mark = [&](int i) {
-      if (timed) ev_[i].record(stream_);
-    };
-    mark(0);
-    // 0. Split off the scalars equal to 0 (dropped) and 1 (summed apart in sum()).
-    const uint32_t n32 = uint32_t(n);
-    S.idx_other.reserve(n, "MSM scalar index");
-    S.idx_one.reserve(n, "MSM scalar index");
-    S.flags.reserve(2 * n, "MSM scalar classes");
-    S.counts.reserve(2, "MSM scalar counts");
-    if (n32 > 0) {
-      classify_kernel<Fr><<<blocks_for(n, kThreads), kThreads, 0, stream_>>>(
-          d_scalars, n32, S.idx_other.get(), S.flags.get(), S.idx_one.get(), S.flags.get() + n);
-      ZK_CUDA_OK_LAUNCH();
-    }
-    size_t temp_bytes = 0;
-    ZK_CUDA_OK(cub::DeviceSelect::Flagged(nullptr, temp_bytes, S.idx_other.get(), S.flags.get(), S.counts.get(),
-                                          int64_t(n), stream_));
-    S.temp.reserve(temp_bytes, "MSM select scratch");
-    ZK_CUDA_OK(cub::DeviceSelect::Flagged(S.temp.get(), temp_bytes, S.idx_other.get(), S.flags.get(), S.counts.get(),
-                                          int64_t(n), stream_));
-    ZK_CUDA_OK(cub::DeviceSelect::Flagged(S.temp.get(), temp_bytes, S.idx_one.get(), S.flags.get() + n,
-                                          S.counts.get() + 1, int64_t(n), stream_));
-    uint32_t counts[2] = {0, 0};
-    ZK_CUDA_OK(cudaMemcpyAsync(counts, S.counts.get(), sizeof counts, cudaMemcpyDeviceToHost, stream_));
-    ZK_CUDA_OK(cudaStreamSynchronize(stream_));
-    S.n_other = counts[0];
-    S.n_one = counts[1];
-
-    S.plan = make_plan(S.n_other, Fr::kBits, c_override);
-    const MsmPlan& p = S.plan;
-    S.max_count = 0;
-    if (S.n_other == 0) {  // every scalar is 0 or 1: no windows at all
-      for (int i = 1; i <= 3; ++i) mark(i);
-      prepared_timed_ = timed;
-      S.ready = true;
-      return;
-    }
-    const uint32_t total = uint32_t(p.digits());
-    const uint32_t nb = p.total_buckets;
-    for (int k = 0; k < 2; ++k) {
-      S.keys_buf[k].reserve(total, "MSM sort keys");
-      S.vals_buf[k].reserve(total, "MSM sort values");
-    }
-    digits_kernel<Fr><<<blocks_for(p.n, kThreads), kThreads, 0, stream_>>>(d_scalars, S.idx_other.get(), p,
-                                                                           S.keys_buf[0].get(), S.vals_buf[0].get());
-    ZK_CUDA_OK_LAUNCH();
-    mark(1);
-
-    cub::DoubleBuffer<uint32_t> dk(S.keys_buf[0].get(), S.keys_buf[1].get()),
-        dv(S.vals_buf[0].get(), S.vals_buf[1].get());
-    temp_bytes = 0;
-    ZK_CUDA_OK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, dk, dv, total, 0, p.key_bits, stream_));
-    S.temp.reserve(temp_bytes, "MSM sort scratch");
-    ZK_CUDA_OK(cub::DeviceRadixSort::SortPairs(S.temp.get(), temp_bytes, dk, dv, total, 0, p.key_bits, stream_));
-    S.keys = dk.Current();
-    S.vals = dv.Current();
-    mark(2);
-
-    for (int k = 0; k < 3; ++k) {
-      S.start[k].reserve(size_t(nb) + 1, "MSM bucket index");
-      S.count[k].reserve(size_t(nb) + 1, "MSM bucket index");
-    }
-    S.max.reserve(1, "MSM max bucket");
-    ZK_CUDA_OK(cudaMemsetAsync(S.start[0].get(), 0, S.start[0].bytes(), stream_));
-    ZK_CUDA_OK(cudaMemsetAsync(S.count[0].get(), 0, S.count[0].bytes(), stream_));
-    bucket_bounds_kernel<<<blocks_for(total, kThreads), kThreads, 0, stream_>>>(S.keys, total, nb, S.start[0].get(),
-                                                                                S.count[0].get());
-    ZK_CUDA_OK_LAUNCH();
-    end_to_count_kernel<<<blocks_for(nb, kThreads), kThreads, 0, stream_>>>(S.start[0].get(), S.count[0].get(), nb);
-    ZK_CUDA_OK_LAUNCH();
-    temp_bytes = 0;
-    ZK_CUDA_OK(cub::DeviceReduce::Max(nullptr, temp_bytes, S.count[0].get(), S.max.get(), nb, stream_));
-    S.temp.reserve(temp_bytes, "MSM reduce scratch");
-    ZK_CUDA_OK(cub::DeviceReduce::Max(S.temp.get(), temp_bytes, S.count[0].get(), S.max.get(), nb, stream_));
-    ZK_CUDA_OK(cudaMemcpyAsync(&S.max_count, S.max.get(), sizeof(uint32_t), cudaMemcpyDeviceToHost, stream_));
-    ZK_CUDA_OK(cudaStreamSynchronize(stream_));
-    mark(3);
-    prepared_timed_ = timed;
-    S.ready = true;
-  }
+  void prepare(const Fr* d_scalars, size_t n, int c_override = 0, bool timed = false);
 
   // sum_i scalars[i] * points[i] for the scalars of the last prepare() on this scratch (by this
   // or another engine sharing it); points must hold at least that many entries.
-  HostJacobian sum(const Affine* d_points, MsmPhaseTimes* times = nullptr, bool after_prepare = false) {
-    MsmScratch& S = *s_;
-    if (!S.ready) throw std::logic_error("GPU MSM: sum() without prepare()");
-    const MsmPlan& p = S.plan;
-    plan_ = p;
-    const bool with_prepare = after_prepare && prepared_timed_;
-    auto mark = [&](int i) {
-      if (times) ev_[i].record(stream_);
-    };
-    if (!with_prepare) mark(3);
-    // Slot nsums of the window sums receives the sum of the 1-scalar points, so one copy brings
-    // everything back; with no windows (every scalar 0 or 1) it is the only slot.
-    const bool windows = S.max_count != 0;
-    const uint32_t nsums = windows ? uint32_t(p.windows) * uint32_t(p.sums_per_window()) : 0u;
-    sums_.reserve(size_t(nsums) + 1, "MSM window sums");
-    sum_ones(d_points, sums_.get() + nsums);
-    int levels = 0;
-    if (windows) levels = sum_windows(d_points);
-    mark(4);
-    if (windows) reduce_windows(nsums);
-    host_sums_.resize(size_t(nsums) + 1);
-    ZK_CUDA_OK(cudaMemcpyAsync(host_sums_.data(), sums_.get(), (size_t(nsums) + 1) * sizeof(Bucket),
-                               cudaMemcpyDeviceToHost, stream_));
-    ZK_CUDA_OK(cudaStreamSynchronize(stream_));
-    mark(5);
-
-    HostJacobian result = G::to_host(host_sums_[nsums]);
-    if (windows) {
-      std::vector<HostJacobian> jac(nsums);
-      for (uint32_t i = 0; i < nsums; ++i) jac[i] = G::to_host(host_sums_[i]);
-      result += combine_windows(p, jac.data());
-    }
-    mark(6);
-    if (times) {
-      *times = MsmPhaseTimes{};
-      if (with_prepare) {
-        times->digits = ev_[1].since(ev_[0]);
-        times->sort = ev_[2].since(ev_[1]);
-        times->bounds = ev_[3].since(ev_[2]);
-        times->total = ev_[6].since(ev_[0]);
-      } else {
-        times->total = ev_[6].since(ev_[3]);
-      }
-      times->accumulate = ev_[4].since(ev_[3]);
-      times->reduce = ev_[5].since(ev_[4]);
-      times->host_tail = ev_[6].since(ev_[5]);
-      times->levels = levels;
-      times->n_one = S.n_one;
-      times->n_other = S.n_other;
-    }
-    return result;
-  }
+  HostJacobian sum(const Affine* d_points, MsmPhaseTimes* times = nullptr, bool after_prepare = false);
 
   const MsmPlan& plan() const { return plan_; }
 
+  // CPU-layout points (the bytes of an array of the CPU's affine points, uploaded as they are)
+  // to the compact affine layout the kernels read, n of them, ordered on `stream`. The key
+  // upload of the prover and the MSM entry use it; here so that its kernel is compiled with
+  // the engine's.
+  static void points_from_image(const HostImage* in, Affine* out, uint32_t n, cudaStream_t stream);
+
  private:
-  // Sum of the points whose scalar is 1, into *dst (device): the accumulation kernels of the
-  // windows run on one "bucket" holding the listed points (chunks of p.chunk points per
-  // thread, then levels of p.chunk2 partials until one is left), so the G2 unit compiles no
-  // extra kernels. Infinity (all-zero words) when there are none.
-  void sum_ones(const Affine* d_points, Bucket* dst) {
-    MsmScratch& S = *s_;
-    if (S.n_one == 0) {
-      ZK_CUDA_OK(cudaMemsetAsync(dst, 0, sizeof(Bucket), stream_));
-      return;
-    }
-    const MsmPlan dflt = make_plan(1, Fr::kBits);
-    // Per level: (start, count) of the one bucket's input, then its output offsets [0, parts).
-    ones_meta_.clear();
-    std::vector<uint32_t> parts_of;
-    uint32_t in = S.n_one, chunk = dflt.chunk;
-    for (;;) {
-      const uint32_t parts = (in + chunk - 1) / chunk;
-      ones_meta_.insert(ones_meta_.end(), {0u, in, 0u, parts});
-      parts_of.push_back(parts);
-      if (parts == 1) break;
-      in = parts;
-      chunk = dflt.chunk2;
-    }
-    ones_dev_.reserve(ones_meta_.size(), "MSM 1-scalar index");
-    ZK_CUDA_OK(cudaMemcpyAsync(ones_dev_.get(), ones_meta_.data(), ones_meta_.size() * sizeof(uint32_t),
-                               cudaMemcpyHostToDevice, stream_));
-    ones_[0].reserve(parts_of[0], "MSM sum of 1-scalar points");
-    if (parts_of.size() > 1) ones_[1].reserve(parts_of[1], "MSM sum of 1-scalar points");
-    int cur = 0;
-    for (size_t lvl = 0; lvl < parts_of.size(); ++lvl) {
-      const uint32_t* m = ones_dev_.get() + 4 * lvl;
-      const uint32_t parts = parts_of[lvl];
-      Bucket* out = lvl + 1 == parts_of.size() ? dst : ones_[lvl == 0 ? 0 : 1 - cur].get();
-      if (lvl == 0) {
-        accumulate_points_kernel<G><<<blocks_for(parts, kAccThreads), kAccThreads, 0, stream_>>>(
-            m, m + 1, m + 2, 1, dflt.chunk, parts, S.idx_one.get(), d_points, out);
-      } else {
-        accumulate_partials_kernel<G><<<blocks_for(parts, kAccThreads), kAccThreads, 0, stream_>>>(
-            m, m + 1, m + 2, 1, dflt.chunk2, parts, ones_[cur].get(), out);
-        cur = 1 - cur;
-      }
-      ZK_CUDA_OK_LAUNCH();
-    }
-  }
-
-  // Bucket accumulation of the windowed scalars (levels of chunked sums) into buckets_;
-  // returns the number of levels run.
-  int sum_windows(const Affine* d_points) {
-    MsmScratch& S = *s_;
-    const MsmPlan& p = S.plan;
-    const uint32_t total = uint32_t(p.digits());
-    const uint32_t nb = p.total_buckets;
-
-    // Accumulation levels; (start[cur], count[cur]) index the current level's input per bucket.
-    uint64_t bound = total / p.chunk + nb;
-    S.part[0].reserve(bound * sizeof(Bucket), "MSM partial sums");
-    int cur = 0, cur_part = 0, levels = 0;
-    uint32_t chunk = p.chunk;
-    uint64_t remaining = S.max_count;
-    for (;;) {
-      const int nxt = cur == 1 ? 2 : 1;
-      chunk_counts_kernel<<<blocks_for(uint64_t(nb) + 1, kThreads), kThreads, 0, stream_>>>(S.count[cur].get(), nb,
-                                                                                            chunk, S.count[nxt].get());
-      ZK_CUDA_OK_LAUNCH();
-      size_t temp_bytes = 0;
-      ZK_CUDA_OK(
-          cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, S.count[nxt].get(), S.start[nxt].get(), nb + 1, stream_));
-      S.temp.reserve(temp_bytes, "MSM scan scratch");
-      ZK_CUDA_OK(cub::DeviceScan::ExclusiveSum(S.temp.get(), temp_bytes, S.count[nxt].get(), S.start[nxt].get(), nb + 1,
-                                               stream_));
-      if (levels == 0) {
-        accumulate_points_kernel<G><<<blocks_for(bound, kAccThreads), kAccThreads, 0, stream_>>>(
-            S.start[cur].get(), S.count[cur].get(), S.start[nxt].get(), nb, chunk, uint32_t(bound), S.vals, d_points,
-            partials(0));
-        ZK_CUDA_OK_LAUNCH();
-      } else {
-        S.part[1 - cur_part].reserve(bound * sizeof(Bucket), "MSM partial sums");
-        accumulate_partials_kernel<G><<<blocks_for(bound, kAccThreads), kAccThreads, 0, stream_>>>(
-            S.start[cur].get(), S.count[cur].get(), S.start[nxt].get(), nb, chunk, uint32_t(bound), partials(cur_part),
-            partials(1 - cur_part));
-        ZK_CUDA_OK_LAUNCH();
-        cur_part = 1 - cur_part;
-      }
-      cur = nxt;
-      ++levels;
-      remaining = (remaining + chunk - 1) / chunk;
-      if (remaining <= 1) break;
-      chunk = p.chunk2;
-      bound = bound / chunk + nb;
-    }
-    buckets_.reserve(nb, "MSM buckets");
-    gather_buckets_kernel<G><<<blocks_for(nb, kThreads), kThreads, 0, stream_>>>(
-        S.start[cur].get(), S.count[cur].get(), nb, partials(cur_part), buckets_.get());
-    ZK_CUDA_OK_LAUNCH();
-    return levels;
-  }
-
-  // Per window: group running sums, then 1 + log2 K points per window into sums_[0 .. nsums).
-  void reduce_windows(uint32_t nsums) {
-    const MsmPlan& p = s_->plan;
-    const uint32_t groups = uint32_t(p.windows) * p.groups();
-    tri_.reserve(groups, "MSM group sums");
-    run_.reserve(groups, "MSM group sums");
-    bucket_groups_kernel<G>
-        <<<blocks_for(groups, kAccThreads), kAccThreads, 0, stream_>>>(buckets_.get(), p, tri_.get(), run_.get());
-    ZK_CUDA_OK_LAUNCH();
-    window_sums_kernel<G><<<nsums, kReduceThreads, 0, stream_>>>(tri_.get(), run_.get(), p, sums_.get());
-    ZK_CUDA_OK_LAUNCH();
-  }
+  void sum_ones(const Affine* d_points, Bucket* dst);
+  int sum_windows(const Affine* d_points);
+  void reduce_windows(uint32_t nsums);
 
   // The partial-sum buffers are raw device bytes shared between engines of different groups;
   // cudaMalloc's 256-byte alignment covers every Bucket type.
@@ -541,5 +111,11 @@ class Engine {
   std::vector<uint32_t> ones_meta_;  // host copy of ones_dev_ (kept alive for the async upload)
   std::vector<Bucket> host_sums_;
 };
+
+// Instantiated once each, in msm_g1.cu and msm_g2_<curve>.cu (+ _reduce.cu).
+extern template class Engine<curve::Bn254G1>;
+extern template class Engine<curve::Bls12381G1>;
+extern template class Engine<curve::Bn254G2>;
+extern template class Engine<curve::Bls12381G2>;
 
 }  // namespace zkmill::cuda::pippenger

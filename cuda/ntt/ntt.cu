@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: MIT
 // The C++ entry points of the GPU NTT: argument checks, upload, one transform on the Engine,
 // download, every failure turned into a GpuResult; instantiated for the scalar fields of
-// BLS12-381 and BN254.
+// BLS12-381 and BN254, with the one instantiation of each field's engine and kernels
+// (ntt::Engine, cuda/ntt/ntt_impl.cuh) that the prover and the benchmark suite link to.
 #include <string>
 
-#include "cuda/ntt/ntt.cuh"
+#include "cuda/ntt/ntt_impl.cuh"
 
 namespace zkmill::cuda::ntt {
+
+template class Engine<ff::Bn254Fr>;
+template class Engine<ff::Bls12381Fr>;
 
 // Body of the per-curve host entries: upload, one transform, download.
 template <class HostFr>

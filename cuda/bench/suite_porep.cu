@@ -1,11 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The PoRep rows of the GPU benchmark suite (bench_porep): a PoRep-sized BLS12-381 partition on a
-// device-made key, with a synthetic witness or real `porep` witnesses proved as one pipelined
-// job. Part of suite.cu's translation unit: included once, by suite.cu, after its helpers (Row,
-// median, phase_note, progression, synthetic_bundle, make_points_kernel, tile_kernel, kQLog),
-// into the same anonymous namespace; a separate file only to keep each file readable.
-#pragma once
-
+// The PoRep rows of the GPU benchmark suite (bench_porep, suite_common.cuh): a PoRep-sized
+// BLS12-381 partition on a device-made key, with a synthetic witness or real `porep` witnesses
+// proved as one pipelined job. Its own translation unit: the `porep` circuit's synthesis is the
+// largest host code of the suite, and here it compiles beside the other parts, not after them.
 #include <unistd.h>
 
 #include <chrono>
@@ -23,11 +20,18 @@
 
 #include "common/circuits/porep.hpp"
 #include "common/groth16/builtin.hpp"
-#include "cuda/bench/suite.hpp"
+#include "cuda/bench/suite_common.cuh"
 #include "cuda/groth16/prove.cuh"
 
-namespace zkmill::cuda {
+namespace zkmill::cuda::bench {
 namespace {
+
+// out[i] = src[(i * stride + offset) mod m], m a power of two.
+template <class T>
+__global__ void tile_kernel(const T* src, uint64_t m, T* out, uint64_t n, uint64_t stride, uint64_t offset) {
+  const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = src[(i * stride + offset) & (m - 1)];
+}
 
 // A PoRep-sized BLS12-381 partition on a key generated on the device (tiled from 2^20 distinct
 // points: a synthetic key, so its proofs do not verify; the witness side is what is measured).
@@ -147,7 +151,7 @@ void tile_into(DeviceBuffer<A>& buf, const DeviceBuffer<A>& base, uint64_t off, 
   ZK_CUDA_OK_LAUNCH();
 }
 
-// 2^20 distinct affine points of group G (Q_j + R_k, see make_points_kernel) on the device.
+// 2^20 distinct affine points of group G (Q_j + R_k, see make_points) on the device.
 template <class G, class Gen>
 DeviceBuffer<typename G::Affine> distinct_points(const Gen& gen, std::mt19937_64& rng, cudaStream_t st,
                                                  const char* what) {
@@ -161,11 +165,12 @@ DeviceBuffer<typename G::Affine> distinct_points(const Gen& gen, std::mt19937_64
   DeviceBuffer<typename G::Affine> d_q(qd.size(), what), d_r(rd.size(), what), base(size_t(1) << 20, what);
   ZK_CUDA_OK(cudaMemcpyAsync(d_q.get(), qd.data(), qd.size() * sizeof(qd[0]), cudaMemcpyHostToDevice, st));
   ZK_CUDA_OK(cudaMemcpyAsync(d_r.get(), rd.data(), rd.size() * sizeof(rd[0]), cudaMemcpyHostToDevice, st));
-  make_points_kernel<G><<<(1u << 20) / 256, 256, 0, st>>>(d_q.get(), d_r.get(), base.get(), 1u << 20);
-  ZK_CUDA_OK_LAUNCH();
+  make_points<G>(d_q.get(), d_r.get(), base.get(), 1u << 20, st);
   ZK_CUDA_OK(cudaStreamSynchronize(st));
   return base;
 }
+
+}  // namespace
 
 bool bench_porep(const GpuBenchOptions& o, std::vector<Row>& rows) {
   using E = curves::Bls12381;
@@ -346,5 +351,4 @@ bool bench_porep(const GpuBenchOptions& o, std::vector<Row>& rows) {
   return ok;
 }
 
-}  // namespace
-}  // namespace zkmill::cuda
+}  // namespace zkmill::cuda::bench

@@ -7,6 +7,7 @@
 //                    [--runs 3] [--curves bn254,bls12-381] [--msm-c 0,16] [--ceilings 1]
 //                    [--msm-bits 1] [--porep-size 130000000 --porep-partitions 10 --porep-threads 5]
 //                    (a list "0" or a size 0 skips that part)
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>

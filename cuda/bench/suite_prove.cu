@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: MIT
+// The proof parts of the GPU benchmark suite (suite_common.cuh): full GPU proofs through
+// prove_gpu<E> on synthetic keys (cold and warm key cache, B_G2 on the GPU and on the CPU, and the
+// CPU prover's proof on the same inputs at check_cpu_log); also the synthetic witness and the
+// phase note that the PoRep rows (suite_porep.cu) share.
+#include <chrono>
+#include <cstdio>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "common/groth16/prover.hpp"
+#include "cuda/bench/suite_common.cuh"
+#include "cuda/groth16/prove.cuh"
+
+namespace zkmill::cuda::bench {
+
+// A witness bundle of the synthetic shape: 2 inputs, n - 2 aux, n rows, c = a o b.
+template <class E>
+cs::WitnessBundle synthetic_bundle(uint32_t log_n, std::mt19937_64& rng) {
+  using Fr = typename E::Fr;
+  const uint64_t n = uint64_t(1) << log_n;
+  cs::BundleHeader h;
+  h.curve = E::kId;
+  h.n_inputs = 2;
+  h.n_aux = n - 2;
+  h.n_rows = n;
+  auto w = cs::WitnessBundle::allocate(h);
+  auto in = w.template section_mut<Fr>(cs::Section::Inputs);
+  in[0] = Fr::one();
+  in[1] = Fr::random(rng);
+  fill_progression<Fr>(w.template section_mut<Fr>(cs::Section::Aux), Fr::random(rng), Fr::random(rng));
+  auto a = w.template section_mut<Fr>(cs::Section::A);
+  auto b = w.template section_mut<Fr>(cs::Section::B);
+  auto c = w.template section_mut<Fr>(cs::Section::C);
+  fill_progression<Fr>(a, Fr::random(rng), Fr::random(rng));
+  fill_progression<Fr>(b, Fr::random(rng), Fr::random(rng));
+  util::ThreadPool::global().parallel_for(
+      n,
+      [&](size_t lo, size_t hi) {
+        for (size_t i = lo; i < hi; ++i) c[i] = a[i] * b[i];
+      },
+      size_t(1) << 14);
+  for (auto d : {cs::DensityMap::AuxInA, cs::DensityMap::AuxInB, cs::DensityMap::InputInB}) {
+    auto bits = w.density_mut(d);
+    std::fill(bits.begin(), bits.end(), uint64_t(0));
+  }
+  w.seal();
+  return w;
+}
+
+namespace {
+
+template <class P>
+std::vector<P> tiled(const std::vector<P>& pool, size_t n, size_t offset) {
+  std::vector<P> v(n);
+  const size_t m = pool.size();
+  util::ThreadPool::global().parallel_for(
+      n,
+      [&](size_t lo, size_t hi) {
+        for (size_t i = lo; i < hi; ++i) v[i] = pool[(i * 5 + offset) % m];
+      },
+      size_t(1) << 14);
+  return v;
+}
+
+template <class E>
+groth16::ProvingKey<E> synthetic_key(uint32_t log_n, std::mt19937_64& rng) {
+  using Fr = typename E::Fr;
+  const uint64_t n = uint64_t(1) << log_n;
+  const auto g1 = progression<E>(Fr::random(rng), Fr::random(rng), size_t(1) << kQLog, E::G1::generator().to_affine());
+  const auto g2 = progression<E>(Fr::random(rng), Fr::random(rng), size_t(1) << 12, E::G2::generator().to_affine());
+  groth16::KeyMeta meta;
+  meta.circuit = "synthetic";
+  meta.size = n;
+  meta.n_inputs = 2;
+  meta.n_aux = n - 2;
+  meta.n_constraints = n;
+  meta.domain_log2 = log_n;
+  groth16::VerifyingKey<E> vk;
+  vk.alpha_g1 = g1[1];
+  vk.beta_g1 = g1[2];
+  vk.delta_g1 = g1[3];
+  vk.beta_g2 = g2[1];
+  vk.gamma_g2 = g2[2];
+  vk.delta_g2 = g2[3];
+  vk.ic = {g1[4], g1[5]};
+  return groth16::ProvingKey<E>(std::move(meta), std::move(vk), tiled(g1, n, 11), tiled(g1, n, 1234), tiled(g2, n, 7),
+                                tiled(g1, n - 2, 4321), tiled(g1, n, 999));
+}
+
+template <class E>
+GpuResult prove_dispatch(const groth16::ProvingKey<E>& pk, const cs::WitnessBundle& w, const typename E::Fr& r,
+                         const typename E::Fr& s, groth16::Proof<E>* out, GpuProveTimings* t,
+                         const GpuProveOptions& po) {
+  return prove_gpu(pk, w, r, s, out, t, po);
+}
+
+}  // namespace
+
+std::string phase_note(const GpuProveTimings& t) {
+  char note[360];
+  if (t.g2_on_gpu)
+    std::snprintf(
+        note, sizeof note,
+        "%s key_up %.0f | up %.1f (waited %.1f) H %.1f A %.1f B1 %.1f B2(GPU) %.1f L %.1f Hmsm %.1f | comb %.1f",
+        t.key_cache_hit ? "warm" : "cold", t.key_upload_ms, t.upload_ms, t.upload_wait_ms, t.h_ms, t.msm_a_ms,
+        t.msm_b_g1_ms, t.msm_b_g2_ms, t.msm_l_ms, t.msm_h_ms, t.combine_ms);
+  else
+    std::snprintf(note, sizeof note,
+                  "%s key_up %.0f | up %.1f H %.1f A %.1f B1 %.1f L %.1f Hmsm %.1f | G2cpu %.0f (wait %.0f) comb %.1f",
+                  t.key_cache_hit ? "warm" : "cold", t.key_upload_ms, t.upload_ms, t.h_ms, t.msm_a_ms, t.msm_b_g1_ms,
+                  t.msm_l_ms, t.msm_h_ms, t.g2_cpu_ms, t.g2_wait_ms, t.combine_ms);
+  return note;
+}
+
+template <class E>
+bool bench_prove(const GpuBenchOptions& o, std::vector<Row>& rows) {
+  using Fr = typename E::Fr;
+  bool all_ok = true;
+  for (int lg : o.prove_sizes) {
+    std::mt19937_64 rng(1000 + lg);
+    const auto k0 = std::chrono::steady_clock::now();
+    auto pk = synthetic_key<E>(uint32_t(lg), rng);
+    auto w = synthetic_bundle<E>(uint32_t(lg), rng);
+    std::printf("prove %-10s 2^%d: synthetic key + bundle in %.0f ms (host, not timed below)\n", E::kName, lg,
+                g16::ms_since(k0));
+    const Fr r = Fr::random(rng), s = Fr::random(rng);
+    groth16::Proof<E> proof{}, first{};
+    // Default mode (B_G2 on the GPU) cold then warm; at g2_cpu_log also the CPU-G2 mode (its
+    // own cache entry: cold then warm), whose proof must be the same.
+    const bool both = lg == o.g2_cpu_log;
+    for (int rep = 0; rep < (both ? 4 : 2); ++rep) {
+      GpuProveTimings t;
+      GpuProveOptions po;
+      po.g2_on_cpu = rep >= 2;
+      const char* op = po.g2_on_cpu ? "prove_gpu_g2cpu" : "prove_gpu";
+      const GpuResult res = prove_dispatch<E>(pk, w, r, s, &proof, &t, po);
+      if (!res.ok()) {
+        std::printf("prove %s 2^%d FAILED: %s: %s\n", E::kName, lg, to_string(res.code), res.message.c_str());
+        rows.push_back({op, E::kName, lg, 0, 0, "WRONG: " + res.message});
+        all_ok = false;
+        break;
+      }
+      if (rep == 0) first = proof;
+      std::string note = phase_note(t);
+      if (rep >= 1 && !(proof == first)) {
+        note = "WRONG (differs from the first proof) " + note;
+        all_ok = false;
+      }
+      rows.push_back({op, E::kName, lg, float(t.total_ms), float(t.total_ms), note});
+      std::printf("%s %-10s 2^%d total %.1f ms  %s\n", op, E::kName, lg, t.total_ms, note.c_str());
+      std::fflush(stdout);
+    }
+    if (lg == o.check_cpu_log) {
+      groth16::ProveTimings ct;
+      const auto cpu = groth16::prove_with_randomness<E>(pk, w, r, s, util::ThreadPool::global(), &ct);
+      const bool same = cpu == first;
+      all_ok = all_ok && same;
+      char note[200];
+      std::snprintf(
+          note, sizeof note, "%s GPU proof == CPU proof | CPU: H %.0f A %.0f B1 %.0f B2 %.0f L %.0f Hmsm %.0f",
+          same ? "OK" : "WRONG", ct.h_ms, ct.msm_a_ms, ct.msm_b_g1_ms, ct.msm_b_g2_ms, ct.msm_l_ms, ct.msm_h_ms);
+      rows.push_back({"prove_cpu", E::kName, lg, float(ct.total_ms), float(ct.total_ms), note});
+      std::printf("prove_cpu %-10s 2^%d total %.1f ms  %s\n", E::kName, lg, ct.total_ms, note);
+    }
+  }
+  (void)release_gpu_context(0);
+  return all_ok;
+}
+
+template cs::WitnessBundle synthetic_bundle<curves::Bn254>(uint32_t, std::mt19937_64&);
+template cs::WitnessBundle synthetic_bundle<curves::Bls12381>(uint32_t, std::mt19937_64&);
+template bool bench_prove<curves::Bn254>(const GpuBenchOptions&, std::vector<Row>&);
+template bool bench_prove<curves::Bls12381>(const GpuBenchOptions&, std::vector<Row>&);
+
+}  // namespace zkmill::cuda::bench
