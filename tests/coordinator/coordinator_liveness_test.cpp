@@ -20,9 +20,7 @@
 
 #include "coordinator/coordinator.hpp"
 #include "coordinator/farm_client.hpp"
-#include "tests/support/child_processes.hpp"
-#include "tests/support/fake_worker.hpp"
-#include "tests/support/native_key.hpp"
+#include "tests/support/in_process_coordinator.hpp"
 
 namespace zkmill::test {
 namespace {
@@ -32,63 +30,14 @@ using farm::ControlMessage;
 using farm::MessageType;
 using farm::WorkerRole;
 
-class CoordinatorLiveness : public ::testing::Test {
+class CoordinatorLiveness : public InProcessCoordinatorTest {
  protected:
+  // Silent after 500 ms, dead after 20 s of silence with the connection open; leases
+  // re-checked every 500 ms, so a worker wrongly declared dead loses its partition at once.
   void SetUp() override {
-    dir_ = scratch_dir();
-    children_.set_log_dir(dir_);
-    const std::string socket = start_redis(children_);
-    ASSERT_FALSE(socket.empty());
-    key_ = std::make_unique<NativeKey>((dir_ / "chain.key").string(), "chain", 64);
-    endpoint_ = "tcp://127.0.0.1:" + std::to_string(free_port());
-    // Silent after 500 ms, dead after 20 s of silence with the connection open; leases
-    // re-checked every 500 ms, so a worker wrongly declared dead loses its partition at once.
-    cfg_ = farm::parse_farm_config("redis:\n  unix_socket: " + socket + "\ncoordinator:\n  endpoint: " + endpoint_ +
-                                       "\n  heartbeat_ms: 100\n  liveness: 5\n  dead_silence_ms: 20000\n"
-                                       "  lease_ms: 500\n  backoff_ms: 50\n  backoff_max_ms: 200\n  max_attempts: 5\n",
-                                   "test");
-    client_ = std::make_unique<farm::FarmClient>(cfg_.redis);
-    coordinator_ = std::make_unique<farm::Coordinator>(cfg_);
-    thread_ = std::thread([this] {
-      try {
-        coordinator_->run(stop_);
-      } catch (const std::exception& e) {
-        error_ = e.what();
-      }
-    });
-  }
-  void TearDown() override {
-    stop_ = true;
-    if (thread_.joinable()) thread_.join();
-    EXPECT_EQ(error_, "") << "the coordinator stopped with an error";
-  }
-
-  std::unique_ptr<FakeWorker> worker(const std::string& id, WorkerRole role) {
-    auto w = std::make_unique<FakeWorker>(endpoint_, id);
-    w->hello(id, role, {key_->circuit_id()});
-    EXPECT_TRUE(w->wait_for(MessageType::Welcome, 10s)) << id << " was not welcomed";
-    return w;
-  }
-  std::string submit(uint64_t partitions, uint64_t seed) {
-    farm::SubmitRequest req;
-    req.key_path = key_->path();
-    req.partitions = partitions;
-    req.seed = seed;
-    return client_->submit(req).first;
-  }
-  nlohmann::json partition(const std::string& job, uint64_t part) {
-    return client_->status(job)["partition_states"][part];
-  }
-  template <class T>
-  std::optional<T> next(FakeWorker& w, std::chrono::milliseconds limit = 10s) {
-    auto m = w.wait_for(T::kType, limit);
-    if (!m) return std::nullopt;
-    return *m->template as<T>();
-  }
-  static bool acked(FakeWorker& w, const std::string& token) {
-    return w
-        .wait_for([&](const ControlMessage& m) { return m.as<farm::Ack>() && m.as<farm::Ack>()->token == token; }, 10s)
-        .has_value();
+    start(
+        "  heartbeat_ms: 100\n  liveness: 5\n  dead_silence_ms: 20000\n  lease_ms: 500\n  backoff_ms: 50\n"
+        "  backoff_max_ms: 200\n  max_attempts: 5\n");
   }
   // Partition `part` synthesized honestly by `synth`: the bundle's statement is reported.
   static bool synthesize(FakeWorker& synth, const HonestResult& honest, std::string* token = nullptr) {
@@ -100,23 +49,8 @@ class CoordinatorLiveness : public ::testing::Test {
     return acked(synth, at.token);
   }
   static farm::ProveDone proved(const farm::AttemptRef& at, const HonestResult& honest) {
-    farm::ProveDone d;
-    d.at = at;
-    d.proof = honest.proof;
-    d.public_inputs = honest.public_inputs;
-    return d;
+    return prove_done(at, honest.proof, honest.public_inputs);
   }
-
-  fs::path dir_;
-  ChildProcesses children_;
-  std::unique_ptr<NativeKey> key_;
-  std::string endpoint_;
-  farm::FarmConfig cfg_;
-  std::unique_ptr<farm::FarmClient> client_;
-  std::unique_ptr<farm::Coordinator> coordinator_;
-  std::atomic<bool> stop_{false};
-  std::thread thread_;
-  std::string error_;
 };
 
 TEST_F(CoordinatorLiveness, SilenceWithAnOpenConnectionIsNotDeath) {

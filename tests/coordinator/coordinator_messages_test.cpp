@@ -27,9 +27,7 @@
 #include "coordinator/farm_client.hpp"
 #include "farm/redis_client.hpp"
 #include "farm/worker_registry.hpp"
-#include "tests/support/child_processes.hpp"
-#include "tests/support/fake_worker.hpp"
-#include "tests/support/native_key.hpp"
+#include "tests/support/in_process_coordinator.hpp"
 
 namespace zkmill::test {
 namespace {
@@ -39,79 +37,18 @@ using farm::ControlMessage;
 using farm::MessageType;
 using farm::WorkerRole;
 
-// A prove worker's result, without the optional telemetry.
-farm::ProveDone prove_done(const farm::AttemptRef& at, const nlohmann::json& proof,
-                           const std::vector<std::string>& public_inputs) {
-  farm::ProveDone d;
-  d.at = at;
-  d.proof = proof;
-  d.public_inputs = public_inputs;
-  return d;
-}
-
-class CoordinatorMessages : public ::testing::Test {
+class CoordinatorMessages : public InProcessCoordinatorTest {
  protected:
+  // Leases far longer than a test: an attempt ends only through the messages under test,
+  // never because the fake workers' heartbeats do not list what they hold.
   void SetUp() override {
-    dir_ = scratch_dir();
-    children_.set_log_dir(dir_);
-    const std::string socket = start_redis(children_);
-    ASSERT_FALSE(socket.empty());
-    key_ = std::make_unique<NativeKey>((dir_ / "chain.key").string(), "chain", 64);
-    endpoint_ = "tcp://127.0.0.1:" + std::to_string(free_port());
-    // Leases far longer than a test: an attempt ends only through the messages under test,
-    // never because the fake workers' heartbeats do not list what they hold.
-    cfg_ = farm::parse_farm_config("redis:\n  unix_socket: " + socket + "\ncoordinator:\n  endpoint: " + endpoint_ +
-                                       "\n  heartbeat_ms: 100\n  liveness: 50\n  lease_ms: 60000\n"
-                                       "  backoff_ms: 50\n  backoff_max_ms: 200\n  max_attempts: 5\n",
-                                   "test");
-    client_ = std::make_unique<farm::FarmClient>(cfg_.redis);
-    coordinator_ = std::make_unique<farm::Coordinator>(cfg_);
-    thread_ = std::thread([this] {
-      try {
-        coordinator_->run(stop_);
-      } catch (const std::exception& e) {
-        error_ = e.what();
-      }
-    });
-  }
-  void TearDown() override {
-    stop_ = true;
-    if (thread_.joinable()) thread_.join();
-    EXPECT_EQ(error_, "") << "the coordinator stopped with an error";
-  }
-
-  // A fake worker of `role` serving the test's key, registered (welcomed).
-  std::unique_ptr<FakeWorker> worker(const std::string& id, WorkerRole role) {
-    auto w = std::make_unique<FakeWorker>(endpoint_, id);
-    w->hello(id, role, {key_->circuit_id()});
-    EXPECT_TRUE(w->wait_for(MessageType::Welcome, 10s)) << id << " was not welcomed";
-    return w;
-  }
-  std::string submit(uint64_t partitions, uint64_t seed) {
-    farm::SubmitRequest req;
-    req.key_path = key_->path();
-    req.partitions = partitions;
-    req.seed = seed;
-    return client_->submit(req).first;
-  }
-  nlohmann::json partition(const std::string& job, uint64_t part) {
-    return client_->status(job)["partition_states"][part];
+    start(
+        "  heartbeat_ms: 100\n  liveness: 50\n  lease_ms: 60000\n  backoff_ms: 50\n  backoff_max_ms: 200\n"
+        "  max_attempts: 5\n");
   }
   std::map<std::string, nlohmann::json> quarantined() {
     farm::RedisClient redis(cfg_.redis);
     return farm::WorkerRegistry(redis).quarantined();
-  }
-  // The assignment of `type` the worker gets next (null when none comes).
-  template <class T>
-  std::optional<T> next(FakeWorker& w, std::chrono::milliseconds limit = 10s) {
-    auto m = w.wait_for(T::kType, limit);
-    if (!m) return std::nullopt;
-    return *m->template as<T>();
-  }
-  static bool acked(FakeWorker& w, const std::string& token) {
-    return w
-        .wait_for([&](const ControlMessage& m) { return m.as<farm::Ack>() && m.as<farm::Ack>()->token == token; }, 10s)
-        .has_value();
   }
   // Synthesis of partition `part` reported honestly by `synth`: the Prove the prove worker gets.
   std::optional<farm::Prove> synthesized(FakeWorker& synth, FakeWorker& prove, uint64_t seed,
@@ -123,17 +60,6 @@ class CoordinatorMessages : public ::testing::Test {
     EXPECT_TRUE(acked(synth, s->at.token));
     return next<farm::Prove>(prove);
   }
-
-  fs::path dir_;
-  ChildProcesses children_;
-  std::unique_ptr<NativeKey> key_;
-  std::string endpoint_;
-  farm::FarmConfig cfg_;
-  std::unique_ptr<farm::FarmClient> client_;
-  std::unique_ptr<farm::Coordinator> coordinator_;
-  std::atomic<bool> stop_{false};
-  std::thread thread_;
-  std::string error_;
 };
 
 TEST_F(CoordinatorMessages, OnlyTheAssigneesResultCounts) {
