@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// CoordinatorLease: SET NX PX to take it, compare-and-set scripts to renew, take over and release.
+// CoordinatorLease: scripts to take it (SET NX PX), renew, take over and release it, each start of
+// a tenure appended to the history.
 #include "farm/coordinator_lease.hpp"
 
 #include <signal.h>
@@ -15,16 +16,37 @@ namespace zkmill::farm {
 
 namespace {
 
-// KEYS[1] lease; ARGV: expected value, new value, period ms. Replaces the value only if it is
-// still the expected one (a dead local holder's).
-const char* kTakeOver = R"lua(
+// Every time a lease starts (taken, taken over, or re-taken after it lapsed) the holder's token
+// is appended to the tenure history, stamped with Redis's clock, so anyone can tell afterwards
+// which coordinator held the lease when a proof was recorded (each recording stores its fence
+// and Redis's time too: FarmStore's prove-done script). Kept to the last 1000 tenures.
+// KEYS[1] is the lease, KEYS[2] the history, in every script below.
+const std::string kTenure = R"lua(
+local function tenure(value)
+  local t = redis.call('TIME')
+  redis.call('RPUSH', KEYS[2], t[1] .. string.format('%06d', tonumber(t[2])) .. ' ' .. value)
+  redis.call('LTRIM', KEYS[2], -1000, -1)
+end
+)lua";
+
+// ARGV: our value, period ms. 1 taken, 0 held by someone.
+const std::string kAcquire = kTenure + R"lua(
+if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 0 end
+tenure(ARGV[1])
+return 1
+)lua";
+
+// ARGV: expected value, new value, period ms. Replaces the value only if it is still the
+// expected one (a dead local holder's).
+const std::string kTakeOver = kTenure + R"lua(
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+tenure(ARGV[2])
 return 1
 )lua";
 
 // ARGV: our value, period ms. 1 renewed, 2 re-taken (had lapsed), else the holder's value.
-const char* kRenew = R"lua(
+const std::string kRenew = kTenure + R"lua(
 local v = redis.call('GET', KEYS[1])
 if v == ARGV[1] then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
@@ -32,6 +54,7 @@ if v == ARGV[1] then
 end
 if not v then
   redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  tenure(ARGV[1])
   return 2
 end
 return v
@@ -101,7 +124,7 @@ std::optional<CoordinatorLease::Holder> CoordinatorLease::acquire(uint64_t now_m
   mine_.started_ms = now_ms;
   const std::string period = std::to_string(period_ms_);
   for (int tries = 0; tries < 3; ++tries) {
-    if (r_.command({"SET", kKey, value(), "NX", "PX", period}).as_string() == "OK") return std::nullopt;
+    if (r_.eval(kAcquire, {kKey, kHistoryKey}, {value(), period}).as_int() == 1) return std::nullopt;
     const auto held = r_.command({"GET", kKey});
     if (held.is_nil()) continue;  // expired between the two commands
     auto h = Holder::parse(held.str);
@@ -109,7 +132,7 @@ std::optional<CoordinatorLease::Holder> CoordinatorLease::acquire(uint64_t now_m
     // A holder on this machine (same boot, same pid namespace) whose process is gone.
     const bool local = !h->boot_id.empty() && h->boot_id == mine_.boot_id && h->pid_ns == mine_.pid_ns;
     if (local && h->pid && h->pid != mine_.pid && kill(pid_t(h->pid), 0) != 0 && errno == ESRCH) {
-      if (r_.eval(kTakeOver, {kKey}, {held.str, value(), period}).as_int() == 1) return std::nullopt;
+      if (r_.eval(kTakeOver, {kKey, kHistoryKey}, {held.str, value(), period}).as_int() == 1) return std::nullopt;
       continue;
     }
     return h;
@@ -118,7 +141,7 @@ std::optional<CoordinatorLease::Holder> CoordinatorLease::acquire(uint64_t now_m
 }
 
 CoordinatorLease::Renewal CoordinatorLease::renew(Holder* by) {
-  auto r = r_.eval(kRenew, {kKey}, {value(), std::to_string(period_ms_)});
+  auto r = r_.eval(kRenew, {kKey, kHistoryKey}, {value(), std::to_string(period_ms_)});
   if (r.type == RedisReply::Type::Integer) return r.integer == 1 ? Renewal::Renewed : Renewal::Retaken;
   if (by) *by = Holder::parse(r.as_string()).value_or(Holder{});
   return Renewal::Lost;

@@ -6,6 +6,8 @@
 //
 //   zk:lease:coordinator  string  "<fencing token> <holder JSON>", PX = the lease period
 //                                 holder JSON: {endpoint, host, pid, boot_id, pid_ns, started_ms}
+//   zk:lease:history      list    one entry per tenure, oldest first (the last 1000):
+//                                 "<Redis time, µs> <fencing token> <holder JSON>"
 //
 // A second coordinator finds the key and refuses to start, naming the holder. When the holder
 // dies its lease expires after one period, and a new coordinator may start. One shortcut: a
@@ -55,6 +57,7 @@ class CoordinatorLeaseLost : public std::runtime_error {
 class CoordinatorLease {
  public:
   static constexpr const char* kKey = "zk:lease:coordinator";
+  static constexpr const char* kHistoryKey = "zk:lease:history";
 
   struct Holder {
     std::string token, endpoint, host, boot_id, pid_ns;

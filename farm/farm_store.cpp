@@ -7,7 +7,8 @@
 //   zk:job:<id>                       hash: spec, state, error, n_verified, created_ms ...
 //   zk:part:<id>:<i>                  hash: state, attempts, token, worker, worker_key,
 //                                     synth_worker, bundle_endpoint, bundle_key, statement,
-//                                     error, recorded, proof, public
+//                                     error, recorded, proof, public, recorded_fence,
+//                                     recorded_at_us
 //   zk:jobs (zset by created), zk:active (set), zk:idem:<key> (job id)
 //   zk:q:synth, zk:q:prove            zsets, score -priority, member PartRef::member()
 //   zk:q:delayed                      zset, score = when the retry may run (ms)
@@ -178,10 +179,15 @@ return {1, ''}
 // (after a lost reply) records nothing twice. The recorded public
 // inputs are the partition's statement (set at synth_done), never the prover's: the
 // coordinator verified the proof against exactly that.
+// Each recording also keeps the recording coordinator's fencing token and Redis's clock
+// (recorded_fence, recorded_at_us), which the lease's tenure history (zk:lease:history) can be
+// checked against: only the lease's holder of that moment may have recorded it.
 // ARGV: count, now, then per item: member, token, worker, worker key, proof, k, k name/value
 // pairs of telemetry; then the fence.
 const char* kProveDone = ZK_LUA_FENCE_CHECK ZK_LUA_HOLDER R"lua(
 local count, now = tonumber(ARGV[1]), ARGV[2]
+local t = redis.call('TIME')
+local at, fence = t[1] .. string.format('%06d', tonumber(t[2])), ARGV[#ARGV]  -- µs, as digits
 local out, a = {}, 3
 for n = 1, count do
   local m, token, worker, wkey, proof, k = ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], tonumber(ARGV[a + 5])
@@ -204,7 +210,8 @@ for n = 1, count do
     if why then
       r = {0, why}
     else
-      redis.call('HSET', pk, 'state', 'verified', 'proof', proof, 'public', pub, 'updated_ms', now)
+      redis.call('HSET', pk, 'state', 'verified', 'proof', proof, 'public', pub, 'updated_ms', now,
+        'recorded_fence', fence, 'recorded_at_us', at)
       for i = fields, a - 1, 2 do redis.call('HSET', pk, ARGV[i], ARGV[i + 1]) end
       redis.call('HINCRBY', pk, 'recorded', 1)
       redis.call('ZREM', 'zk:leases', m)

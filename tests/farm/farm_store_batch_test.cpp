@@ -161,6 +161,48 @@ TEST_F(FarmStoreBatch, AFencedBatchRecordsNone) {
   for (uint64_t i = 0; i < 3; ++i) EXPECT_EQ(part_field(i, "state"), "proving");
 }
 
+// Each recording keeps the recording coordinator's fence and Redis's time, and every tenure of
+// the lease is in zk:lease:history: the chaos run checks each proof against the tenure that was
+// current when it was recorded. A second coordinator that takes the lease over adds a tenure;
+// proofs recorded after that carry its fence, inside its tenure.
+TEST_F(FarmStoreBatch, RecordingsNameTheFenceOfTheTenureTheyFallIn) {
+  auto batch = proving(4);
+  ASSERT_EQ(store_->prove_done({batch[0], batch[1]}, 10).size(), 2u);
+  // Another coordinator takes the lease (the first one's expired) and records the rest.
+  redis_->command({"DEL", farm::CoordinatorLease::kKey});
+  farm::CoordinatorLease second(*redis_, "second", 60000);
+  ASSERT_FALSE(second.acquire(farm::now_ms()));
+  ASSERT_NE(second.token(), lease_->token());
+  FarmStore other(*redis_);
+  other.set_fence(second.token());
+  EXPECT_THROW(store_->prove_done({batch[2]}, 11), farm::CoordinatorLeaseLost);  // the old one is fenced
+  auto out = other.prove_done({batch[2], batch[3]}, 11);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_TRUE(out[0].recorded && out[1].recorded);
+
+  const auto history = redis_->command({"LRANGE", farm::CoordinatorLease::kHistoryKey, "0", "-1"});
+  ASSERT_EQ(history.elements.size(), 2u);
+  std::vector<std::pair<uint64_t, std::string>> tenures;  // (start µs, token)
+  for (const auto& e : history.elements) {
+    const std::string& v = e.as_string();
+    const size_t a = v.find(' '), b = v.find(' ', a + 1);
+    ASSERT_NE(b, std::string::npos) << v;
+    tenures.emplace_back(std::stoull(v.substr(0, a)), v.substr(a + 1, b - a - 1));
+  }
+  EXPECT_EQ(tenures[0].second, lease_->token());
+  EXPECT_EQ(tenures[1].second, second.token());
+  EXPECT_LT(tenures[0].first, tenures[1].first);
+  for (uint64_t i = 0; i < 4; ++i) {
+    const uint64_t at = std::stoull(part_field(i, "recorded_at_us"));
+    const auto& want = i < 2 ? tenures[0] : tenures[1];
+    EXPECT_EQ(part_field(i, "recorded_fence"), want.second) << i;
+    EXPECT_GE(at, want.first) << i;
+    if (i < 2) {
+      EXPECT_LT(at, tenures[1].first) << i;
+    }
+  }
+}
+
 TEST_F(FarmStoreBatch, ClaimTakesOwnBundleFirstDropsStale) {
   farm::JobSpec other;
   other.circuit = "c2";
