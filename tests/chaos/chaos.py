@@ -4,15 +4,22 @@
 
   chaos.py schedule --seed S --duration D --workers W1,W2,...
       prints the fault schedule, one fault a line: "AT_S KIND TARGET DURATION_S"; the same
-      seed gives the same schedule. Two faults never hit one target at the same time.
+      seed gives the same schedule. Two faults never hit one target at the same time. Target
+      "coordinator" is the active coordinator (the lease holder when the fault starts: run.sh
+      resolves it), "standby" the other coordinator's host.
   chaos.py check --port P --password PW --jobs FILE --coord-logs LOG... --zkmill BIN
                  --client CFG --out DIR [--snarkjs BIN] [--sample N]
       reads the farm's final state from Redis (its own small RESP client: no redis-py) and
       checks the invariants; prints a report, and exits 1 if any invariant does not hold.
+  chaos.py takeovers --faults FAULTS_LOG --coord-logs LOG...
+      for each fault of the active coordinator, the time from its start to the next "TOOK
+      OVER" line of a coordinator log (the standby's takeover), or that none followed.
 """
 import argparse
+import bisect
 import collections
 import concurrent.futures
+import datetime
 import glob
 import json
 import os
@@ -29,12 +36,17 @@ import sys
 def schedule(a):
     rng = random.Random(a.seed)
     workers = a.workers.split(",")
-    hosts = workers + ["coord1", "redis"]
+    hosts = workers + ["standby", "redis"]
+    # About a quarter of the faults hit the active coordinator: the standby must take over when
+    # one outlasts the lease period (2 s in run.sh), and not when it does not.
     kinds = [  # (kind, weight, targets, duration range in s)
-        ("kill9", 4, workers + ["coordinator"], (1, 3)),
-        ("stop", 3, workers + ["coordinator"], (1, 6)),
+        ("kill9", 3, workers, (1, 3)),
+        ("stop", 2, workers, (1, 6)),
         ("cut", 3, hosts, (2, 8)),
-        ("loss", 3, hosts, (5, 15)),
+        ("loss", 3, hosts + ["coordinator"], (5, 15)),
+        ("kill9", 1.5, ["coordinator"], (1, 3)),
+        ("stop", 1.5, ["coordinator"], (1, 6)),
+        ("cut", 1.5, ["coordinator"], (2, 8)),
     ]
     busy = collections.defaultdict(float)  # target -> busy until
     # One Redis restart (kill -9; AOF with fsync always) in the middle of it; no other fault of
@@ -45,13 +57,16 @@ def schedule(a):
     while t < a.duration:
         kind, _, targets, (lo, hi) = rng.choices(kinds, weights=[k[1] for k in kinds])[0]
         target = rng.choice(targets)
-        # Hosts and processes overlap (worker synth1 runs on host synth1): one busy clock each.
-        key = {"coordinator": "coord1"}.get(target, target)
-        clash = key == "redis" and t < mid + 4 and t + hi + 1 > mid - 1
+        # Hosts and processes overlap (worker synth1 runs on host synth1): one busy clock each;
+        # one for both coordinators, so at most one of them is down at a time, and a coordinator
+        # fault waits until the last one's takeover (or not) has settled (a lease period and
+        # the workers' reconnection).
+        key = {"coordinator": "coord", "standby": "coord"}.get(target, target)
+        clash = key in ("redis", "coord") and t < mid + 4 and t + hi + 1 > mid - 1
         if busy[key] <= t and not clash:
             d = round(rng.uniform(lo, hi), 1)
             faults.append((round(t, 1), kind, target, d))
-            busy[key] = t + d + 1
+            busy[key] = t + d + (5 if key == "coord" else 1)
         t += rng.uniform(a.gap / 2, a.gap * 1.5)
     for f in sorted(faults):
         print(f"{f[0]} {f[1]} {f[2]} {f[3]}")
@@ -175,6 +190,34 @@ def check(a):
                 problems.append(f"job {jid} done with n_verified {job.get('n_verified')} of {n}")
             to_verify.append((jid, kind, vk, n))
 
+    # Fencing: every recorded proof was recorded by the holder of the coordinator lease at that
+    # moment. The lease's tenure history (zk:lease:history: "<start µs> <token> <holder>", by
+    # Redis's clock) says whose tenure each recording's time (recorded_at_us) fell in; its
+    # recorded_fence must be that tenure's token. A coordinator that lost the lease (stalled,
+    # cut off) and still recorded would leave its own, older token in a later tenure.
+    tenures = []
+    for e in r.call("LRANGE", "zk:lease:history", 0, -1) or []:
+        at, token = e.split(" ", 2)[:2]
+        tenures.append((int(at), token))
+    tenures.sort(key=lambda x: x[0])
+    starts = [t[0] for t in tenures]
+    fenced_ok = 0
+    for jid, kind, vk, n in jobs:
+        for i in range(n):
+            p = r.hgetall(f"zk:part:{jid}:{i}")
+            if int(p.get("recorded", "0")) < 1:
+                continue
+            fence, at = p.get("recorded_fence", ""), p.get("recorded_at_us", "")
+            k = bisect.bisect_right(starts, int(at)) - 1 if at.isdigit() else -1
+            if not fence or k < 0:
+                problems.append(f"{jid} partition {i}: recorded without a fence and time inside a lease tenure "
+                                f"(recorded_fence '{fence}', recorded_at_us '{at}')")
+            elif tenures[k][1] != fence:
+                problems.append(f"{jid} partition {i}: recorded by a coordinator that did not hold the lease "
+                                f"(fence {fence}; the holder then was {tenures[k][1]})")
+            else:
+                fenced_ok += 1
+
     # Nothing left behind: no lease, queue entry, active job, staged or job witness.
     for key in ("zk:leases", "zk:q:synth", "zk:q:prove", "zk:q:delayed"):
         if r.call("ZCARD", key):
@@ -225,13 +268,64 @@ def check(a):
     for p in problems:
         print(f"chaos: FAIL: {p}")
     print(f"chaos: jobs {dict(states)}; partitions {parts_total}; retries {retries}; "
-          f"proofs verified {checked} (zkmill verify), {snark_checked} of the zkey ones also by snarkjs")
+          f"proofs verified {checked} (zkmill verify), {snark_checked} of the zkey ones also by snarkjs; "
+          f"{fenced_ok} recorded by the lease holder of their moment ({len(tenures)} lease tenures)")
     summary = {"jobs": len(jobs), "partitions": parts_total, "lost": lost, "duplicated": duplicated,
                "unverified": unverified, "retries": retries, "problems": len(problems),
-               "done": states.get("done", 0), "failed": states.get("failed", 0)}
+               "done": states.get("done", 0), "failed": states.get("failed", 0), "tenures": len(tenures),
+               "fenced_ok": fenced_ok}
     with open(os.path.join(a.out, "summary.json"), "w") as f:
         json.dump(summary, f)
     return 1 if problems else 0
+
+
+# --------------------------------------------------------------------------------------------
+# takeovers
+
+
+def log_ms(line):
+    """spdlog's local time (the run's TZ) at the start of a log line, as epoch ms, or None."""
+    m = re.match(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}) ", line)
+    if not m:
+        return None
+    return datetime.datetime.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S.%f").timestamp() * 1000
+
+
+def takeovers(a):
+    took = []  # (ms, log) of every "TOOK OVER" line
+    for path in a.coord_logs:
+        with open(path, errors="replace") as f:
+            for line in f:
+                if "TOOK OVER the coordinator lease" in line:
+                    t = log_ms(line)
+                    if t is not None:
+                        took.append((t, os.path.basename(path).rsplit(".", 1)[0]))
+    took.sort()
+    faults = []  # (begin ms, kind, coordinator)
+    with open(a.faults) as f:
+        for line in f:
+            ms, what, *rest = line.split()
+            if what == "begin" and len(rest) > 2 and rest[2] == "active":
+                faults.append((int(ms), rest[0], rest[1]))
+    # Faults of the active coordinator only (run.sh marks them "active"); a takeover (by the
+    # other coordinator) counts for the latest such fault before it.
+    rows, times = [], collections.defaultdict(list)
+    for n, (t0, kind, c) in enumerate(faults):
+        t1 = faults[n + 1][0] if n + 1 < len(faults) else float("inf")
+        nxt = [(t, who) for t, who in took if t0 <= t < t1 and who != c]
+        if nxt:
+            dt = (nxt[0][0] - t0) / 1000
+            times[kind].append(dt)
+            rows.append(f"{kind} of {c}: {nxt[0][1]} TOOK OVER {dt:.2f} s after the fault began")
+        else:
+            rows.append(f"{kind} of {c}: no takeover ({c} kept or took back the lease)")
+    for r in rows:
+        print(f"chaos: takeover: {r}")
+    summary = ", ".join(f"{k} {len(v)} (max {max(v):.1f} s, median {sorted(v)[len(v) // 2]:.1f} s)"
+                        for k, v in sorted(times.items()))
+    print(f"chaos: takeovers: {sum(len(v) for v in times.values())} after {len(faults)} faults of a coordinator"
+          f"{': ' + summary if summary else ''}")
+    return 0
 
 
 def main():
@@ -252,8 +346,11 @@ def main():
     c.add_argument("--out", required=True)
     c.add_argument("--snarkjs", default="")
     c.add_argument("--sample", type=int, default=3)
+    t = sub.add_parser("takeovers")
+    t.add_argument("--faults", required=True)
+    t.add_argument("--coord-logs", nargs="+", required=True)
     a = ap.parse_args()
-    sys.exit(schedule(a) if a.cmd == "schedule" else check(a))
+    sys.exit({"schedule": schedule, "check": check, "takeovers": takeovers}[a.cmd](a))
 
 
 if __name__ == "__main__":

@@ -1,17 +1,23 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The chaos run: a whole zkmill farm spread over network namespaces (tests/chaos/netns.sh: a
-# Redis host, a coordinator host, 2 synth and 2 prove hosts on a private bridge, CURVE on),
-# jobs of mixed size, curve, kind and priority submitted throughout, and a seeded fault
-# schedule (printed first) of kill -9 and SIGSTOP/SIGCONT of workers and the coordinator, link
-# cuts, loss periods (5% of TCP packets dropped, 200 ms +-50 ms added on the host's proxied
+# Redis host, two coordinator hosts (one active, one --standby; each coordinator in its own pid
+# namespace too, so neither can see the other's process), 2 synth and 2 prove hosts on a private
+# bridge, CURVE on), jobs of mixed size, curve, kind and priority submitted throughout, and a
+# seeded fault schedule (printed first) of kill -9 and SIGSTOP/SIGCONT of workers and of the
+# active coordinator (whichever holds the lease then: the standby must take over; a killed or
+# deposed coordinator comes back as a standby), link cuts (also of the active coordinator's
+# host), loss periods (5% of TCP packets dropped, 200 ms +-50 ms added on the host's proxied
 # connections) and a Redis kill -9 + restart. Then everything heals, the farm finishes its work,
 # the workers drain, and the invariants are checked (tests/chaos/chaos.py check):
 #   every job done, or failed with a reason (none stuck); every partition of a done job holds
 #   exactly one recorded proof (the `recorded` counter and the coordinator's log agree); every
 #   proof verifies (`zkmill verify` on all, snarkjs on a sample of the .zkey jobs'); no
 #   orphaned lease, queue entry, active job, staged or job witness in Redis; every synth worker
-#   drains at the end without dropping a held bundle.
+#   drains at the end without dropping a held bundle; every proof was recorded by the holder of
+#   the coordinator lease at that moment (its recorded fence against zk:lease:history).
+# Takeover times (an active coordinator's fault to the new holder's "TOOK OVER" line) are
+# reported with the counts.
 # The last line is `chaos: J jobs, P partitions, F faults (...), lost 0, duplicated 0,
 # unverified 0` when every invariant holds; the exit status is 0 then, 1 when one does not,
 # 77 when network namespaces cannot be made here (not root, no nft; the reason is printed).
@@ -60,6 +66,7 @@ W=$(mktemp -d "${TMPDIR:-/tmp}/zkchaos.XXXXXX")
 NET_CTL_DIR="$W/ctl"; mkdir -p "$NET_CTL_DIR" "$W/redis" "$W/keys" "$W/curve" "$W/results"
 t0=$(date +%s)
 log() { printf '[chaos %4ds] %s\n' $(( $(date +%s) - t0 )) "$*"; }
+now_ms() { date +%s%3N; }
 failed=0
 finish() {
   local rc=$?
@@ -77,14 +84,16 @@ watchdog=$!
 # ------------------------------------------------------------------------------------------
 # Hosts, keys, configs
 log "seed $seed, $duration s of faults, work directory $W"
-net_up redis=2 coord1=3 synth1=11 synth2=12 prove1=21 prove2=22 || { echo "chaos: FAIL: could not build the network"; exit 1; }
+net_up redis=2 coord1=3 coord2=4 synth1=11 synth2=12 prove1=21 prove2=22 || { echo "chaos: FAIL: could not build the network"; exit 1; }
 WORKERS=(synth1 synth2 prove1 prove2)
+COORDS=(coord1 coord2)
 PW=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
 
 "$bin" setup --circuit chain --size 400 --curve bn254 --seed 7 --out "$W/keys/small.key" >/dev/null || exit 1
 "$bin" setup --circuit chain --size 3000 --curve bls12-381 --seed 8 --out "$W/keys/big.key" >/dev/null || exit 1
 fx="$root/tests/interop/fixtures/bn128"
 cp "$fx/multiplier.zkey" "$fx/multiplier.r1cs" "$W/keys/"
+# One key pair for both coordinators: a worker trusts whichever holds the lease.
 for p in coordinator "${WORKERS[@]}"; do "$bin" keygen --out "$W/curve/$p" >/dev/null || exit 1; done
 cat "$W"/curve/{synth,prove}*.pub > "$W/curve/allowed"
 
@@ -95,17 +104,20 @@ common="coordinator:
   max_attempts: 10
   backoff_ms: 100
   backoff_max_ms: 2000"
-cat > "$W/coordinator.yaml" <<Y
+for c in "${COORDS[@]}"; do
+  cat > "$W/$c.yaml" <<Y
 redis: {host: 127.0.0.1, port: 16379, password: $PW}
 $common
-  bind: tcp://${NET_ADDR[coord1]}:7710
+  bind: tcp://${NET_ADDR[$c]}:7710
 threads: 1
 zmq: {curve: true, key_file: $W/curve/coordinator.key, allowed_keys_file: $W/curve/allowed}
 Y
+done
 for w in "${WORKERS[@]}"; do
   cat > "$W/$w.yaml" <<Y
 $common
   endpoint: tcp://127.0.0.1:17710
+  standby_endpoints: ["tcp://127.0.0.1:17711"]
 threads: 1
 worker: {id: $w, key_dir: $W/keys, bundle_bind: "tcp://${NET_ADDR[$w]}:7800", drain_hold_s: 60}
 zmq: {curve: true, key_file: $W/curve/$w.key, coordinator_public_key_file: $W/curve/coordinator.pub, allowed_keys_file: $W/curve/allowed}
@@ -114,13 +126,25 @@ done
 printf 'redis: {host: 127.0.0.1, port: 6379, password: %s}\nlog: {level: warn}\n' "$PW" > "$W/client.yaml"
 
 # ------------------------------------------------------------------------------------------
-# Components. PID[name] is the live process of each; start NAME (re)starts one.
-declare -A PID=()
+# Components. PID[name] is the live process of each; start NAME (re)starts one. A coordinator
+# runs in a pid namespace of its own (unshare, which kills it if unshare dies): on one kernel
+# the lease's "dead holder on this machine" shortcut would otherwise let a standby take a killed
+# coordinator's lease at once, which no standby on another host can. UPID[coordN] is unshare,
+# PID[coordN] the coordinator itself (what faults signal). `start coordN standby` adds --standby.
+declare -A PID=() UPID=()
 start() {
   case "$1" in
     redis) net_spawn redis "$W/redis.log" redis-server --port 6379 --bind "${NET_ADDR[redis]}" 127.0.0.1 \
       --requirepass "$PW" --appendonly yes --appendfsync always --save "" --dir "$W/redis" ;;
-    coordinator) net_spawn coord1 "$W/coordinator.log" "$bin" coordinator --config "$W/coordinator.yaml" ;;
+    coord*)
+      net_spawn "$1" "$W/$1.log" unshare --pid --fork --kill-child "$bin" coordinator --config "$W/$1.yaml" \
+        ${2:+--standby}
+      UPID[$1]=$NET_LAST_PID
+      local end=$((SECONDS + 5)) child=""
+      until child=$(pgrep -P "$NET_LAST_PID"); do ((SECONDS < end)) || break; sleep 0.05; done
+      PID[$1]=${child:-$NET_LAST_PID}
+      echo "$(now_ms) start $1 ${PID[$1]} ${UPID[$1]}${2:+ standby}" >> "$W/faults.log"
+      return ;;
     synth* | prove*) net_spawn "$1" "$W/$1.log" "$bin" worker --config "$W/$1.yaml" --role "${1%[0-9]}" ;;
   esac
   PID[$1]=$NET_LAST_PID
@@ -135,15 +159,23 @@ start redis
 wait_until 20 rcli ping || { echo "chaos: FAIL: redis did not start"; failed=1; exit 1; }
 # Each worker reaches the coordinator, and the coordinator Redis, through a delay proxy on
 # its own loopback (link_delay); the bundle data plane goes host to host directly.
-net_proxy coord1 16379 redis 6379 "$W/proxy-coord1.log"
-for w in "${WORKERS[@]}"; do net_proxy "$w" 17710 coord1 7710 "$W/proxy-$w.log"; done
-start coordinator
+for c in "${COORDS[@]}"; do net_proxy "$c" 16379 redis 6379 "$W/proxy-$c.log"; done
+for w in "${WORKERS[@]}"; do
+  net_proxy "$w" 17710 coord1 7710 "$W/proxy-$w.log"
+  net_proxy "$w" 17711 coord2 7710 "$W/proxy-$w-2.log"
+done
+start coord1
+wait_until 30 grep -q "holding the coordinator lease" "$W/coord1.log" ||
+  { echo "chaos: FAIL: coordinator coord1 did not start (see $W/coord1.log)"; failed=1; exit 1; }
+start coord2 standby
+wait_until 30 grep -q "waiting to take over" "$W/coord2.log" ||
+  { echo "chaos: FAIL: standby coordinator coord2 did not start (see $W/coord2.log)"; failed=1; exit 1; }
 for w in "${WORKERS[@]}"; do start "$w"; done
 for w in "${WORKERS[@]}"; do
-  wait_until 30 grep -qE "worker $w (re-)?registered" "$W/coordinator.log" ||
+  wait_until 30 grep -qE "worker $w (re-)?registered" "$W/coord1.log" ||
     { echo "chaos: FAIL: worker $w did not register (see $W/$w.log)"; failed=1; exit 1; }
 done
-log "farm up: redis ${NET_ADDR[redis]}, coordinator ${NET_ADDR[coord1]} (CURVE), workers ${WORKERS[*]}"
+log "farm up: redis ${NET_ADDR[redis]}, coordinator ${NET_ADDR[coord1]} (active) and ${NET_ADDR[coord2]} (standby), CURVE, workers ${WORKERS[*]}"
 
 # ------------------------------------------------------------------------------------------
 # The job mix, submitted throughout the fault phase (a subshell; seeded like the schedule).
@@ -184,12 +216,27 @@ submit_loop & submitter=$!
 # ------------------------------------------------------------------------------------------
 # The fault schedule: applied and undone from this shell, so PID[] stays the truth.
 python3 "$here/chaos.py" schedule --seed "$seed" --duration "$duration" --workers "$(IFS=,; echo "${WORKERS[*]}")" > "$W/schedule"
-echo "chaos: fault schedule (seed $seed; at_s kind target duration_s):"
+echo "chaos: fault schedule (seed $seed; at_s kind target duration_s; 'coordinator' is whichever holds the lease then, 'standby' the other one):"
 sed 's/^/  /' "$W/schedule"
-host_of() { [[ $1 == coordinator ]] && echo coord1 || echo "$1"; }
-apply() {  # apply KIND TARGET
+# The active coordinator: the lease holder's endpoint, read from Redis; when Redis cannot say
+# (it is restarting), the last one seen.
+ACTIVE=coord1
+active_coord() {
+  local v c
+  v=$(rcli --raw GET zk:lease:coordinator 2>/dev/null) || v=""
+  for c in "${COORDS[@]}"; do [[ $v == *"tcp://${NET_ADDR[$c]}:7710"* ]] && ACTIVE=$c; done
+  echo "$ACTIVE"
+}
+other_coord() { [[ $1 == coord1 ]] && echo coord2 || echo coord1; }
+declare -A KILLED=()  # coordinators down by a kill9 fault (the supervisor leaves them alone)
+# A coordinator's own pid, looked up when it is signalled: unshare's child.
+coord_pid() { pgrep -P "${UPID[$1]}" | head -n 1; }
+apply() {  # apply KIND TARGET (a host or process name: coordinator/standby already resolved)
+  [[ $2 == coord* ]] && PID[$2]=$(coord_pid "$2")
   case "$1" in
-    kill9) kill -KILL "${PID[$2]}" 2>/dev/null; wait "${PID[$2]}" 2>/dev/null ;;
+    kill9)
+      kill -KILL "${PID[$2]}" 2>/dev/null
+      if [[ $2 == coord* ]]; then KILLED[$2]=1; wait "${UPID[$2]}" 2>/dev/null; else wait "${PID[$2]}" 2>/dev/null; fi ;;
     stop) kill -STOP "${PID[$2]}" ;;
     cut) link_cut "$2" ;;
     loss) link_loss "$2" 5; link_delay "$2" 200 50 ;;
@@ -198,16 +245,29 @@ apply() {  # apply KIND TARGET
 }
 undo() {  # undo KIND TARGET
   case "$1" in
-    kill9) start "$2" ;;
+    kill9) if [[ $2 == coord* ]]; then unset "KILLED[$2]"; start "$2" standby; else start "$2"; fi ;;
     stop) kill -CONT "${PID[$2]}" ;;
     cut) link_heal "$2" ;;
     loss) link_loss "$2" 0; link_delay "$2" 0 0 ;;
     redis-restart) start redis ;;
   esac
 }
+# A coordinator that ended by itself (one started without --standby exits with status 3 when
+# it finds another holding the lease: deposed while stopped or cut off) is started again as a
+# standby, as systemd's Restart= would.
+supervise() {
+  local c rc
+  for c in "${COORDS[@]}"; do
+    [[ -z ${KILLED[$c]:-} ]] || continue
+    kill -0 "${UPID[$c]}" 2>/dev/null && continue
+    wait "${UPID[$c]}" 2>/dev/null; rc=$?
+    log "coordinator $c exited (status $rc); starting it again as a standby"
+    echo "$(now_ms) exit $c $rc" >> "$W/faults.log"
+    start "$c" standby
+  done
+}
 declare -A FAULTS=()
 pending=()  # "due_epoch_ms kind target"
-now_ms() { date +%s%3N; }
 start_ms=$(now_ms)
 while read -r at kind target dur; do
   due=$(( start_ms + ${at/./} * 100 ))
@@ -219,11 +279,17 @@ while read -r at kind target dur; do
       if (( $(now_ms) >= pdue )); then undo "$pk" "$pt"; echo "$(now_ms) end $pk $pt" >> "$W/faults.log"; else keep_p+=("$p"); fi
     done
     pending=("${keep_p[@]}")
+    supervise
     sleep 0.1
   done
-  log "fault: $kind $target for ${dur} s"
+  role=""
+  case "$target" in
+    coordinator) target=$(active_coord) role=" active"; log "fault: $kind of the active coordinator ($target) for ${dur} s" ;;
+    standby) target=$(other_coord "$(active_coord)") role=" standby"; log "fault: $kind of the standby coordinator's host ($target) for ${dur} s" ;;
+    *) log "fault: $kind $target for ${dur} s" ;;
+  esac
   apply "$kind" "$target"
-  echo "$(now_ms) begin $kind $target" >> "$W/faults.log"
+  echo "$(now_ms) begin $kind $target$role" >> "$W/faults.log"
   FAULTS[$kind]=$(( ${FAULTS[$kind]:-0} + 1 ))
   pending+=("$(( $(now_ms) + ${dur/./} * 100 )) $kind $target")
 done < "$W/schedule"
@@ -235,9 +301,11 @@ while (( ${#pending[@]} > 0 )) || (( $(now_ms) < start_ms + duration * 1000 )); 
     if (( $(now_ms) >= pdue )); then undo "$pk" "$pt"; echo "$(now_ms) end $pk $pt" >> "$W/faults.log"; else keep_p+=("$p"); fi
   done
   pending=("${keep_p[@]}")
+  supervise
   sleep 0.2
 done
-log "fault phase over; every fault undone"
+supervise
+log "fault phase over; every fault undone; active coordinator: $(active_coord)"
 wait "$submitter"; submitter=""
 
 # ------------------------------------------------------------------------------------------
@@ -269,18 +337,28 @@ for w in "${WORKERS[@]}"; do
     echo "chaos: FAIL: worker $w dropped bundles it held: $(grep 'never released' "$W/$w.log" | tail -1)"; held_fail=1
   fi
 done
-kill -TERM "${PID[coordinator]}"; wait_until 20 bash -c "! kill -0 ${PID[coordinator]}"
+# The standby first: were the active one stopped first, the standby would take over.
+for c in $(other_coord "$(active_coord)") $(active_coord); do
+  PID[$c]=$(coord_pid "$c")
+  kill -TERM "${PID[$c]}" 2>/dev/null
+  if ! wait_until 20 bash -c "! kill -0 ${UPID[$c]}"; then
+    echo "chaos: FAIL: coordinator $c (pid ${PID[$c]}) did not stop within 20 s of SIGTERM:"
+    ps -o pid,ppid,stat,wchan:20,cmd -p "${PID[$c]},${UPID[$c]}"; pgrep -a -P "${UPID[$c]}"
+    held_fail=1
+  fi
+done
 
 snarkjs=${ZKMILL_SNARKJS:-$root/tests/interop/node_modules/.bin/snarkjs}
 [[ -x $snarkjs ]] || { log "snarkjs not installed (tests/interop: npm ci): the zkey proofs get zkmill verify only"; snarkjs=""; }
 net_exec redis python3 "$here/chaos.py" check --port 6379 --password "$PW" --jobs "$W/jobs.tsv" \
-  --coord-logs "$W/coordinator.log" --zkmill "$bin" --client "$W/client.yaml" --out "$W/results" \
+  --coord-logs "$W/coord1.log" "$W/coord2.log" --zkmill "$bin" --client "$W/client.yaml" --out "$W/results" \
   --snarkjs "$snarkjs" --sample 3
 check_rc=$?
 
 # The checker must be able to fail: plant one violation of each kind in a copy of the final
 # state's judgement (a second recording, a proof swapped for another partition's, a job put
-# back to running, a stray lease and a stray staged witness) and check it names every one.
+# back to running, a stray lease, a stray staged witness, and a proof recorded under a fence
+# that did not hold the lease) and check it names every one.
 selfcheck() {
   local a b
   a=$(awk '$2 == "small" && $4 >= 2 {print $1; exit}' "$W/jobs.tsv")
@@ -292,28 +370,30 @@ selfcheck() {
   rcli HSET "zk:job:$b" state running >/dev/null
   rcli ZADD zk:leases 1 "999999999999:00000000" >/dev/null
   rcli SET zk:stage:planted:0 x >/dev/null
+  rcli HSET "zk:part:$a:1" recorded_fence 0123456789abcdef0123456789abcdef >/dev/null
   local out
   out=$(net_exec redis python3 "$here/chaos.py" check --port 6379 --password "$PW" --jobs "$W/planted.tsv" \
-    --coord-logs "$W/coordinator.log" --zkmill "$bin" --client "$W/client.yaml" --out "$W/planted") && {
+    --coord-logs "$W/coord1.log" "$W/coord2.log" --zkmill "$bin" --client "$W/client.yaml" --out "$W/planted") && {
     echo "the checker passed a state with planted violations"; return 1; }
   local want
   for want in "$a partition 1: recorded 2 times" "$a partition 0: zkmill verify refused it" "job $b is running" \
-    "orphaned entries in zk:leases" "orphaned keys zk:stage:"; do
+    "orphaned entries in zk:leases" "orphaned keys zk:stage:" \
+    "$a partition 1: recorded by a coordinator that did not hold the lease"; do
     grep -qF "$want" <<<"$out" || { echo "the checker missed a planted violation: '$want'"; echo "$out"; return 1; }
   done
 }
 mkdir -p "$W/planted"
-if why=$(selfcheck); then log "self-check: the checker caught all 5 planted violations"
+if why=$(selfcheck); then log "self-check: the checker caught all 6 planted violations"
 else echo "chaos: FAIL: self-check: $why"; check_rc=1; fi
 [[ -f $W/submit.failed ]] && { echo "chaos: FAIL: $(wc -l < "$W/submit.failed") submit(s) never got through"; check_rc=1; }
 
 # Recovery: after each fault ends, how long until the next proof is recorded (an upper bound:
 # it includes any time the farm had nothing to do).
-recovery=$(python3 - "$W/faults.log" "$W/coordinator.log" <<'PY'
+recovery=$(python3 - "$W/faults.log" "$W/coord1.log" "$W/coord2.log" <<'PY'
 import sys, re, datetime
 ends = [int(l.split()[0]) for l in open(sys.argv[1]) if " end " in l]
 ts = []
-for l in open(sys.argv[2], errors="replace"):
+for l in (l for p in sys.argv[2:] for l in open(p, errors="replace")):
     if " verified (" in l:
         # spdlog's local time (this run's TZ), as the log writes it: 2026-12-01T07:39:56.513
         m = re.match(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}) ", l)
@@ -331,6 +411,10 @@ for k in kill9 stop cut loss redis-restart; do
   nf=$((nf + FAULTS[$k])); kinds+="${kinds:+, }$k ${FAULTS[$k]}"
 done
 log "retries $retries; max time from a fault's end to the next recorded proof ${recovery} s"
+# Takeovers: each fault of the active coordinator to the standby's "TOOK OVER" line.
+python3 "$here/chaos.py" takeovers --faults "$W/faults.log" --coord-logs "$W/coord1.log" "$W/coord2.log"
+exits=$(grep -c " exit coord" "$W/faults.log")
+log "coordinators that exited by themselves (deposed without --standby) and were restarted as standbys: $exits"
 if ((check_rc != 0 || held_fail != 0)); then failed=1; fi
 echo "chaos: $jobs jobs, $parts partitions, $nf faults ($kinds), lost $lost, duplicated $dup, unverified $unver$([[ $failed == 1 ]] && echo ' — INVARIANTS VIOLATED')"
 exit $failed
