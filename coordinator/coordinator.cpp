@@ -298,7 +298,11 @@ void Coordinator::serve(const std::atomic<bool>& stop) {
         handle(from, *m);
         dispatch_due_ = true;  // a result or hello may have freed a worker
       }
+      // Proofs received this turn go to idle verify threads before and after the verdicts are
+      // collected (collecting frees threads: what gathered meanwhile goes to them at once).
+      flush_checks();
       collect_verdicts();
+      flush_checks();
       log_handshake_failures();
       heartbeat_and_expire();
       uint64_t now = now_ms();
@@ -600,27 +604,52 @@ void Coordinator::sweep_jobs() {
 }
 
 void Coordinator::finalize(const std::string& job) {
+  if (final_checks_.count(job)) return;  // its check is on the VerifyQueue already
   auto j = store_.job(job);
   uint64_t n = std::stoull(j["partitions"]);
   auto parts = store_.partitions(job, n);
-  std::vector<nlohmann::json> proofs, pubs;
-  for (auto& p : parts) {
+  for (auto& p : parts)
     if (p["state"] != "verified") return;
-    proofs.push_back(nlohmann::json::parse(p["proof"]));
-    pubs.push_back(nlohmann::json::parse(p["public"]));
+  // Chunks of at least 16 proofs, one per verify thread at most: a big job's check takes a
+  // fraction of the time one thread would need, and the loop waits for none of it.
+  auto batch = checker_.batch_verifier(j["circuit"]);
+  const size_t chunks = std::clamp<size_t>((n + 15) / 16, 1, verify_.threads());
+  FinalCheck& fc = final_checks_[job];
+  fc = FinalCheck{n, chunks, true, "", 0};
+  for (size_t c = 0, at = 0; c < chunks; ++c) {
+    const size_t size = n / chunks + (c < n % chunks ? 1 : 0);
+    auto mine = std::make_shared<std::vector<std::map<std::string, std::string>>>(
+        std::make_move_iterator(parts.begin() + at), std::make_move_iterator(parts.begin() + at + size));
+    at += size;
+    const uint64_t id = verify_.submit([batch, mine](std::string* why) {
+      std::vector<nlohmann::json> proofs, pubs;
+      try {
+        for (auto& p : *mine) {
+          proofs.push_back(nlohmann::json::parse(p.at("proof")));
+          pubs.push_back(nlohmann::json::parse(p.at("public")));
+        }
+        if (batch(proofs, pubs)) return true;
+        *why = "batch verification failed";
+      } catch (const std::exception& e) {
+        *why = std::string("batch verification: ") + e.what();
+      }
+      return false;
+    });
+    final_chunks_.emplace(id, job);
   }
-  std::string why;
-  const auto t0 = std::chrono::steady_clock::now();
-  bool ok = checker_.verify_batch(j["circuit"], proofs, pubs, &why);
-  metrics_.batch_verified(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  if (ok) {
+}
+
+void Coordinator::finish_job(const std::string& job) {
+  const FinalCheck& fc = final_checks_.at(job);
+  metrics_.batch_verified(fc.seconds);
+  if (fc.good) {
     if (store_.finish(job, "done", "", now_ms())) {
-      spdlog::info("coordinator: job {} done: {} proofs batch-verified", job, n);
+      spdlog::info("coordinator: job {} done: {} proofs batch-verified", job, fc.n);
       metrics_.job_finished("done", since_submit_s(job));
     }
   } else {
-    spdlog::error("coordinator: !!! job {} failed final batch verification: {}", job, why);
-    if (store_.finish(job, "failed", "final batch verification failed: " + why, now_ms()))
+    spdlog::error("coordinator: !!! job {} failed final batch verification: {}", job, fc.why);
+    if (store_.finish(job, "failed", "final batch verification failed: " + fc.why, now_ms()))
       metrics_.job_finished("failed", since_submit_s(job));
   }
 }

@@ -61,6 +61,12 @@ class Coordinator {
   // TESTING ONLY (zkmill coordinator --inject-fault slow-verify): each proof check takes this
   // much longer, to show the event loop does not wait for verification.
   void inject_verify_delay(uint64_t ms) { verify_delay_ms_ = ms; }
+  // How the proofs were checked so far (any thread): alone (a group of one), in a batch that
+  // accepted them all, or one by one after their group's batch check failed.
+  struct CheckCounts {
+    std::atomic<uint64_t> alone{0}, batched{0}, rechecked{0};
+  };
+  const CheckCounts& check_counts() const { return *check_counts_; }
 
  private:
   // Who sent a message: its routing id and, under CURVE, its authenticated public key.
@@ -123,8 +129,24 @@ class Coordinator {
     Peer from;
     ProveDone m;
   };
-  // Each loop turn: the verdicts ready, each finishing its prove_done (record, or reject).
+  // A proof waiting for a free verify thread (unchecked_), by its circuit.
+  struct UncheckedProof {
+    uint64_t id;  // its key in verifying_
+    nlohmann::json proof, statement;
+  };
+  // Each loop turn, after the messages: the proofs received hand to the VerifyQueue in groups,
+  // as many groups as it has idle threads. A group of several is checked with one
+  // multi-pairing (ProofChecker::batch_verifier) and, only if that fails, proof by proof, so
+  // a bad proof is still named and the good ones of its group recorded. Idle threads get a
+  // proof each (no batching delay at low load); while every thread is busy the proofs wait
+  // and the next free thread takes them all: batches grow with the load.
+  void flush_checks();
+  // Each loop turn: the verdicts ready, each finishing its prove_done (record, or reject), and
+  // the final batch checks of jobs.
   void collect_verdicts();
+  // A job's final batch check came back (every chunk of it): the job ends done or failed.
+  // Throws RedisError when it cannot be written; the job then stays in final_done_.
+  void finish_job(const std::string& job);
   // The good verdicts at the front of verdicts_, recorded with one script (FarmStore's batch
   // prove_done), then dropped; when it throws, none was recorded and all stay.
   void record_verified();
@@ -200,6 +222,26 @@ class Coordinator {
   std::map<uint64_t, PendingProof> verifying_;
   std::set<std::string> verifying_tokens_;
   std::deque<VerifyQueue::Verdict> verdicts_;
+  std::map<std::string, std::vector<UncheckedProof>> unchecked_;  // circuit -> proofs not yet handed over
+  uint64_t next_proof_id_ = 0;
+  std::shared_ptr<CheckCounts> check_counts_ = std::make_shared<CheckCounts>();  // shared with the checks
+  // A group of proofs on the VerifyQueue: its per-proof verdicts (ids of verifying_), filled
+  // by the verify thread before its own verdict is signalled.
+  std::map<uint64_t, std::shared_ptr<std::vector<VerifyQueue::Verdict>>> groups_;
+  // A job's final batch check: the proofs as recorded in Redis, read back, in chunks checked
+  // in parallel on the VerifyQueue (one multi-pairing each), off the loop. A job in
+  // final_checks_ is not checked again meanwhile; final_done_ holds the jobs whose every
+  // chunk came back, until their outcome is written.
+  struct FinalCheck {
+    uint64_t n = 0;
+    size_t outstanding = 0;
+    bool good = true;
+    std::string why;
+    double seconds = 0;
+  };
+  std::map<std::string, FinalCheck> final_checks_;
+  std::map<uint64_t, std::string> final_chunks_;  // VerifyQueue id -> job
+  std::deque<std::string> final_done_;
   uint64_t verify_delay_ms_ = 0;
   zmq::context_t ctx_;
   zmq::socket_t router_;

@@ -139,27 +139,106 @@ void Coordinator::on_prove_done(const Peer& from, WorkerInfo& w, const ProveDone
   }
   // The same result re-sent while its proof is checked: answered when the verdict comes.
   if (verifying_tokens_.count(m.at.token)) return;
-  // The worker is free now; the check runs on the VerifyQueue and the loop goes on.
+  // The worker is free now; the check runs on the VerifyQueue (flush_checks, at the end of
+  // this turn) and the loop goes on.
   w.busy.erase(m.at.token);
-  const auto statement = nlohmann::json::parse(attempt.statement, nullptr, false);
-  auto one = checker_.verifier(job_info(ref.job).circuit);  // the key is read here, on the loop
-  const uint64_t delay_ms = verify_delay_ms_;
-  const uint64_t id = verify_.submit([one = std::move(one), proof = m.proof, statement, delay_ms](std::string* why) {
-    if (delay_ms) std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
-    if (!statement.is_array()) {
-      *why = "the partition has no statement recorded";
-      return false;
-    }
-    if (one(proof, statement)) return true;
-    *why = "proof does not verify";
-    return false;
-  });
+  const uint64_t id = ++next_proof_id_;
+  unchecked_[job_info(ref.job).circuit].push_back(
+      {id, m.proof, nlohmann::json::parse(attempt.statement, nullptr, false)});
   verifying_tokens_.insert(m.at.token);
   verifying_.emplace(id, PendingProof{from, m});
 }
 
+void Coordinator::flush_checks() {
+  if (unchecked_.empty()) return;
+  const size_t busy = verify_.in_flight(), threads = verify_.threads();
+  if (busy >= threads) return;  // the next free thread takes what has gathered by then
+  size_t idle = threads - busy;
+  constexpr size_t kMaxGroup = 256;  // bounds a group's latency (and a failed group's re-check)
+  for (auto& [circuit, items] : unchecked_) {
+    // The key is read here, on the loop (cached after the first proof of the circuit).
+    auto one = checker_.verifier(circuit);
+    auto batch = checker_.batch_verifier(circuit);
+    const size_t n = items.size();
+    const size_t groups = std::max((n + kMaxGroup - 1) / kMaxGroup, std::min(n, std::max<size_t>(idle, 1)));
+    idle -= std::min(idle, groups);
+    for (size_t g = 0, at = 0; g < groups; ++g) {
+      const size_t size = n / groups + (g < n % groups ? 1 : 0);
+      auto todo = std::make_shared<std::vector<UncheckedProof>>(std::make_move_iterator(items.begin() + at),
+                                                                std::make_move_iterator(items.begin() + at + size));
+      at += size;
+      auto out = std::make_shared<std::vector<VerifyQueue::Verdict>>();
+      const uint64_t delay_ms = verify_delay_ms_;
+      const uint64_t gid =
+          verify_.submit([one, batch, todo, out, delay_ms, counts = check_counts_, circuit = circuit](std::string*) {
+            if (delay_ms) std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+            const auto t0 = std::chrono::steady_clock::now();
+            std::vector<const UncheckedProof*> batchable;
+            for (const auto& u : *todo) {
+              if (u.statement.is_array())
+                batchable.push_back(&u);
+              else
+                out->push_back({u.id, false, "the partition has no statement recorded", 0});
+            }
+            // Several proofs: one multi-pairing for all of them. It accepts only if every proof
+            // verifies for its own statement (but for a 2^-128 chance): not a weaker check.
+            bool all = false;
+            if (batchable.size() > 1) {
+              std::vector<nlohmann::json> proofs, pubs;
+              for (const auto* u : batchable) {
+                proofs.push_back(u->proof);
+                pubs.push_back(u->statement);
+              }
+              try {
+                all = batch(proofs, pubs);
+              } catch (const std::exception&) {
+                all = false;  // a malformed proof among them: the checks one by one say which
+              }
+              if (!all)
+                spdlog::warn("coordinator: the batch check of {} proofs of circuit {} failed; checking them one by one",
+                             batchable.size(), circuit);
+            }
+            (batchable.size() == 1 ? counts->alone : all ? counts->batched : counts->rechecked) += batchable.size();
+            for (const auto* u : batchable) {
+              VerifyQueue::Verdict v{u->id, true, "", 0};
+              if (!all) {
+                try {
+                  v.good = one(u->proof, u->statement);
+                  if (!v.good) v.why = "proof does not verify";
+                } catch (const std::exception& e) {
+                  v.good = false;
+                  v.why = std::string("proof or public inputs malformed: ") + e.what();
+                }
+              }
+              out->push_back(std::move(v));
+            }
+            const double each = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
+                                double(std::max<size_t>(1, todo->size()));
+            for (auto& v : *out) v.seconds = each;
+            return true;
+          });
+      groups_.emplace(gid, std::move(out));
+    }
+  }
+  unchecked_.clear();
+}
+
 void Coordinator::collect_verdicts() {
-  for (auto& v : verify_.done()) verdicts_.push_back(std::move(v));
+  for (auto& v : verify_.done()) {
+    if (auto g = groups_.find(v.id); g != groups_.end()) {
+      for (auto& each : *g->second) verdicts_.push_back(std::move(each));
+      groups_.erase(g);
+    } else if (auto f = final_chunks_.find(v.id); f != final_chunks_.end()) {
+      FinalCheck& fc = final_checks_[f->second];
+      fc.seconds += v.seconds;
+      if (!v.good && fc.good) {
+        fc.good = false;
+        fc.why = v.why;
+      }
+      if (--fc.outstanding == 0) final_done_.push_back(f->second);
+      final_chunks_.erase(f);
+    }
+  }
   // Front first, each removed only once recorded: when recording throws (Redis down, a fenced
   // write) this verdict and the ones behind it are recorded on a later turn. Recording twice is
   // harmless: the second prove_done finds the partition verified and is discarded.
@@ -176,6 +255,13 @@ void Coordinator::collect_verdicts() {
     } else {
       record_verified();
     }
+  }
+  // Jobs whose final batch check came back; one that cannot be written (finish_job throws)
+  // stays for a later turn.
+  while (!final_done_.empty()) {
+    finish_job(final_done_.front());
+    final_checks_.erase(final_done_.front());
+    final_done_.pop_front();
   }
 }
 

@@ -30,6 +30,11 @@ class ProofChecker {
   // it may throw for a malformed proof). Loading the key reads Redis: call this on the loop.
   using OneCheck = std::function<bool(const nlohmann::json& proof, const nlohmann::json& pub)>;
   OneCheck verifier(const std::string& circuit) { return entry(circuit).one; }
+  // The circuit's batch check (one multi-pairing for all, all-or-nothing, with random 128-bit
+  // coefficients: groth16::PreparedVerifyingKey::verify_batch), safe to call from any thread.
+  using BatchCheck =
+      std::function<bool(const std::vector<nlohmann::json>& proofs, const std::vector<nlohmann::json>& pubs)>;
+  BatchCheck batch_verifier(const std::string& circuit) { return entry(circuit).batch; }
   // `pub` (decimal strings) as the circuit's statement in canonical form (no leading zeros);
   // nullopt with `why` when the count is not the key's or a value is not a field element.
   std::optional<std::vector<std::string>> canonical_statement(const std::string& circuit,

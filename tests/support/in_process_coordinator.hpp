@@ -39,7 +39,8 @@ class InProcessCoordinatorTest : public ::testing::Test {
  protected:
   // Redis, a 64-constraint chain key and the coordinator; `timings` are the coordinator
   // section's lines after its endpoint (heartbeat_ms, liveness, lease_ms, ...).
-  void start(const std::string& timings) {
+  // `verify_delay_ms`: Coordinator::inject_verify_delay, set before it runs.
+  void start(const std::string& timings, uint64_t verify_delay_ms = 0) {
     dir_ = scratch_dir();
     children_.set_log_dir(dir_);
     const std::string socket = start_redis(children_);
@@ -50,6 +51,7 @@ class InProcessCoordinatorTest : public ::testing::Test {
         "redis:\n  unix_socket: " + socket + "\ncoordinator:\n  endpoint: " + endpoint_ + "\n" + timings, "test");
     client_ = std::make_unique<farm::FarmClient>(cfg_.redis);
     coordinator_ = std::make_unique<farm::Coordinator>(cfg_);
+    coordinator_->inject_verify_delay(verify_delay_ms);
     thread_ = std::thread([this] {
       try {
         coordinator_->run(stop_);

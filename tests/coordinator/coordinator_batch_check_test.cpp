@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT
+// The coordinator's proof checks in groups (Coordinator::flush_checks), in-process against a
+// private redis-server with fake workers: proofs that arrive while every verify thread is busy
+// are checked together with one multi-pairing when a thread frees, and a group that holds a bad
+// proof is checked again proof by proof, so the bad one alone is rejected (its sender
+// quarantined) and the good ones of its group are recorded, each once. One verify thread,
+// each check made 400 ms slow (inject_verify_delay), so that the first proof occupies the
+// thread while the others gather.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "coordinator/coordinator.hpp"
+#include "farm/redis_client.hpp"
+#include "farm/worker_registry.hpp"
+#include "tests/support/in_process_coordinator.hpp"
+
+namespace zkmill::test {
+namespace {
+
+using namespace std::chrono_literals;
+using farm::WorkerRole;
+
+class CoordinatorBatchCheck : public InProcessCoordinatorTest {
+ protected:
+  static constexpr uint64_t kParts = 6;
+  void SetUp() override {
+    start(
+        "  heartbeat_ms: 100\n  liveness: 50\n  lease_ms: 60000\n  backoff_ms: 50\n  backoff_max_ms: 200\n"
+        "  max_attempts: 5\n  verify_threads: 1\n",
+        400);
+    synth_ = worker("synth-1", WorkerRole::Synth);
+    for (uint64_t i = 0; i < kParts; ++i) provers_.push_back(worker("prove-" + std::to_string(i), WorkerRole::Prove));
+    job_ = submit(kParts, 31);
+    for (uint64_t i = 0; i < kParts; ++i) {
+      const auto s = next<farm::Synth>(*synth_);
+      ASSERT_TRUE(s) << "no synth assignment " << i;
+      honest_.emplace(s->at.part, key_->prove(31, s->at.part));
+      synth_->send(farm::SynthDone{s->at, "bundle-" + s->at.token, honest_.at(s->at.part).public_inputs, 1.0, 1000});
+      ASSERT_TRUE(acked(*synth_, s->at.token));
+    }
+    for (auto& p : provers_) {
+      const auto a = next<farm::Prove>(*p);
+      ASSERT_TRUE(a) << "no prove assignment";
+      assigned_.push_back(*a);
+    }
+  }
+  // Prover 0's result first (a group of one: it takes the only verify thread), then the
+  // others' while that check runs; `result(i)` is what prover i sends.
+  template <class F>
+  void send_results(F result) {
+    provers_[0]->send(result(0));
+    std::this_thread::sleep_for(100ms);
+    for (uint64_t i = 1; i < kParts; ++i) provers_[i]->send(result(i));
+  }
+  farm::ProveDone honest_result(uint64_t i) {
+    const auto& h = honest_.at(assigned_[i].at.part);
+    return prove_done(assigned_[i].at, h.proof, h.public_inputs);
+  }
+  std::map<std::string, nlohmann::json> quarantined() {
+    farm::RedisClient redis(cfg_.redis);
+    return farm::WorkerRegistry(redis).quarantined();
+  }
+
+  std::unique_ptr<FakeWorker> synth_;
+  std::vector<std::unique_ptr<FakeWorker>> provers_;
+  std::string job_;
+  std::map<uint64_t, HonestResult> honest_;
+  std::vector<farm::Prove> assigned_;
+};
+
+TEST_F(CoordinatorBatchCheck, ProofsThatGatherAreCheckedTogetherAndRecordedOnce) {
+  send_results([&](uint64_t i) { return honest_result(i); });
+  for (uint64_t i = 0; i < kParts; ++i) EXPECT_TRUE(acked(*provers_[i], assigned_[i].at.token)) << i;
+  ASSERT_TRUE(eventually(20s, [&] { return client_->status(job_)["state"] == "done"; }))
+      << client_->status(job_).dump();
+  for (uint64_t i = 0; i < kParts; ++i) {
+    const auto part = partition(job_, i);
+    EXPECT_EQ(part["recorded"].get<uint64_t>(), 1u) << i;
+    EXPECT_EQ(part["attempts"].get<uint64_t>(), 0u) << i;
+  }
+  const auto& c = coordinator_->check_counts();
+  EXPECT_EQ(c.alone.load(), 1u);
+  EXPECT_EQ(c.batched.load(), kParts - 1) << "the proofs that arrived while the thread was busy were not batched";
+  EXPECT_EQ(c.rechecked.load(), 0u);
+  EXPECT_TRUE(quarantined().empty());
+}
+
+TEST_F(CoordinatorBatchCheck, ABadProofInAGroupIsRejectedAloneTheOthersAreRecorded) {
+  // Prover 3 sends partition 4's valid proof as its own: it does not verify for partition 3's
+  // statement, and it spoils its group's multi-pairing.
+  const uint64_t bad = 3;
+  send_results([&](uint64_t i) {
+    if (i != bad) return honest_result(i);
+    const auto& other = honest_.at(assigned_[bad + 1].at.part);
+    return prove_done(assigned_[bad].at, other.proof, honest_.at(assigned_[bad].at.part).public_inputs);
+  });
+  for (uint64_t i = 0; i < kParts; ++i) EXPECT_TRUE(acked(*provers_[i], assigned_[i].at.token)) << i;
+  const uint64_t bad_part = assigned_[bad].at.part;
+  ASSERT_TRUE(eventually(20s, [&] { return partition(job_, bad_part)["attempts"].get<uint64_t>() == 1; }))
+      << partition(job_, bad_part).dump();
+  EXPECT_EQ(partition(job_, bad_part)["recorded"].get<uint64_t>(), 0u);
+  ASSERT_TRUE(eventually(20s, [&] { return client_->status(job_)["verified"].get<uint64_t>() == kParts - 1; }))
+      << client_->status(job_).dump();
+  for (uint64_t i = 0; i < kParts; ++i) {
+    if (assigned_[i].at.part == bad_part) continue;
+    const auto part = partition(job_, assigned_[i].at.part);
+    EXPECT_EQ(part["recorded"].get<uint64_t>(), 1u) << i;
+    EXPECT_EQ(part["attempts"].get<uint64_t>(), 0u) << i;
+  }
+  ASSERT_EQ(quarantined().count("prove-" + std::to_string(bad)), 1u);
+  EXPECT_EQ(quarantined().size(), 1u);
+  const auto& c = coordinator_->check_counts();
+  EXPECT_EQ(c.alone.load(), 1u);
+  EXPECT_EQ(c.batched.load(), 0u);
+  EXPECT_EQ(c.rechecked.load(), kParts - 1) << "the bad proof's group was not checked again one by one";
+  EXPECT_NE(client_->status(job_)["state"], "done");
+}
+
+}  // namespace
+}  // namespace zkmill::test
