@@ -312,11 +312,15 @@ def takeovers(a):
     rows, times = [], collections.defaultdict(list)
     for n, (t0, kind, c) in enumerate(faults):
         t1 = faults[n + 1][0] if n + 1 < len(faults) else float("inf")
-        nxt = [(t, who) for t, who in took if t0 <= t < t1 and who != c]
+        # After a kill -9 the killed coordinator comes back as a standby on its host, a new
+        # process that may win the expired lease too; after a stop, cut or loss only the other
+        # coordinator's TOOK OVER is a takeover (the faulted one taking it back is not).
+        nxt = [(t, who) for t, who in took if t0 <= t < t1 and (who != c or kind == "kill9")]
         if nxt:
             dt = (nxt[0][0] - t0) / 1000
             times[kind].append(dt)
-            rows.append(f"{kind} of {c}: {nxt[0][1]} TOOK OVER {dt:.2f} s after the fault began")
+            by = nxt[0][1] if nxt[0][1] != c else f"{c} (restarted)"
+            rows.append(f"{kind} of {c}: {by} TOOK OVER {dt:.2f} s after the fault began")
         else:
             rows.append(f"{kind} of {c}: no takeover ({c} kept or took back the lease)")
     for r in rows:
