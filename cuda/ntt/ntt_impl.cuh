@@ -10,12 +10,23 @@
 // The coset shift g is an argument of Engine::run: the native prover takes the multiplicative
 // generator, the snarkjs (.zkey) prover a primitive 2n-th root of unity (its odd coset).
 //
-// Method: iterative radix-2 Cooley-Tukey DIT (bit-reversed input, natural output), with the
-// log n stages grouped into passes that each run up to 10 stages on a 1024-element tile in
-// shared memory, so a 2^24 transform reads and writes device memory 3 times instead of 24
-// (the "high-radix" schedule; cf. Bailey, "FFTs in external or hierarchical memory", 1990).
+// Method: iterative Cooley-Tukey DIT (bit-reversed input, natural output) with the log n
+// radix-2 stages grouped into passes; a pass runs its stages on a tile of up to 2^10 elements in
+// shared memory, so a 2^24 transform reads and writes device memory 3 times instead of 24 (the
+// "high-radix" schedule; cf. Bailey, "FFTs in external or hierarchical memory", 1990).
 // A pass that starts at stage s0 > 0 owns the elements whose indices differ only in bits
 // [s0, s0 + k); it also takes 4 consecutive low indices so each load is a 128-byte run.
+// Passes are balanced (plan_passes): the fewest that the tile allows, stages spread evenly, so no
+// pass is left with one or two stages on tiny blocks (2^27 was split 10 + 8 + 8 + 1: its last
+// pass ran 4-thread blocks and took more than half of the transform).
+// Inside a pass each thread owns 4 elements and runs two stages per step on registers (a
+// radix-2^2 step: 4 multiplications, one shared-memory exchange and one barrier per two stages;
+// an odd stage count ends with a radix-2 step of two butterflies per thread). The first step reads
+// its 4 elements straight from device memory and the last writes them straight back, so a pass of
+// k stages makes ceil(k/2) - 1 shared-memory round trips. Twiddles of the later steps are staged
+// in shared memory by one prologue load per element, issued together with the data loads.
+// Stage 0 multiplies by w_2^0 = 1 and stage 1 by w_4^0 = 1 or w_4: the first step of the first
+// pass makes 1 multiplication per 4 elements instead of 4 (11.25 n instead of 12 n at 2^24).
 // Everything else is folded into the passes to save memory round trips:
 //  - the bit-reversal permutation is the first pass's gather (each Fr is one 32-byte sector,
 //    so the scattered reads waste no bandwidth);
@@ -25,7 +36,7 @@
 //    hi[j >> 12] * lo[j & 4095] from two small tables instead of a table of n powers.
 // Twiddles: stage s uses w_(2^(s+1))^j for j < 2^s, stored contiguously per stage (stage s at
 // offset 2^s - 1, n - 1 entries in all); the stage tables do not depend on n, so the table for
-// the largest size serves every smaller one.
+// the largest size serves every smaller one. Indices are 32-bit: n <= 2^30 (max_log_n).
 #pragma once
 
 #include <algorithm>
@@ -71,66 +82,173 @@ __global__ void twiddles_kernel(F* tw, uint32_t log_max, uint64_t count, const F
   tw[q] = table_pow(w_lo, w_hi, j << (log_max - 1 - s));
 }
 
+// Threads per block of the largest tile: 4 elements each.
+constexpr uint32_t kPassThreads = 1u << (kTileLog - 2);
+
+// Stages per pass for a 2^log_n transform: the fewest passes (the first takes up to kTileLog
+// stages, each later one kTileLog - 2 because its tile also spans 4 low indices), with the
+// stages spread evenly (the first takes any excess). Returns the number of passes.
+inline int plan_passes(uint32_t log_n, uint32_t (&k)[8]) {
+  const uint32_t later_max = uint32_t(kTileLog) - 2;
+  const uint32_t passes =
+      log_n <= uint32_t(kTileLog) ? 1 : 1 + (log_n - uint32_t(kTileLog) + later_max - 1) / later_max;
+  const uint32_t even = (log_n + passes - 1) / passes;
+  const uint32_t first = std::max(log_n - later_max * (passes - 1), even);
+  k[0] = first;
+  const uint32_t rest = log_n - first;
+  for (uint32_t p = 1; p < passes; ++p) k[p] = rest / (passes - 1) + (p - 1 < rest % (passes - 1) ? 1 : 0);
+  return int(passes);
+}
+
 template <class F>
-__global__ void __launch_bounds__(1 << (kTileLog - 1))
-    ntt_pass_kernel(const F* src, F* dst, const F* tw, PassArgs<F> a, const F* g_lo, const F* g_hi, const F* ginv_lo,
-                    const F* ginv_hi) {
-  __shared__ F sm[1 << kTileLog];
-  const uint32_t tile_log = a.k + a.lo_bits;
-  const uint32_t half = 1u << (tile_log - 1);
-  const uint32_t lo_mask = (1u << a.lo_bits) - 1;
-  const uint32_t lo_groups_log = a.s0 - a.lo_bits;
-  const uint64_t tb = blockIdx.x;
-  const uint64_t lo_base = (tb & ((uint64_t(1) << lo_groups_log) - 1)) << a.lo_bits;
-  const uint64_t hi = tb >> lo_groups_log;
-  const uint64_t n = uint64_t(1) << a.log_n;
-  auto global_index = [&](uint32_t e) -> uint64_t {
-    return (hi << (a.s0 + a.k)) | (uint64_t(e >> a.lo_bits) << a.s0) | (lo_base + (e & lo_mask));
+__device__ __forceinline__ void butterfly(F& u, F& v) {
+  const F t = v;
+  v = u - t;
+  u = u + t;
+}
+
+template <class F>
+__global__ void __launch_bounds__(kPassThreads, 3)
+    ntt_pass_kernel(const F* __restrict__ src, F* __restrict__ dst, const F* __restrict__ tw, PassArgs<F> a,
+                    const F* g_lo, const F* g_hi, const F* ginv_lo, const F* ginv_hi) {
+  extern __shared__ __align__(16) unsigned char ntt_smem[];
+  const uint32_t lb = a.lo_bits, k = a.k, s0 = a.s0;
+  const uint32_t tile_log = k + lb;
+  F* sm = reinterpret_cast<F*>(ntt_smem);  // the tile, 2^tile_log elements
+  F* stw = sm + (1u << tile_log);          // twiddles of local stages 2..k-1 (see below)
+  const uint32_t q = threadIdx.x, nthreads = blockDim.x;
+  const uint32_t lo_mask = (1u << lb) - 1;
+  const uint32_t lo_groups_log = s0 - lb;
+  const uint32_t tb = blockIdx.x;
+  const uint32_t lo_base = (tb & ((1u << lo_groups_log) - 1)) << lb;
+  const uint32_t hi = tb >> lo_groups_log;
+  const uint32_t n_mask = (1u << a.log_n) - 1;
+  // A tile of 2 elements (n = 2) has one butterfly: the radix-2 step's second one is absent.
+  const bool has_second = tile_log >= 2;
+
+  auto global_index = [&](uint32_t e) -> uint32_t {
+    return (hi << (s0 + k)) | ((e >> lb) << s0) | (lo_base + (e & lo_mask));
+  };
+  // Twiddle of local stage st for the element with mid index m (low = m mod 2^st), lane lo_off.
+  auto tw_global = [&](uint32_t st, uint32_t low, uint32_t lo_off) -> F {
+    return tw[(1u << (s0 + st)) - 1 + (low << s0) + lo_base + lo_off];
+  };
+  constexpr uint32_t kSkip = 3;  // shared twiddle slots of local stages 0 and 1 (read from tw)
+  auto tw_shared = [&](uint32_t st, uint32_t low, uint32_t lo_off) -> F {
+    return stw[((((1u << st) - 1 + low) - kSkip) << lb) | lo_off];
   };
 
+  // Twiddle prologue: stages 2..k-1 of this pass (stages 0 and 1 are the first step's, read
+  // from tw directly). (2^k - 4) 2^lb < 4 nthreads entries: at most 4 loads per thread.
+  if (k > 2) {
+    const uint32_t count = ((1u << k) - 4) << lb;
 #pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    const uint32_t e = threadIdx.x + uint32_t(r) * half;
-    const uint64_t gi = global_index(e);
-    F x;
-    if (a.gather == Gather::kInPlace) {
-      x = dst[gi];
-    } else {
-      uint64_t from = __brevll(gi) >> (64 - a.log_n);
-      if (a.gather == Gather::kInverse) from = (n - from) & (n - 1);
-      x = src[from];
-      if (a.gather == Gather::kCoset) x = x * table_pow(g_lo, g_hi, from);
-      if (a.gather == Gather::kInverse) x = x * a.scale;
+    for (uint32_t r = 0; r < 4; ++r) {
+      const uint32_t idx = q + r * nthreads;
+      if (idx < count) {
+        const uint32_t slot = (idx >> lb) + kSkip;
+        const uint32_t st = 31 - __clz(slot + 1);
+        stw[idx] = tw_global(st, slot + 1 - (1u << st), idx & lo_mask);
+      }
     }
-    sm[e] = x;
-  }
-  __syncthreads();
-
-  for (uint32_t st = 0; st < a.k; ++st) {
-    const uint32_t q = threadIdx.x;
-    const uint32_t lo_off = q & lo_mask;
-    const uint32_t mp = q >> a.lo_bits;
-    const uint32_t low = mp & ((1u << st) - 1);
-    const uint32_t mid0 = ((mp >> st) << (st + 1)) | low;
-    const uint32_t e0 = (mid0 << a.lo_bits) | lo_off;
-    const uint32_t e1 = e0 + (1u << (st + a.lo_bits));
-    const uint32_t s = a.s0 + st;
-    const uint64_t j = (uint64_t(low) << a.s0) + lo_base + lo_off;  // index of e0 modulo 2^s
-    const F w = tw[(uint64_t(1) << s) - 1 + j];
-    const F u = sm[e0];
-    const F v = sm[e1] * w;
-    sm[e0] = u + v;
-    sm[e1] = u - v;
-    __syncthreads();
   }
 
+  // The tile indices of this thread's 4 elements in a step at local stage st: radix-2^2 (stages
+  // st, st+1) takes e0 + {0, 1, 2, 3} 2^(st+lb); radix-2 takes two butterflies' pairs.
+  auto step_indices = [&](uint32_t st, bool r4, uint32_t(&e)[4]) {
+    const uint32_t sh = st + lb, d = 1u << sh;
+    if (r4) {
+      const uint32_t e0 = ((q >> sh) << (sh + 2)) | (q & (d - 1));
+      e[0] = e0, e[1] = e0 + d, e[2] = e0 + 2 * d, e[3] = e0 + 3 * d;
+    } else {
+      const uint32_t b1 = q + nthreads;
+      const uint32_t ea = ((q >> sh) << (sh + 1)) | (q & (d - 1));
+      const uint32_t eb = ((b1 >> sh) << (sh + 1)) | (b1 & (d - 1));
+      e[0] = ea, e[1] = ea + d, e[2] = eb, e[3] = eb + d;
+    }
+  };
+  // One step on registers. first: twiddles from tw (the prologue is not yet visible).
+  auto step_compute = [&](uint32_t st, bool r4, bool first, const uint32_t(&e)[4], F(&x)[4]) {
+    auto w = [&](uint32_t s, uint32_t low, uint32_t lo_off) {
+      return first ? tw_global(s, low, lo_off) : tw_shared(s, low, lo_off);
+    };
+    const uint32_t m_mask = (1u << st) - 1;
+    if (r4) {
+      const uint32_t low = (e[0] >> lb) & m_mask, lo_off = e[0] & lo_mask;
+      if (s0 + st == 0) {
+        // Stage 0 (w_2^0 = 1), then stage 1: x2 by w_4^0 = 1, x3 by w_4.
+        butterfly(x[0], x[1]);
+        butterfly(x[2], x[3]);
+        x[3] = x[3] * w(1, 1, 0);
+      } else {
+        const F wa = w(st, low, lo_off);
+        x[1] = x[1] * wa;
+        x[3] = x[3] * wa;
+        butterfly(x[0], x[1]);
+        butterfly(x[2], x[3]);
+        x[2] = x[2] * w(st + 1, low, lo_off);
+        x[3] = x[3] * w(st + 1, low + (1u << st), lo_off);
+      }
+      butterfly(x[0], x[2]);
+      butterfly(x[1], x[3]);
+    } else {
+      if (s0 + st != 0) {
+        x[1] = x[1] * w(st, (e[0] >> lb) & m_mask, e[0] & lo_mask);
+        if (has_second) x[3] = x[3] * w(st, (e[2] >> lb) & m_mask, e[2] & lo_mask);
+      }
+      butterfly(x[0], x[1]);
+      butterfly(x[2], x[3]);
+    }
+  };
+
+  const uint32_t steps = k / 2 + (k & 1);
+  auto step_st = [&](uint32_t i) { return 2 * i; };  // radix-2^2 steps first, the radix-2 one last
+  auto step_r4 = [&](uint32_t i) { return 2 * i + 1 < k; };
+
+  uint32_t e[4];
+  F x[4];
+  // First step: gather from device memory.
+  step_indices(0, step_r4(0), e);
 #pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    const uint32_t e = threadIdx.x + uint32_t(r) * half;
-    const uint64_t gi = global_index(e);
-    F x = sm[e];
-    if (a.post_scale) x = x * table_pow(ginv_lo, ginv_hi, gi);
-    dst[gi] = x;
+  for (int c = 0; c < 4; ++c) {
+    if (c >= 2 && !has_second) {
+      x[c] = F::zero();
+      continue;
+    }
+    const uint32_t gi = global_index(e[c]);
+    if (a.gather == Gather::kInPlace) {
+      x[c] = dst[gi];
+    } else {
+      uint32_t from = __brev(gi) >> (32 - a.log_n);
+      if (a.gather == Gather::kInverse) from = (n_mask + 1 - from) & n_mask;
+      F v = src[from];
+      if (a.gather == Gather::kCoset) v = v * table_pow(g_lo, g_hi, from);
+      if (a.gather == Gather::kInverse) v = v * a.scale;
+      x[c] = v;
+    }
+  }
+  step_compute(0, step_r4(0), true, e, x);
+  for (uint32_t i = 1; i < steps; ++i) {
+#pragma unroll
+    for (int c = 0; c < 4; ++c)
+      if (c < 2 || has_second) sm[e[c]] = x[c];
+    __syncthreads();
+    const uint32_t st = step_st(i);
+    const bool r4 = step_r4(i);
+    step_indices(st, r4, e);
+#pragma unroll
+    for (int c = 0; c < 4; ++c) x[c] = sm[e[c]];
+    step_compute(st, r4, false, e, x);
+    // No barrier before the next write: each thread writes back only the elements it read.
+  }
+  // Last step's results: straight to device memory.
+#pragma unroll
+  for (int c = 0; c < 4; ++c) {
+    if (c >= 2 && !has_second) continue;
+    const uint32_t gi = global_index(e[c]);
+    F v = x[c];
+    if (a.post_scale) v = v * table_pow(ginv_lo, ginv_hi, gi);
+    dst[gi] = v;
   }
 }
 
@@ -152,16 +270,22 @@ void Engine<HostFr>::run(const F* d_in, F* d_out, int log_n, NttDirection dir, c
   const F* g_hi = coset ? ct->pow.get() + 2 * kPowLo : nullptr;
   const F* ginv_lo = coset ? ct->pow.get() + kPowLo : nullptr;
   const F* ginv_hi = coset ? ct->pow.get() + 2 * kPowLo + ct->hi_count : nullptr;
+  uint32_t ks[8];
+  const int passes = plan_passes(uint32_t(log_n), ks);
   uint32_t s0 = 0;
-  while (s0 < uint32_t(log_n)) {
+  for (int p = 0; p < passes; ++p) {
     a.s0 = s0;
     a.lo_bits = s0 == 0 ? 0u : (s0 < 2 ? s0 : 2u);
-    a.k = std::min<uint32_t>(uint32_t(log_n) - s0, uint32_t(kTileLog) - a.lo_bits);
-    a.post_scale = dir == NttDirection::kCosetInverse && s0 + a.k == uint32_t(log_n);
+    a.k = ks[p];
+    a.post_scale = dir == NttDirection::kCosetInverse && p + 1 == passes;
     const uint32_t tile_log = a.k + a.lo_bits;
+    const uint32_t threads = tile_log >= 2 ? 1u << (tile_log - 2) : 1u;
+    // Shared memory: none for a one-step pass, else the tile plus the staged twiddles.
+    const uint32_t staged = a.k > 2 ? ((1u << a.k) - 4) << a.lo_bits : 0u;
+    const size_t smem = a.k > 2 ? ((size_t(1) << tile_log) + staged) * sizeof(F) : 0;
     const uint64_t blocks = uint64_t(1) << (uint32_t(log_n) - tile_log);
-    ntt_pass_kernel<F><<<unsigned(blocks), 1u << (tile_log - 1), 0, stream_>>>(d_in, d_out, tw_.get(), a, g_lo, g_hi,
-                                                                               ginv_lo, ginv_hi);
+    ntt_pass_kernel<F>
+        <<<unsigned(blocks), threads, smem, stream_>>>(d_in, d_out, tw_.get(), a, g_lo, g_hi, ginv_lo, ginv_hi);
     ZK_CUDA_OK_LAUNCH();
     a.gather = Gather::kInPlace;
     s0 += a.k;
@@ -182,6 +306,10 @@ void Engine<HostFr>::ensure_twiddles(int log_n) {
   ZK_CUDA_OK_LAUNCH();
   ZK_CUDA_OK(cudaStreamSynchronize(stream_));  // `tables` and `host` go out of scope
   tw_log_ = log_n;
+  // A full pass uses 2^kTileLog elements of tile and up to as many staged twiddles: over the
+  // 48 KB that a launch gets without asking.
+  ZK_CUDA_OK(cudaFuncSetAttribute(ntt_pass_kernel<F>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  int(2 * (size_t(1) << kTileLog) * sizeof(F))));
 }
 
 }  // namespace zkmill::cuda::ntt
