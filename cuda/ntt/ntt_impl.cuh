@@ -31,7 +31,8 @@
 //  - the bit-reversal permutation is the first pass's gather (each Fr is one 32-byte sector,
 //    so the scattered reads waste no bandwidth);
 //  - the inverse uses inverse_DFT(a) = forward_DFT(a') / n with a'_j = a_(-j mod n) (substitute
-//    j -> -j), i.e. a negated gather index and the 1/n factor in the same gather;
+//    j -> -j), i.e. a negated gather index, and the 1/n factor in the first step (in the coset
+//    inverse's output scaling instead);
 //  - coset scaling by g^j (forward, on input) and g^-j (inverse, on output) multiply by
 //    hi[j >> 12] * lo[j & 4095] from two small tables instead of a table of n powers.
 // Twiddles: stage s uses w_(2^(s+1))^j for j < 2^s, stored contiguously per stage (stage s at
@@ -48,11 +49,14 @@
 
 namespace zkmill::cuda::ntt {
 
+// How a pass reads its input; a template argument of the pass kernel, so each instantiation
+// carries only its own scaling code (fewer registers: the forward pass has none of the others').
 enum class Gather : int {
   kInPlace = 0,  // not the first pass: read and write dst
   kForward,      // bit-reversed gather
   kCoset,        // bit-reversed gather times g^j
-  kInverse,      // negated bit-reversed gather times n^-1
+  kInverse,      // negated bit-reversed gather, times n^-1 (folded into the first step)
+  kNegated,      // negated bit-reversed gather (a coset inverse: n^-1 goes with g^-j on output)
 };
 
 template <class F>
@@ -61,9 +65,8 @@ struct PassArgs {
   uint32_t s0;       // first stage of this pass
   uint32_t k;        // stages in this pass
   uint32_t lo_bits;  // log2 of the consecutive low indices a tile takes (0 on the first pass)
-  Gather gather;
-  bool post_scale;  // multiply the output by g^-j (last pass of a coset inverse)
-  F scale;          // n^-1 for Gather::kInverse
+  F scale;           // n^-1 (inverse directions)
+  F scale_w4;        // n^-1 w_4: the inverse's n^-1 folded into the first step's stage 1
 };
 
 // x^e for e < 2^(kPowLoLog + hi_bits), from lo[i] = x^i (i < 2^kPowLoLog) and hi[h] = x^(h 2^kPowLoLog).
@@ -107,7 +110,8 @@ __device__ __forceinline__ void butterfly(F& u, F& v) {
   u = u + t;
 }
 
-template <class F>
+// kPostScale: multiply the output by g^-j n^-1 (last pass of a coset inverse).
+template <class F, Gather kGather, bool kPostScale>
 __global__ void __launch_bounds__(kPassThreads, 3)
     ntt_pass_kernel(const F* __restrict__ src, F* __restrict__ dst, const F* __restrict__ tw, PassArgs<F> a,
                     const F* g_lo, const F* g_hi, const F* ginv_lo, const F* ginv_hi) {
@@ -125,6 +129,8 @@ __global__ void __launch_bounds__(kPassThreads, 3)
   const uint32_t n_mask = (1u << a.log_n) - 1;
   // A tile of 2 elements (n = 2) has one butterfly: the radix-2 step's second one is absent.
   const bool has_second = tile_log >= 2;
+  // n^-1 of an inverse: in the first radix-2^2 step when there is one (k >= 2), else on input.
+  const bool scale_here = kGather == Gather::kInverse && k >= 2;
 
   auto global_index = [&](uint32_t e) -> uint32_t {
     return (hi << (s0 + k)) | ((e >> lb) << s0) | (lo_base + (e & lo_mask));
@@ -176,10 +182,18 @@ __global__ void __launch_bounds__(kPassThreads, 3)
     if (r4) {
       const uint32_t low = (e[0] >> lb) & m_mask, lo_off = e[0] & lo_mask;
       if (s0 + st == 0) {
-        // Stage 0 (w_2^0 = 1), then stage 1: x2 by w_4^0 = 1, x3 by w_4.
+        // Stage 0 (w_2^0 = 1), then stage 1: x2 by w_4^0 = 1, x3 by w_4. An inverse's n^-1 goes
+        // here (4 products per 4 elements, one of them with w_4 folded in) rather than on input.
         butterfly(x[0], x[1]);
         butterfly(x[2], x[3]);
-        x[3] = x[3] * w(1, 1, 0);
+        if (scale_here) {
+          x[0] = x[0] * a.scale;
+          x[1] = x[1] * a.scale;
+          x[2] = x[2] * a.scale;
+          x[3] = x[3] * a.scale_w4;
+        } else {
+          x[3] = x[3] * w(1, 1, 0);
+        }
       } else {
         const F wa = w(st, low, lo_off);
         x[1] = x[1] * wa;
@@ -216,14 +230,14 @@ __global__ void __launch_bounds__(kPassThreads, 3)
       continue;
     }
     const uint32_t gi = global_index(e[c]);
-    if (a.gather == Gather::kInPlace) {
+    if constexpr (kGather == Gather::kInPlace) {
       x[c] = dst[gi];
     } else {
       uint32_t from = __brev(gi) >> (32 - a.log_n);
-      if (a.gather == Gather::kInverse) from = (n_mask + 1 - from) & n_mask;
+      if (kGather == Gather::kInverse || kGather == Gather::kNegated) from = (n_mask + 1 - from) & n_mask;
       F v = src[from];
-      if (a.gather == Gather::kCoset) v = v * table_pow(g_lo, g_hi, from);
-      if (a.gather == Gather::kInverse) v = v * a.scale;
+      if constexpr (kGather == Gather::kCoset) v = v * table_pow(g_lo, g_hi, from);
+      if (kGather == Gather::kInverse && !scale_here) v = v * a.scale;
       x[c] = v;
     }
   }
@@ -241,15 +255,42 @@ __global__ void __launch_bounds__(kPassThreads, 3)
     step_compute(st, r4, false, e, x);
     // No barrier before the next write: each thread writes back only the elements it read.
   }
-  // Last step's results: straight to device memory.
+  // Last step's results: straight to device memory. A coset inverse multiplies by
+  // g^-j n^-1 = ginv_hi[j >> 12] (ginv_lo[j mod 2^12] n^-1); the 4 elements of a thread differ only
+  // in bits >= s0, so once s0 >= 12 the bracket is one product per thread, not per element.
+  const uint32_t lo_of0 = global_index(e[0]) & (kPowLo - 1);
+  const F lo_scaled = kPostScale ? ginv_lo[lo_of0] * a.scale : F::one();
 #pragma unroll
   for (int c = 0; c < 4; ++c) {
     if (c >= 2 && !has_second) continue;
     const uint32_t gi = global_index(e[c]);
     F v = x[c];
-    if (a.post_scale) v = v * table_pow(ginv_lo, ginv_hi, gi);
+    if constexpr (kPostScale) {
+      const uint32_t lo = gi & (kPowLo - 1);
+      v = v * (ginv_hi[gi >> kPowLoLog] * (lo == lo_of0 ? lo_scaled : ginv_lo[lo] * a.scale));
+    }
     dst[gi] = v;
   }
+}
+
+struct LaunchShape {
+  unsigned blocks, threads;
+  size_t smem;
+  cudaStream_t stream;
+};
+
+// One pass launch; raises the instantiation's dynamic shared-memory limit when the tile and its
+// staged twiddles pass the 48 KB a launch gets without asking (per launch: cheap, and right on
+// whichever device is current).
+template <class F, Gather kGather, bool kPostScale>
+void launch_pass(const LaunchShape& s, const F* src, F* dst, const F* tw, const PassArgs<F>& a, const F* g_lo,
+                 const F* g_hi, const F* ginv_lo, const F* ginv_hi) {
+  if (s.smem > 48 * 1024)
+    ZK_CUDA_OK(cudaFuncSetAttribute(ntt_pass_kernel<F, kGather, kPostScale>,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize, int(s.smem)));
+  ntt_pass_kernel<F, kGather, kPostScale>
+      <<<s.blocks, s.threads, s.smem, s.stream>>>(src, dst, tw, a, g_lo, g_hi, ginv_lo, ginv_hi);
+  ZK_CUDA_OK_LAUNCH();
 }
 
 template <class HostFr>
@@ -262,10 +303,15 @@ void Engine<HostFr>::run(const F* d_in, F* d_out, int log_n, NttDirection dir, c
   const bool coset = dir == NttDirection::kCosetForward || dir == NttDirection::kCosetInverse;
   const CosetTables* ct = coset ? &coset_tables(log_n, shift) : nullptr;
   const bool inverse = dir == NttDirection::kInverse || dir == NttDirection::kCosetInverse;
+  Gather gather = dir == NttDirection::kInverse        ? Gather::kInverse
+                  : dir == NttDirection::kCosetInverse ? Gather::kNegated
+                  : coset                              ? Gather::kCoset
+                                                       : Gather::kForward;
   PassArgs<F> a{};
   a.log_n = uint32_t(log_n);
-  a.gather = inverse ? Gather::kInverse : (coset ? Gather::kCoset : Gather::kForward);
-  a.scale = inverse ? F::from_host(HostFr::from_u64(uint64_t(1) << log_n).inverse()) : F::one();
+  const HostFr n_inv = HostFr::from_u64(uint64_t(1) << log_n).inverse();
+  a.scale = inverse ? F::from_host(n_inv) : F::one();
+  a.scale_w4 = F::from_host(n_inv * HostFr::root_of_unity(2));  // w_4 = the twiddle table's
   const F* g_lo = coset ? ct->pow.get() : nullptr;
   const F* g_hi = coset ? ct->pow.get() + 2 * kPowLo : nullptr;
   const F* ginv_lo = coset ? ct->pow.get() + kPowLo : nullptr;
@@ -277,17 +323,38 @@ void Engine<HostFr>::run(const F* d_in, F* d_out, int log_n, NttDirection dir, c
     a.s0 = s0;
     a.lo_bits = s0 == 0 ? 0u : (s0 < 2 ? s0 : 2u);
     a.k = ks[p];
-    a.post_scale = dir == NttDirection::kCosetInverse && p + 1 == passes;
+    const bool post_scale = dir == NttDirection::kCosetInverse && p + 1 == passes;
     const uint32_t tile_log = a.k + a.lo_bits;
     const uint32_t threads = tile_log >= 2 ? 1u << (tile_log - 2) : 1u;
     // Shared memory: none for a one-step pass, else the tile plus the staged twiddles.
     const uint32_t staged = a.k > 2 ? ((1u << a.k) - 4) << a.lo_bits : 0u;
     const size_t smem = a.k > 2 ? ((size_t(1) << tile_log) + staged) * sizeof(F) : 0;
     const uint64_t blocks = uint64_t(1) << (uint32_t(log_n) - tile_log);
-    ntt_pass_kernel<F>
-        <<<unsigned(blocks), threads, smem, stream_>>>(d_in, d_out, tw_.get(), a, g_lo, g_hi, ginv_lo, ginv_hi);
-    ZK_CUDA_OK_LAUNCH();
-    a.gather = Gather::kInPlace;
+    const LaunchShape shape{unsigned(blocks), threads, smem, stream_};
+    switch (gather) {
+      case Gather::kInPlace:
+        if (post_scale)
+          launch_pass<F, Gather::kInPlace, true>(shape, d_in, d_out, tw_.get(), a, g_lo, g_hi, ginv_lo, ginv_hi);
+        else
+          launch_pass<F, Gather::kInPlace, false>(shape, d_in, d_out, tw_.get(), a, g_lo, g_hi, ginv_lo, ginv_hi);
+        break;
+      case Gather::kForward:
+        launch_pass<F, Gather::kForward, false>(shape, d_in, d_out, tw_.get(), a, g_lo, g_hi, ginv_lo, ginv_hi);
+        break;
+      case Gather::kCoset:
+        launch_pass<F, Gather::kCoset, false>(shape, d_in, d_out, tw_.get(), a, g_lo, g_hi, ginv_lo, ginv_hi);
+        break;
+      case Gather::kInverse:
+        launch_pass<F, Gather::kInverse, false>(shape, d_in, d_out, tw_.get(), a, g_lo, g_hi, ginv_lo, ginv_hi);
+        break;
+      case Gather::kNegated:  // a coset inverse: one pass (n <= 2^kTileLog) scales on output too
+        if (post_scale)
+          launch_pass<F, Gather::kNegated, true>(shape, d_in, d_out, tw_.get(), a, g_lo, g_hi, ginv_lo, ginv_hi);
+        else
+          launch_pass<F, Gather::kNegated, false>(shape, d_in, d_out, tw_.get(), a, g_lo, g_hi, ginv_lo, ginv_hi);
+        break;
+    }
+    gather = Gather::kInPlace;
     s0 += a.k;
   }
 }
@@ -306,10 +373,6 @@ void Engine<HostFr>::ensure_twiddles(int log_n) {
   ZK_CUDA_OK_LAUNCH();
   ZK_CUDA_OK(cudaStreamSynchronize(stream_));  // `tables` and `host` go out of scope
   tw_log_ = log_n;
-  // A full pass uses 2^kTileLog elements of tile and up to as many staged twiddles: over the
-  // 48 KB that a launch gets without asking.
-  ZK_CUDA_OK(cudaFuncSetAttribute(ntt_pass_kernel<F>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  int(2 * (size_t(1) << kTileLog) * sizeof(F))));
 }
 
 }  // namespace zkmill::cuda::ntt
