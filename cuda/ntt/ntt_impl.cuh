@@ -35,9 +35,12 @@
 //    inverse's output scaling instead);
 //  - coset scaling by g^j (forward, on input) and g^-j (inverse, on output) multiply by
 //    hi[j >> 12] * lo[j & 4095] from two small tables instead of a table of n powers.
-// Twiddles: stage s uses w_(2^(s+1))^j for j < 2^s, stored contiguously per stage (stage s at
-// offset 2^s - 1, n - 1 entries in all); the stage tables do not depend on n, so the table for
-// the largest size serves every smaller one. Indices are 32-bit: n <= 2^30 (max_log_n).
+// Twiddles: stage s uses w_(2^(s+1))^j = W^(j 2^(m-1-s)) for j < 2^s, W = w_(2^m), so one table
+// T[i] = W^i, i < 2^(m-1), holds every stage's (stage s at stride 2^(m-1-s)); m is the largest
+// log n seen, so the table serves every smaller size. n/2 entries: 2 GiB at 2^27, where per-stage
+// tables (n - 1 entries) took 4 GiB of a card that a PoRep partition fills. The strided reads
+// are the shared-memory prologue's alone, and the early stages' few entries stay in L2.
+// Indices are 32-bit: n <= 2^30 (max_log_n).
 #pragma once
 
 #include <algorithm>
@@ -65,6 +68,7 @@ struct PassArgs {
   uint32_t s0;       // first stage of this pass
   uint32_t k;        // stages in this pass
   uint32_t lo_bits;  // log2 of the consecutive low indices a tile takes (0 on the first pass)
+  uint32_t tw_top;   // m - 1: stage s reads the twiddle table at stride 2^(tw_top - s)
   F scale;           // n^-1 (inverse directions)
   F scale_w4;        // n^-1 w_4: the inverse's n^-1 folded into the first step's stage 1
 };
@@ -76,13 +80,9 @@ __device__ __forceinline__ F table_pow(const F* lo, const F* hi, uint64_t e) {
 }
 
 template <class F>
-__global__ void twiddles_kernel(F* tw, uint32_t log_max, uint64_t count, const F* w_lo, const F* w_hi) {
+__global__ void twiddles_kernel(F* tw, uint64_t count, const F* w_lo, const F* w_hi) {
   const uint64_t q = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (q >= count) return;
-  const uint32_t s = 63 - __clzll(q + 1);  // stage: q lies in [2^s - 1, 2^(s+1) - 1)
-  const uint64_t j = q + 1 - (uint64_t(1) << s);
-  // w_(2^(s+1))^j = w_(2^log_max)^(j 2^(log_max - 1 - s)).
-  tw[q] = table_pow(w_lo, w_hi, j << (log_max - 1 - s));
+  if (q < count) tw[q] = table_pow(w_lo, w_hi, q);  // W^q
 }
 
 // Threads per block of the largest tile: 4 elements each.
@@ -137,7 +137,7 @@ __global__ void __launch_bounds__(kPassThreads, 3)
   };
   // Twiddle of local stage st for the element with mid index m (low = m mod 2^st), lane lo_off.
   auto tw_global = [&](uint32_t st, uint32_t low, uint32_t lo_off) -> F {
-    return tw[(1u << (s0 + st)) - 1 + (low << s0) + lo_base + lo_off];
+    return tw[((low << s0) + lo_base + lo_off) << (a.tw_top - s0 - st)];
   };
   constexpr uint32_t kSkip = 3;  // shared twiddle slots of local stages 0 and 1 (read from tw)
   auto tw_shared = [&](uint32_t st, uint32_t low, uint32_t lo_off) -> F {
@@ -309,6 +309,7 @@ void Engine<HostFr>::run(const F* d_in, F* d_out, int log_n, NttDirection dir, c
                                                        : Gather::kForward;
   PassArgs<F> a{};
   a.log_n = uint32_t(log_n);
+  a.tw_top = uint32_t(tw_log_) - 1;
   const HostFr n_inv = HostFr::from_u64(uint64_t(1) << log_n).inverse();
   a.scale = inverse ? F::from_host(n_inv) : F::one();
   a.scale_w4 = F::from_host(n_inv * HostFr::root_of_unity(2));  // w_4 = the twiddle table's
@@ -366,10 +367,11 @@ void Engine<HostFr>::ensure_twiddles(int log_n) {
   const std::vector<F> host = pow_tables(HostFr::root_of_unity(size_t(log_n)), hi_count);
   DeviceBuffer<F> tables(host.size(), "NTT twiddle seeds");
   ZK_CUDA_OK(cudaMemcpyAsync(tables.get(), host.data(), host.size() * sizeof(F), cudaMemcpyHostToDevice, stream_));
-  const uint64_t count = (uint64_t(1) << log_n) - 1;
+  const uint64_t count = uint64_t(1) << (log_n - 1);
+  tw_ = DeviceBuffer<F>();  // free the smaller table first
   tw_ = DeviceBuffer<F>(count, "NTT twiddles");
-  twiddles_kernel<F><<<unsigned((count + 255) / 256), 256, 0, stream_>>>(tw_.get(), uint32_t(log_n), count,
-                                                                         tables.get(), tables.get() + kPowLo);
+  twiddles_kernel<F>
+      <<<unsigned((count + 255) / 256), 256, 0, stream_>>>(tw_.get(), count, tables.get(), tables.get() + kPowLo);
   ZK_CUDA_OK_LAUNCH();
   ZK_CUDA_OK(cudaStreamSynchronize(stream_));  // `tables` and `host` go out of scope
   tw_log_ = log_n;
