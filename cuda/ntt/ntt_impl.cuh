@@ -368,7 +368,10 @@ void Engine<HostFr>::ensure_twiddles(int log_n) {
   DeviceBuffer<F> tables(host.size(), "NTT twiddle seeds");
   ZK_CUDA_OK(cudaMemcpyAsync(tables.get(), host.data(), host.size() * sizeof(F), cudaMemcpyHostToDevice, stream_));
   const uint64_t count = uint64_t(1) << (log_n - 1);
-  tw_ = DeviceBuffer<F>();  // free the smaller table first
+  // Free the smaller table first; until the new one is complete the engine holds none, so a
+  // failed allocation or launch leaves it consistent (the next run rebuilds).
+  tw_log_ = 0;
+  tw_ = DeviceBuffer<F>();
   tw_ = DeviceBuffer<F>(count, "NTT twiddles");
   twiddles_kernel<F>
       <<<unsigned((count + 255) / 256), 256, 0, stream_>>>(tw_.get(), count, tables.get(), tables.get() + kPowLo);
