@@ -13,7 +13,8 @@
       checks the invariants; prints a report, and exits 1 if any invariant does not hold.
   chaos.py takeovers --faults FAULTS_LOG --coord-logs LOG...
       for each fault of the active coordinator, the time from its start to the next "TOOK
-      OVER" line of a coordinator log (the standby's takeover), or that none followed.
+      OVER" (or "holding the coordinator lease") line of a coordinator log: the new holder's
+      takeover, or that none followed.
 """
 import argparse
 import bisect
@@ -296,7 +297,10 @@ def takeovers(a):
     for path in a.coord_logs:
         with open(path, errors="replace") as f:
             for line in f:
-                if "TOOK OVER the coordinator lease" in line:
+                # A standby that saw a holder logs TOOK OVER; one that found the lease free
+                # (its holder's lease expired before it first asked: a restarted coordinator)
+                # logs only that it holds it. Both start a new holder's tenure.
+                if "TOOK OVER the coordinator lease" in line or "holding the coordinator lease" in line:
                     t = log_ms(line)
                     if t is not None:
                         took.append((t, os.path.basename(path).rsplit(".", 1)[0]))
