@@ -165,7 +165,23 @@ bool Coordinator::take_lease(const std::atomic<bool>& stop) {
       const std::string what = e.what();
       if (what.find("NOAUTH") != std::string::npos || what.find("NOPERM") != std::string::npos)
         throw std::runtime_error("redis refused the coordinator (set redis.user / redis.password): " + what);
-      throw;
+      // A restarted Redis answers LOADING while it reads its AOF, a replica READONLY during a
+      // failover: Redis is not there yet, as when it refuses connections (the chaos run's
+      // standby exited with status 1 on LOADING). Anything else is a bug: let it out.
+      bool transient = false;
+      for (const char* code : {"LOADING", "BUSY", "MASTERDOWN", "READONLY", "TRYAGAIN"})
+        transient = transient || what.find(code) != std::string::npos;
+      if (!transient) throw;
+      redis_.disconnect();
+      if (now_ms() - last_log > 2000) {
+        spdlog::warn("coordinator: redis not ready at start ({}); retrying", e.what());
+        last_log = now_ms();
+      }
+      if (stop.load()) {
+        if (cfg_.coordinator.standby) return false;
+        throw std::runtime_error("stopped before redis was ready");
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
     } catch (const RedisError& e) {
       redis_.disconnect();
       if (now_ms() - last_log > 2000) {

@@ -9,8 +9,14 @@
 //     anything, while the job finishes.
 // Each test prints the measured takeover time (kill or stop -> the standby's "TOOK OVER" line);
 // docs/reliability.md records them.
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <cstdio>
 #include <iostream>
+#include <thread>
 
 #include "farm/coordinator_lease.hpp"
 #include "tests/system/farm_processes.hpp"
@@ -160,6 +166,54 @@ TEST_F(FarmStandbyTest, StalledActiveIsFencedOutAndStepsDownAfterSigcont) {
   expect_recorded_once(job);
   EXPECT_FALSE(contains(log("coordinator").substr(mark), " verified (")) << log("coordinator");
   EXPECT_TRUE(contains(log("standby"), job + " done")) << log("standby");
+}
+
+// A Redis that answers every command with LOADING, as a restarted Redis does while it reads its
+// AOF (a hostile stand-in: a loopback socket of the test's own). A standby must wait through it
+// as through a refused connection; it used to exit with status 1 (seen in the chaos run at its
+// Redis restart).
+TEST_F(FarmStandbyTest, StandbyWaitsWhileRedisIsStillLoading) {
+  const int lfd = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(lfd, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(lfd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(lfd, 8), 0);
+  socklen_t len = sizeof addr;
+  ASSERT_EQ(::getsockname(lfd, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  const int port = ntohs(addr.sin_port);
+  std::atomic<int> replies{0};
+  std::thread loading([&] {
+    // One connection at a time: the coordinator's; any bytes in, one LOADING error out per
+    // read (hiredis sends one command and waits for its reply).
+    for (;;) {
+      const int c = ::accept(lfd, nullptr, nullptr);
+      if (c < 0) return;  // the listening socket was shut down: the test is over
+      char buf[4096];
+      while (::read(c, buf, sizeof buf) > 0) {
+        const char reply[] = "-LOADING Redis is loading the dataset in memory\r\n";
+        if (::write(c, reply, sizeof reply - 1) < 0) break;
+        ++replies;
+      }
+      ::close(c);
+    }
+  });
+  auto cfg = write_config("loading", "redis:\n  host: 127.0.0.1\n  port: " + std::to_string(port) + "\n" +
+                                         coordinator_section(coordinator_port_, "  standby: true\n"));
+  const pid_t c = spawn("loading", {zkmill_binary(), "coordinator", "--config", cfg});
+  const bool waited = wait_log("loading", "redis not ready at start (LOADING", 20s);
+  std::this_thread::sleep_for(500ms);
+  const int early_exit = wait_exit(c, std::chrono::seconds(0));
+  const int rc = stop(c);
+  ::shutdown(lfd, SHUT_RDWR);
+  ::close(lfd);
+  loading.join();
+  EXPECT_TRUE(waited) << log("loading");
+  EXPECT_EQ(early_exit, -1) << "the standby exited by itself while Redis was loading:\n" << log("loading");
+  EXPECT_GT(replies.load(), 1);
+  EXPECT_EQ(rc, 0) << log("loading");
+  EXPECT_TRUE(contains(log("loading"), "stopping (standby; never took over)")) << log("loading");
 }
 
 }  // namespace
