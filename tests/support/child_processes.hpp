@@ -9,10 +9,12 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <string>
 #include <thread>
 #include <utility>
@@ -187,7 +189,20 @@ inline std::string start_redis(ChildProcesses& c, const std::string& name = "red
     args.insert(args.end(),
                 {"--user", "default", "off", "--user", user, "on", ">" + password, "~zk:*", "&zk:*", "+@all"});
   c.spawn(name, args);
-  if (!eventually(std::chrono::seconds(5), [&] { return fs::exists(socket); })) {
+  // Ready once a connection is accepted: the socket file appears at bind(), a moment before
+  // listen(), and a client connecting in between is refused (a flake seen under load).
+  auto accepts = [&] {
+    if (!fs::exists(socket)) return false;
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    if (fd < 0) return false;
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", socket.c_str());
+    const bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+    ::close(fd);
+    return ok;
+  };
+  if (!eventually(std::chrono::seconds(5), accepts)) {
     ADD_FAILURE() << "redis-server did not start: " << c.log(name);
     return "";
   }
