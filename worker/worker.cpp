@@ -484,10 +484,13 @@ ControlMessage Worker::run_synth(const Synth& s, const std::string& wtns) {
     const auto pk = native_keys_.open<E>(*key);
     if (cfg_.worker.pce) {
       // Precompiled constraint evaluation; any failure falls back to plain synthesis for this
-      // task, and the key's matrices are opened (or rebuilt) afresh next time.
+      // task, and the key's matrices are opened (or rebuilt) afresh next time. A witness-only
+      // bundle needs the witness pass alone (the prove worker computes a, b, c).
       try {
-        return groth16::synthesize_builtin_pce<E>(*pce_for<E>(key->path, pk->meta), pk->meta, s.seed, part,
-                                                  key->digest);
+        const auto pce = pce_for<E>(key->path, pk->meta);
+        if (cfg_.worker.bundle_kind == "witness")
+          return groth16::synthesize_builtin_witness<E>(*pce, pk->meta, s.seed, part, key->digest);
+        return groth16::synthesize_builtin_pce<E>(*pce, pk->meta, s.seed, part, key->digest);
       } catch (const std::exception& e) {
         forget_pce(key->path);
         spdlog::warn("worker {}: PCE synthesis of {} failed ({}); synthesizing without it", id_, key->path, e.what());
@@ -495,7 +498,7 @@ ControlMessage Worker::run_synth(const Synth& s, const std::string& wtns) {
     }
     return groth16::synthesize_builtin<E>(pk->meta, s.seed, part, key->digest);
   });
-  if (!zkey && cfg_.worker.bundle_kind == "witness")
+  if (!zkey && cfg_.worker.bundle_kind == "witness" && bundle.kind() != cs::BundleKind::Witness)
     bundle = curves::with_curve(key->curve, [&]<class E>(E) {
       // Witness only: the prove worker recomputes a, b, c from the circuit's PCE matrices (the
       // same KEY.pce, named by its id), so only inputs and the (bit-packed) aux travel.
