@@ -3,15 +3,12 @@
 // make open() refuse anything but an intact file of this version for the expected shape.
 #include "common/cs/pce_matrices.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <filesystem>
 
 #include "common/cs/checksum.hpp"
 #include "common/ff/bls12_381_fields.hpp"
 #include "common/ff/bn254_fields.hpp"
+#include "common/util/atomic_file.hpp"
 
 namespace zkmill::cs {
 
@@ -146,30 +143,15 @@ uint64_t image_checksum(std::span<const uint8_t> image) {
 }  // namespace pce_detail
 
 void PceMatrices::write_file(const std::string& path, std::span<const uint8_t> image) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw PceError(tmp + ": cannot create: " + std::strerror(errno));
-  size_t done = 0;
-  while (done < image.size()) {
-    const ssize_t w = ::write(fd, image.data() + done, image.size() - done);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      const int e = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      throw PceError(tmp + ": cannot write: " + std::strerror(e));
-    }
-    done += size_t(w);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    ::unlink(tmp.c_str());
-    throw PceError(tmp + ": cannot flush: " + std::strerror(errno));
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    ::unlink(tmp.c_str());
-    throw PceError(path + ": cannot rename into place: " + ec.message());
+  // A unique temporary per writer (mkstemp), renamed into place: workers of an embedded farm
+  // (`zkmill demo`, bench-farm) share one process and may record the same file at once; a
+  // temporary named by the pid alone was written by all of them together.
+  try {
+    util::AtomicFile f(path);
+    f.write(image.data(), image.size());
+    f.commit();
+  } catch (const util::AtomicFileError& e) {
+    throw PceError(e.what());
   }
 }
 

@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <thread>
+#include <vector>
 
 #include "common/cs/witness_expand.hpp"
 #include "common/curves/bls12_381.hpp"
@@ -80,6 +82,30 @@ TYPED_TEST(PceBuiltin, BundleAndProofEqualPlainSynthesis) {
     (void)load_or_build_pce<E>(path, pk.meta, &why);
     EXPECT_EQ(why, "");
   }
+}
+
+// Workers of one process (an embedded farm: `zkmill demo`, bench-farm) may record the same
+// file at once: each gets intact matrices, the file in place is intact, no temporary is left.
+TYPED_TEST(PceBuiltin, WritersOfOneProcessRecordingAtOnceLeaveAnIntactFile) {
+  using E = TypeParam;
+  using Fr = typename E::Fr;
+  auto pk = setup_builtin<E>("porep", 3000, ToxicWaste<Fr>::random(this->rng), this->pool);
+  const std::string path = temp_pce(std::string("race-") + E::kName + ".pce");
+  const auto dir = std::filesystem::path(path).parent_path();
+  for (int round = 0; round < 3; ++round) {
+    std::filesystem::remove(path);
+    std::vector<cs::CircuitId> ids(6);
+    std::vector<std::thread> writers;
+    for (auto& id : ids) writers.emplace_back([&] { id = load_or_build_pce<E>(path, pk.meta).id(); });
+    for (auto& w : writers) w.join();
+    std::string why = "unset";
+    const cs::PceMatrices on_disk = load_or_build_pce<E>(path, pk.meta, &why);
+    EXPECT_EQ(why, "") << "round " << round << ": the file in place was refused";
+    for (const auto& id : ids) EXPECT_EQ(id, on_disk.id());
+    for (const auto& entry : std::filesystem::directory_iterator(dir))
+      EXPECT_EQ(entry.path().filename().string().find("zkmill-tmp"), std::string::npos) << entry.path();
+  }
+  std::filesystem::remove(path);
 }
 
 TYPED_TEST(PceBuiltin, BadFileIsRebuiltNeverUsed) {
