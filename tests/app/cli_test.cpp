@@ -102,7 +102,9 @@ TEST(Cli, InfoJson) {
   // The device code (cmake/cuda_archs.cmake) is named exactly when the CUDA backend is in.
   const auto& code = j.at("cuda_device_code");
   EXPECT_EQ(code.is_string(), has_cuda) << j.dump();
-  if (code.is_string()) EXPECT_FALSE(code.get<std::string>().empty()) << j.dump();
+  if (code.is_string()) {
+    EXPECT_FALSE(code.get<std::string>().empty()) << j.dump();
+  }
 }
 
 TEST(Cli, ConfigThreadsSizesTheGlobalPool) {
