@@ -111,6 +111,7 @@ void Worker::rescan_keys() {
     KeyDirectory fresh(cfg_.worker.key_dir, &keys_);
     const auto before = keys_.circuit_ids(), after = fresh.circuit_ids();
     keys_ = std::move(fresh);
+    native_keys_.retain(keys_);
     if (before == after) {
       if (asked) spdlog::info("worker {}: key directory re-read (SIGHUP): {} circuit(s), unchanged", id_, after.size());
       return;
@@ -480,25 +481,29 @@ ControlMessage Worker::run_synth(const Synth& s, const std::string& wtns) {
                                   : "synth of a native circuit came with a witness frame");
   auto t0 = std::chrono::steady_clock::now();
   auto bundle = zkey ? zkeys_.synthesize(*key, wtns, part) : curves::with_curve(key->curve, [&]<class E>(E) {
-    auto pk = groth16::ProvingKey<E>::open(key->path);
+    const auto pk = native_keys_.open<E>(*key);
     if (cfg_.worker.pce) {
       // Precompiled constraint evaluation; any failure falls back to plain synthesis for this
-      // task, and the key's matrices are opened (or rebuilt) afresh next time.
+      // task, and the key's matrices are opened (or rebuilt) afresh next time. A witness-only
+      // bundle needs the witness pass alone (the prove worker computes a, b, c).
       try {
-        return groth16::synthesize_builtin_pce<E>(*pce_for<E>(key->path, pk.meta), pk.meta, s.seed, part, key->digest);
+        const auto pce = pce_for<E>(key->path, pk->meta);
+        if (cfg_.worker.bundle_kind == "witness")
+          return groth16::synthesize_builtin_witness<E>(*pce, pk->meta, s.seed, part, key->digest);
+        return groth16::synthesize_builtin_pce<E>(*pce, pk->meta, s.seed, part, key->digest);
       } catch (const std::exception& e) {
         forget_pce(key->path);
         spdlog::warn("worker {}: PCE synthesis of {} failed ({}); synthesizing without it", id_, key->path, e.what());
       }
     }
-    return groth16::synthesize_builtin<E>(pk.meta, s.seed, part, key->digest);
+    return groth16::synthesize_builtin<E>(pk->meta, s.seed, part, key->digest);
   });
-  if (!zkey && cfg_.worker.bundle_kind == "witness")
+  if (!zkey && cfg_.worker.bundle_kind == "witness" && bundle.kind() != cs::BundleKind::Witness)
     bundle = curves::with_curve(key->curve, [&]<class E>(E) {
       // Witness only: the prove worker recomputes a, b, c from the circuit's PCE matrices (the
       // same KEY.pce, named by its id), so only inputs and the (bit-packed) aux travel.
       using Fr = typename E::Fr;
-      const auto pce = pce_for<E>(key->path, groth16::ProvingKey<E>::open(key->path).meta);
+      const auto pce = pce_for<E>(key->path, native_keys_.open<E>(*key)->meta);
       return cs::WitnessBundle::pack_witness<Fr>(bundle.header(), pce->id(), bundle.template inputs<Fr>(),
                                                  bundle.template aux<Fr>());
     });
@@ -551,7 +556,7 @@ ControlMessage Worker::run_prove(const Prove& p, Task& t) {
       throw std::runtime_error("fetched a witness-only bundle for a .zkey circuit");
     const auto te = std::chrono::steady_clock::now();
     curves::with_curve(key->curve, [&]<class E>(E) {
-      const auto pce = pce_for<E>(key->path, groth16::ProvingKey<E>::open(key->path).meta);
+      const auto pce = pce_for<E>(key->path, native_keys_.open<E>(*key)->meta);
       try {
         if (gpu_ && cfg_.worker.gpu_pce) {
           cs::check_witness_for(w, *pce);
@@ -587,8 +592,8 @@ ControlMessage Worker::run_prove(const Prove& p, Task& t) {
                              ", the circuit's key is a native key");
   } else {
     curves::with_curve(key->curve, [&]<class E>(E) {
-      auto pk = groth16::ProvingKey<E>::open(key->path);
-      auto proof = gpu_ ? gpu_->prove(pk, w, p.circuit, device, device_pce.get()) : groth16::prove<E>(pk, w);
+      const auto pk = native_keys_.open<E>(*key);
+      auto proof = gpu_ ? gpu_->prove(*pk, w, p.circuit, device, device_pce.get()) : groth16::prove<E>(*pk, w);
       backend = gpu_ ? "GPU " + std::to_string(device) : std::string("CPU");
       if (bad_proof_once_.exchange(false)) proof.c = proof.a;  // test hook: well-formed but wrong
       proof_json = groth16::snarkjs::proof_to_json<E>(proof);

@@ -34,6 +34,7 @@
 #include "farm/log_rate_limiter.hpp"
 #include "worker/gpu_prover.hpp"
 #include "worker/key_directory.hpp"
+#include "worker/native_keys.hpp"
 #include "worker/prover_pool.hpp"
 #include "worker/zkey_circuits.hpp"
 
@@ -101,7 +102,8 @@ class Worker {
   WorkerOptions opts_;
   std::string id_;
   KeyDirectory keys_;
-  ZkeyCircuits zkeys_;  // thread-safe: used by the task threads
+  ZkeyCircuits zkeys_;      // thread-safe: used by the task threads
+  NativeKeys native_keys_;  // thread-safe: the native keys opened so far, by path
   // PCE matrices of the native keys used so far, by key path: opened (or recorded and written
   // beside the key) on a key's first task that needs them, kept for the life of the worker (a
   // farm proves many partitions of few circuits). Synth tasks use them for a, b, c (worker.pce)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The MSM and NTT parts of the GPU benchmark suite (suite_common.cuh): G1 and G2 MSM at each size,
-// every result checked exactly against one CPU scalar multiplication, and the NTT directions.
+// The MSM part of the GPU benchmark suite (suite_common.cuh): G1 and G2 MSM at each size, every
+// result checked exactly against one CPU scalar multiplication (the NTT part: suite_ntt.cu).
 #include <algorithm>
 #include <cstdio>
 #include <random>
@@ -9,7 +9,6 @@
 
 #include "cuda/bench/suite_common.cuh"
 #include "cuda/msm/pippenger.cuh"
-#include "cuda/ntt/ntt.cuh"
 
 namespace zkmill::cuda::bench {
 namespace {
@@ -128,43 +127,6 @@ bool bench_msm(const char* op, const char* name, const std::vector<int>& sizes, 
   return all_ok;
 }
 
-template <class HostFr>
-void bench_ntt(const char* name, const GpuBenchOptions& o, std::vector<Row>& rows) {
-  using F = typename ntt::Engine<HostFr>::F;
-  const int max_log = *std::max_element(o.ntt_sizes.begin(), o.ntt_sizes.end());
-  const size_t nmax = size_t(1) << max_log;
-  std::mt19937_64 rng(7);
-  std::vector<HostFr> host(nmax);
-  fill_progression<HostFr>(host, HostFr::random(rng), HostFr::random(rng));
-  Stream stream;
-  DeviceBuffer<F> in(nmax, "bench NTT in"), out(nmax, "bench NTT out");
-  ZK_CUDA_OK(cudaMemcpyAsync(in.get(), host.data(), nmax * sizeof(HostFr), cudaMemcpyHostToDevice, stream.get()));
-  ntt::Engine<HostFr> engine(stream.get());
-  const std::pair<const char*, NttDirection> dirs[] = {{"ntt_fwd", NttDirection::kForward},
-                                                       {"ntt_inv", NttDirection::kInverse},
-                                                       {"ntt_coset_fwd", NttDirection::kCosetForward}};
-  for (int lg : o.ntt_sizes) {
-    for (const auto& [op, dir] : dirs) {
-      engine.run(in.get(), out.get(), lg, dir);  // warm-up (and table setup)
-      stream.sync();
-      std::vector<float> ms;
-      Event a, b;
-      for (int r = 0; r < 2 * o.runs; ++r) {
-        a.record(stream.get());
-        engine.run(in.get(), out.get(), lg, dir);
-        b.record(stream.get());
-        ms.push_back(b.since(a));
-      }
-      const double gb = 2.0 * double(size_t(1) << lg) * sizeof(HostFr) / 1e9;
-      char note[96];
-      std::snprintf(note, sizeof note, "%.0f GB/s effective (one read + one write)", gb / (median(ms) / 1e3));
-      rows.push_back({op, name, lg, median(ms), *std::min_element(ms.begin(), ms.end()), note});
-      std::printf("%s %-10s 2^%d  median %8.3f ms  %s\n", op, name, lg, rows.back().median_ms, note);
-    }
-    std::fflush(stdout);
-  }
-}
-
 template void make_points<curve::Bn254G1>(const curve::Bn254G1::Affine*, const curve::Bn254G1::Affine*,
                                           curve::Bn254G1::Affine*, uint32_t, cudaStream_t);
 template void make_points<curve::Bls12381G1>(const curve::Bls12381G1::Affine*, const curve::Bls12381G1::Affine*,
@@ -181,7 +143,5 @@ template bool bench_msm<curve::Bn254G2>(const char*, const char*, const std::vec
                                         std::vector<Row>&);
 template bool bench_msm<curve::Bls12381G2>(const char*, const char*, const std::vector<int>&, const GpuBenchOptions&,
                                            std::vector<Row>&);
-template void bench_ntt<ff::Bn254Fr>(const char*, const GpuBenchOptions&, std::vector<Row>&);
-template void bench_ntt<ff::Bls12381Fr>(const char*, const GpuBenchOptions&, std::vector<Row>&);
 
 }  // namespace zkmill::cuda::bench

@@ -224,6 +224,11 @@ struct CurveState {
   ntt::Engine<typename G::HostFr> ntt;
   DeviceBuffer<F> a, b, c, t, z;
   DeviceBuffer<F> u;  // snarkjs keys whose root differs from ours (BLS12-381): permutation scratch
+  // Witness-only bundles: the packed aux as uploaded (whole values; full map and bits words)
+  // and the unpack's scratch (cuda/cs/witness_unpack.cuh).
+  DeviceBuffer<F> packed_full;
+  DeviceBuffer<uint64_t> packed_words;
+  DeviceBuffer<unsigned char> unpack_scratch;
   DeviceBuffer<unsigned long long> bad_row;
 };
 

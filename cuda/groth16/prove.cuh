@@ -36,6 +36,7 @@
 #include "common/groth16/assemble.hpp"
 #include "common/msm/pippenger.hpp"
 #include "common/util/thread_pool.hpp"
+#include "cuda/cs/witness_unpack.cuh"
 #include "cuda/groth16/context.cuh"
 #include "cuda/groth16/pce_resident.cuh"
 
@@ -132,20 +133,20 @@ struct GpuParts {
 // their digits are sorted once; B_G2 runs before L and H, while the a, b, c uploads (host
 // staging, the slowest part of the upload) are still going on.
 //
-// Witness-only bundles: `pce` (the circuit's matrices, resident) computes a, b, c on the device
-// from z instead of uploading them, and `aux` is the bundle's aux unpacked on the host (the
-// bundle holds it bit-packed).
+// Witness-only bundles: `matrices` (the circuit's, resident) compute a, b, c on the device from
+// z instead of uploading them, and z's aux is uploaded as the bundle holds it (bit-packed) and
+// unpacked on the device (cuda/cs/witness_unpack.cuh).
 template <class E>
 GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>>& key, const cs::WitnessBundle& w,
                       uint32_t log_n, GpuProveTimings& t, const QuotientPlan<typename E::Fr>& plan = {},
-                      const pce::DeviceMatrices<typename curve::G1Device<E>::Fr>* pce = nullptr,
-                      std::span<const typename E::Fr> unpacked_aux = {}) {
+                      const pce::DeviceMatrices<typename curve::G1Device<E>::Fr>* matrices = nullptr) {
   using G = curve::G1Device<E>;
   using F = typename G::Fr;
   using HostFr = typename E::Fr;
-  if ((pce != nullptr) != (w.kind() == cs::BundleKind::Witness) || (pce && unpacked_aux.size() != w.n_aux()))
-    throw std::invalid_argument("GPU prover: a witness-only bundle needs the circuit's PCE matrices and its aux");
-  const std::span<const HostFr> aux = pce ? unpacked_aux : w.aux<HostFr>();
+  const bool witness_only = w.kind() == cs::BundleKind::Witness;
+  if ((matrices != nullptr) != witness_only)
+    throw std::invalid_argument("GPU prover: a witness-only bundle needs the circuit's PCE matrices, and only it");
+  const std::span<const HostFr> aux = w.aux<HostFr>();  // witness-only: the whole values alone
   const uint64_t n = uint64_t(1) << log_n;
   const uint64_t rows = w.n_rows(), n_in = w.n_inputs(), n_aux = w.n_aux();
   if (key.n_vars != n_in + n_aux || key.n_aux != n_aux || key.n_h + 1 < n || (plan.snarkjs && key.n_h < n) || rows > n)
@@ -162,9 +163,28 @@ GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>
   auto dev = [](F* p) { return reinterpret_cast<HostFr*>(p); };
 
   auto t0 = std::chrono::steady_clock::now();
-  Event z_ready, abc_ready, h0, h1;
+  Event z_ready, abc_ready, h0, h1, unpack0, unpack1;
+  bool unpacked_on_device = false;
   ctx.pinned.upload(dev(st.z.get()), w.inputs<HostFr>().data(), n_in, cp);
-  ctx.pinned.upload(dev(st.z.get()) + n_in, aux.data(), n_aux, cp);
+  const auto map = witness_only ? w.packed(cs::PackedMap::Full) : std::span<const uint64_t>{};
+  if (!witness_only || (map.empty() && aux.size() == n_aux)) {
+    ctx.pinned.upload(dev(st.z.get()) + n_in, aux.data(), aux.size(), cp);  // every aux whole
+  } else {
+    // The packed aux (whole values, map, bits) is uploaded and unpacked into z on the device.
+    const auto bits = w.packed(cs::PackedMap::Bits);
+    st.packed_full.reserve(aux.size(), "prover packed witness");
+    st.packed_words.reserve(map.size() + bits.size(), "prover packed witness maps");
+    st.unpack_scratch.reserve(pce::unpack_aux_scratch_bytes<HostFr>(map.size()), "prover witness unpack");
+    ctx.pinned.upload(dev(st.packed_full.get()), aux.data(), aux.size(), cp);
+    ctx.pinned.upload(st.packed_words.get(), map.data(), map.size(), cp);
+    ctx.pinned.upload(st.packed_words.get() + map.size(), bits.data(), bits.size(), cp);
+    const pce::DevicePackedAux<F> packed{
+        st.packed_full.get(), st.packed_words.get(), st.packed_words.get() + map.size(), n_aux, aux.size(), map.size()};
+    unpack0.record(cp);
+    pce::unpack_aux<HostFr>(packed, st.z.get() + n_in, st.unpack_scratch.get(), cp);
+    unpack1.record(cp);
+    unpacked_on_device = true;
+  }
   z_ready.record(cp);
   ZK_CUDA_OK(cudaStreamWaitEvent(cs, z_ready.get(), 0));
   double upload_ms = ms_since(t0);
@@ -179,9 +199,9 @@ GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>
     F* dst[3] = {st.a.get(), st.b.get(), st.c.get()};
     for (int k = 0; k < 3; ++k)
       if (rows < n) ZK_CUDA_OK(cudaMemsetAsync(dst[k] + rows, 0, (n - rows) * sizeof(F), cp));
-    if (pce) {
+    if (matrices) {
       spmv0.record(cp);
-      pce::spmv<HostFr>(*pce, st.z.get(), dst[0], dst[1], dst[2], cp);
+      pce::spmv<HostFr>(*matrices, st.z.get(), dst[0], dst[1], dst[2], cp);
       spmv1.record(cp);
     } else {
       const std::span<const HostFr> src[3] = {w.a<HostFr>(), w.b<HostFr>(), w.c<HostFr>()};
@@ -248,7 +268,10 @@ GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>
   ZK_CUDA_OK(cudaMemcpyAsync(&bad, st.bad_row.get(), sizeof bad, cudaMemcpyDeviceToHost, cs));
   ZK_CUDA_OK(cudaStreamSynchronize(cs));
   t.h_ms = h1.since(h0);
-  if (pce) t.spmv_ms = spmv1.since(spmv0);
+  if (matrices) {
+    t.spmv_ms = spmv1.since(spmv0);
+    if (unpacked_on_device) t.unpack_ms = unpack1.since(unpack0);
+  }
   if (bad != ULLONG_MAX)
     throw std::invalid_argument("unsatisfied witness: constraint row " + std::to_string(bad) + " has a*b != c");
 
@@ -264,12 +287,10 @@ GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>
 extern template GpuParts<curves::Bn254> gpu_parts<curves::Bn254>(DeviceContext&, const DeviceKeyView<curve::Bn254G1>&,
                                                                  const cs::WitnessBundle&, uint32_t, GpuProveTimings&,
                                                                  const QuotientPlan<curves::Bn254::Fr>&,
-                                                                 const pce::DeviceMatrices<curve::Bn254G1::Fr>*,
-                                                                 std::span<const curves::Bn254::Fr>);
+                                                                 const pce::DeviceMatrices<curve::Bn254G1::Fr>*);
 extern template GpuParts<curves::Bls12381> gpu_parts<curves::Bls12381>(
     DeviceContext&, const DeviceKeyView<curve::Bls12381G1>&, const cs::WitnessBundle&, uint32_t, GpuProveTimings&,
-    const QuotientPlan<curves::Bls12381::Fr>&, const pce::DeviceMatrices<curve::Bls12381G1::Fr>*,
-    std::span<const curves::Bls12381::Fr>);
+    const QuotientPlan<curves::Bls12381::Fr>&, const pce::DeviceMatrices<curve::Bls12381G1::Fr>*);
 
 // FNV-1a over bytes.
 struct Fnv64 {
@@ -395,10 +416,9 @@ GpuResult prove_key(const HostKey<E>& pk, Validate&& validate, const cs::Witness
     const uint64_t nvars = pk.a.size();
     GpuProveTimings t;
     const auto inputs = w.inputs<Fr>();
-    // A witness-only bundle holds its aux bit-packed: unpacked here (z is uploaded whole), and
-    // a, b, c come from the circuit's matrices on the device.
+    // A witness-only bundle holds its aux bit-packed: it is unpacked into z on the device, and
+    // a, b, c come from the circuit's matrices there.
     const bool witness_only = w.kind() == cs::BundleKind::Witness;
-    std::vector<Fr> unpacked;
     if (witness_only) {
       if (o.pce == nullptr)
         throw std::invalid_argument("GPU prover: a witness-only bundle needs the circuit's PCE matrices (options.pce)");
@@ -407,14 +427,16 @@ GpuResult prove_key(const HostKey<E>& pk, Validate&& validate, const cs::Witness
       } catch (const cs::BundleError& e) {
         throw std::invalid_argument(std::string("GPU prover: ") + e.what());
       }
-      const auto u0 = std::chrono::steady_clock::now();
-      unpacked.resize(w.n_aux());
-      w.unpack_aux<Fr>(unpacked);
-      t.unpack_ms = ms_since(u0);
     }
-    const std::span<const Fr> aux = witness_only ? std::span<const Fr>(unpacked) : w.aux<Fr>();
     // B_G2 runs on the GPU unless asked otherwise (skip_g2, a benchmark mode, never runs it).
     const bool gpu_g2 = !o.g2_on_cpu && !o.skip_g2;
+    // CPU-G2 mode needs the aux on the host: a witness-only bundle's is unpacked here for it.
+    std::vector<Fr> unpacked;
+    if (witness_only && o.g2_on_cpu) {
+      unpacked.resize(w.n_aux());
+      w.unpack_aux<Fr>(unpacked);
+    }
+    const std::span<const Fr> aux = witness_only ? std::span<const Fr>(unpacked) : w.aux<Fr>();
     // CPU mode: B_G2 on the CPU pool, concurrently with the GPU work. std::async's future waits in its
     // destructor (declared before the lease, so it outlives it), so an exception on this thread
     // never leaves the task with dangling references.
@@ -502,7 +524,7 @@ GpuResult prove_key(const HostKey<E>& pk, Validate&& validate, const cs::Witness
     try {
       if (matrices) {
         const auto mv = matrices->view();
-        p = gpu_parts<E>(ctx, view_of(key), w, log_n, t, plan, &mv, aux);
+        p = gpu_parts<E>(ctx, view_of(key), w, log_n, t, plan, &mv);
       } else {
         p = gpu_parts<E>(ctx, view_of(key), w, log_n, t, plan);
       }

@@ -41,8 +41,9 @@ struct GpuProveTimings {
   // B_G2: msm_b_g2_ms on the GPU (the default), or in CPU-G2 mode (g2_on_cpu) g2_cpu_ms on the
   // CPU pool, concurrent with the above, and g2_wait_ms the GPU side's wait for it afterwards.
   double msm_b_g2_ms = 0, g2_cpu_ms = 0, g2_wait_ms = 0;
-  // Witness-only bundles (GpuProveOptions::pce): unpacking the bit-packed aux on the host, the
-  // matrices' upload into the key cache (0 when resident), and a, b, c on the device (events).
+  // Witness-only bundles (GpuProveOptions::pce): unpacking the bit-packed aux into z on the
+  // device, the matrices' upload into the key cache (0 when resident), and a, b, c on the
+  // device (unpack and mat-vec: CUDA events).
   double unpack_ms = 0, pce_upload_ms = 0, spmv_ms = 0;
   double combine_ms = 0;  // final A/B/C combination on the host
   double total_ms = 0;

@@ -39,5 +39,5 @@ namespace zkmill::cuda::g16 {
 template GpuParts<curves::Bls12381> gpu_parts<curves::Bls12381>(
     DeviceContext&, const DeviceKeyView<curve::G1Device<curves::Bls12381>>&, const cs::WitnessBundle&, uint32_t,
     GpuProveTimings&, const QuotientPlan<curves::Bls12381::Fr>&,
-    const pce::DeviceMatrices<curve::G1Device<curves::Bls12381>::Fr>*, std::span<const curves::Bls12381::Fr>);
+    const pce::DeviceMatrices<curve::G1Device<curves::Bls12381>::Fr>*);
 }  // namespace zkmill::cuda::g16

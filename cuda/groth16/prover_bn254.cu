@@ -39,5 +39,5 @@ namespace zkmill::cuda::g16 {
 template GpuParts<curves::Bn254> gpu_parts<curves::Bn254>(
     DeviceContext&, const DeviceKeyView<curve::G1Device<curves::Bn254>>&, const cs::WitnessBundle&, uint32_t,
     GpuProveTimings&, const QuotientPlan<curves::Bn254::Fr>&,
-    const pce::DeviceMatrices<curve::G1Device<curves::Bn254>::Fr>*, std::span<const curves::Bn254::Fr>);
+    const pce::DeviceMatrices<curve::G1Device<curves::Bn254>::Fr>*);
 }  // namespace zkmill::cuda::g16

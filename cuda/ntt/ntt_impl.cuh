@@ -10,22 +10,37 @@
 // The coset shift g is an argument of Engine::run: the native prover takes the multiplicative
 // generator, the snarkjs (.zkey) prover a primitive 2n-th root of unity (its odd coset).
 //
-// Method: iterative radix-2 Cooley-Tukey DIT (bit-reversed input, natural output), with the
-// log n stages grouped into passes that each run up to 10 stages on a 1024-element tile in
-// shared memory, so a 2^24 transform reads and writes device memory 3 times instead of 24
-// (the "high-radix" schedule; cf. Bailey, "FFTs in external or hierarchical memory", 1990).
+// Method: iterative Cooley-Tukey DIT (bit-reversed input, natural output) with the log n
+// radix-2 stages grouped into passes; a pass runs its stages on a tile of up to 2^10 elements in
+// shared memory, so a 2^24 transform reads and writes device memory 3 times instead of 24 (the
+// "high-radix" schedule; cf. Bailey, "FFTs in external or hierarchical memory", 1990).
 // A pass that starts at stage s0 > 0 owns the elements whose indices differ only in bits
 // [s0, s0 + k); it also takes 4 consecutive low indices so each load is a 128-byte run.
+// Passes are balanced (plan_passes): the fewest that the tile allows, stages spread evenly, so no
+// pass is left with one or two stages on tiny blocks (2^27 was split 10 + 8 + 8 + 1: its last
+// pass ran 4-thread blocks and took more than half of the transform).
+// Inside a pass each thread owns 4 elements and runs two stages per step on registers (a
+// radix-2^2 step: 4 multiplications, one shared-memory exchange and one barrier per two stages;
+// an odd stage count ends with a radix-2 step of two butterflies per thread). The first step reads
+// its 4 elements straight from device memory and the last writes them straight back, so a pass of
+// k stages makes ceil(k/2) - 1 shared-memory round trips. Twiddles of the later steps are staged
+// in shared memory by one prologue load per element, issued together with the data loads.
+// Stage 0 multiplies by w_2^0 = 1 and stage 1 by w_4^0 = 1 or w_4: the first step of the first
+// pass makes 1 multiplication per 4 elements instead of 4 (11.25 n instead of 12 n at 2^24).
 // Everything else is folded into the passes to save memory round trips:
 //  - the bit-reversal permutation is the first pass's gather (each Fr is one 32-byte sector,
 //    so the scattered reads waste no bandwidth);
 //  - the inverse uses inverse_DFT(a) = forward_DFT(a') / n with a'_j = a_(-j mod n) (substitute
-//    j -> -j), i.e. a negated gather index and the 1/n factor in the same gather;
+//    j -> -j), i.e. a negated gather index, and the 1/n factor in the first step (in the coset
+//    inverse's output scaling instead);
 //  - coset scaling by g^j (forward, on input) and g^-j (inverse, on output) multiply by
 //    hi[j >> 12] * lo[j & 4095] from two small tables instead of a table of n powers.
-// Twiddles: stage s uses w_(2^(s+1))^j for j < 2^s, stored contiguously per stage (stage s at
-// offset 2^s - 1, n - 1 entries in all); the stage tables do not depend on n, so the table for
-// the largest size serves every smaller one.
+// Twiddles: stage s uses w_(2^(s+1))^j = W^(j 2^(m-1-s)) for j < 2^s, W = w_(2^m), so one table
+// T[i] = W^i, i < 2^(m-1), holds every stage's (stage s at stride 2^(m-1-s)); m is the largest
+// log n seen, so the table serves every smaller size. n/2 entries: 2 GiB at 2^27, where per-stage
+// tables (n - 1 entries) took 4 GiB of a card that a PoRep partition fills. The strided reads
+// are the shared-memory prologue's alone, and the early stages' few entries stay in L2.
+// Indices are 32-bit: n <= 2^30 (max_log_n).
 #pragma once
 
 #include <algorithm>
@@ -37,11 +52,14 @@
 
 namespace zkmill::cuda::ntt {
 
+// How a pass reads its input; a template argument of the pass kernel, so each instantiation
+// carries only its own scaling code (fewer registers: the forward pass has none of the others').
 enum class Gather : int {
   kInPlace = 0,  // not the first pass: read and write dst
   kForward,      // bit-reversed gather
   kCoset,        // bit-reversed gather times g^j
-  kInverse,      // negated bit-reversed gather times n^-1
+  kInverse,      // negated bit-reversed gather, times n^-1 (folded into the first step)
+  kNegated,      // negated bit-reversed gather (a coset inverse: n^-1 goes with g^-j on output)
 };
 
 template <class F>
@@ -50,9 +68,9 @@ struct PassArgs {
   uint32_t s0;       // first stage of this pass
   uint32_t k;        // stages in this pass
   uint32_t lo_bits;  // log2 of the consecutive low indices a tile takes (0 on the first pass)
-  Gather gather;
-  bool post_scale;  // multiply the output by g^-j (last pass of a coset inverse)
-  F scale;          // n^-1 for Gather::kInverse
+  uint32_t tw_top;   // m - 1: stage s reads the twiddle table at stride 2^(tw_top - s)
+  F scale;           // n^-1 (inverse directions)
+  F scale_w4;        // n^-1 w_4: the inverse's n^-1 folded into the first step's stage 1
 };
 
 // x^e for e < 2^(kPowLoLog + hi_bits), from lo[i] = x^i (i < 2^kPowLoLog) and hi[h] = x^(h 2^kPowLoLog).
@@ -62,76 +80,217 @@ __device__ __forceinline__ F table_pow(const F* lo, const F* hi, uint64_t e) {
 }
 
 template <class F>
-__global__ void twiddles_kernel(F* tw, uint32_t log_max, uint64_t count, const F* w_lo, const F* w_hi) {
+__global__ void twiddles_kernel(F* tw, uint64_t count, const F* w_lo, const F* w_hi) {
   const uint64_t q = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (q >= count) return;
-  const uint32_t s = 63 - __clzll(q + 1);  // stage: q lies in [2^s - 1, 2^(s+1) - 1)
-  const uint64_t j = q + 1 - (uint64_t(1) << s);
-  // w_(2^(s+1))^j = w_(2^log_max)^(j 2^(log_max - 1 - s)).
-  tw[q] = table_pow(w_lo, w_hi, j << (log_max - 1 - s));
+  if (q < count) tw[q] = table_pow(w_lo, w_hi, q);  // W^q
+}
+
+// Threads per block of the largest tile: 4 elements each.
+constexpr uint32_t kPassThreads = 1u << (kTileLog - 2);
+
+// Stages per pass for a 2^log_n transform: the fewest passes (the first takes up to kTileLog
+// stages, each later one kTileLog - 2 because its tile also spans 4 low indices), with the
+// stages spread evenly (the first takes any excess). Returns the number of passes.
+inline int plan_passes(uint32_t log_n, uint32_t (&k)[8]) {
+  const uint32_t later_max = uint32_t(kTileLog) - 2;
+  const uint32_t passes =
+      log_n <= uint32_t(kTileLog) ? 1 : 1 + (log_n - uint32_t(kTileLog) + later_max - 1) / later_max;
+  const uint32_t even = (log_n + passes - 1) / passes;
+  const uint32_t first = std::max(log_n - later_max * (passes - 1), even);
+  k[0] = first;
+  const uint32_t rest = log_n - first;
+  for (uint32_t p = 1; p < passes; ++p) k[p] = rest / (passes - 1) + (p - 1 < rest % (passes - 1) ? 1 : 0);
+  return int(passes);
 }
 
 template <class F>
-__global__ void __launch_bounds__(1 << (kTileLog - 1))
-    ntt_pass_kernel(const F* src, F* dst, const F* tw, PassArgs<F> a, const F* g_lo, const F* g_hi, const F* ginv_lo,
-                    const F* ginv_hi) {
-  __shared__ F sm[1 << kTileLog];
-  const uint32_t tile_log = a.k + a.lo_bits;
-  const uint32_t half = 1u << (tile_log - 1);
-  const uint32_t lo_mask = (1u << a.lo_bits) - 1;
-  const uint32_t lo_groups_log = a.s0 - a.lo_bits;
-  const uint64_t tb = blockIdx.x;
-  const uint64_t lo_base = (tb & ((uint64_t(1) << lo_groups_log) - 1)) << a.lo_bits;
-  const uint64_t hi = tb >> lo_groups_log;
-  const uint64_t n = uint64_t(1) << a.log_n;
-  auto global_index = [&](uint32_t e) -> uint64_t {
-    return (hi << (a.s0 + a.k)) | (uint64_t(e >> a.lo_bits) << a.s0) | (lo_base + (e & lo_mask));
+__device__ __forceinline__ void butterfly(F& u, F& v) {
+  const F t = v;
+  v = u - t;
+  u = u + t;
+}
+
+// kPostScale: multiply the output by g^-j n^-1 (last pass of a coset inverse).
+template <class F, Gather kGather, bool kPostScale>
+__global__ void __launch_bounds__(kPassThreads, 3)
+    ntt_pass_kernel(const F* __restrict__ src, F* __restrict__ dst, const F* __restrict__ tw, PassArgs<F> a,
+                    const F* g_lo, const F* g_hi, const F* ginv_lo, const F* ginv_hi) {
+  extern __shared__ __align__(16) unsigned char ntt_smem[];
+  const uint32_t lb = a.lo_bits, k = a.k, s0 = a.s0;
+  const uint32_t tile_log = k + lb;
+  F* sm = reinterpret_cast<F*>(ntt_smem);  // the tile, 2^tile_log elements
+  F* stw = sm + (1u << tile_log);          // twiddles of local stages 2..k-1 (see below)
+  const uint32_t q = threadIdx.x, nthreads = blockDim.x;
+  const uint32_t lo_mask = (1u << lb) - 1;
+  const uint32_t lo_groups_log = s0 - lb;
+  const uint32_t tb = blockIdx.x;
+  const uint32_t lo_base = (tb & ((1u << lo_groups_log) - 1)) << lb;
+  const uint32_t hi = tb >> lo_groups_log;
+  const uint32_t n_mask = (1u << a.log_n) - 1;
+  // A tile of 2 elements (n = 2) has one butterfly: the radix-2 step's second one is absent.
+  const bool has_second = tile_log >= 2;
+  // n^-1 of an inverse: in the first radix-2^2 step when there is one (k >= 2), else on input.
+  const bool scale_here = kGather == Gather::kInverse && k >= 2;
+
+  auto global_index = [&](uint32_t e) -> uint32_t {
+    return (hi << (s0 + k)) | ((e >> lb) << s0) | (lo_base + (e & lo_mask));
+  };
+  // Twiddle of local stage st for the element with mid index m (low = m mod 2^st), lane lo_off.
+  auto tw_global = [&](uint32_t st, uint32_t low, uint32_t lo_off) -> F {
+    return tw[((low << s0) + lo_base + lo_off) << (a.tw_top - s0 - st)];
+  };
+  constexpr uint32_t kSkip = 3;  // shared twiddle slots of local stages 0 and 1 (read from tw)
+  auto tw_shared = [&](uint32_t st, uint32_t low, uint32_t lo_off) -> F {
+    return stw[((((1u << st) - 1 + low) - kSkip) << lb) | lo_off];
   };
 
+  // Twiddle prologue: stages 2..k-1 of this pass (stages 0 and 1 are the first step's, read
+  // from tw directly). (2^k - 4) 2^lb < 4 nthreads entries: at most 4 loads per thread.
+  if (k > 2) {
+    const uint32_t count = ((1u << k) - 4) << lb;
 #pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    const uint32_t e = threadIdx.x + uint32_t(r) * half;
-    const uint64_t gi = global_index(e);
-    F x;
-    if (a.gather == Gather::kInPlace) {
-      x = dst[gi];
-    } else {
-      uint64_t from = __brevll(gi) >> (64 - a.log_n);
-      if (a.gather == Gather::kInverse) from = (n - from) & (n - 1);
-      x = src[from];
-      if (a.gather == Gather::kCoset) x = x * table_pow(g_lo, g_hi, from);
-      if (a.gather == Gather::kInverse) x = x * a.scale;
+    for (uint32_t r = 0; r < 4; ++r) {
+      const uint32_t idx = q + r * nthreads;
+      if (idx < count) {
+        const uint32_t slot = (idx >> lb) + kSkip;
+        const uint32_t st = 31 - __clz(slot + 1);
+        stw[idx] = tw_global(st, slot + 1 - (1u << st), idx & lo_mask);
+      }
     }
-    sm[e] = x;
-  }
-  __syncthreads();
-
-  for (uint32_t st = 0; st < a.k; ++st) {
-    const uint32_t q = threadIdx.x;
-    const uint32_t lo_off = q & lo_mask;
-    const uint32_t mp = q >> a.lo_bits;
-    const uint32_t low = mp & ((1u << st) - 1);
-    const uint32_t mid0 = ((mp >> st) << (st + 1)) | low;
-    const uint32_t e0 = (mid0 << a.lo_bits) | lo_off;
-    const uint32_t e1 = e0 + (1u << (st + a.lo_bits));
-    const uint32_t s = a.s0 + st;
-    const uint64_t j = (uint64_t(low) << a.s0) + lo_base + lo_off;  // index of e0 modulo 2^s
-    const F w = tw[(uint64_t(1) << s) - 1 + j];
-    const F u = sm[e0];
-    const F v = sm[e1] * w;
-    sm[e0] = u + v;
-    sm[e1] = u - v;
-    __syncthreads();
   }
 
+  // The tile indices of this thread's 4 elements in a step at local stage st: radix-2^2 (stages
+  // st, st+1) takes e0 + {0, 1, 2, 3} 2^(st+lb); radix-2 takes two butterflies' pairs.
+  auto step_indices = [&](uint32_t st, bool r4, uint32_t(&e)[4]) {
+    const uint32_t sh = st + lb, d = 1u << sh;
+    if (r4) {
+      const uint32_t e0 = ((q >> sh) << (sh + 2)) | (q & (d - 1));
+      e[0] = e0, e[1] = e0 + d, e[2] = e0 + 2 * d, e[3] = e0 + 3 * d;
+    } else {
+      const uint32_t b1 = q + nthreads;
+      const uint32_t ea = ((q >> sh) << (sh + 1)) | (q & (d - 1));
+      const uint32_t eb = ((b1 >> sh) << (sh + 1)) | (b1 & (d - 1));
+      e[0] = ea, e[1] = ea + d, e[2] = eb, e[3] = eb + d;
+    }
+  };
+  // One step on registers. first: twiddles from tw (the prologue is not yet visible).
+  auto step_compute = [&](uint32_t st, bool r4, bool first, const uint32_t(&e)[4], F(&x)[4]) {
+    auto w = [&](uint32_t s, uint32_t low, uint32_t lo_off) {
+      return first ? tw_global(s, low, lo_off) : tw_shared(s, low, lo_off);
+    };
+    const uint32_t m_mask = (1u << st) - 1;
+    if (r4) {
+      const uint32_t low = (e[0] >> lb) & m_mask, lo_off = e[0] & lo_mask;
+      if (s0 + st == 0) {
+        // Stage 0 (w_2^0 = 1), then stage 1: x2 by w_4^0 = 1, x3 by w_4. An inverse's n^-1 goes
+        // here (4 products per 4 elements, one of them with w_4 folded in) rather than on input.
+        butterfly(x[0], x[1]);
+        butterfly(x[2], x[3]);
+        if (scale_here) {
+          x[0] = x[0] * a.scale;
+          x[1] = x[1] * a.scale;
+          x[2] = x[2] * a.scale;
+          x[3] = x[3] * a.scale_w4;
+        } else {
+          x[3] = x[3] * w(1, 1, 0);
+        }
+      } else {
+        const F wa = w(st, low, lo_off);
+        x[1] = x[1] * wa;
+        x[3] = x[3] * wa;
+        butterfly(x[0], x[1]);
+        butterfly(x[2], x[3]);
+        x[2] = x[2] * w(st + 1, low, lo_off);
+        x[3] = x[3] * w(st + 1, low + (1u << st), lo_off);
+      }
+      butterfly(x[0], x[2]);
+      butterfly(x[1], x[3]);
+    } else {
+      if (s0 + st != 0) {
+        x[1] = x[1] * w(st, (e[0] >> lb) & m_mask, e[0] & lo_mask);
+        if (has_second) x[3] = x[3] * w(st, (e[2] >> lb) & m_mask, e[2] & lo_mask);
+      }
+      butterfly(x[0], x[1]);
+      butterfly(x[2], x[3]);
+    }
+  };
+
+  const uint32_t steps = k / 2 + (k & 1);
+  auto step_st = [&](uint32_t i) { return 2 * i; };  // radix-2^2 steps first, the radix-2 one last
+  auto step_r4 = [&](uint32_t i) { return 2 * i + 1 < k; };
+
+  uint32_t e[4];
+  F x[4];
+  // First step: gather from device memory.
+  step_indices(0, step_r4(0), e);
 #pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    const uint32_t e = threadIdx.x + uint32_t(r) * half;
-    const uint64_t gi = global_index(e);
-    F x = sm[e];
-    if (a.post_scale) x = x * table_pow(ginv_lo, ginv_hi, gi);
-    dst[gi] = x;
+  for (int c = 0; c < 4; ++c) {
+    if (c >= 2 && !has_second) {
+      x[c] = F::zero();
+      continue;
+    }
+    const uint32_t gi = global_index(e[c]);
+    if constexpr (kGather == Gather::kInPlace) {
+      x[c] = dst[gi];
+    } else {
+      uint32_t from = __brev(gi) >> (32 - a.log_n);
+      if (kGather == Gather::kInverse || kGather == Gather::kNegated) from = (n_mask + 1 - from) & n_mask;
+      F v = src[from];
+      if constexpr (kGather == Gather::kCoset) v = v * table_pow(g_lo, g_hi, from);
+      if (kGather == Gather::kInverse && !scale_here) v = v * a.scale;
+      x[c] = v;
+    }
   }
+  step_compute(0, step_r4(0), true, e, x);
+  for (uint32_t i = 1; i < steps; ++i) {
+#pragma unroll
+    for (int c = 0; c < 4; ++c)
+      if (c < 2 || has_second) sm[e[c]] = x[c];
+    __syncthreads();
+    const uint32_t st = step_st(i);
+    const bool r4 = step_r4(i);
+    step_indices(st, r4, e);
+#pragma unroll
+    for (int c = 0; c < 4; ++c) x[c] = sm[e[c]];
+    step_compute(st, r4, false, e, x);
+    // No barrier before the next write: each thread writes back only the elements it read.
+  }
+  // Last step's results: straight to device memory. A coset inverse multiplies by
+  // g^-j n^-1 = ginv_hi[j >> 12] (ginv_lo[j mod 2^12] n^-1); the 4 elements of a thread differ only
+  // in bits >= s0, so once s0 >= 12 the bracket is one product per thread, not per element.
+  const uint32_t lo_of0 = global_index(e[0]) & (kPowLo - 1);
+  const F lo_scaled = kPostScale ? ginv_lo[lo_of0] * a.scale : F::one();
+#pragma unroll
+  for (int c = 0; c < 4; ++c) {
+    if (c >= 2 && !has_second) continue;
+    const uint32_t gi = global_index(e[c]);
+    F v = x[c];
+    if constexpr (kPostScale) {
+      const uint32_t lo = gi & (kPowLo - 1);
+      v = v * (ginv_hi[gi >> kPowLoLog] * (lo == lo_of0 ? lo_scaled : ginv_lo[lo] * a.scale));
+    }
+    dst[gi] = v;
+  }
+}
+
+struct LaunchShape {
+  unsigned blocks, threads;
+  size_t smem;
+  cudaStream_t stream;
+};
+
+// One pass launch; raises the instantiation's dynamic shared-memory limit when the tile and its
+// staged twiddles pass the 48 KB a launch gets without asking (per launch: cheap, and right on
+// whichever device is current).
+template <class F, Gather kGather, bool kPostScale>
+void launch_pass(const LaunchShape& s, const F* src, F* dst, const F* tw, const PassArgs<F>& a, const F* g_lo,
+                 const F* g_hi, const F* ginv_lo, const F* ginv_hi) {
+  if (s.smem > 48 * 1024)
+    ZK_CUDA_OK(cudaFuncSetAttribute(ntt_pass_kernel<F, kGather, kPostScale>,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize, int(s.smem)));
+  ntt_pass_kernel<F, kGather, kPostScale>
+      <<<s.blocks, s.threads, s.smem, s.stream>>>(src, dst, tw, a, g_lo, g_hi, ginv_lo, ginv_hi);
+  ZK_CUDA_OK_LAUNCH();
 }
 
 template <class HostFr>
@@ -144,26 +303,59 @@ void Engine<HostFr>::run(const F* d_in, F* d_out, int log_n, NttDirection dir, c
   const bool coset = dir == NttDirection::kCosetForward || dir == NttDirection::kCosetInverse;
   const CosetTables* ct = coset ? &coset_tables(log_n, shift) : nullptr;
   const bool inverse = dir == NttDirection::kInverse || dir == NttDirection::kCosetInverse;
+  Gather gather = dir == NttDirection::kInverse        ? Gather::kInverse
+                  : dir == NttDirection::kCosetInverse ? Gather::kNegated
+                  : coset                              ? Gather::kCoset
+                                                       : Gather::kForward;
   PassArgs<F> a{};
   a.log_n = uint32_t(log_n);
-  a.gather = inverse ? Gather::kInverse : (coset ? Gather::kCoset : Gather::kForward);
-  a.scale = inverse ? F::from_host(HostFr::from_u64(uint64_t(1) << log_n).inverse()) : F::one();
+  a.tw_top = uint32_t(tw_log_) - 1;
+  const HostFr n_inv = HostFr::from_u64(uint64_t(1) << log_n).inverse();
+  a.scale = inverse ? F::from_host(n_inv) : F::one();
+  a.scale_w4 = F::from_host(n_inv * HostFr::root_of_unity(2));  // w_4 = the twiddle table's
   const F* g_lo = coset ? ct->pow.get() : nullptr;
   const F* g_hi = coset ? ct->pow.get() + 2 * kPowLo : nullptr;
   const F* ginv_lo = coset ? ct->pow.get() + kPowLo : nullptr;
   const F* ginv_hi = coset ? ct->pow.get() + 2 * kPowLo + ct->hi_count : nullptr;
+  uint32_t ks[8];
+  const int passes = plan_passes(uint32_t(log_n), ks);
   uint32_t s0 = 0;
-  while (s0 < uint32_t(log_n)) {
+  for (int p = 0; p < passes; ++p) {
     a.s0 = s0;
     a.lo_bits = s0 == 0 ? 0u : (s0 < 2 ? s0 : 2u);
-    a.k = std::min<uint32_t>(uint32_t(log_n) - s0, uint32_t(kTileLog) - a.lo_bits);
-    a.post_scale = dir == NttDirection::kCosetInverse && s0 + a.k == uint32_t(log_n);
+    a.k = ks[p];
+    const bool post_scale = dir == NttDirection::kCosetInverse && p + 1 == passes;
     const uint32_t tile_log = a.k + a.lo_bits;
+    const uint32_t threads = tile_log >= 2 ? 1u << (tile_log - 2) : 1u;
+    // Shared memory: none for a one-step pass, else the tile plus the staged twiddles.
+    const uint32_t staged = a.k > 2 ? ((1u << a.k) - 4) << a.lo_bits : 0u;
+    const size_t smem = a.k > 2 ? ((size_t(1) << tile_log) + staged) * sizeof(F) : 0;
     const uint64_t blocks = uint64_t(1) << (uint32_t(log_n) - tile_log);
-    ntt_pass_kernel<F><<<unsigned(blocks), 1u << (tile_log - 1), 0, stream_>>>(d_in, d_out, tw_.get(), a, g_lo, g_hi,
-                                                                               ginv_lo, ginv_hi);
-    ZK_CUDA_OK_LAUNCH();
-    a.gather = Gather::kInPlace;
+    const LaunchShape shape{unsigned(blocks), threads, smem, stream_};
+    switch (gather) {
+      case Gather::kInPlace:
+        if (post_scale)
+          launch_pass<F, Gather::kInPlace, true>(shape, d_in, d_out, tw_.get(), a, g_lo, g_hi, ginv_lo, ginv_hi);
+        else
+          launch_pass<F, Gather::kInPlace, false>(shape, d_in, d_out, tw_.get(), a, g_lo, g_hi, ginv_lo, ginv_hi);
+        break;
+      case Gather::kForward:
+        launch_pass<F, Gather::kForward, false>(shape, d_in, d_out, tw_.get(), a, g_lo, g_hi, ginv_lo, ginv_hi);
+        break;
+      case Gather::kCoset:
+        launch_pass<F, Gather::kCoset, false>(shape, d_in, d_out, tw_.get(), a, g_lo, g_hi, ginv_lo, ginv_hi);
+        break;
+      case Gather::kInverse:
+        launch_pass<F, Gather::kInverse, false>(shape, d_in, d_out, tw_.get(), a, g_lo, g_hi, ginv_lo, ginv_hi);
+        break;
+      case Gather::kNegated:  // a coset inverse: one pass (n <= 2^kTileLog) scales on output too
+        if (post_scale)
+          launch_pass<F, Gather::kNegated, true>(shape, d_in, d_out, tw_.get(), a, g_lo, g_hi, ginv_lo, ginv_hi);
+        else
+          launch_pass<F, Gather::kNegated, false>(shape, d_in, d_out, tw_.get(), a, g_lo, g_hi, ginv_lo, ginv_hi);
+        break;
+    }
+    gather = Gather::kInPlace;
     s0 += a.k;
   }
 }
@@ -175,10 +367,14 @@ void Engine<HostFr>::ensure_twiddles(int log_n) {
   const std::vector<F> host = pow_tables(HostFr::root_of_unity(size_t(log_n)), hi_count);
   DeviceBuffer<F> tables(host.size(), "NTT twiddle seeds");
   ZK_CUDA_OK(cudaMemcpyAsync(tables.get(), host.data(), host.size() * sizeof(F), cudaMemcpyHostToDevice, stream_));
-  const uint64_t count = (uint64_t(1) << log_n) - 1;
+  const uint64_t count = uint64_t(1) << (log_n - 1);
+  // Free the smaller table first; until the new one is complete the engine holds none, so a
+  // failed allocation or launch leaves it consistent (the next run rebuilds).
+  tw_log_ = 0;
+  tw_ = DeviceBuffer<F>();
   tw_ = DeviceBuffer<F>(count, "NTT twiddles");
-  twiddles_kernel<F><<<unsigned((count + 255) / 256), 256, 0, stream_>>>(tw_.get(), uint32_t(log_n), count,
-                                                                         tables.get(), tables.get() + kPowLo);
+  twiddles_kernel<F>
+      <<<unsigned((count + 255) / 256), 256, 0, stream_>>>(tw_.get(), count, tables.get(), tables.get() + kPowLo);
   ZK_CUDA_OK_LAUNCH();
   ZK_CUDA_OK(cudaStreamSynchronize(stream_));  // `tables` and `host` go out of scope
   tw_log_ = log_n;

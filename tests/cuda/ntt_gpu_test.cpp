@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // GPU NTT (cuda/ntt/ntt.hpp) against the CPU's EvaluationDomain (common/poly) for both scalar
-// fields, sizes 2^1 to 2^20, all four directions, plus round trips and argument errors; the
-// textbook reference in cpu_reference.hpp cross-checks the CPU side. Skips without a GPU.
+// fields, sizes 2^1 to 2^22 (splits into one, two and three passes), all four directions, plus
+// round trips and argument errors; the textbook reference in cpu_reference.hpp cross-checks the
+// CPU side. Skips without a GPU. Sizes up to 2^27 are checked by the benchmark (suite_ntt.cu).
 #include <gtest/gtest.h>
 
 #include <random>
@@ -113,6 +114,12 @@ TYPED_TEST(GpuNtt, TinySizes) {
 TYPED_TEST(GpuNtt, Sizes2e11To2e20) {
   ZKMILL_REQUIRE_GPU();
   for (size_t log_n = 11; log_n <= 20; ++log_n) this->check(log_n, 200 + log_n);
+}
+
+// The sizes past 2^20 with three passes of other splits (7+7+7, 8+7+7: cuda/ntt/ntt_impl.cuh).
+TYPED_TEST(GpuNtt, Sizes2e21And2e22) {
+  ZKMILL_REQUIRE_GPU();
+  for (size_t log_n : {21, 22}) this->check(log_n, 300 + log_n);
 }
 
 TYPED_TEST(GpuNtt, RoundTrips) {

@@ -100,6 +100,47 @@ TYPED_TEST(GpuPce, RandomMatricesEqualTheCpuMultiply) {
   }
 }
 
+TYPED_TEST(GpuPce, PackedWitnessUnpacksOnTheDeviceAsOnTheHost) {
+  ZKMILL_REQUIRE_GPU();
+  using Fr = typename TestFixture::Fr;
+  auto& rng = this->rng;
+  // Share of whole values (the rest split between 0 and 1): none (all bits, no map), a few
+  // (PoRep), half, all but one, all (no map: a copy); sizes around the 64-bit words and the
+  // 256-thread blocks, and one of several map words' worth of elements.
+  const double whole[] = {0.0, 0.01, 0.5, -1.0, 1.0};
+  const size_t sizes[] = {1, 63, 64, 65, 255, 257, 4096 + 13, 200003};
+  for (const double share : whole) {
+    for (const size_t n_aux : sizes) {
+      std::vector<Fr> aux(n_aux);
+      std::uniform_real_distribution<double> u(0, 1);
+      for (size_t j = 0; j < n_aux; ++j) {
+        const bool is_whole = share < 0 ? j != n_aux / 2 : u(rng) < share;
+        aux[j] = is_whole ? Fr::random(rng) : (rng() & 1) ? Fr::one() : Fr::zero();
+      }
+      cs::BundleHeader h{};
+      h.curve = cs::curve_of_scalar_field<Fr>();
+      h.n_inputs = 2;
+      h.n_aux = n_aux;
+      h.n_rows = 2;  // at least one row per input
+      const std::vector<Fr> inputs{Fr::one(), Fr::random(rng)};
+      const cs::CircuitId pce_id{};
+      const auto w = cs::WitnessBundle::parse(
+          cs::WitnessBundle::pack_witness<Fr>(h, pce_id, std::span<const Fr>(inputs), std::span<const Fr>(aux))
+              .serialize());
+      std::vector<Fr> host(n_aux), device(n_aux);
+      w.template unpack_aux<Fr>(host);
+      const cuda::GpuResult res = cuda::unpack_aux_gpu<Fr>(w, std::span<Fr>(device));
+      ASSERT_TRUE(res.ok()) << cuda::to_string(res.code) << ": " << res.message;
+      for (size_t j = 0; j < n_aux; ++j) {
+        ASSERT_TRUE(host[j] == aux[j]) << "host unpack, aux " << j;
+        ASSERT_TRUE(device[j] == aux[j]) << "aux " << j << " of " << n_aux << ", whole share " << share;
+      }
+      std::vector<Fr> short_out(n_aux + 1);
+      EXPECT_EQ(cuda::unpack_aux_gpu<Fr>(w, std::span<Fr>(short_out)).code, cuda::GpuErrc::kInvalidArgument);
+    }
+  }
+}
+
 TYPED_TEST(GpuPce, WitnessOnlyBundlesGiveTheCpuProofAndTheMatricesStayResident) {
   ZKMILL_REQUIRE_GPU();
   using E = TypeParam;

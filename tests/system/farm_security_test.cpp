@@ -328,6 +328,16 @@ TEST_F(SecureFarmTest, GpuProveWorkerCompletesAJob) {
   const auto job = submit(8);
   expect_done_and_verified(job, 8);
   for (const auto& p : status(job)["partition_states"]) EXPECT_EQ(p["worker"], "gpu-1") << p.dump();
+  // Witness-only bundles (the default): every proof's phases were logged, with the witness
+  // and a, b, c made on the device (worker.gpu_pce), not expanded on the host.
+  const std::string gpu_log = log("gpu-1");
+  size_t phases = 0;
+  for (size_t at = gpu_log.find("proof phases"); at != std::string::npos; at = gpu_log.find("proof phases", at + 1)) {
+    ++phases;
+    const std::string line = gpu_log.substr(at, gpu_log.find('\n', at) - at);
+    EXPECT_TRUE(contains(line, "on the device")) << line;
+  }
+  EXPECT_EQ(phases, 8u) << gpu_log;
 }
 
 // A zkey (circom/snarkjs) job on a --gpus prove worker: proved on the GPU (the worker's log says

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <random>
 
+#include "common/cs/witness_expand.hpp"
 #include "common/curves/bls12_381.hpp"
 #include "common/curves/bn254.hpp"
 #include "common/groth16/builtin.hpp"
@@ -60,6 +61,15 @@ TYPED_TEST(PceBuiltin, BundleAndProofEqualPlainSynthesis) {
       const cs::WitnessBundle plain = synthesize_builtin<E>(pk.meta, 5, part, id);
       const cs::WitnessBundle fast = synthesize_builtin_pce<E>(pce, pk.meta, 5, part, id, this->pool);
       ASSERT_TRUE(std::ranges::equal(plain.bytes(), fast.bytes())) << name << " partition " << part;
+      // The witness-only bundle a synth worker ships: the witness pass alone gives the packing
+      // of the full bundle's witness, byte for byte, and expands back to the full bundle.
+      const cs::WitnessBundle packed = synthesize_builtin_witness<E>(pce, pk.meta, 5, part, id);
+      const cs::WitnessBundle repacked =
+          cs::WitnessBundle::pack_witness<Fr>(plain.header(), pce.id(), plain.inputs<Fr>(), plain.aux<Fr>());
+      ASSERT_EQ(packed.kind(), cs::BundleKind::Witness);
+      ASSERT_TRUE(std::ranges::equal(packed.bytes(), repacked.bytes())) << name << " partition " << part;
+      ASSERT_TRUE(std::ranges::equal(cs::expand_witness<Fr>(packed, pce, this->pool).bytes(), plain.bytes()))
+          << name << " partition " << part;
       const Fr r = Fr::random(this->rng), s = Fr::random(this->rng);
       const Proof<E> p1 = prove_with_randomness<E>(pk, plain, r, s, this->pool);
       const Proof<E> p2 = prove_with_randomness<E>(pk, fast, r, s, this->pool);
