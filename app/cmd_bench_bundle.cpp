@@ -21,6 +21,7 @@
 #include "common/cs/recording_cs.hpp"
 #include "common/cs/witness_expand.hpp"
 #include "common/curves/dispatch.hpp"
+#include "common/groth16/prover.hpp"
 #include "common/util/curve_id.hpp"
 #if defined(ZKMILL_HAVE_CUDA)
 #include "cuda/cs/pce_gpu.hpp"
@@ -37,9 +38,7 @@ struct BenchBundleOptions {
   bool gpu = false;
 };
 
-double ms_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
+using groth16::detail::ms_since;
 
 // The GPU mat-vec of the same witness (median kernel ms of 3; -1 without CUDA), checked equal
 // to the CPU expansion `cpu`.

@@ -25,6 +25,7 @@
 #include "app/embedded_farm.hpp"
 #include "common/curves/dispatch.hpp"
 #include "common/groth16/builtin.hpp"
+#include "common/groth16/prover.hpp"
 #include "coordinator/farm_client.hpp"
 
 namespace zkmill::cli {
@@ -37,7 +38,7 @@ struct BenchFarmOptions {
 };
 
 using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+using groth16::detail::ms_since;
 
 // Polls tightly (the client's poll interval would otherwise be what is measured).
 nlohmann::json wait_done(farm::FarmClient& c, farm::EmbeddedFarm& f, const std::string& job, Clock::time_point* done) {

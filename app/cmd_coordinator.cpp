@@ -19,8 +19,8 @@
 namespace zkmill::cli {
 namespace {
 
-std::atomic<bool> g_stop{false};
-void on_coordinator_signal(int) { g_stop.store(true); }
+std::atomic<bool> g_coordinator_stop{false};
+void on_coordinator_signal(int) { g_coordinator_stop.store(true); }
 
 struct CoordinatorOptions {
   std::string config, log_level;
@@ -47,11 +47,11 @@ RunFn setup_coordinator(CLI::App& sub) {
     if (o->standby) cfg.coordinator.standby = true;
     // A deposed standby-capable coordinator starts over as a standby: a fresh Coordinator
     // (nothing of the old one's worker table or ROUTER survives) that waits for the lease.
-    while (!g_stop.load()) {
+    while (!g_coordinator_stop.load()) {
       farm::Coordinator c(cfg);
       if (o->fault == "slow-verify") c.inject_verify_delay(3000);
       try {
-        c.run(g_stop);
+        c.run(g_coordinator_stop);
         return 0;
       } catch (const farm::CoordinatorLeaseHeld& e) {
         std::fprintf(stderr, "zkmill: error: %s\n", e.what());

@@ -35,7 +35,7 @@ struct DemoOptions {
 };
 
 using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+using groth16::detail::ms_since;
 
 std::atomic<bool> g_demo_interrupted{false};
 void on_demo_signal(int) { g_demo_interrupted.store(true); }

@@ -32,6 +32,7 @@ struct Gpu {
 
 struct InfoReport {
   std::vector<std::string> backends;
+  std::string device_code;  // the CUDA backend's device code (SASS/PTX), empty without CUDA
   unsigned cpu_cores = 0;
   size_t threads = 0;
   std::vector<Gpu> gpus;
@@ -43,6 +44,11 @@ InfoReport gather() {
   r.backends.push_back("cpu");
 #if defined(ZKMILL_HAVE_CUDA)
   r.backends.push_back("cuda");
+#if defined(ZKMILL_CUDA_DEVICE_CODE)
+  // PTX only (a build on a machine without a GPU) means the driver compiles the kernels on
+  // first use: worth seeing before the first proof takes minutes longer than the next.
+  r.device_code = ZKMILL_CUDA_DEVICE_CODE;
+#endif
   std::string err;
   for (const auto& g : cuda::query_gpus(&err)) {
     r.gpus.push_back(Gpu{g.index, g.name, g.total_mem, g.sm_count, g.cc_major, g.cc_minor});
@@ -71,8 +77,9 @@ void print_text(const InfoReport& r) {
             << "  commit:     " << build::kGitCommit << "\n"
             << "  build type: " << build::kBuildType << "\n"
             << "  compiler:   " << build::kCompiler << "\n"
-            << "  backends:   " << backends << "\n"
-            << "  CPU cores:  " << r.cpu_cores << "\n"
+            << "  backends:   " << backends << "\n";
+  if (!r.device_code.empty()) std::cout << "  device code: " << r.device_code << "\n";
+  std::cout << "  CPU cores:  " << r.cpu_cores << "\n"
             << "  threads:    " << r.threads << " (global pool)\n";
   if (r.gpus.empty()) {
     std::cout << "  GPUs:       none (" << r.gpus_reason << ")\n";
@@ -92,6 +99,7 @@ void print_json(const InfoReport& r) {
   j["build_type"] = build::kBuildType;
   j["compiler"] = build::kCompiler;
   j["backends"] = r.backends;
+  j["cuda_device_code"] = r.device_code.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.device_code);
   j["cpu_cores"] = r.cpu_cores;
   j["threads"] = r.threads;
   j["gpus"] = nlohmann::ordered_json::array();

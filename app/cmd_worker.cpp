@@ -20,8 +20,8 @@
 namespace zkmill::cli {
 namespace {
 
-std::atomic<bool> g_stop{false};
-void on_worker_signal(int) { g_stop.store(true); }
+std::atomic<bool> g_worker_stop{false};
+void on_worker_signal(int) { g_worker_stop.store(true); }
 // SIGHUP: re-read worker.key_dir (new keys are served without a restart).
 void on_worker_hup(int) { farm::Worker::rescan_keys_requested.store(true); }
 
@@ -117,7 +117,7 @@ RunFn setup_worker(CLI::App& sub) {
     std::signal(SIGINT, on_worker_signal);
     std::signal(SIGHUP, on_worker_hup);
     farm::Worker w(std::move(cfg), o->worker);
-    return w.run(g_stop);
+    return w.run(g_worker_stop);
   };
 }
 

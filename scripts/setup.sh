@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # One-shot setup for a fresh Debian 12 machine (or this repo's dev box): system packages,
-# the project-local npm tools used by the interop tests, then a Release build into build/.
+# the project-local npm tools used by the interop tests, then a Release build of the programs
+# (build/bin/zkmill, and zkmill_gpu_bench with CUDA) into build/. scripts/test.sh builds the
+# rest of the tree (tests, benchmark programs) before it runs them.
 # Idempotent: every step checks or tolerates what an earlier run left behind.
 #
 # Runs as root (CI, containers); as another user it uses sudo for apt-get if sudo exists.
@@ -10,6 +12,7 @@
 #   ZKMILL_FORCE_APT=1  run apt-get update/install even when every package is present
 #   ZKMILL_SKIP_NPM=1   skip the npm step (no network; interop tests will skip or fail)
 #   BUILD_DIR=dir       build somewhere other than build/
+#   ZKMILL_SETUP_BUILD=all  build the whole tree (tests and benchmarks too), not only the programs
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -117,8 +120,21 @@ else
   cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release
 fi
 
-step "build $BUILD_DIR/ ($(nproc) jobs)"
-cmake --build "$BUILD_DIR" -j"$(nproc)"
+# The programs only, by default: what README's commands after setup run. The test suite and the
+# benchmark programs are about half of a cold build's CPU time (README.md, "Build time");
+# scripts/test.sh builds them (`cmake --build`), so setup then test costs the same as before.
+if [[ ${ZKMILL_SETUP_BUILD:-programs} == all ]]; then
+  step "build $BUILD_DIR/, the whole tree ($(nproc) jobs)"
+  cmake --build "$BUILD_DIR" -j"$(nproc)"
+else
+  targets=(zkmill)
+  # zkmill_gpu_bench exists only in a CUDA build with benchmarks.
+  if cmake --build "$BUILD_DIR" --target help 2>/dev/null | grep -q '^zkmill_gpu_bench:'; then
+    targets+=(zkmill_gpu_bench)
+  fi
+  step "build $BUILD_DIR/: ${targets[*]} ($(nproc) jobs; scripts/test.sh builds the tests, ZKMILL_SETUP_BUILD=all builds everything now)"
+  cmake --build "$BUILD_DIR" -j"$(nproc)" --target "${targets[@]}"
+fi
 
 [[ -x $BUILD_DIR/bin/zkmill ]] || die "$BUILD_DIR/bin/zkmill was not built"
 step "done: $ROOT/$BUILD_DIR/bin/zkmill"

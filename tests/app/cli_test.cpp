@@ -99,6 +99,12 @@ TEST(Cli, InfoJson) {
   // CUDA listed as a backend iff the reason is not "not compiled".
   const bool has_cuda = j.at("backends").size() == 2 && j.at("backends").at(1) == "cuda";
   EXPECT_EQ(has_cuda, !(reason.is_string() && reason.get<std::string>() == "CUDA backend not compiled")) << j.dump();
+  // The device code (cmake/cuda_archs.cmake) is named exactly when the CUDA backend is in.
+  const auto& code = j.at("cuda_device_code");
+  EXPECT_EQ(code.is_string(), has_cuda) << j.dump();
+  if (code.is_string()) {
+    EXPECT_FALSE(code.get<std::string>().empty()) << j.dump();
+  }
 }
 
 TEST(Cli, ConfigThreadsSizesTheGlobalPool) {
