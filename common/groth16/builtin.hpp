@@ -104,6 +104,14 @@ struct PceSynthTimings {
   double pack_ms = 0;     // synthesize_builtin_witness: the bit packing of the witness
 };
 
+// Matrices recorded for another shape than the key's are an error (PceError), never used.
+template <class E>
+void require_pce_for(const cs::PceMatrices& pce, const KeyMeta& meta) {
+  if (!(pce.shape() == pce_shape<E>(meta)))
+    throw cs::PceError("PCE matrices for " + pce.shape().describe() + " used with a key for " +
+                       pce_shape<E>(meta).describe());
+}
+
 template <class E>
 cs::WitnessBundle synthesize_builtin_pce(const cs::PceMatrices& pce, const KeyMeta& meta, uint64_t seed,
                                          uint64_t partition, const cs::CircuitId& circuit_id = {},
@@ -111,9 +119,7 @@ cs::WitnessBundle synthesize_builtin_pce(const cs::PceMatrices& pce, const KeyMe
                                          PceSynthTimings* timings = nullptr) {
   using clock = std::chrono::steady_clock;
   using Fr = typename E::Fr;
-  if (!(pce.shape() == pce_shape<E>(meta)))
-    throw cs::PceError("PCE matrices for " + pce.shape().describe() + " used with a key for " +
-                       pce_shape<E>(meta).describe());
+  require_pce_for<E>(pce, meta);
   const auto t0 = clock::now();
   auto c = circuits::make_circuit<Fr>(meta.circuit, meta.size, seed, partition);
   cs::BundleHeader h;
@@ -157,9 +163,7 @@ cs::WitnessBundle synthesize_builtin_witness(const cs::PceMatrices& pce, const K
                                              PceSynthTimings* timings = nullptr) {
   using clock = std::chrono::steady_clock;
   using Fr = typename E::Fr;
-  if (!(pce.shape() == pce_shape<E>(meta)))
-    throw cs::PceError("PCE matrices for " + pce.shape().describe() + " used with a key for " +
-                       pce_shape<E>(meta).describe());
+  require_pce_for<E>(pce, meta);
   const auto t0 = clock::now();
   auto c = circuits::make_circuit<Fr>(meta.circuit, meta.size, seed, partition);
   // Uninitialised storage (the witness pass writes every element): no page is zeroed twice.
