@@ -154,14 +154,18 @@ TEST_F(FarmTest, RedisRestartWithAofLosesNoJob) {
 }
 
 TEST_F(FarmTest, IdempotencyKeyGivesOneJobAndCancelStopsWork) {
-  start(1, 1);
+  // A prove worker that takes 3 s a proof (test hook), so the job is still running when it is
+  // cancelled however fast synthesis and proving get; a normal one proves the job after.
+  start(1, 0);
+  spawn_worker("prove-slow", "prove", "slow-prove");
   auto a = submit(40, {"--idempotency-key", "batch-42"});
   auto b = submit(40, {"--idempotency-key", "batch-42"});
   EXPECT_EQ(a, b);
   wait_verified(a, 1);
   auto r = run_zkmill({"cancel", "--config", client(), a});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // in-flight work finishes and is discarded
+  // In-flight work (a 3 s proof at most) finishes and is discarded.
+  std::this_thread::sleep_for(std::chrono::milliseconds(3500));
   auto s1 = status(a);
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   auto s2 = status(a);
@@ -171,6 +175,7 @@ TEST_F(FarmTest, IdempotencyKeyGivesOneJobAndCancelStopsWork) {
   for (const auto& p : s2["partition_states"]) EXPECT_TRUE(p["state"] == "verified" || p["state"] == "cancelled") << p;
   EXPECT_NE(run_zkmill({"wait", "--config", client(), a, "--timeout", "5"}).exit_code, 0);
   // The farm still works afterwards.
+  spawn_worker("prove-2", "prove", "");
   auto c = submit(3);
   ASSERT_EQ(wait(c), 0);
 }
