@@ -141,7 +141,23 @@ bool Coordinator::take_lease(const std::atomic<bool>& stop) {
   const uint64_t poll_ms = std::clamp<uint64_t>(lease_period_ms() / 8, 50, 250);
   const uint64_t asked_ms = now_ms();
   std::string waited_for;  // the holder a standby waits for, logged when it changes
-  for (uint64_t last_log = 0;;) {
+  uint64_t last_log = 0;
+  // Redis refused or is not ready yet: log (at most every 2 s) and wait, unless asked to stop
+  // (false for a standby; a starting active coordinator cannot start without Redis).
+  auto retry_later = [&](const char* state, const char* until, const std::exception& e) {
+    redis_.disconnect();
+    if (now_ms() - last_log > 2000) {
+      spdlog::warn("coordinator: redis {} at start ({}); retrying", state, e.what());
+      last_log = now_ms();
+    }
+    if (stop.load()) {
+      if (cfg_.coordinator.standby) return false;
+      throw std::runtime_error(std::string("stopped before redis was ") + until);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    return true;
+  };
+  for (;;) {
     try {
       auto holder = lease_->acquire(now_ms());
       if (!holder) break;
@@ -172,27 +188,9 @@ bool Coordinator::take_lease(const std::atomic<bool>& stop) {
       for (const char* code : {"LOADING", "BUSY", "MASTERDOWN", "READONLY", "TRYAGAIN"})
         transient = transient || what.find(code) != std::string::npos;
       if (!transient) throw;
-      redis_.disconnect();
-      if (now_ms() - last_log > 2000) {
-        spdlog::warn("coordinator: redis not ready at start ({}); retrying", e.what());
-        last_log = now_ms();
-      }
-      if (stop.load()) {
-        if (cfg_.coordinator.standby) return false;
-        throw std::runtime_error("stopped before redis was ready");
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      if (!retry_later("not ready", "ready", e)) return false;
     } catch (const RedisError& e) {
-      redis_.disconnect();
-      if (now_ms() - last_log > 2000) {
-        spdlog::warn("coordinator: redis unavailable at start ({}); retrying", e.what());
-        last_log = now_ms();
-      }
-      if (stop.load()) {
-        if (cfg_.coordinator.standby) return false;
-        throw std::runtime_error("stopped before redis was reachable");
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      if (!retry_later("unavailable", "reachable", e)) return false;
     }
   }
   store_.set_fence(lease_->token());

@@ -104,6 +104,17 @@ struct PceSynthTimings {
   double pack_ms = 0;     // synthesize_builtin_witness: the bit packing of the witness
 };
 
+// The bundle shape of a key's partitions (curve and counts; kind Native, no id yet).
+template <class E>
+cs::BundleHeader builtin_bundle_header(const KeyMeta& meta) {
+  cs::BundleHeader h;
+  h.curve = E::kId;
+  h.n_inputs = meta.n_inputs;
+  h.n_aux = meta.n_aux;
+  h.n_rows = meta.n_constraints;
+  return h;
+}
+
 // Matrices recorded for another shape than the key's are an error (PceError), never used.
 template <class E>
 void require_pce_for(const cs::PceMatrices& pce, const KeyMeta& meta) {
@@ -122,12 +133,7 @@ cs::WitnessBundle synthesize_builtin_pce(const cs::PceMatrices& pce, const KeyMe
   require_pce_for<E>(pce, meta);
   const auto t0 = clock::now();
   auto c = circuits::make_circuit<Fr>(meta.circuit, meta.size, seed, partition);
-  cs::BundleHeader h;
-  h.curve = E::kId;
-  h.n_inputs = meta.n_inputs;
-  h.n_aux = meta.n_aux;
-  h.n_rows = meta.n_constraints;
-  auto bundle = cs::WitnessBundle::allocate(h);
+  cs::WitnessBundle bundle = cs::WitnessBundle::allocate(builtin_bundle_header<E>(meta));
   auto inputs = bundle.section_mut<Fr>(cs::Section::Inputs);
   auto aux = bundle.section_mut<Fr>(cs::Section::Aux);
   cs::WitnessCS<Fr> wcs(inputs, aux, meta.n_constraints - meta.n_inputs);
@@ -174,13 +180,9 @@ cs::WitnessBundle synthesize_builtin_witness(const cs::PceMatrices& pce, const K
   c->synthesize(wcs);
   wcs.finish();
   const auto t1 = clock::now();
-  cs::BundleHeader h;
-  h.curve = E::kId;
+  cs::BundleHeader h = builtin_bundle_header<E>(meta);
   h.circuit_id = circuit_id;
   h.partition = partition;
-  h.n_inputs = meta.n_inputs;
-  h.n_aux = meta.n_aux;
-  h.n_rows = meta.n_constraints;
   auto bundle = cs::WitnessBundle::pack_witness<Fr>(h, pce.id(), inputs, aux);
   if (timings) {
     timings->witness_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();

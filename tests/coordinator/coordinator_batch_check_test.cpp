@@ -37,13 +37,8 @@ class CoordinatorBatchCheck : public InProcessCoordinatorTest {
     synth_ = worker("synth-1", WorkerRole::Synth);
     for (uint64_t i = 0; i < kParts; ++i) provers_.push_back(worker("prove-" + std::to_string(i), WorkerRole::Prove));
     job_ = submit(kParts, 31);
-    for (uint64_t i = 0; i < kParts; ++i) {
-      const auto s = next<farm::Synth>(*synth_);
-      ASSERT_TRUE(s) << "no synth assignment " << i;
-      honest_.emplace(s->at.part, key_->prove(31, s->at.part));
-      synth_->send(farm::SynthDone{s->at, "bundle-" + s->at.token, honest_.at(s->at.part).public_inputs, 1.0, 1000});
-      ASSERT_TRUE(acked(*synth_, s->at.token));
-    }
+    honest_ = synthesize_all(*synth_, kParts, 31);
+    ASSERT_EQ(honest_.size(), kParts);
     for (auto& p : provers_) {
       const auto a = next<farm::Prove>(*p);
       ASSERT_TRUE(a) << "no prove assignment";

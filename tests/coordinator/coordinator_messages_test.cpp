@@ -130,14 +130,8 @@ TEST_F(CoordinatorMessages, ProofsArrivingTogetherAreAllRecordedOnce) {
   std::vector<std::unique_ptr<FakeWorker>> provers;
   for (uint64_t i = 0; i < n; ++i) provers.push_back(worker("prove-" + std::to_string(i), WorkerRole::Prove));
   const std::string job = submit(n, 21);
-  std::map<uint64_t, HonestResult> honest;
-  for (uint64_t i = 0; i < n; ++i) {
-    const auto s = next<farm::Synth>(*synth);
-    ASSERT_TRUE(s) << "no synth assignment " << i;
-    honest.emplace(s->at.part, key_->prove(21, s->at.part));
-    synth->send(farm::SynthDone{s->at, "bundle-" + s->at.token, honest.at(s->at.part).public_inputs, 1.0, 1000});
-    ASSERT_TRUE(acked(*synth, s->at.token));
-  }
+  const std::map<uint64_t, HonestResult> honest = synthesize_all(*synth, n, 21);
+  ASSERT_EQ(honest.size(), n);
   std::vector<farm::Prove> assigned;
   for (auto& p : provers) {
     const auto a = next<farm::Prove>(*p);

@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -95,6 +96,22 @@ class InProcessCoordinatorTest : public ::testing::Test {
         .wait_for([&](const farm::ControlMessage& m) { return m.as<farm::Ack>() && m.as<farm::Ack>()->token == token; },
                   std::chrono::seconds(10))
         .has_value();
+  }
+
+  // Plays `synth` for the `n` partitions of a job submitted with `seed`: takes each synth
+  // assignment and reports it done with the partition's honest statement (acked by the
+  // coordinator). Returns the honest statement and proof of each partition, by partition.
+  std::map<uint64_t, HonestResult> synthesize_all(FakeWorker& synth, uint64_t n, uint64_t seed) {
+    std::map<uint64_t, HonestResult> honest;
+    for (uint64_t i = 0; i < n; ++i) {
+      const auto s = next<farm::Synth>(synth);
+      EXPECT_TRUE(s) << "no synth assignment " << i;
+      if (!s) break;
+      honest.emplace(s->at.part, key_->prove(seed, s->at.part));
+      synth.send(farm::SynthDone{s->at, "bundle-" + s->at.token, honest.at(s->at.part).public_inputs, 1.0, 1000});
+      EXPECT_TRUE(acked(synth, s->at.token)) << "synth_done " << i << " not acked";
+    }
+    return honest;
   }
 
   fs::path dir_;
