@@ -210,8 +210,12 @@ int Worker::run(const std::atomic<bool>& stop) {
       send(heartbeat());
     }
     // A draining worker whose coordinator has gone silent would wait for acks forever; its
-    // unacked results are not lost (the leases expire and the partitions are redone).
-    const bool coordinator_gone = now_ms() - last_heard_ms_ > heartbeat_ms_ * liveness_;
+    // unacked results are not lost (the leases expire and the partitions are redone). The
+    // silence counts from the drain's start too, and is four liveness periods: a link that has
+    // just healed carries the coordinator's heartbeats again only after TCP's retransmission
+    // backoff (seconds), and presuming too early costs the held bundles' re-synthesis.
+    const bool coordinator_gone =
+        draining_ && now_ms() - std::max(last_heard_ms_, drain_started_ms_) > 4 * heartbeat_ms_ * liveness_;
     if (draining_ && tasks_.empty() && (unacked_.empty() || coordinator_gone) &&
         !serve_held_bundles(coordinator_gone)) {
       send(Bye{});

@@ -51,7 +51,7 @@ class FakeCoordinator {
     const auto end = std::chrono::steady_clock::now() + limit;
     auto next_beat = std::chrono::steady_clock::now();
     while (std::chrono::steady_clock::now() < end) {
-      if (!peer_.empty() && std::chrono::steady_clock::now() >= next_beat) {
+      if (beating_ && !peer_.empty() && std::chrono::steady_clock::now() >= next_beat) {
         send(farm::Heartbeat{++seq_});
         next_beat += 100ms;
       }
@@ -87,6 +87,8 @@ class FakeCoordinator {
     return *m->as<farm::WorkerHeartbeat>();
   }
   uint64_t next_seq() { return ++seq_; }
+  // Off: wait_for listens without sending heartbeats (a coordinator the worker cannot hear).
+  void beating(bool on) { beating_ = on; }
   // Until the worker has handled everything sent so far: messages to it arrive in order, so a
   // heartbeat of its that has seen a numbered heartbeat sent now was sent after the rest.
   bool settled() {
@@ -107,6 +109,7 @@ class FakeCoordinator {
   zmq::socket_t sock_;
   std::string endpoint_, peer_;
   uint64_t seq_ = 1000;
+  bool beating_ = true;
 };
 
 std::string token(char c) { return std::string(32, c); }
@@ -122,10 +125,11 @@ class WorkerTasks : public ::testing::Test {
 
   // Starts a worker of `role`; it says hello, and is welcomed (heartbeats of 100 ms, declared
   // gone after 1 s of silence).
-  farm::Hello start(WorkerRole role) {
+  farm::Hello start(WorkerRole role, uint32_t drain_hold_s = 1) {
     cfg_ = farm::parse_farm_config("coordinator:\n  endpoint: " + coordinator_.endpoint() +
                                        "\nworker:\n  id: w1\n  key_dir: " + (dir_ / "keys").string() +
-                                       "\n  drain_hold_s: 1\n  key_rescan_s: 0\n  cores: 2\n  memory_mb: 1024\n",
+                                       "\n  drain_hold_s: " + std::to_string(drain_hold_s) +
+                                       "\n  key_rescan_s: 0\n  cores: 2\n  memory_mb: 1024\n",
                                    "test");
     farm::WorkerOptions opts;
     opts.role = role;
@@ -156,6 +160,18 @@ class WorkerTasks : public ::testing::Test {
         },
         20s);
     thread_.join();
+  }
+  // A synth worker that has synthesized one bundle, its result acked, and then heard nothing
+  // from the coordinator for longer than a liveness period (1 s): the key of the bundle it holds.
+  std::string synthesize_then_hear_nothing() {
+    coordinator_.send(synth(token('a'), 21));
+    auto r = coordinator_.result(token('a'));
+    EXPECT_TRUE(r && r->as<farm::SynthDone>()) << (r ? std::string(r->type_name()) : "no result");
+    if (!r || !r->as<farm::SynthDone>()) return "";
+    coordinator_.send(farm::Ack{token('a')});
+    EXPECT_TRUE(coordinator_.settled());
+    std::this_thread::sleep_for(1500ms);
+    return r->as<farm::SynthDone>()->bundle_key;
   }
   farm::Synth synth(const std::string& tok, uint64_t seed, const std::string& circuit = "") {
     farm::Synth s;
@@ -283,6 +299,44 @@ TEST_F(WorkerTasks, DrainFinishesHeldWorkThenSaysBye) {
       10s))
       << "a drained worker did not say bye";
   EXPECT_FALSE(took) << "a draining worker took new work";
+  thread_.join();
+  EXPECT_EQ(exit_code_, 0);
+}
+
+// CI's chaos run drained a synth worker 3 s after its link healed: the coordinator heard the
+// worker again, but its own heartbeats were still in TCP's retransmission backoff, and the worker
+// dropped its held bundles at once. A drain after a silence gives the coordinator four liveness
+// periods, counted from the drain's start, to be heard and release them.
+TEST_F(WorkerTasks, DrainAfterASilenceWaitsForTheCoordinator) {
+  start(WorkerRole::Synth, 300);
+  const std::string bundle = synthesize_then_hear_nothing();
+  ASSERT_FALSE(bundle.empty());
+  coordinator_.beating(false);
+  stop_ = true;
+  ASSERT_TRUE(coordinator_.heartbeat([&](const auto& h) {
+    return h.draining && std::find(h.held.begin(), h.held.end(), bundle) != h.held.end();
+  })) << "no draining heartbeat naming the held bundle";
+  EXPECT_FALSE(coordinator_.wait_for(MessageType::Bye, 1500ms))
+      << "a worker drained after a silence gave up its held bundle at once";
+  coordinator_.beating(true);
+  coordinator_.send(farm::Release{bundle});
+  EXPECT_TRUE(coordinator_.wait_for(MessageType::Bye, 10s)) << "released, the drained worker did not say bye";
+  thread_.join();
+  EXPECT_EQ(exit_code_, 0);
+}
+
+// A coordinator gone for good: the drained worker still exits, four liveness periods (4 s here)
+// after the drain began, not worker.drain_hold_s later.
+TEST_F(WorkerTasks, DrainWithTheCoordinatorGoneEndsAfterFourLivenessPeriods) {
+  start(WorkerRole::Synth, 300);  // drain_hold_s is not the bound that ends this drain
+  const std::string bundle = synthesize_then_hear_nothing();
+  ASSERT_FALSE(bundle.empty());
+  coordinator_.beating(false);
+  const auto t0 = std::chrono::steady_clock::now();
+  stop_ = true;
+  EXPECT_TRUE(coordinator_.wait_for(MessageType::Bye, 20s)) << "a worker with a silent coordinator never said bye";
+  const auto waited = std::chrono::steady_clock::now() - t0;
+  EXPECT_GE(waited, 3500ms) << "it gave up its held bundle before four liveness periods of silence";
   thread_.join();
   EXPECT_EQ(exit_code_, 0);
 }
