@@ -18,7 +18,7 @@
 #include <span>
 #include <vector>
 
-#include "common/ec/glv.hpp"
+#include "common/ec/gls4.hpp"
 #include "common/ec/short_weierstrass.hpp"
 #include "common/ff/bigint.hpp"
 #include "common/formats/snarkjs_roots.hpp"
@@ -84,28 +84,30 @@ ec::Jacobian<C> mul_fr(const ec::Jacobian<C>& p, const typename C::Scalar& s) {
   constexpr size_t kShort = 96;
   if (ff::num_bits(kn) <= kShort) return -mul_signed_window<C>(p, kn);
   if (ff::num_bits(k) <= kShort) return mul_signed_window<C>(p, k);
-  return ec::glv_mul(p, s);
+  return ec::fast_mul(p, s);
 }
 
 // GLV decompositions of the twiddles of each FFT stage, keyed by the stage's root w and a
 // scale c: entry j is the decomposition of c w^j, j < half. Thread-safe; entries are never
 // removed, so references stay valid for the cache's lifetime.
-template <class Fr>
+template <class C>
 class TwiddleCache {
  public:
-  const std::vector<ec::GlvScalar>& stage(const Fr& root, const Fr& scale, size_t half, util::ThreadPool& pool) {
+  using Fr = typename C::Scalar;
+  using Dec = typename ec::FastMul<C>::Dec;
+  const std::vector<Dec>& stage(const Fr& root, const Fr& scale, size_t half, util::ThreadPool& pool) {
     {
       std::lock_guard lock(mu_);
       for (const auto& e : entries_)
         if (e.root == root && e.scale == scale && e.tw.size() >= half) return e.tw;
     }
-    Entry e{root, scale, std::vector<ec::GlvScalar>(half)};
+    Entry e{root, scale, std::vector<Dec>(half)};
     // Powers in chunks (each chunk starts from c w^begin), decomposed across the pool.
     pool.parallel_for(
         half,
         [&](size_t b, size_t end) {
           Fr w = scale * root.pow(uint64_t(b));
-          for (size_t j = b; j < end; ++j, w *= root) e.tw[j] = ec::glv_decompose(w);
+          for (size_t j = b; j < end; ++j, w *= root) e.tw[j] = ec::FastMul<C>::decompose(w);
         },
         256);
     std::lock_guard lock(mu_);
@@ -116,7 +118,7 @@ class TwiddleCache {
  private:
   struct Entry {
     Fr root, scale;
-    std::vector<ec::GlvScalar> tw;
+    std::vector<Dec> tw;
   };
   std::mutex mu_;
   std::deque<Entry> entries_;
@@ -132,10 +134,10 @@ class TwiddleCache {
 // Y's twiddles absorb it (w^i / n for every i, including i = 0). Recursing on X, the scaled
 // sub-transform is always the first group of each stage: its butterflies use the twiddles
 // w^j / n, every other group plain w^j (w^0 = 1 free), and point 0 is scaled before stage 1.
-// Butterflies are multiplied in batches (ec::glv_mul_batch: affine tables, mixed additions).
+// Butterflies are multiplied in batches (ec::FastMul: affine tables, mixed additions).
 template <class C>
 void group_ifft(std::span<ec::Jacobian<C>> a, util::ThreadPool& pool, util::Progress* progress = nullptr,
-                uint64_t unit_weight = 1, TwiddleCache<typename C::Scalar>* cache = nullptr) {
+                uint64_t unit_weight = 1, TwiddleCache<C>* cache = nullptr) {
   using Fr = typename C::Scalar;
   using J = ec::Jacobian<C>;
   const size_t n = a.size();
@@ -143,7 +145,8 @@ void group_ifft(std::span<ec::Jacobian<C>> a, util::ThreadPool& pool, util::Prog
   size_t log_n = 0;
   while ((size_t(1) << log_n) < n) ++log_n;
   if ((size_t(1) << log_n) != n) throw std::invalid_argument("group_ifft: size is not a power of two");
-  TwiddleCache<Fr> local;
+  using Mul = ec::FastMul<C>;
+  TwiddleCache<C> local;
   if (!cache) cache = &local;
   for (size_t i = 1, j = 0; i < n; ++i) {  // bit-reversal permutation
     size_t bit = n >> 1;
@@ -153,7 +156,7 @@ void group_ifft(std::span<ec::Jacobian<C>> a, util::ThreadPool& pool, util::Prog
   }
   const Fr w_inv = formats::snarkjs_root_of_unity<Fr>(log_n).inverse();
   const Fr n_inv = Fr::from_u64(n).inverse();
-  a[0] = ec::glv_mul(a[0], ec::glv_decompose(n_inv));
+  a[0] = ec::fast_mul(a[0], n_inv);
   if (progress) progress->add(unit_weight);
   for (size_t s = 1; s <= log_n; ++s) {
     const size_t half = size_t(1) << (s - 1);
@@ -166,7 +169,7 @@ void group_ifft(std::span<ec::Jacobian<C>> a, util::ThreadPool& pool, util::Prog
           constexpr size_t kBatch = 32;
           J t[kBatch];
           J* tp[kBatch];
-          const ec::GlvScalar* kp[kBatch];
+          const typename Mul::Dec* kp[kBatch];
           uint64_t muls = 0;
           for (size_t b0 = begin; b0 < end; b0 += kBatch) {
             const size_t b1 = std::min(end, b0 + kBatch);
@@ -180,7 +183,7 @@ void group_ifft(std::span<ec::Jacobian<C>> a, util::ThreadPool& pool, util::Prog
                 kp[m++] = g == 0 ? &tw_scaled[j] : &tw[j];
               }
             }
-            ec::glv_mul_batch<C>(tp, kp, m);
+            Mul::batch(tp, kp, m);
             muls += m;
             for (size_t b = b0; b < b1; ++b) {
               const size_t g = b / half, j = b % half;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// GLV scalar multiplication (common/ec/glv.hpp) against plain double-and-add
-// (Jacobian::mul_limbs) on G1 and G2 of both curves: random scalars and points, the edge
+// GLV (common/ec/glv.hpp) and 4-dimensional GLS (common/ec/gls4.hpp, G2) scalar multiplication
+// against plain double-and-add (Jacobian::mul_limbs) on G1 and G2 of both curves: random scalars and points, the edge
 // scalars 0, 1, -1, 2, lambda, r - 1, powers of two and roots of unity (the setup's
 // twiddles), and the decomposition's identity k = k1 + k2 lambda and its bound 2^127.
 #include "common/ec/glv.hpp"
@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "common/ec/gls4.hpp"
 #include "tests/common/ec/test_points.hpp"
 
 namespace zkmill::test {
@@ -124,6 +125,59 @@ TYPED_TEST(Glv, BatchMatchesDoubleAndAdd) {
   ec::glv_mul_batch<TypeParam>(pp.data(), kp.data(), pts.size());
   for (size_t i = 0; i < pts.size(); ++i) EXPECT_EQ(pts[i], want[i]) << "scalar " << scalars[i].to_dec();
   ec::glv_mul_batch<TypeParam>(pp.data(), kp.data(), 0);  // an empty batch is fine
+}
+
+template <class P>
+class Gls4 : public ::testing::Test {
+ protected:
+  std::mt19937_64 rng{20261202};
+};
+using G2Groups = ::testing::Types<curves::Bn254G2Params, curves::Bls12381G2Params>;
+TYPED_TEST_SUITE(Gls4, G2Groups);
+
+TYPED_TEST(Gls4, DecompositionIsExactAndShort) {
+  using Fr = typename TypeParam::Scalar;
+  const auto& L = ec::Gls4Lattice<TypeParam>::get();
+  for (const Fr& k : edge_and_random_scalars<Fr>(this->rng, 2000)) {
+    const auto s = ec::gls4_decompose<TypeParam>(k);
+    Fr sum = Fr::zero();
+    for (int i = 0; i < 4; ++i) {
+      const Fr ki = ec::glv_detail::fr_from_u128<Fr>(s.k[i]);
+      sum += (s.neg[i] ? -ki : ki) * L.mu_pow[i];
+      EXPECT_LT(s.k[i], ec::u128(1) << 67) << k.to_dec();
+    }
+    EXPECT_EQ(sum, k) << k.to_dec();
+  }
+}
+
+TYPED_TEST(Gls4, MatchesDoubleAndAdd) {
+  using J = ec::Jacobian<TypeParam>;
+  using Fr = typename TypeParam::Scalar;
+  // psi acts as mu on random points (the decomposition's premise).
+  const auto& L = ec::Gls4Lattice<TypeParam>::get();
+  const J q = J::from_affine(random_subgroup_point<TypeParam>(this->rng));
+  EXPECT_EQ(ec::psi(q), q.mul_limbs(L.mu_pow[1].to_canonical()));
+  const auto scalars = edge_and_random_scalars<Fr>(this->rng, 16);
+  std::vector<J> pts, want;
+  std::vector<ec::Gls4Scalar> ks;
+  for (size_t i = 0; i < scalars.size(); ++i) {
+    J p = i % 7 == 5 ? J::identity() : J::from_affine(random_subgroup_point<TypeParam>(this->rng)) + J::generator();
+    pts.push_back(p);
+    want.push_back(p.mul_limbs(scalars[i].to_canonical()));
+    ks.push_back(ec::gls4_decompose<TypeParam>(scalars[i]));
+    EXPECT_EQ(ec::fast_mul(p, scalars[i]), want.back()) << "scalar " << scalars[i].to_dec();
+  }
+  std::vector<J*> pp;
+  std::vector<const ec::Gls4Scalar*> kp;
+  for (size_t i = 0; i < pts.size(); ++i) {
+    pp.push_back(&pts[i]);
+    kp.push_back(&ks[i]);
+  }
+  ec::gls4_mul_batch<TypeParam>(pp.data(), kp.data(), pts.size());
+  for (size_t i = 0; i < pts.size(); ++i) {
+    EXPECT_EQ(pts[i], want[i]) << "scalar " << scalars[i].to_dec();
+    EXPECT_TRUE(pts[i].is_on_curve());
+  }
 }
 
 }  // namespace zkmill::test
