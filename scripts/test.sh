@@ -59,7 +59,7 @@ if [[ -z ${ZKMILL_SKIP_FUZZ:-} ]]; then
       cmake -S . -B "$fuzz_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
         -DZKMILL_CUDA=OFF -DZKMILL_BENCH=OFF -DZKMILL_SANITIZE=ON -DZKMILL_FUZZ=ON
     fi
-    cmake --build "$fuzz_dir" --target fuzz_zkey fuzz_wtns fuzz_r1cs test_formats
+    cmake --build "$fuzz_dir" --target fuzz_zkey fuzz_wtns fuzz_r1cs fuzz_ptau test_formats
     # The fuzzers' smoke runs write crash-* files (the reproducer) into the working directory.
     (cd "$fuzz_dir" && ctest --output-on-failure -j2 -R '^(fuzz_.*_smoke|Malformed\.|Roots\.)') || {
       printf 'test.sh: FAILED (sanitized readers / fuzzing; reproducers: %s/tests/fuzz/crash-*)\n' "$fuzz_dir" >&2

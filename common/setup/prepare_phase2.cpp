@@ -25,6 +25,9 @@ void prepare(const formats::PtauFile& f, formats::BinWriter& w, util::Progress& 
         f.name() + ": power " + std::to_string(power) +
         " needs the extended (shifted) Lagrange transform of 2^(s+1) points, which zkmill does not "
         "implement yet; use snarkjs for this file");
+  // The same stages recur for every power and series.
+  TwiddleCache<typename E::G1Params> twiddles1;
+  TwiddleCache<typename E::G2Params> twiddles2;
   auto series = [&]<class C>(uint32_t type, std::span<const uint8_t> sec, const char* what, bool extra) {
     w.begin(type);
     const size_t avail = sec.size() / serde::snarkjs::Lem<C>::kSize;
@@ -36,7 +39,10 @@ void prepare(const formats::PtauFile& f, formats::BinWriter& w, util::Progress& 
       const size_t n = size_t(1) << p;
       std::vector<ec::Jacobian<C>> a(n, ec::Jacobian<C>::identity());
       std::copy(all.begin(), all.begin() + ptrdiff_t(std::min(n, avail)), a.begin());
-      group_ifft<C>(a, pool, &prog, weight);
+      if constexpr (std::is_same_v<C, typename E::G2Params>)
+        group_ifft<C>(a, pool, &prog, weight, &twiddles2);
+      else
+        group_ifft<C>(a, pool, &prog, weight, &twiddles1);
       auto aff = normalize_parallel<C>(a, pool);
       std::vector<uint8_t> bytes(n * serde::snarkjs::Lem<C>::kSize);
       pool.parallel_for(
