@@ -26,9 +26,13 @@ class RedisClientWait : public ::testing::Test {
     procs_.set_log_dir(dir_);
     primary_ = free_port();
     const int replica = free_port();
-    procs_.spawn("primary", {"redis-server", "--port", std::to_string(primary_), "--bind", "127.0.0.1", "--save", ""});
-    procs_.spawn("replica", {"redis-server", "--port", std::to_string(replica), "--bind", "127.0.0.1", "--save", "",
-                             "--replicaof", "127.0.0.1", std::to_string(primary_)});
+    // Each in a directory of its own: the replica writes the primary's snapshot to its --dir.
+    for (const char* d : {"primary", "replica"}) fs::create_directories(dir_ / d);
+    procs_.spawn("primary", {"redis-server", "--port", std::to_string(primary_), "--bind", "127.0.0.1", "--save", "",
+                             "--dir", (dir_ / "primary").string()});
+    procs_.spawn("replica",
+                 {"redis-server", "--port", std::to_string(replica), "--bind", "127.0.0.1", "--save", "", "--dir",
+                  (dir_ / "replica").string(), "--replicaof", "127.0.0.1", std::to_string(primary_)});
     ASSERT_TRUE(eventually(20s, [&] {
       return contains(run_program("redis-cli", {"-p", std::to_string(primary_), "INFO", "replication"}).out,
                       "state=online");
@@ -52,7 +56,7 @@ class RedisClientWait : public ::testing::Test {
 TEST_F(RedisClientWait, ConfirmsWhatTheConnectionReadOnlyOnceAReplicaHasIt) {
   farm::RedisClient writer(config()), reader(config());
   writer.command({"SET", "zk:test:before", "1"});
-  ASSERT_TRUE(writer.wait_replicas()) << "the replica is not in step";
+  ASSERT_TRUE(eventually(10s, [&] { return writer.wait_replicas(); })) << "the replica is not in step";
   signal_replica(SIGSTOP);  // still "online" to the primary; receives nothing
   writer.command({"SET", "zk:test:recorded", "1"});
   EXPECT_FALSE(writer.wait_replicas()) << "the stopped replica cannot have the write";
@@ -70,7 +74,7 @@ TEST_F(RedisClientWait, ConfirmsWhatTheConnectionReadOnlyOnceAReplicaHasIt) {
 TEST_F(RedisClientWait, ConfirmsNothingWrittenOnALostConnection) {
   farm::RedisClient c(config());
   c.command({"SET", "zk:test:before", "1"});
-  ASSERT_TRUE(c.wait_replicas()) << "the replica is not in step";
+  ASSERT_TRUE(eventually(10s, [&] { return c.wait_replicas(); })) << "the replica is not in step";
   signal_replica(SIGSTOP);
   c.command({"SET", "zk:test:recorded", "1"});
   const uint64_t first = c.connection_id();
