@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include <charconv>
+#include <chrono>
 #include <fstream>
 #include <mutex>
 #include <stdexcept>
@@ -145,7 +146,10 @@ HttpApi::HttpApi(const FarmConfig& cfg, std::shared_ptr<prometheus::Collectable>
     throw std::runtime_error("coordinator.metrics_listen: cannot listen on " + listen +
                              " (address in use, or not an address of this host)");
   port_ = port;
-  thread_ = std::thread([this] { server_->listen_after_bind(); });
+  thread_ = std::thread([this] {
+    server_->listen_after_bind();
+    listen_returned_ = true;
+  });
   spdlog::info("coordinator: HTTP on http://{}: /metrics, JSON API /api/v1 ({}), dashboard /", listen,
                token_.empty() ? "no token" : "bearer token required");
   if (!loopback_ && token_.empty())
@@ -156,6 +160,10 @@ HttpApi::HttpApi(const FarmConfig& cfg, std::shared_ptr<prometheus::Collectable>
 }
 
 HttpApi::~HttpApi() {
+  // cpp-httplib (0.11) ignores stop() until listen_after_bind has begun (is_running), and would
+  // then serve forever: a coordinator that failed right after starting its HTTP thread (its
+  // control port taken) hung here instead of exiting, under load.
+  while (!server_->is_running() && !listen_returned_) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   server_->stop();
   if (thread_.joinable()) thread_.join();
 }

@@ -19,6 +19,7 @@
 
 #include <prometheus/collectable.h>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -61,6 +62,7 @@ class HttpApi {
   std::unique_ptr<ClientPool> pool_;
   std::unique_ptr<httplib::Server> server_;
   std::thread thread_;
+  std::atomic<bool> listen_returned_{false};  // the listening thread is done (stopped, or failed)
 };
 
 }  // namespace zkmill::farm

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// "merkle": membership proofs for a batch of Merkle paths under the Poseidon-style
-// compression of poseidon_style.hpp.
+// "merkle": membership proofs for a batch of Merkle paths under a two-to-one compression by
+// circomlib's width-3 Poseidon permutation (gadgets/poseidon.hpp): state (capacity, left,
+// right), output word 1, the capacity word carrying a level or fold tag (domain separation).
 //
 // Per path: a private leaf; per level a private sibling and a private direction bit b,
 //   "booleanity"  b * (1 - b) = 0
@@ -19,12 +20,13 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "common/circuits/circuit.hpp"
-#include "common/circuits/poseidon_style.hpp"
+#include "common/circuits/gadgets/poseidon.hpp"
 #include "common/circuits/prf.hpp"
 
 namespace zkmill::circuits {
@@ -77,10 +79,26 @@ class MerkleCircuit final : public Circuit<F> {
       auto in = [&] {
         return Num<F>{cs::LinearCombination<F>(counter.alloc("in", [] { return F::zero(); })), F::zero()};
       };
-      PoseidonStyle<F>::instance().hash2(counter, in(), in(), in());
+      compress(counter, in(), in(), in());
       return counter.num_constraints();
     }();
     return n;
+  }
+
+  // The compression H(capacity, left, right): Poseidon(3)'s permutation, output word 1.
+  static F compress(const F& capacity, const F& left, const F& right) {
+    std::array<F, 3> s{capacity, left, right};
+    Poseidon<F>::instance(3).permute(s);
+    return s[1];
+  }
+  static Num<F> compress(cs::ConstraintSystem<F>& cs, Num<F> capacity, Num<F> left, Num<F> right) {
+    std::vector<Num<F>> s;
+    s.reserve(3);
+    s.push_back(std::move(capacity));
+    s.push_back(std::move(left));
+    s.push_back(std::move(right));
+    Poseidon<F>::instance(3).permute(cs, s);
+    return std::move(s[1]);
   }
 
   static F level_tag(uint64_t level) { return F::from_u64(level + 1); }
@@ -88,7 +106,6 @@ class MerkleCircuit final : public Circuit<F> {
 
   // The public root computed natively (same PRF draws as synthesize), for tests.
   F native_root() const {
-    const auto& H = PoseidonStyle<F>::instance();
     const uint64_t key = prf_key(kWitnessDomain, seed_, partition_);
     F acc;
     for (size_t j = 0; j < depths_.size(); ++j) {
@@ -98,9 +115,9 @@ class MerkleCircuit final : public Circuit<F> {
         F sib = F::random(rng);
         bool bit = rng() & 1;
         F cap = level_tag(l) + (l == 0 ? F::from_u64(partition_) : F::zero());
-        cur = bit ? H.hash2(cap, sib, cur) : H.hash2(cap, cur, sib);
+        cur = bit ? compress(cap, sib, cur) : compress(cap, cur, sib);
       }
-      acc = j == 0 ? cur : H.hash2(fold_tag(), acc, cur);
+      acc = j == 0 ? cur : compress(fold_tag(), acc, cur);
     }
     return acc;
   }
@@ -109,7 +126,6 @@ class MerkleCircuit final : public Circuit<F> {
     using LC = cs::LinearCombination<F>;
     using cs::Name;
     using cs::Variable;
-    const auto& H = PoseidonStyle<F>::instance();
     const bool values = cs.needs_values();
     const Variable one = cs::ConstraintSystem<F>::one();
     cs::Namespace<F> ns(cs, "merkle");
@@ -144,13 +160,13 @@ class MerkleCircuit final : public Circuit<F> {
           cap.value += partition_val;
         }
         cs::Namespace<F> hash_ns(cs, "hash");
-        cur = H.hash2(cs, std::move(cap), Num<F>{LC(left), left_val}, std::move(right));
+        cur = compress(cs, std::move(cap), Num<F>{LC(left), left_val}, std::move(right));
       }
       if (j == 0) {
         acc = std::move(cur);
       } else {
         cs::Namespace<F> fold_ns(cs, Name("fold", j));
-        acc = H.hash2(cs, Num<F>{LC::constant(fold_tag()), fold_tag()}, std::move(acc), std::move(cur));
+        acc = compress(cs, Num<F>{LC::constant(fold_tag()), fold_tag()}, std::move(acc), std::move(cur));
       }
     }
     const Variable root = cs.alloc_input("root", [&] { return acc.value; });

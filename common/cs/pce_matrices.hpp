@@ -256,6 +256,21 @@ struct WideSum {
   }
 };
 
+// A short row's accumulator: a field element, reduced at every addition (WideSum's
+// interface; for a few terms one final reduction would cost more than their additions).
+template <class F>
+struct FieldSum {
+  F acc = F::zero();
+  ZKMILL_FORCE_INLINE void add(const F& t) { acc += t; }
+  ZKMILL_FORCE_INLINE void add_masked(const F& t, uint64_t mask) {
+    F m;
+    for (size_t i = 0; i < F::N; ++i) m.v[i] = t.v[i] & mask;
+    acc += m;
+  }
+  ZKMILL_FORCE_INLINE void sub(const F& t) { acc -= t; }
+  F value() const { return acc; }
+};
+
 void encode_header(const PceHeader& h, uint8_t* out);
 uint64_t image_checksum(std::span<const uint8_t> image);
 template <class F>
@@ -380,61 +395,38 @@ void PceMatrices::multiply(std::span<const F> inputs, std::span<const F> aux, st
   // a short one (most rows: booleanity, xor, and, ch) in a field element, where one final
   // reduction would cost more than its few additions.
   constexpr uint64_t kWide = 8;
+  // One row's dot product into Acc (WideSum or FieldSum).
+  auto dot = [&]<class Acc>(const Matrix& m, uint64_t k0, uint64_t e, Acc acc) -> F {
+    int64_t ones = 0;  // sum of the +-1 entries on variables equal to one
+    for (uint64_t k = k0; k < e; ++k) {
+      const uint32_t col = m.cols[k], code = m.codes[k];
+      const uint8_t cl = kind[col];
+      if (cl == kOther) {
+        const F& z = col < n_in ? in[col] : ax[col];
+        if (code == 0)
+          acc.add(z);
+        else if (code == 1)
+          acc.sub(z);
+        else
+          acc.add(tab[code] * z);
+      } else if (code < 2) {
+        ones += code == 0 ? int64_t(cl) : -int64_t(cl);
+      } else {
+        acc.add_masked(tab[code], uint64_t(0) - cl);
+      }
+    }
+    if (ones != 0) acc.add(coeff.multiple_of_one(ones));
+    return acc.value();
+  };
   pool.parallel_for(
       rows,
       [&](size_t lo, size_t hi) {
-        for (const Matrix& m : ms) {
+        for (const Matrix& m : ms)
           for (size_t r = lo; r < hi; ++r) {
             const uint64_t k0 = m.row_ptr[r], e = m.row_ptr[r + 1];
-            int64_t ones = 0;  // sum of the +-1 entries on variables equal to one
-            if (e - k0 > kWide) {
-              pce_detail::WideSum<F> acc;
-              for (uint64_t k = k0; k < e; ++k) {
-                const uint32_t col = m.cols[k], code = m.codes[k];
-                const uint8_t cl = kind[col];
-                if (cl == kOther) {
-                  const F& z = col < n_in ? in[col] : ax[col];
-                  if (code == 0)
-                    acc.add(z);
-                  else if (code == 1)
-                    acc.sub(z);
-                  else
-                    acc.add(tab[code] * z);
-                } else if (code < 2) {
-                  ones += code == 0 ? int64_t(cl) : -int64_t(cl);
-                } else {
-                  acc.add_masked(tab[code], uint64_t(0) - cl);
-                }
-              }
-              if (ones != 0) acc.add(coeff.multiple_of_one(ones));
-              m.out[r] = acc.value();
-              continue;
-            }
-            F acc = F::zero();
-            for (uint64_t k = k0; k < e; ++k) {
-              const uint32_t col = m.cols[k], code = m.codes[k];
-              const uint8_t cl = kind[col];
-              if (cl == kOther) {
-                const F& z = col < n_in ? in[col] : ax[col];
-                if (code == 0)
-                  acc += z;
-                else if (code == 1)
-                  acc -= z;
-                else
-                  acc += tab[code] * z;
-              } else if (code < 2) {
-                ones += code == 0 ? int64_t(cl) : -int64_t(cl);
-              } else {
-                const uint64_t mask = uint64_t(0) - cl;
-                F t;
-                for (size_t i = 0; i < F::N; ++i) t.v[i] = tab[code].v[i] & mask;
-                acc += t;
-              }
-            }
-            if (ones != 0) acc += coeff.multiple_of_one(ones);
-            m.out[r] = acc;
+            m.out[r] =
+                e - k0 > kWide ? dot(m, k0, e, pce_detail::WideSum<F>{}) : dot(m, k0, e, pce_detail::FieldSum<F>{});
           }
-        }
       },
       4096);
 }
