@@ -10,10 +10,12 @@
       replica under Redis Sentinel) the Redis faults are "primary-kill9", "primary-cut" and
       "failover" (SENTINEL FAILOVER) of "primary", and cut and loss of "primary" or "replica"
       (resolved by run.sh through the sentinels when the fault starts), instead of one restart.
-  chaos.py check --port P --password PW --jobs FILE --coord-logs LOG... --zkmill BIN
-                 --client CFG --out DIR [--snarkjs BIN] [--sample N]
+  chaos.py check [--host H] --port P --password PW --jobs FILE --coord-logs LOG... --zkmill BIN
+                 --client CFG --out DIR [--snarkjs BIN] [--sample N] [--probe FILE]
       reads the farm's final state from Redis (its own small RESP client: no redis-py) and
-      checks the invariants; prints a report, and exits 1 if any invariant does not hold.
+      checks the invariants; prints a report, and exits 1 if any invariant does not hold. With
+      --probe (the probe's log, Sentinel) a partition recorded again after a demoted primary
+      discarded its first recording is told from a duplicate.
   chaos.py probe --sentinels H:P,... --servers H:P,... --master NAME --password PW --out FILE
       until killed, every 100 ms: logs the primary the sentinels name, and each server's role,
       writing a key outside the farm's (chaos:probe) to those that say they are a primary.

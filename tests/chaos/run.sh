@@ -14,8 +14,9 @@
 # for the replica on durable writes (redis.min_replicas 1), and the Redis faults are kill -9 of
 # the primary (restarted after the fault: it comes back a primary with old data until the
 # sentinels make it a replica), cuts of the primary's host, SENTINEL FAILOVER, and cuts and
-# loss periods of either Redis host; a probe writes to the primary every 100 ms, and the time
-# from each primary fault to the first write a new primary took is reported (failover time).
+# loss periods of either Redis host; a probe logs every 100 ms the primary the sentinels name and
+# each server's role, writing to those that say they are a primary, and the time from each
+# primary fault to the first write the newly named primary took is reported (failover time).
 # Then everything heals, the farm finishes its work,
 # the workers drain, and the invariants are checked (tests/chaos/chaos.py check):
 #   every job done, or failed with a reason (none stuck); every partition of a done job holds
@@ -26,8 +27,9 @@
 #   the coordinator lease at that moment (its recorded fence against zk:lease:history).
 # Takeover times (an active coordinator's fault to the new holder's "TOOK OVER" line) are
 # reported with the counts. With --sentinel a partition recorded twice in the logs but once in
-# the end is accepted only when a switch of primary lies between the two (the first recording
-# was lost with the old primary before it was acknowledged; the worker re-sent the proof).
+# the end is accepted only when the first recording falls in a window of writes a demoted
+# primary discarded (lost with the old primary before it was acknowledged: the worker re-sent
+# the proof) and the second after the new primary's promotion.
 # The last line is `chaos: J jobs, P partitions, F faults (...), lost 0, duplicated 0,
 # unverified 0` when every invariant holds; the exit status is 0 then, 1 when one does not,
 # 77 when network namespaces cannot be made here (not root, no nft; the reason is printed).
@@ -96,8 +98,6 @@ watchdog=$!
 # ------------------------------------------------------------------------------------------
 # Hosts, keys, configs
 log "seed $seed, $duration s of faults$( ((sentinel)) && echo ", Redis under Sentinel"), work directory $W"
-REDIS_HOSTS=(redis)
-((sentinel)) && REDIS_HOSTS=(redis redis2 arbiter)
 net_up redis=2 $( ((sentinel)) && echo redis2=5 arbiter=6) coord1=3 coord2=4 synth1=11 synth2=12 prove1=21 prove2=22 ||
   { echo "chaos: FAIL: could not build the network"; exit 1; }
 # Where clients (submit, the checker, the probe) run: the Redis host, or with Sentinel the
