@@ -166,6 +166,7 @@ class Coordinator {
   // so a failover in between loses nothing (the new primary's partition is still "proving" and
   // takes the re-send). One WAIT per turn covers every proof recorded in it.
   void settle_durable(const Peer& from, WorkerInfo& w, const std::string& token);
+  void ack_after_wait(const std::string& worker, const std::string& token);
   void ack_durable();
   // A result refused before it changed anything (stale, or not from the attempt's holder).
   void refused(const Peer& from, std::string_view what, const AttemptRef& at, const std::string& why);
@@ -296,7 +297,13 @@ class Coordinator {
   uint64_t last_promote_ms_ = 0, last_reap_ms_ = 0, last_dispatch_ms_ = 0;
   bool dispatch_due_ = true;
   uint64_t last_redis_error_log_ms_ = 0;
-  std::vector<std::pair<std::string, std::string>> durable_acks_;  // (worker id, token) to ack after WAIT
+  // To ack after a WAIT on the connection their recording (or the read that found it recorded)
+  // used; those of an earlier connection are dropped instead (the worker re-sends them).
+  struct DurableAck {
+    std::string worker, token;
+    uint64_t connection;  // RedisClient::connection_id() then
+  };
+  std::vector<DurableAck> durable_acks_;
   uint64_t next_wait_ms_ = 0;  // after a WAIT that timed out, the next one waits until then
   uint64_t last_wait_log_ms_ = 0;
   FarmMetrics metrics_;

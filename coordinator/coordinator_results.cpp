@@ -19,7 +19,11 @@ void Coordinator::settle(const Peer& from, WorkerInfo& w, const std::string& tok
 
 void Coordinator::settle_durable(const Peer& from, WorkerInfo& w, const std::string& token) {
   w.busy.erase(token);
-  durable_acks_.emplace_back(from.id, token);
+  ack_after_wait(from.id, token);
+}
+
+void Coordinator::ack_after_wait(const std::string& worker, const std::string& token) {
+  durable_acks_.push_back({worker, token, redis_.connection_id()});
 }
 
 void Coordinator::ack_durable() {
@@ -42,7 +46,24 @@ void Coordinator::ack_durable() {
     durable_acks_.clear();
     return;
   }
-  for (const auto& [id, token] : durable_acks_) send(id, Ack{token});
+  // The WAIT confirmed what the server connected to now holds. A recording made on an earlier
+  // connection (Redis failed over, or the connection dropped, since) may not be there: acking
+  // it would have its worker drop a proof the new primary never saw. Its re-send is recorded
+  // (or found recorded) on this connection and acked then. (Without replicas nothing is
+  // waited for: every ack goes.)
+  const bool any_connection = redis_.config().min_replicas == 0;
+  size_t stale = 0;
+  for (const auto& a : durable_acks_) {
+    if (any_connection || a.connection == redis_.connection_id())
+      send(a.worker, Ack{a.token});
+    else
+      ++stale;
+  }
+  if (stale)
+    spdlog::info(
+        "coordinator: {} result(s) recorded on an earlier redis connection not acknowledged; their workers re-send "
+        "them",
+        stale);
   durable_acks_.clear();
 }
 
@@ -345,7 +366,7 @@ void Coordinator::record_verified() {
       metrics_.discarded();
     }
     // Acked at the end of the turn (after WAIT, with redis.min_replicas): the proof is in Redis.
-    durable_acks_.emplace_back(p.from.id, m.at.token);
+    ack_after_wait(p.from.id, m.at.token);
   }
   for (auto& it : pending) {
     verifying_tokens_.erase(it->second.m.at.token);
@@ -378,7 +399,7 @@ void Coordinator::on_rejected(const PendingProof& p, const VerifyQueue::Verdict&
   count_failure("proof_rejected", ref,
                 store_.fail(ref, sender, "proof from " + printable(from.id, 64) + " rejected: " + why, false, now_ms(),
                             cfg_.coordinator));
-  durable_acks_.emplace_back(from.id, m.at.token);
+  ack_after_wait(from.id, m.at.token);
 }
 
 void Coordinator::on_task_failed(const Peer& from, WorkerInfo& w, const TaskFailed& m) {

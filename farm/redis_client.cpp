@@ -129,6 +129,7 @@ void RedisClient::ensure_connected() {
   redisSetTimeout(c, ctv);
   ctx_ = std::move(guard);
   where_ = where;
+  ++connection_id_;
   if (!cfg_.password.empty()) {
     try {
       if (cfg_.user.empty())
@@ -161,9 +162,15 @@ void RedisClient::ensure_connected() {
 
 bool RedisClient::wait_replicas(uint32_t timeout_ms) {
   if (cfg_.min_replicas == 0) return true;
+  if (!ctx_) return false;
   const uint32_t t = timeout_ms ? std::min(timeout_ms, cfg_.wait_timeout_ms) : cfg_.wait_timeout_ms;
-  return command({"WAIT", std::to_string(cfg_.min_replicas), std::to_string(t)}).as_int() >=
-         (long long)cfg_.min_replicas;
+  // WAIT waits for the replication offset this connection saw after its previous command (as
+  // the first command of a connection: for nothing, and it counts every replica, a stopped one
+  // included). A PUBLISH on a channel nobody listens to is propagated: it makes that offset the
+  // primary's current one, whatever the connection did before, in the same round trip.
+  const auto r =
+      pipeline({{"PUBLISH", "zk:durable", ""}, {"WAIT", std::to_string(cfg_.min_replicas), std::to_string(t)}});
+  return r[1].as_int() >= (long long)cfg_.min_replicas;
 }
 
 namespace {

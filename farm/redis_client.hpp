@@ -71,10 +71,15 @@ class RedisClient {
 
   void ensure_connected();
   void disconnect();
-  // After a write that must survive a failover: WAIT until redis.min_replicas replicas
-  // acknowledged it, at most redis.wait_timeout_ms (or `timeout_ms` when smaller and not 0).
-  // True when they did (or none is asked for).
+  // After a write that must survive a failover: WAIT until redis.min_replicas replicas have
+  // everything the server connected to holds now, at most redis.wait_timeout_ms (or
+  // `timeout_ms` when smaller and not 0). True when they did (or none is asked for). False when
+  // not connected: a new connection, perhaps to another server after a failover, cannot confirm
+  // what was written on the lost one (see connection_id).
   bool wait_replicas(uint32_t timeout_ms = 0);
+  // Counts the connections made: a confirmation by wait_replicas covers only what was written
+  // or read while connection_id() was the same.
+  uint64_t connection_id() const { return connection_id_; }
   // "HOST:PORT" (or the socket path) of the server connected to; "" when not connected.
   const std::string& where() const { return where_; }
 
@@ -102,6 +107,7 @@ class RedisClient {
   RedisConfig cfg_;
   std::unique_ptr<redisContext, CtxFree> ctx_;
   std::string where_;
+  uint64_t connection_id_ = 0;
   std::map<std::string, std::string> sha_of_;  // script text -> SHA1 as Redis knows it
 };
 

@@ -73,7 +73,8 @@ fi
 # under process kills, stops, link cuts and loss and a Redis restart, then its invariants (no
 # job lost or stuck, no proof duplicated or unverified, nothing orphaned in Redis). Needs root
 # and nftables; exit 77 from the script means it could not make namespaces here: skipped, said.
-#   ZKMILL_SKIP_CHAOS=1 skips this stage; CHAOS_ARGS="--seed 7" passes arguments.
+#   ZKMILL_SKIP_CHAOS=1 skips this stage; CHAOS_ARGS="--seed 7" passes arguments
+#   (CHAOS_ARGS=--sentinel: Redis under Sentinel, with failovers, instead of one Redis).
 if [[ -z ${ZKMILL_SKIP_CHAOS:-} ]]; then
   step "chaos run (tests/chaos/run.sh --short)"
   crc=0

@@ -4,9 +4,13 @@
 // clients find the primary through the sentinel (redis.sentinels, redis.master_name) and wait
 // for the replica on durable writes (redis.min_replicas); a failover in the middle of a job —
 // ordered (SENTINEL FAILOVER) or forced (kill -9 of the primary) — must cost time only: the
-// job finishes with every proof verified, and the new primary holds it.
+// job finishes with every proof verified, and the new primary holds it. A resubmit of a job
+// no replica has is not confirmed either.
+#include <signal.h>
+
 #include <chrono>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "tests/support/child_processes.hpp"
 
@@ -159,6 +163,51 @@ TEST_F(SentinelFarmTest, PrimaryKilledMidJobFinishesTheJob) {
   std::printf("[ figures  ] primary killed: replica promoted after %.1f s, next proof recorded after %.1f s\n",
               promoted, resumed);
   expect_finishes(job, n);
+}
+
+// `zkmill submit` again with the same idempotency key after a submit whose job no replica
+// confirmed: the job is found, not created, and the answer must still wait for a replica to
+// have it; only then does submit print the job (the same one) and exit 0.
+TEST(ReplicatedRedisTest, ResubmitIsConfirmedOnlyOnceAReplicaHasTheJob) {
+  const fs::path dir = scratch_dir();
+  ChildProcesses procs{{}, ChildProcesses::Teardown::Kill};
+  procs.set_log_dir(dir);
+  const std::string key = (dir / "chain.key").string();
+  auto r = run_zkmill({"setup", "--circuit", "chain", "--size", "50", "--curve", "bn254", "--seed", "5", "--out", key});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const int primary = free_port(), replica = free_port();
+  auto cli = [&](int port, const std::vector<std::string>& args) {
+    std::vector<std::string> a{"-p", std::to_string(port)};
+    a.insert(a.end(), args.begin(), args.end());
+    return run_program("redis-cli", a).out;
+  };
+  for (const char* d : {"primary", "replica"}) fs::create_directories(dir / d);  // the replica writes a snapshot
+  procs.spawn("primary", {"redis-server", "--port", std::to_string(primary), "--bind", "127.0.0.1", "--save", "",
+                          "--dir", (dir / "primary").string()});
+  procs.spawn("replica", {"redis-server", "--port", std::to_string(replica), "--bind", "127.0.0.1", "--save", "",
+                          "--dir", (dir / "replica").string(), "--replicaof", "127.0.0.1", std::to_string(primary)});
+  ASSERT_TRUE(eventually(20s, [&] {
+    return contains(cli(primary, {"INFO", "replication"}), "state=online");
+  })) << cli(primary, {"INFO", "replication"});
+  const auto client = dir / "client.yaml";
+  std::ofstream(client) << "redis: {host: 127.0.0.1, port: " << primary
+                        << ", min_replicas: 1, wait_timeout_ms: 1000}\n";
+  auto submit = [&] {
+    return run_zkmill(
+        {"submit", "--config", client.string(), "--key", key, "--partitions", "1", "--idempotency-key", "k1"});
+  };
+  ASSERT_EQ(::kill(procs.pid("replica"), SIGSTOP), 0);  // still "online" to the primary, gets nothing
+  auto first = submit();
+  EXPECT_EQ(first.exit_code, 1) << first.out << first.err;
+  EXPECT_TRUE(contains(first.err, "same --idempotency-key")) << first.err;
+  auto again = submit();
+  EXPECT_EQ(again.exit_code, 1) << "confirmed a job no replica has: " << again.out << again.err;
+  ASSERT_EQ(::kill(procs.pid("replica"), SIGCONT), 0);
+  Result last;  // the replica catches up on its own time (a loaded machine): a few tries
+  for (int i = 0; i < 10 && (last = submit()).exit_code != 0; ++i) std::this_thread::sleep_for(500ms);
+  ASSERT_EQ(last.exit_code, 0) << last.err;
+  const std::string job = last.out.substr(0, last.out.find('\n'));
+  EXPECT_EQ(cli(replica, {"HGET", "zk:job:" + job, "state"}), "queued\n") << "the replica does not have " << job;
 }
 
 }  // namespace
