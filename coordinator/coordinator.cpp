@@ -47,6 +47,12 @@ Coordinator::Coordinator(FarmConfig cfg)
       registry_(redis_) {
   router_.set(zmq::sockopt::linger, 0);
   router_.set(zmq::sockopt::router_mandatory, 1);
+  // A worker reconnecting after a cut (its ZeroMQ heartbeat dropped the connection) arrives
+  // while this side may still hold the old, half-open connection under the same routing id:
+  // the newcomer takes the id over. Without this libzmq ignores it until the old one dies
+  // (minutes of TCP retransmission) and the worker is black-holed. Taking an id gives no
+  // authority: every message is still checked against the CURVE key its worker registered.
+  router_.set(zmq::sockopt::router_handover, 1);
   router_.set(zmq::sockopt::maxmsgsize, int64_t(cfg_.zmq.max_message_kb) * 1024 + 64);
   setup_curve();
   monitor_ = std::make_unique<HandshakeMonitor>(ctx_, router_);

@@ -159,5 +159,23 @@ TEST_F(CoordinatorLiveness, HelloAgainKeepsAnAssignmentInFlight) {
   for (uint64_t i = 0; i < 2; ++i) EXPECT_EQ(partition(job, i)["attempts"].get<uint64_t>(), 0u);
 }
 
+// A worker whose link was cut reconnects (its ZeroMQ heartbeat dropped the connection) while
+// the coordinator still holds the old, half-open connection under the same routing id. The
+// new connection must take the routing id over (ROUTER_HANDOVER). Without it libzmq ignores
+// the newcomer's messages while the old one lives, and the worker was black-holed: its hellos
+// went unanswered for a minute in the chaos run, and a drain then dropped its held bundles.
+TEST_F(CoordinatorLiveness, AReconnectionTakesItsRoutingIdOver) {
+  auto half_open = worker("synth-1", WorkerRole::Synth);  // never read again, never closed: a cut link
+  FakeWorker fresh(endpoint_, "synth-1");
+  fresh.hello("synth-1", WorkerRole::Synth, {key_->circuit_id()});
+  ASSERT_TRUE(fresh.wait_for(MessageType::Welcome, 5s))
+      << "a reconnection under a routing id the coordinator still held was not answered";
+  const std::string job = submit(1, 23);
+  ASSERT_TRUE(fresh.wait_for(MessageType::Synth, 10s)) << "the reconnected worker got no work";
+  half_open.reset();  // the old connection closes at last: the new one keeps the routing id
+  fresh.hello("synth-1", WorkerRole::Synth, {key_->circuit_id()});
+  EXPECT_TRUE(fresh.wait_for(MessageType::Welcome, 5s)) << "the reconnected worker lost its routing id";
+}
+
 }  // namespace
 }  // namespace zkmill::test

@@ -97,9 +97,9 @@ TEST_F(SecureFarmTest, ResultsUnderAnotherCurveKeyThanTheLeasesAreRefused) {
     p = *assigned->as<farm::Prove>();
   }  // a's connection closes; its lease (routing id "pw", key a) stays until it expires
   {
-    // Without a hello: the coordinator still knows "pw" under key a. A connection that arrives
-    // before the ROUTER has dropped a's is refused its routing id for good (libzmq without
-    // ROUTER_HANDOVER), so b reconnects until its messages arrive.
+    // Without a hello: the coordinator still knows "pw" under key a. b takes the routing id
+    // over (ROUTER_HANDOVER), but that gives it no authority: its messages carry key b. It
+    // reconnects until one arrives (in case a's connection is still being torn down).
     std::optional<FakeWorker> b;
     bool warned = false;
     for (int i = 0; i < 30 && !warned; ++i) {
