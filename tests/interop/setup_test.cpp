@@ -83,14 +83,16 @@ TEST_P(Setup, ZkeyNewEqualsSnarkjsForEveryFixtureCircuit) {
   }
 }
 
-// A circuit of m constraints x * x = w_k over bn128 (one public input, no outputs), in circom's
-// .r1cs layout: header, constraints, wire-to-label map.
-void write_square_r1cs(const std::string& path, uint32_t m) {
+// A circuit of m constraints x * x = w_k (one public input, no outputs) over the curve's scalar
+// field, in circom's .r1cs layout: header, constraints, wire-to-label map.
+void write_square_r1cs(const std::string& path, const std::string& curve, uint32_t m) {
   std::string b;
   auto u32 = [&](uint32_t v) { b.append(reinterpret_cast<const char*>(&v), 4); };
   auto u64 = [&](uint64_t v) { b.append(reinterpret_cast<const char*>(&v), 8); };
-  // bn128's r, little-endian.
-  const uint64_t r[4] = {0x43e1f593f0000001, 0x2833e84879b97091, 0xb85045b68181585d, 0x30644e72e131a029};
+  // The scalar field's modulus r, little-endian 64-bit words.
+  const uint64_t bn[4] = {0x43e1f593f0000001, 0x2833e84879b97091, 0xb85045b68181585d, 0x30644e72e131a029};
+  const uint64_t bls[4] = {0xffffffff00000001, 0x53bda402fffe5bfe, 0x3339d80809a1d805, 0x73eda753299d7d48};
+  const uint64_t* r = curve == "bn128" ? bn : bls;
   auto word = [&](const uint64_t* w) {
     for (int i = 0; i < 4; ++i) u64(w[i]);
   };
@@ -110,18 +112,12 @@ void write_square_r1cs(const std::string& path, uint32_t m) {
 // ceremony of 2^15 or more (src/zkey_new.js, hashHPoints), and hashes ffjavascript's
 // subtraction of those raw bytes: zkmill's key must still equal snarkjs's byte for byte. Built
 // here (power 15 is too large to commit): snarkjs powersoftau new (tau = 1, no contribution),
-// zkmill's prepare phase2, a 2^14 + 2 row circuit (domain 2^15). bn128 only: the read is
-// curve-independent and each run costs tens of seconds.
-TEST(SetupFullCeremony, ZkeyNewEqualsSnarkjsWhenTheDomainFillsThePtau) {
-  if (!fs::exists(snarkjs_cli())) {
-    if (std::getenv("CI")) FAIL() << "snarkjs missing at " << snarkjs_cli() << ": run ./scripts/setup.sh";
-    GTEST_SKIP() << "snarkjs not installed";
-  }
-  const fs::path d = scratch_dir();
-  const std::string p0 = (d / "pot15_0.ptau").string(), p = (d / "pot15.ptau").string();
-  const std::string r1cs = (d / "c.r1cs").string(), theirs = (d / "s.zkey").string(), ours = (d / "z.zkey").string();
-  write_square_r1cs(r1cs, 1u << 14);
-  auto r = snarkjs({"powersoftau", "new", "bn128", "15", p0});
+// zkmill's prepare phase2, a 2^14 + 2 row circuit (domain 2^15); about 20 s per curve.
+TEST_P(Setup, ZkeyNewEqualsSnarkjsWhenTheDomainFillsThePtau) {
+  const std::string p0 = tmp("pot15_0.ptau"), p = tmp("pot15.ptau");
+  const std::string r1cs = tmp("c.r1cs"), theirs = tmp("s.zkey"), ours = tmp("z.zkey");
+  write_square_r1cs(r1cs, curve(), 1u << 14);
+  auto r = snarkjs({"powersoftau", "new", curve(), "15", p0});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   r = run_zkmill({"powersoftau", "prepare", "phase2", "--quiet", p0, p});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
