@@ -446,8 +446,8 @@ void Coordinator::on_hello(const Peer& from, const Hello& h) {
   w.bundle_endpoint = h.bundle_endpoint;
   w.take_report(h.tokens, h.current, h.tasks);
   // Busy with what it reports working on (from before our restart, or a reconnect).
-  if (!h.current.empty()) w.busy[h.current] = {false, now_ms(), 0};
-  for (const auto& t : h.tasks) w.busy[t.at.token] = {t.stage == TaskStage::Synthesizing, now_ms(), 0};
+  if (!h.current.empty()) w.busy[h.current] = {false, now_ms(), 0, false, {}};
+  for (const auto& t : h.tasks) w.busy[t.at.token] = {t.stage == TaskStage::Synthesizing, now_ms(), 0, false, {}};
   // Optional: how many assignments it takes at once (prove workers: slots x (1 + prefetch)).
   w.slots = h.slots.value_or(1);
   w.draining = h.draining;
@@ -756,17 +756,18 @@ bool Coordinator::dispatch_prove(const std::string& id, WorkerInfo& w, bool* emp
     if (k != bundle_server_keys_.end()) prove.bundle_server_key = k->second;
   }
   ControlMessage msg(std::move(prove));
-  assign(id, w, c, msg);
+  assign(id, w, c, msg, c.part["statement"]);
   return true;
 }
 
 // Sends an assignment and marks the worker busy with it (the token is what its result must carry).
-void Coordinator::assign(const std::string& id, WorkerInfo& w, const Claim& c, ControlMessage& m) {
+void Coordinator::assign(const std::string& id, WorkerInfo& w, const Claim& c, ControlMessage& m,
+                         std::string statement) {
   ++seq_;
   if (auto* s = std::get_if<Synth>(&m.body)) s->seq = seq_;
   if (auto* p = std::get_if<Prove>(&m.body)) p->seq = seq_;
   send(id, m);
-  w.busy[c.token] = {m.type() == MessageType::Synth, now_ms(), seq_};
+  w.busy[c.token] = {m.type() == MessageType::Synth, now_ms(), seq_, true, std::move(statement)};
   spdlog::debug("coordinator: {} partition {} -> {} ({})", c.ref.job, c.ref.part, printable(id), m.type_name());
 }
 

@@ -87,6 +87,11 @@ class Coordinator {
       bool synth = false;
       uint64_t at_ms = 0;
       uint64_t seq = 0;  // the `seq` of that assignment (see seq_)
+      // Leased to this worker by this coordinator (assign), not learnt from a hello: its
+      // result needs no look-up of the attempt in Redis before it is checked (the recording
+      // script checks the holder, token and state anyway). `statement`: a prove's, as claimed.
+      bool leased_here = false;
+      std::string statement;
     };
     std::map<std::string, Assigned> busy;  // token -> assigned and not yet reported back
     uint64_t slots = 1;                    // assignments it takes at once (hello `slots`)
@@ -134,12 +139,15 @@ class Coordinator {
     uint64_t id;  // its key in verifying_
     nlohmann::json proof, statement;
   };
-  // Each loop turn, after the messages: the proofs received hand to the VerifyQueue in groups,
-  // as many groups as it has idle threads. A group of several is checked with one
-  // multi-pairing (ProofChecker::batch_verifier) and, only if that fails, proof by proof, so
-  // a bad proof is still named and the good ones of its group recorded. Idle threads get a
-  // proof each (no batching delay at low load); while every thread is busy the proofs wait
-  // and the next free thread takes them all: batches grow with the load.
+  // Each loop turn, after the messages: the proofs received hand to the VerifyQueue in groups.
+  // A group of several is checked with one multi-pairing (ProofChecker::batch_verifier) and,
+  // only if that fails, proof by proof, so a bad proof is still named and the good ones of its
+  // group recorded. A proof of a circuit with no check in flight goes at once (no batching
+  // delay at low load); while one is in flight, the circuit's proofs wait for it until
+  // kMinGroup have gathered, and while every thread is busy all wait: batches grow with the
+  // load, and a proof waits at most about one check for its group (a lone check is a 4-pair
+  // Miller loop and a final exponentiation; each further proof of a group costs about a third
+  // of that).
   void flush_checks();
   // Each loop turn: the verdicts ready, each finishing its prove_done (record, or reject), and
   // the final batch checks of jobs.
@@ -186,7 +194,11 @@ class Coordinator {
   // when the queue had nothing at all, so the pass need not ask for the other workers.
   bool dispatch_prove(const std::string& id, WorkerInfo& w, bool* empty);
   bool dispatch_synth(const std::string& id, WorkerInfo& w, bool* empty);
-  void assign(const std::string& id, WorkerInfo& w, const Claim& c, ControlMessage& m);
+  void assign(const std::string& id, WorkerInfo& w, const Claim& c, ControlMessage& m, std::string statement = {});
+  // The attempt a result names, for the checks before the costly ones: from the worker's own
+  // table when this coordinator leased it to that worker (no round trip), else from Redis.
+  FarmStore::Attempt known_attempt(const Peer& from, const WorkerInfo& w, const PartRef& ref, const std::string& token,
+                                   bool synth);
   // A zkey job's synth carries the partition's .wtns (from Redis) as its payload frame; its
   // statement is read from it here. False when it cannot be sent (missing, over the limit,
   // malformed): the attempt, and the job, are failed.
@@ -227,7 +239,12 @@ class Coordinator {
   std::shared_ptr<CheckCounts> check_counts_ = std::make_shared<CheckCounts>();  // shared with the checks
   // A group of proofs on the VerifyQueue: its per-proof verdicts (ids of verifying_), filled
   // by the verify thread before its own verdict is signalled.
-  std::map<uint64_t, std::shared_ptr<std::vector<VerifyQueue::Verdict>>> groups_;
+  struct Group {
+    std::string circuit;
+    std::shared_ptr<std::vector<VerifyQueue::Verdict>> verdicts;
+  };
+  std::map<uint64_t, Group> groups_;
+  std::map<std::string, size_t> groups_checking_;  // circuit -> its groups on the VerifyQueue
   // A job's final batch check: the proofs as recorded in Redis, read back, in chunks checked
   // in parallel on the VerifyQueue (one multi-pairing each), off the loop. A job in
   // final_checks_ is not checked again meanwhile; final_done_ holds the jobs whose every

@@ -70,6 +70,25 @@ std::optional<std::vector<std::string>> Coordinator::zkey_statement(const PartRe
   return std::nullopt;
 }
 
+FarmStore::Attempt Coordinator::known_attempt(const Peer& from, const WorkerInfo& w, const PartRef& ref,
+                                              const std::string& token, bool synth) {
+  // `w` is the sender's entry (routing id, and CURVE key: handle() checked both), so an
+  // attempt in its table was leased to exactly this sender with this token. It stays there
+  // until settled, and the reaper renews such leases, so it is still this worker's attempt
+  // unless its job ended meanwhile (cancelled, failed, past its deadline): the recording
+  // script refuses the result then, as it refuses any result not of the current attempt.
+  if (auto a = w.busy.find(token); a != w.busy.end() && a->second.leased_here && a->second.synth == synth) {
+    FarmStore::Attempt known;
+    known.state = synth ? "synthesizing" : "proving";
+    known.token = token;
+    known.worker = from.id;
+    known.worker_key = from.key;
+    known.statement = a->second.statement;
+    return known;
+  }
+  return store_.attempt(ref);
+}
+
 void Coordinator::on_synth_done(const Peer& from, WorkerInfo& w, const SynthDone& m) {
   const PartRef ref{m.at.job, m.at.part};
   const FarmStore::Sender sender{from.id, from.key, m.at.token};
@@ -80,7 +99,7 @@ void Coordinator::on_synth_done(const Peer& from, WorkerInfo& w, const SynthDone
     if (!store_.unneeded_bundles({m.bundle_key}).empty()) send(from.id, Release{m.bundle_key});
   };
   // Who may end this attempt is checked before anything costly; the script checks it again.
-  const auto attempt = store_.attempt(ref);
+  const auto attempt = known_attempt(from, w, ref, m.at.token, true);
   std::string why = attempt.refusal(sender);
   if (why.empty() && attempt.state != "synthesizing") why = "partition " + attempt.state;
   if (!why.empty()) {
@@ -130,7 +149,7 @@ void Coordinator::on_prove_done(const Peer& from, WorkerInfo& w, const ProveDone
   const FarmStore::Sender sender{from.id, from.key, m.at.token};
   // Who may end this attempt is checked before the costly pairing check (a late re-send of a
   // recorded result is refused here, unchecked); the recording script checks it again.
-  const auto attempt = store_.attempt(ref);
+  const auto attempt = known_attempt(from, w, ref, m.at.token, false);
   std::string why = attempt.refusal(sender);
   if (why.empty() && attempt.state != "proving") why = "partition " + attempt.state;
   if (!why.empty()) {
@@ -155,13 +174,22 @@ void Coordinator::flush_checks() {
   if (busy >= threads) return;  // the next free thread takes what has gathered by then
   size_t idle = threads - busy;
   constexpr size_t kMaxGroup = 256;  // bounds a group's latency (and a failed group's re-check)
-  for (auto& [circuit, items] : unchecked_) {
+  constexpr size_t kMinGroup = 4;    // while the circuit has a check in flight
+  for (auto next = unchecked_.begin(); next != unchecked_.end();) {
+    auto& [circuit, items] = *next;
+    const size_t n = items.size();
+    const auto c = groups_checking_.find(circuit);
+    const size_t checking = c == groups_checking_.end() ? 0 : c->second;
+    if (idle == 0 || (checking > 0 && n < kMinGroup)) {
+      ++next;  // they go with the proofs that gather until a check of the circuit comes back
+      continue;
+    }
     // The key is read here, on the loop (cached after the first proof of the circuit).
     auto one = checker_.verifier(circuit);
     auto batch = checker_.batch_verifier(circuit);
-    const size_t n = items.size();
-    const size_t groups = std::max((n + kMaxGroup - 1) / kMaxGroup, std::min(n, std::max<size_t>(idle, 1)));
+    const size_t groups = std::max((n + kMaxGroup - 1) / kMaxGroup, std::min(idle, (n + kMinGroup - 1) / kMinGroup));
     idle -= std::min(idle, groups);
+    groups_checking_[circuit] += groups;
     for (size_t g = 0, at = 0; g < groups; ++g) {
       const size_t size = n / groups + (g < n % groups ? 1 : 0);
       auto todo = std::make_shared<std::vector<UncheckedProof>>(std::make_move_iterator(items.begin() + at),
@@ -217,16 +245,18 @@ void Coordinator::flush_checks() {
             for (auto& v : *out) v.seconds = each;
             return true;
           });
-      groups_.emplace(gid, std::move(out));
+      groups_.emplace(gid, Group{circuit, std::move(out)});
     }
+    next = unchecked_.erase(next);
   }
-  unchecked_.clear();
 }
 
 void Coordinator::collect_verdicts() {
   for (auto& v : verify_.done()) {
     if (auto g = groups_.find(v.id); g != groups_.end()) {
-      for (auto& each : *g->second) verdicts_.push_back(std::move(each));
+      for (auto& each : *g->second.verdicts) verdicts_.push_back(std::move(each));
+      if (auto c = groups_checking_.find(g->second.circuit); c != groups_checking_.end() && --c->second == 0)
+        groups_checking_.erase(c);
       groups_.erase(g);
     } else if (auto f = final_chunks_.find(v.id); f != final_chunks_.end()) {
       FinalCheck& fc = final_checks_[f->second];

@@ -118,9 +118,10 @@ inline const json& field_of(const json& j, const std::string& name, const char* 
   return j[field];
 }
 template <class G>
-ec::Affine<G> point_field(const json& j, const std::string& name, const std::string& field) {
+ec::Affine<G> point_field(const json& j, const std::string& name, const std::string& field,
+                          serde::Validation v = serde::Validation::Full) {
   try {
-    return serde::snarkjs::point_from_json<G>(j, serde::Validation::Full, field);
+    return serde::snarkjs::point_from_json<G>(j, v, field);
   } catch (const serde::DecodeError& e) {
     throw serde::DecodeError(e.code(), name + ": " + e.what());
   }
@@ -161,13 +162,17 @@ json proof_to_json(const Proof<E>& p) {
           {"curve", curve_snarkjs_name(E::kId)}};
 }
 
+// `v`: SkipSubgroupCheck only for a proof that goes straight to PreparedVerifyingKey's verify
+// or verify_batch, which test subgroup membership themselves (the test of B in G2 is most of
+// a proof's decoding cost; the coordinator's checks would otherwise pay it twice).
 template <class E>
-Proof<E> proof_from_json(const json& j, const std::string& name = "proof") {
+Proof<E> proof_from_json(const json& j, const std::string& name = "proof",
+                         serde::Validation v = serde::Validation::Full) {
   require_object(j, name, "proof");
   if (j.contains("protocol") && j["protocol"] != "groth16") throw JsonFileError(name + ": protocol: not \"groth16\"");
-  return {point_field<typename E::G1Params>(field_of(j, name, "pi_a"), name, "pi_a"),
-          point_field<typename E::G2Params>(field_of(j, name, "pi_b"), name, "pi_b"),
-          point_field<typename E::G1Params>(field_of(j, name, "pi_c"), name, "pi_c")};
+  return {point_field<typename E::G1Params>(field_of(j, name, "pi_a"), name, "pi_a", v),
+          point_field<typename E::G2Params>(field_of(j, name, "pi_b"), name, "pi_b", v),
+          point_field<typename E::G1Params>(field_of(j, name, "pi_c"), name, "pi_c", v)};
 }
 
 // public.json: errors name the file and the element ("public.json: [2]: ...").

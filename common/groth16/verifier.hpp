@@ -86,17 +86,26 @@ class PreparedVerifyingKey {
     bs.reserve(proofs.size());
     std::vector<typename Engine::PreparedPair> pairs;
     pairs.reserve(proofs.size() + 3);
-    G1 ic_sum = G1::identity(), c_sum = G1::identity();
+    G1 c_sum = G1::identity();
     Fr rho_sum = Fr::zero();
+    // sum_k rho_k IC(x_k) = (sum_k rho_k) ic_0 + sum_i (sum_k rho_k x_{k,i}) ic_{i+1}: the
+    // scalars are summed in Fr, so the batch costs n_public + 1 scalar multiplications for
+    // the inputs whatever its size, not one per input per proof.
+    std::vector<Fr> input_sums(num_public_inputs(), Fr::zero());
     for (size_t k = 0; k < proofs.size(); ++k) {
       if (!proof_is_well_formed(proofs[k])) return false;
+      if (inputs[k].size() != num_public_inputs())
+        throw VerifyError("expected " + std::to_string(num_public_inputs()) + " public inputs, got " +
+                          std::to_string(inputs[k].size()));
       Fr rho = random_rho(rd);
       rho_sum += rho;
+      for (size_t i = 0; i < input_sums.size(); ++i) input_sums[i] += rho * inputs[k][i];
       bs.push_back(Engine::prepare(proofs[k].b));
       pairs.emplace_back((G1::from_affine(proofs[k].a) * rho).to_affine(), &bs.back());
-      ic_sum += input_commitment(inputs[k]) * rho;
       c_sum += G1::from_affine(proofs[k].c) * rho;
     }
+    G1 ic_sum = G1::from_affine(vk_.ic[0]) * rho_sum;
+    for (size_t i = 0; i < input_sums.size(); ++i) ic_sum += G1::from_affine(vk_.ic[i + 1]) * input_sums[i];
     pairs.emplace_back((-ic_sum).to_affine(), &gamma_);
     pairs.emplace_back((-c_sum).to_affine(), &delta_);
     pairs.emplace_back((G1::from_affine(-vk_.alpha_g1) * rho_sum).to_affine(), &beta_);

@@ -5,7 +5,8 @@
 // proof is checked again proof by proof, so the bad one alone is rejected (its sender
 // quarantined) and the good ones of its group are recorded, each once. One verify thread,
 // each check made 400 ms slow (inject_verify_delay), so that the first proof occupies the
-// thread while the others gather.
+// thread while the others gather. With idle threads too, proofs that arrive while a check of
+// their circuit is in flight wait for it until four have gathered.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -32,7 +33,8 @@ class CoordinatorBatchCheck : public InProcessCoordinatorTest {
   void SetUp() override {
     start(
         "  heartbeat_ms: 100\n  liveness: 50\n  lease_ms: 60000\n  backoff_ms: 50\n  backoff_max_ms: 200\n"
-        "  max_attempts: 5\n  verify_threads: 1\n",
+        "  max_attempts: 5\n  verify_threads: " +
+            std::to_string(verify_threads_) + "\n",
         400);
     synth_ = worker("synth-1", WorkerRole::Synth);
     for (uint64_t i = 0; i < kParts; ++i) provers_.push_back(worker("prove-" + std::to_string(i), WorkerRole::Prove));
@@ -62,6 +64,7 @@ class CoordinatorBatchCheck : public InProcessCoordinatorTest {
     return farm::WorkerRegistry(redis).quarantined();
   }
 
+  unsigned verify_threads_ = 1;
   std::unique_ptr<FakeWorker> synth_;
   std::vector<std::unique_ptr<FakeWorker>> provers_;
   std::string job_;
@@ -84,6 +87,35 @@ TEST_F(CoordinatorBatchCheck, ProofsThatGatherAreCheckedTogetherAndRecordedOnce)
   EXPECT_EQ(c.batched.load(), kParts - 1) << "the proofs that arrived while the thread was busy were not batched";
   EXPECT_EQ(c.rechecked.load(), 0u);
   EXPECT_TRUE(quarantined().empty());
+}
+
+// Four verify threads, three of them idle when the other five proofs arrive, 50 ms apart
+// (within the first proof's 400 ms check): they wait for that check until four have gathered,
+// and go as a group; the fifth goes alone or with them, depending on when the loop reads it.
+// Handed to idle threads one each (before), three or more would have been checked alone.
+class CoordinatorIdleThreads : public CoordinatorBatchCheck {
+ protected:
+  void SetUp() override {
+    verify_threads_ = 4;
+    CoordinatorBatchCheck::SetUp();
+  }
+};
+
+TEST_F(CoordinatorIdleThreads, ProofsGatherWhileTheirCircuitIsChecked) {
+  provers_[0]->send(honest_result(0));
+  for (uint64_t i = 1; i < kParts; ++i) {
+    std::this_thread::sleep_for(50ms);
+    provers_[i]->send(honest_result(i));
+  }
+  for (uint64_t i = 0; i < kParts; ++i) EXPECT_TRUE(acked(*provers_[i], assigned_[i].at.token)) << i;
+  ASSERT_TRUE(eventually(20s, [&] { return client_->status(job_)["state"] == "done"; }))
+      << client_->status(job_).dump();
+  for (uint64_t i = 0; i < kParts; ++i) EXPECT_EQ(partition(job_, i)["recorded"].get<uint64_t>(), 1u) << i;
+  const auto& c = coordinator_->check_counts();
+  EXPECT_LE(c.alone.load(), 2u) << "proofs went alone to idle threads while their circuit was being checked";
+  EXPECT_GE(c.batched.load(), kParts - 2);
+  EXPECT_EQ(c.alone.load() + c.batched.load(), kParts);
+  EXPECT_EQ(c.rechecked.load(), 0u);
 }
 
 TEST_F(CoordinatorBatchCheck, ABadProofInAGroupIsRejectedAloneTheOthersAreRecorded) {

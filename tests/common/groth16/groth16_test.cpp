@@ -10,7 +10,9 @@
 #include "common/curves/bn254.hpp"
 #include "common/groth16/builtin.hpp"
 #include "common/groth16/prover.hpp"
+#include "common/groth16/snarkjs_json.hpp"
 #include "common/groth16/verifier.hpp"
+#include "tests/common/ec/test_points.hpp"
 
 namespace zkmill::test {
 
@@ -126,6 +128,41 @@ TYPED_TEST(Groth16, BatchVerifyRejectsOneBadProofInSixteen) {
   auto bad_proofs = proofs;
   std::swap(bad_proofs[3], bad_proofs[4]);  // each proof valid, but for the other statement
   EXPECT_FALSE(pvk.verify_batch(bad_proofs, inputs));
+}
+
+// The coordinator decodes proofs without the subgroup tests (serde::Validation::
+// SkipSubgroupCheck) because verify and verify_batch make them: a B on the twist but outside
+// G2 (or, on BLS12-381, an A outside G1) must be refused there, alone and in a batch.
+TYPED_TEST(Groth16, VerifyRefusesPointsOutsideTheSubgroupsThatDecodingSkipped) {
+  using E = TypeParam;
+  auto pk = this->key("chain", 30);
+  PreparedVerifyingKey<E> pvk(pk.vk);
+  std::vector<Proof<E>> proofs;
+  std::vector<std::vector<typename E::Fr>> inputs;
+  for (uint64_t p = 0; p < 3; ++p) {
+    auto w = synthesize_builtin<E>(pk.meta, 5, p);
+    proofs.push_back(prove<E>(pk, w));
+    inputs.push_back(public_inputs<E>(w));
+  }
+  std::mt19937_64 rng(77);
+  auto bad = proofs;
+  bad[1].b = random_curve_point<typename E::G2Params>(rng);
+  ASSERT_TRUE(bad[1].b.is_on_curve());
+  ASSERT_FALSE(ec::is_in_subgroup(bad[1].b));
+  const auto json = snarkjs::proof_to_json(bad[1]);
+  EXPECT_THROW(snarkjs::proof_from_json<E>(json), serde::DecodeError);
+  const auto decoded = snarkjs::proof_from_json<E>(json, "proof", serde::Validation::SkipSubgroupCheck);
+  EXPECT_FALSE(pvk.verify(decoded, inputs[1]));
+  EXPECT_FALSE(pvk.verify_batch(bad, inputs));
+  EXPECT_TRUE(pvk.verify(proofs[1], inputs[1]));
+  EXPECT_TRUE(pvk.verify_batch(proofs, inputs));
+  if constexpr (std::is_same_v<E, curves::Bls12381>) {  // BN254's G1 has cofactor 1
+    auto bad_a = proofs;
+    bad_a[2].a = random_curve_point<typename E::G1Params>(rng);
+    ASSERT_FALSE(ec::is_in_subgroup(bad_a[2].a));
+    EXPECT_FALSE(pvk.verify(bad_a[2], inputs[2]));
+    EXPECT_FALSE(pvk.verify_batch(bad_a, inputs));
+  }
 }
 
 TYPED_TEST(Groth16, KeyFileRoundTripAndRejections) {

@@ -5,8 +5,11 @@
 // uses an intact one as it is, and replaces a bad one (never using it).
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <random>
 #include <thread>
 #include <vector>
@@ -105,6 +108,60 @@ TYPED_TEST(PceBuiltin, WritersOfOneProcessRecordingAtOnceLeaveAnIntactFile) {
     for (const auto& entry : std::filesystem::directory_iterator(dir))
       EXPECT_EQ(entry.path().filename().string().find("zkmill-tmp"), std::string::npos) << entry.path();
   }
+  std::filesystem::remove(path);
+}
+
+// Writers replacing the file while readers of the same process map it and read every page
+// (an embedded farm's workers; bench-farm with 8 workers died of SIGBUS on the H200 host). With
+// a temporary named by the pid alone and opened with O_TRUNC, one writer's open could truncate
+// the inode another had just renamed into place and a reader had mapped: the reader's next
+// page past the new end raised SIGBUS (a standalone reproduction of that pattern did within
+// 10 s, three runs of three). With a unique temporary per writer the file in place is always
+// whole: every open succeeds.
+TYPED_TEST(PceBuiltin, FileReplacedWhileReadersOfTheSameProcessMapIt) {
+  using E = TypeParam;
+  using Fr = typename E::Fr;
+  auto pk = setup_builtin<E>("porep", 3000, ToxicWaste<Fr>::random(this->rng), this->pool);
+  const std::string path = temp_pce(std::string("replaced-") + E::kName + ".pce");
+  const std::vector<uint8_t> image = record_pce_image<E>(pk.meta);
+  const cs::PceShape shape = pce_shape<E>(pk.meta);
+  cs::PceMatrices::write_file(path, image);
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> written{0}, write_failed{0}, opened{0}, refused{0};
+  std::string first_refusal, first_write_failure;
+  std::mutex mu;
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 3; ++i)
+    threads.emplace_back([&] {
+      while (!stop.load()) {
+        try {
+          cs::PceMatrices::write_file(path, image);
+          ++written;
+        } catch (const cs::PceError& e) {  // (a shared temporary: renamed away by another writer)
+          std::lock_guard lock(mu);
+          if (!write_failed++) first_write_failure = e.what();
+        }
+      }
+    });
+  for (int i = 0; i < 2; ++i)
+    threads.emplace_back([&] {
+      while (!stop.load()) {
+        try {
+          const auto m = cs::PceMatrices::open(path, shape);  // checksums every page of the mapping
+          ++opened;
+        } catch (const cs::PceError& e) {
+          std::lock_guard lock(mu);
+          if (!refused++) first_refusal = e.what();
+        }
+      }
+    });
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  stop.store(true);
+  for (auto& t : threads) t.join();
+  EXPECT_GT(written.load(), 10u);
+  EXPECT_EQ(write_failed.load(), 0u) << first_write_failure;
+  EXPECT_GT(opened.load(), 10u);
+  EXPECT_EQ(refused.load(), 0u) << first_refusal;
   std::filesystem::remove(path);
 }
 
