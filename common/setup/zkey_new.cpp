@@ -232,8 +232,11 @@ InitZkey build(const formats::R1csFile& r1cs, const formats::PtauFile& ptau, uti
     // snarkjs hashes tau^(i+n) - tau^i from section 2 in chunks of min(n - 1, 2^14) points for
     // i = 0, 2^14, ... < n - 1, each chunk full length: past n - 1 points when 2^14 does not
     // divide n - 1, and, when the circuit fills the ceremony (n = 2^power), one read beyond
-    // tauG1's last point into the bytes that follow it in the file. Reproduced as is: the hash
-    // is what snarkjs zkey verify compares.
+    // tauG1's last point into the bytes that follow it in the file (section 3's header and the
+    // start of tauG2: snarkjs src/zkey_new.js, hashHPoints/hashHPointsChunk). That "point" is
+    // raw words, usually >= q, on which ffjavascript's wasm g1m_subAffine is not group
+    // arithmetic mod q; ffjs_sub_affine (snarkjs_points.hpp) repeats its every step. Reproduced
+    // as is: the hash is what snarkjs zkey verify compares.
     const uint64_t chunk = uint64_t(1) << 14, per = std::min<uint64_t>(n - 1, chunk);
     uint64_t total = 0;
     for (uint64_t i = 0; i < uint64_t(n) - 1; i += chunk) total += per;
@@ -246,8 +249,8 @@ InitZkey build(const formats::R1csFile& r1cs, const formats::PtauFile& ptau, uti
         total,
         [&](size_t b, size_t e) {
           for (size_t i = b; i < e; ++i)
-            d[i] = J1::from_affine(affine_from_any_lem<G1>(bytes.data() + base + (i + n) * Lem1::kSize)) -
-                   J1::from_affine(affine_from_any_lem<G1>(bytes.data() + base + i * Lem1::kSize));
+            d[i] =
+                ffjs_sub_affine<G1>(bytes.data() + base + (i + n) * Lem1::kSize, bytes.data() + base + i * Lem1::kSize);
         },
         1024);
     const auto da = normalize_parallel<G1>(d, pool);
