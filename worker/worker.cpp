@@ -283,8 +283,9 @@ void Worker::log_handshake_failures() {
     ++handshake_failures_;
     if (now - last_refusal_log_ms_ < 10000) continue;
     last_refusal_log_ms_ = now;
+    // The event's own address: with standby endpoints it may be another than the first.
     spdlog::error("worker {}: the coordinator at {} REFUSED the connection: {} ({}); no work until this is fixed", id_,
-                  cfg_.coordinator.endpoint, e->what,
+                  e->endpoint.empty() ? cfg_.coordinator.endpoint : e->endpoint, e->what,
                   curve_
                       ? "our public key " + curve_->own.public_key +
                             " must be in the coordinator's zmq.allowed_keys_file and zmq.coordinator_public_key_file "
