@@ -91,10 +91,11 @@ struct WasmF1m {
       return 0 - v;
     }();
     std::array<uint64_t, 2 * N + 1> t{};
-    for (size_t i = 0; i < N; ++i) {
+    // t += x y 2^(64 i), the carry carried up as far as it goes.
+    auto add_mul = [&t](size_t i, uint64_t x, const L& y) {
       uint64_t c = 0;
       for (size_t j = 0; j < N; ++j) {
-        const unsigned __int128 s = (unsigned __int128)a[i] * b[j] + t[i + j] + c;
+        const unsigned __int128 s = (unsigned __int128)x * y[j] + t[i + j] + c;
         t[i + j] = uint64_t(s);
         c = uint64_t(s >> 64);
       }
@@ -103,21 +104,9 @@ struct WasmF1m {
         t[k] = uint64_t(s);
         c = uint64_t(s >> 64);
       }
-    }
-    for (size_t i = 0; i < N; ++i) {
-      const uint64_t m = t[i] * inv;
-      uint64_t c = 0;
-      for (size_t j = 0; j < N; ++j) {
-        const unsigned __int128 s = (unsigned __int128)m * q()[j] + t[i + j] + c;
-        t[i + j] = uint64_t(s);
-        c = uint64_t(s >> 64);
-      }
-      for (size_t k = i + N; c; ++k) {
-        const unsigned __int128 s = (unsigned __int128)t[k] + c;
-        t[k] = uint64_t(s);
-        c = uint64_t(s >> 64);
-      }
-    }
+    };
+    for (size_t i = 0; i < N; ++i) add_mul(i, a[i], b);
+    for (size_t i = 0; i < N; ++i) add_mul(i, t[i] * inv, q());
     L r;
     std::copy_n(t.begin() + N, N, r.begin());
     if (t[2 * N] != 0 || ff::cmp(r, q()) >= 0) sub_raw(r, r, q());
