@@ -53,30 +53,37 @@ FarmOverview::Snapshot FarmOverview::take() {
   if (s.coordinator.is_discarded()) s.coordinator = nullptr;
 
   // Job states, over every job kept in Redis.
-  std::vector<std::string> ids;
+  std::vector<std::string> ids, unfinished_ids;
   for (auto& e : r_.command({"ZRANGE", "zk:jobs", "0", "-1"}).elements) ids.push_back(e.as_string());
   for (size_t at = 0; at < ids.size(); at += kPipelineChunk) {
     std::vector<std::vector<std::string>> cmds;
     for (size_t i = at; i < std::min(ids.size(), at + kPipelineChunk); ++i)
       cmds.push_back({"HGET", "zk:job:" + ids[i], "state"});
-    for (auto& r : r_.pipeline(cmds))
-      if (!r.is_nil()) ++s.jobs[r.as_string()];
+    const auto replies = r_.pipeline(cmds);
+    for (size_t i = 0; i < replies.size(); ++i) {
+      if (replies[i].is_nil()) continue;
+      const std::string st = replies[i].as_string();
+      ++s.jobs[st];
+      if (st == "queued" || st == "running") unfinished_ids.push_back(ids[at + i]);
+    }
   }
 
-  // Unfinished jobs: totals and verified counts ...
-  std::vector<std::string> active;
-  for (auto& e : r_.command({"SMEMBERS", "zk:active"}).elements) active.push_back(e.as_string());
-  s.active_jobs = active.size();
+  s.active_jobs = uint64_t(r_.command({"SCARD", "zk:active"}).as_int());
+  // Unfinished jobs: totals and verified counts, of the jobs the scan above counted queued or
+  // running. The reads are not one snapshot: a job that ends meanwhile still has its
+  // partitions counted (as verified, or queued), so the states always add up to the jobs'
+  // partitions the job counts promise.
   uint64_t total = 0;
   std::set<std::string> unfinished;
-  if (!active.empty()) {
+  if (!unfinished_ids.empty()) {
     std::vector<std::vector<std::string>> cmds;
-    for (const auto& id : active) cmds.push_back({"HMGET", "zk:job:" + id, "state", "partitions", "n_verified"});
+    for (const auto& id : unfinished_ids)
+      cmds.push_back({"HMGET", "zk:job:" + id, "state", "partitions", "n_verified"});
     auto replies = r_.pipeline(cmds);
-    for (size_t i = 0; i < active.size(); ++i) {
+    for (size_t i = 0; i < unfinished_ids.size(); ++i) {
       const auto& e = replies[i].elements;
-      if (e.size() != 3 || (e[0].as_string() != "queued" && e[0].as_string() != "running")) continue;
-      unfinished.insert(active[i]);
+      if (e.size() != 3 || e[1].is_nil()) continue;  // deleted meanwhile
+      unfinished.insert(unfinished_ids[i]);
       total += to_u64(e[1].as_string());
       s.partitions["verified"] += to_u64(e[2].as_string());
     }
