@@ -4,7 +4,9 @@
 // hashed as it goes, in snarkjs's order.
 #include "common/setup/zkey_new.hpp"
 
+#include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdio>
 #include <vector>
 
@@ -54,22 +56,46 @@ void hash_points(Blake2b& h, std::span<const ec::Affine<C>> pts) {
 }
 
 // The terms of one matrix grouped by signal: for signal s, [start[s], start[s+1]) of (row, tag).
-// Circom's coefficients are mostly 1 and -1 (bit decompositions, copies), which cost one mixed
-// addition of the affine Lagrange point; only the others are stored, once each.
+// Circom's coefficients are mostly 1 and -1 (copies, sums) and +-2^k (bit decompositions:
+// SHA-256's word packings sum 2^i b_i). A +-1 term costs one mixed addition of the affine
+// Lagrange point. A +-2^k term reads the point 2^k L_row from a table made per (row, k) pair
+// with one doubling chain per row (pow2_points): a packing row with k = 0..31 costs 31
+// doublings once instead of 0 + 1 + ... + 31 = 496 spread over its terms, and its terms become
+// mixed additions too. Only the remaining coefficients are stored and multiplied (mul_fr).
+//
+// tag = kind (top two bits) | negate (bit 29) | index (bits 0..28): kUnit: +-1; kPow2: +-2^k with
+// (p2_row, p2_k)[index]; kOther: other[index].
 template <class Fr>
 struct BySignal {
-  static constexpr uint32_t kPlusOne = 0, kMinusOne = 1, kOther = 2;  // tag kOther + k: other[k]
+  static constexpr uint32_t kUnit = 0, kPow2 = 1u << 30, kOther = 2u << 30, kKindMask = 3u << 30;
+  static constexpr uint32_t kNeg = 1u << 29, kIndexMask = kNeg - 1;
   std::vector<uint64_t> start;
   std::vector<uint32_t> row, tag;
+  std::vector<uint32_t> p2_row;  // the distinct (row, k) pairs, rows ascending, a row's together
+  std::vector<uint8_t> p2_k;
   std::vector<Fr> other;
   uint64_t terms() const { return row.size(); }
 };
 
+// k when v = 2^k (k >= 1), -1 otherwise.
+template <class Fr>
+int pow2_exponent(const Fr& v) {
+  const auto c = v.to_canonical();
+  int k = -1;
+  for (size_t i = 0; i < c.size(); ++i) {
+    if (!c[i]) continue;
+    if (k >= 0 || (c[i] & (c[i] - 1))) return -1;
+    k = int(64 * i) + std::countr_zero(c[i]);
+  }
+  return k >= 1 ? k : -1;
+}
+
 // Two passes over the mapped r1cs (count per signal, then place), its pages dropped after each.
 template <class Fr>
 std::array<BySignal<Fr>, 3> terms_by_signal(const formats::R1csFile& r1cs) {
+  using T = BySignal<Fr>;
   const uint32_t n_vars = r1cs.header().n_wires;
-  std::array<BySignal<Fr>, 3> t;
+  std::array<T, 3> t;
   for (auto& m : t) m.start.assign(size_t(n_vars) + 1, 0);
   const auto no_row_end = [](uint32_t, uint32_t) {};
   r1cs.for_each_term<Fr>([&](uint32_t, uint32_t mat, uint32_t w, const Fr&) { ++t[mat].start[w + 1]; }, no_row_end);
@@ -83,21 +109,40 @@ std::array<BySignal<Fr>, 3> terms_by_signal(const formats::R1csFile& r1cs) {
     m.tag.resize(m.start[n_vars]);
     at[k].assign(m.start.begin(), m.start.end() - 1);
   }
+  // The (row, k) pairs of the row being read, per matrix: slot_row[k] == row + 1 when pair
+  // (row, k) already has index slot_idx[k].
+  std::array<std::array<uint32_t, 256>, 3> slot_row{}, slot_idx{};
   const Fr minus_one = -Fr::one();
+  auto index = [&](const auto& v, const char* what) {
+    if (v.size() > T::kIndexMask)
+      r1cs.file().fail(std::string("more than 2^29 ") + what + " in one matrix (not supported)");
+    return uint32_t(v.size());
+  };
   r1cs.for_each_term<Fr>(
       [&](uint32_t c, uint32_t mat, uint32_t w, const Fr& v) {
         auto& m = t[mat];
         const uint64_t pos = at[mat][w]++;
         m.row[pos] = c;
         if (v.is_one()) {
-          m.tag[pos] = m.kPlusOne;
+          m.tag[pos] = T::kUnit;
         } else if (v == minus_one) {
-          m.tag[pos] = m.kMinusOne;
+          m.tag[pos] = T::kUnit | T::kNeg;
         } else {
-          if (m.other.size() >= UINT32_MAX - m.kOther)
-            r1cs.file().fail("more than 2^32 - 3 coefficients other than 1 and -1 in one matrix (not supported)");
-          m.tag[pos] = m.kOther + uint32_t(m.other.size());
-          m.other.push_back(v);
+          uint32_t neg = 0;
+          int k = pow2_exponent(v);
+          if (k < 0 && (k = pow2_exponent(-v)) >= 0) neg = T::kNeg;
+          if (k > 0 && k < 256) {
+            if (slot_row[mat][k] != c + 1) {
+              slot_row[mat][k] = c + 1;
+              slot_idx[mat][k] = index(m.p2_row, "(row, power of two) pairs");
+              m.p2_row.push_back(c);
+              m.p2_k.push_back(uint8_t(k));
+            }
+            m.tag[pos] = T::kPow2 | neg | slot_idx[mat][k];
+          } else {
+            m.tag[pos] = T::kOther | index(m.other, "coefficients other than +-1 and +-2^k");
+            m.other.push_back(v);
+          }
         }
       },
       no_row_end);
@@ -105,18 +150,67 @@ std::array<BySignal<Fr>, 3> terms_by_signal(const formats::R1csFile& r1cs) {
   return t;
 }
 
-// acc += sum over signal s's terms of coef * L[row].
+// The table of a matrix's +-2^k terms over one Lagrange series: entry i = 2^(p2_k[i]) L[p2_row[i]],
+// one doubling chain per row up to its largest k, made and normalised a block of rows at a time.
 template <class C, class Fr>
-void add_terms(ec::Jacobian<C>& acc, const BySignal<Fr>& t, size_t s, std::span<const ec::Affine<C>> L) {
+std::vector<ec::Affine<C>> pow2_points(const BySignal<Fr>& t, std::span<const ec::Affine<C>> L,
+                                       util::ThreadPool& pool) {
+  using J = ec::Jacobian<C>;
+  const size_t n = t.p2_row.size();
+  std::vector<ec::Affine<C>> out(n);
+  std::vector<size_t> group;  // first pair of each row
+  for (size_t i = 0; i < n; ++i)
+    if (i == 0 || t.p2_row[i] != t.p2_row[i - 1]) group.push_back(i);
+  group.push_back(n);
+  std::vector<J> j;
+  constexpr size_t kBlock = size_t(1) << 14;  // pairs per block, about
+  for (size_t g0 = 0; g0 + 1 < group.size();) {
+    size_t g1 = g0 + 1;
+    while (g1 + 1 < group.size() && group[g1] - group[g0] < kBlock) ++g1;
+    const size_t base = group[g0];
+    j.assign(group[g1] - base, J::identity());
+    pool.parallel_for(
+        g1 - g0,
+        [&](size_t lo, size_t hi) {
+          std::vector<std::pair<uint8_t, size_t>> ks;
+          for (size_t g = g0 + lo; g < g0 + hi; ++g) {
+            ks.clear();
+            for (size_t i = group[g]; i < group[g + 1]; ++i) ks.emplace_back(t.p2_k[i], i);
+            std::sort(ks.begin(), ks.end());
+            J cur = J::from_affine(L[t.p2_row[group[g]]]);
+            unsigned e = 0;
+            for (const auto& [k, i] : ks) {
+              for (; e < k; ++e) cur = cur.dbl();
+              j[i - base] = cur;
+            }
+          }
+        },
+        64);
+    const auto aff = normalize_parallel<C>(j, pool);
+    std::copy(aff.begin(), aff.end(), out.begin() + ptrdiff_t(base));
+    g0 = g1;
+  }
+  return out;
+}
+
+// acc += sum over signal s's terms of coef * L[row] (P2: pow2_points of the same t and L).
+template <class C, class Fr>
+void add_terms(ec::Jacobian<C>& acc, const BySignal<Fr>& t, size_t s, std::span<const ec::Affine<C>> L,
+               std::span<const ec::Affine<C>> P2) {
+  using T = BySignal<Fr>;
   for (uint64_t k = t.start[s]; k < t.start[s + 1]; ++k) {
-    const ec::Affine<C>& p = L[t.row[k]];
-    const uint32_t g = t.tag[k];
-    if (g == t.kPlusOne)
-      acc = acc.add_mixed(p);
-    else if (g == t.kMinusOne)
-      acc = acc.add_mixed(-p);
-    else
-      acc += mul_fr<C>(ec::Jacobian<C>::from_affine(p), t.other[g - t.kOther]);
+    const uint32_t g = t.tag[k], idx = g & T::kIndexMask;
+    switch (g & T::kKindMask) {
+      case T::kUnit:
+        acc = acc.add_mixed((g & T::kNeg) ? -L[t.row[k]] : L[t.row[k]]);
+        break;
+      case T::kPow2:
+        acc = acc.add_mixed((g & T::kNeg) ? -P2[idx] : P2[idx]);
+        break;
+      default:
+        acc += mul_fr<C>(ec::Jacobian<C>::from_affine(L[t.row[k]]), t.other[idx]);
+        break;
+    }
   }
 }
 
@@ -293,11 +387,14 @@ InitZkeyInfo build(const formats::R1csFile& r1cs, const formats::PtauFile& ptau,
     {
       const auto LA = lagrange.template operator()<G1>(2, "Lagrange alphaTauG1");
       const auto LB = lagrange.template operator()<G1>(3, "Lagrange betaTauG1");
+      const auto pAB = pow2_points<G1>(tA, std::span<const A1>(LB), pool),
+                 pBA = pow2_points<G1>(tB, std::span<const A1>(LA), pool),
+                 pC1 = pow2_points<G1>(tC, std::span<const A1>(L1), pool);
       auto k_sum = [&](size_t s) {
         J1 acc = J1::identity();
-        add_terms<G1>(acc, tA, s, std::span<const A1>(LB));
-        add_terms<G1>(acc, tB, s, std::span<const A1>(LA));
-        add_terms<G1>(acc, tC, s, std::span<const A1>(L1));
+        add_terms<G1>(acc, tA, s, std::span<const A1>(LB), std::span<const A1>(pAB));
+        add_terms<G1>(acc, tB, s, std::span<const A1>(LA), std::span<const A1>(pBA));
+        add_terms<G1>(acc, tC, s, std::span<const A1>(L1), std::span<const A1>(pC1));
         if (s <= np) acc = acc.add_mixed(LB[m + s]);
         return acc;
       };
@@ -348,20 +445,22 @@ InitZkeyInfo build(const formats::R1csFile& r1cs, const formats::PtauFile& ptau,
       signal_section.template operator()<G1>(8, size_t(np) + 1, k.n_vars - np - 1, k_sum, w);
     }
     // Section 5, A: sum A[c][s] L_c (+ L_(m+s) for the public rows); section 6, B1.
+    const auto pA1 = pow2_points<G1>(tA, std::span<const A1>(L1), pool);
     signal_section.template operator()<G1>(
         5, 0, k.n_vars,
         [&](size_t s) {
           J1 acc = J1::identity();
-          add_terms<G1>(acc, tA, s, std::span<const A1>(L1));
+          add_terms<G1>(acc, tA, s, std::span<const A1>(L1), std::span<const A1>(pA1));
           if (s <= np) acc = acc.add_mixed(L1[m + s]);
           return acc;
         },
         per_signal(tA.terms()));
+    const auto pB1 = pow2_points<G1>(tB, std::span<const A1>(L1), pool);
     signal_section.template operator()<G1>(
         6, 0, k.n_vars,
         [&](size_t s) {
           J1 acc = J1::identity();
-          add_terms<G1>(acc, tB, s, std::span<const A1>(L1));
+          add_terms<G1>(acc, tB, s, std::span<const A1>(L1), std::span<const A1>(pB1));
           return acc;
         },
         per_signal(tB.terms()));
@@ -369,11 +468,12 @@ InitZkeyInfo build(const formats::R1csFile& r1cs, const formats::PtauFile& ptau,
   {
     // Section 7, B2: the same sums over the Lagrange tauG2.
     const auto L2 = lagrange.template operator()<G2>(1, "Lagrange tauG2");
+    const auto pB2 = pow2_points<G2>(tB, std::span<const A2>(L2), pool);
     signal_section.template operator()<G2>(
         7, 0, k.n_vars,
         [&](size_t s) {
           ec::Jacobian<G2> acc = ec::Jacobian<G2>::identity();
-          add_terms<G2>(acc, tB, s, std::span<const A2>(L2));
+          add_terms<G2>(acc, tB, s, std::span<const A2>(L2), std::span<const A2>(pB2));
           return acc;
         },
         3 * per_signal(tB.terms()));
