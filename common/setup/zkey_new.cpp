@@ -355,6 +355,8 @@ InitZkeyInfo build(const formats::R1csFile& r1cs, const formats::PtauFile& ptau,
   // One section of per-signal sums, signals [first, first + count): made a chunk at a time,
   // normalised, written and hashed (a big-endian u32 count, then U encodings).
   auto signal_section = [&]<class C>(uint32_t type, size_t first, size_t count, auto&& sum, uint64_t weight) {
+    static const char* const kNames[] = {"", "", "", "IC", "", "A", "B1", "B2", "C"};
+    if (prog) prog->stage(kNames[type]);
     sink.begin(type);
     hs.update_u32_be(uint32_t(count));
     std::vector<ec::Jacobian<C>> acc;
@@ -413,6 +415,7 @@ InitZkeyInfo build(const formats::R1csFile& r1cs, const formats::PtauFile& ptau,
       // zkey verify compares. Both stream in chunks of 2^14 points.
       const auto lag = ptau.lagrange(0);
       const size_t hbase = formats::PtauFile::lagrange_offset(k.log_domain + 1);
+      if (prog) prog->stage("H");
       sink.begin(9);
       std::vector<uint8_t> buf;
       for (size_t b = 0; b < n; b += kPointChunk) {
