@@ -45,7 +45,8 @@ struct BenchFarmOptions {
   std::string curve = "bn254";
   bool worker_processes = false;
   unsigned coordinator_cores = 4;
-  std::vector<int> cpus;  // the CPUs the bench may use (its affinity when it started)
+  int64_t verify_batch_window_us = -1;  // -1: the default of coordinator.verify_batch_window_us
+  std::vector<int> cpus;                // the CPUs the bench may use (its affinity when it started)
 };
 
 // The CPUs this process may run on, in order.
@@ -210,7 +211,9 @@ void bench_workers(const BenchFarmOptions& o, CurveId curve, unsigned w) {
     if (sched_setaffinity(0, sizeof mine, &mine) != 0) throw std::runtime_error("sched_setaffinity failed");
     worker_cores.assign(cpus.begin() + o.coordinator_cores, cpus.end());
   }
-  farm::EmbeddedFarm f;
+  farm::EmbeddedFarm f([&](farm::FarmConfig& cfg) {
+    if (o.verify_batch_window_us >= 0) cfg.coordinator.verify_batch_window_us = uint32_t(o.verify_batch_window_us);
+  });
   const std::string key = write_key(f, o, curve);
   std::unique_ptr<WorkerProcesses> procs;
   if (o.worker_processes)
@@ -363,8 +366,8 @@ int run_bench_farm(BenchFarmOptions o, const Context& ctx) {
   std::printf(
       "compute = worker synthesis + proving; overhead/part = workers x wall / partitions - compute "
       "(dispatch, Redis, bundle transfer, verification, idle); loop-cpu/p, verify-cpu/p, redis-cpu/p = CPU time "
-      "per partition of the throughput job of the coordinator's event loop (messages, Redis, the job's final "
-      "batch check), of its per-proof checks (thread pool) and of redis-server (which also answers this bench's "
+      "per partition of the throughput job of the coordinator's event loop (messages, Redis), of its proof "
+      "checks (verify threads: per-proof checks and the job's final check) and of redis-server (which also answers this bench's "
       "polling); 1-part = "
       "one-partition jobs, submit to 'done' (batch-verified)\n");
   return 0;
@@ -390,6 +393,9 @@ RunFn setup_bench_farm(CLI::App& sub) {
                  "polling) and Redis; the workers get the rest")
       ->capture_default_str()
       ->check(CLI::Range(1u, 1024u));
+  sub.add_option("--verify-batch-window-us", o->verify_batch_window_us,
+                 "The coordinator's coordinator.verify_batch_window_us (default: the config default, 1000)")
+      ->check(CLI::Range(int64_t(0), int64_t(10000000)));
   return [o](const Context& ctx) { return run_bench_farm(*o, ctx); };
 }
 
