@@ -152,7 +152,7 @@ class Coordinator {
   // only if that fails, proof by proof, so a bad proof is still named and the good ones of its
   // group recorded. A proof of a circuit with no check in flight goes at once (no batching
   // delay at low load); while one is in flight, the circuit's proofs wait for it until
-  // kMinGroup have gathered, and while every thread is busy all wait: batches grow with the
+  // four have gathered, and while every thread is busy all wait: batches grow with the
   // load, and a proof waits at most about one check for its group (a lone check is a 4-pair
   // Miller loop and a final exponentiation; each further proof of a group costs about a third
   // of that). With coordinator.verify_batch_window_us a proof also waits that long for company

@@ -223,8 +223,8 @@ void Coordinator::flush_checks() {
   if (busy >= threads) return;  // the next free thread takes what has gathered by then
   size_t idle = threads - busy;
   // Bounds a group's latency (and a failed group's re-check).
-  const size_t kMaxGroup = std::max<size_t>(1, cfg_.coordinator.verify_batch_max);
-  const size_t kMinGroup = std::min<size_t>(4, kMaxGroup);  // while the circuit has a check in flight
+  const size_t max_group = std::max<size_t>(1, cfg_.coordinator.verify_batch_max);
+  const size_t min_group = std::min<size_t>(4, max_group);  // while the circuit has a check in flight
   const auto window = std::chrono::microseconds(cfg_.coordinator.verify_batch_window_us);
   const auto now = std::chrono::steady_clock::now();
   for (auto next = unchecked_.begin(); next != unchecked_.end();) {
@@ -233,9 +233,9 @@ void Coordinator::flush_checks() {
     const auto c = groups_checking_.find(circuit);
     const size_t checking = c == groups_checking_.end() ? 0 : c->second;
     // A group goes when it is full, or when its first proof has waited out the window and no
-    // check of its circuit is in flight (or kMinGroup have gathered meanwhile).
+    // check of its circuit is in flight (or min_group have gathered meanwhile).
     const bool window_over = now - items.front().arrived >= window;
-    const bool due = n >= kMaxGroup || (window_over && (checking == 0 || n >= kMinGroup));
+    const bool due = n >= max_group || (window_over && (checking == 0 || n >= min_group));
     if (idle == 0 || !due) {
       ++next;  // they go with the proofs that gather until the window ends or a check comes back
       continue;
@@ -243,7 +243,7 @@ void Coordinator::flush_checks() {
     // The key is read here, on the loop (cached after the first proof of the circuit).
     auto one = checker_.verifier(circuit);
     auto batch = checker_.batch_verifier(circuit);
-    const size_t groups = std::max((n + kMaxGroup - 1) / kMaxGroup, std::min(idle, (n + kMinGroup - 1) / kMinGroup));
+    const size_t groups = std::max((n + max_group - 1) / max_group, std::min(idle, (n + min_group - 1) / min_group));
     idle -= std::min(idle, groups);
     groups_checking_[circuit] += groups;
     for (size_t g = 0, at = 0; g < groups; ++g) {
