@@ -168,8 +168,14 @@ bool RedisClient::wait_replicas(uint32_t timeout_ms) {
   // the first command of a connection: for nothing, and it counts every replica, a stopped one
   // included). A PUBLISH on a channel nobody listens to is propagated: it makes that offset the
   // primary's current one, whatever the connection did before, in the same round trip.
+  // WAIT answers after up to `t` ms by design: the reply may take that long plus a round trip.
+  // Under the plain command timeout (redis.command_timeout_ms, often no longer than `t`) an
+  // unconfirmed write read as a lost connection (the chaos run's submits: "connection lost:
+  // Resource temporarily unavailable") instead of "not confirmed".
+  redisSetTimeout(ctx_.get(), to_timeval(t + cfg_.command_timeout_ms));
   const auto r =
       pipeline({{"PUBLISH", "zk:durable", ""}, {"WAIT", std::to_string(cfg_.min_replicas), std::to_string(t)}});
+  if (ctx_) redisSetTimeout(ctx_.get(), to_timeval(cfg_.command_timeout_ms));
   return r[1].as_int() >= (long long)cfg_.min_replicas;
 }
 
