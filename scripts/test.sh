@@ -82,7 +82,7 @@ fi
 chaos_run() {
   local what=$1
   shift
-  step "chaos run, $what (tests/chaos/run.sh --short $*)"
+  step "chaos run, $what (tests/chaos/run.sh --short${*:+ $*})"
   local crc=0
   # shellcheck disable=SC2086  # CHAOS_ARGS is meant to split into words
   tests/chaos/run.sh --short --bin "$BUILD_DIR/bin/zkmill" "$@" ${CHAOS_ARGS:-} || crc=$?
