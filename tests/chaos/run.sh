@@ -35,7 +35,8 @@
 # 77 when network namespaces cannot be made here (not root, no nft; the reason is printed).
 #
 #   tests/chaos/run.sh [--short] [--sentinel] [--seed S] [--bin ZKMILL] [--duration S] [--keep]
-#     --short     150 s of faults, about 5 minutes in all on 2 cores (CI; scripts/test.sh)
+#     --short     150 s of faults, about 4 minutes in all on 2 cores (CI: scripts/test.sh runs it
+#                 without and with --sentinel)
 #     (default)   the long variant: 1200 s of faults, about 25 minutes
 #     --sentinel  Redis under Sentinel (a primary, a replica, three sentinels), failovers
 #     --duration  seconds of the fault phase (overrides either)
