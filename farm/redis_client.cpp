@@ -173,9 +173,14 @@ bool RedisClient::wait_replicas(uint32_t timeout_ms) {
   // unconfirmed write read as a lost connection (the chaos run's submits: "connection lost:
   // Resource temporarily unavailable") instead of "not confirmed".
   redisSetTimeout(ctx_.get(), to_timeval(t + cfg_.command_timeout_ms));
-  const auto r =
-      pipeline({{"PUBLISH", "zk:durable", ""}, {"WAIT", std::to_string(cfg_.min_replicas), std::to_string(t)}});
-  if (ctx_) redisSetTimeout(ctx_.get(), to_timeval(cfg_.command_timeout_ms));
+  std::vector<RedisReply> r;
+  try {
+    r = pipeline({{"PUBLISH", "zk:durable", ""}, {"WAIT", std::to_string(cfg_.min_replicas), std::to_string(t)}});
+  } catch (const RedisError&) {
+    if (ctx_) redisSetTimeout(ctx_.get(), to_timeval(cfg_.command_timeout_ms));  // an error reply keeps it
+    throw;
+  }
+  redisSetTimeout(ctx_.get(), to_timeval(cfg_.command_timeout_ms));
   return r[1].as_int() >= (long long)cfg_.min_replicas;
 }
 
