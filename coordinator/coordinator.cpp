@@ -187,15 +187,15 @@ bool Coordinator::take_lease(const std::atomic<bool>& stop) {
       const std::string what = e.what();
       if (what.find("NOAUTH") != std::string::npos || what.find("NOPERM") != std::string::npos)
         throw std::runtime_error("redis refused the coordinator (set redis.user / redis.password): " + what);
-      // A restarted Redis answers LOADING while it reads its AOF, a replica READONLY during a
-      // failover: Redis is not there yet, as when it refuses connections (the chaos run's
-      // standby exited with status 1 on LOADING). Anything else is a bug: let it out.
-      bool transient = false;
-      for (const char* code : {"LOADING", "BUSY", "MASTERDOWN", "READONLY", "TRYAGAIN"})
-        transient = transient || what.find(code) != std::string::npos;
-      if (!transient) throw;
+      // A restarted Redis answers LOADING while it reads its AOF, a primary with
+      // min-replicas-to-write NOREPLICAS while its replica is gone: Redis is not there yet, as
+      // when it refuses connections (the chaos run's standby exited with status 1 on LOADING,
+      // a standby on NOREPLICAS likewise). Anything else is a bug: let it out.
+      if (!redis_retryable(e)) throw;
+      metrics_.redis_error(redis_error_kind(e));
       if (!retry_later("not ready", "ready", e)) return false;
     } catch (const RedisError& e) {
+      metrics_.redis_error(redis_error_kind(e));
       if (!retry_later("unavailable", "reachable", e)) return false;
     }
   }
@@ -363,10 +363,20 @@ void Coordinator::serve(const std::atomic<bool>& stop) {
         redis_.disconnect();  // checked again on the next heartbeat
       }
     } catch (const RedisError& e) {
+      // The turn's work stays where it was (verdicts are dropped only once recorded, acks wait
+      // for a WAIT on a later connection): the next turns redo it once Redis takes writes.
       redis_.disconnect();
+      const std::string kind = redis_error_kind(e);
+      metrics_.redis_error(kind);
       uint64_t now = now_ms();
       if (now - last_redis_error_log_ms_ > 2000) {
-        spdlog::warn("coordinator: redis unavailable ({}); retrying", e.what());
+        if (kind == "noreplicas")
+          spdlog::warn(
+              "coordinator: {}. Until then nothing is recorded, assigned or acknowledged and no heartbeat goes out "
+              "(the coordinator lease cannot be renewed); workers keep their results. Retrying",
+              e.what());
+        else
+          spdlog::warn("coordinator: redis unavailable ({}); retrying", e.what());
         last_redis_error_log_ms_ = now;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(200));

@@ -132,7 +132,16 @@ std::pair<std::string, bool> FarmClient::submit_zkey(const SubmitRequest& req, J
 }
 
 std::pair<std::string, bool> FarmClient::submit(const SubmitRequest& req) {
-  auto created = create(req);
+  std::pair<std::string, bool> created;
+  try {
+    created = create(req);
+  } catch (const RedisReplyError& e) {
+    // A primary with min-replicas-to-write refuses the creation script at its first write, so
+    // this submit wrote no job (witnesses staged before that expire by themselves).
+    if (std::string_view(redis_error_kind(e)) != "noreplicas") throw;
+    throw std::runtime_error(std::string("submit refused, no job created: ") + e.what() +
+                             "; submitting again (with the same --idempotency-key, if given) is safe");
+  }
   // With a replicated Redis (redis.min_replicas), a job is accepted only once a replica has it:
   // a failover right after an unreplicated submit would lose it while the client thinks it is
   // in. The job stays on the primary either way; resubmitting with the same idempotency key

@@ -43,6 +43,13 @@ FarmMetrics::FarmMetrics() : registry_(std::make_shared<prometheus::Registry>())
                  .Help("Failed partition attempts, by reason (task_failed, proof_rejected, lease_expired)")
                  .Register(r);
   for (const char* reason : {"task_failed", "proof_rejected", "lease_expired"}) failed_->Add({{"reason", reason}});
+  redis_errors_ = &prometheus::BuildCounter()
+                       .Name("zkmill_redis_errors_total")
+                       .Help(
+                           "Failed Redis commands of the coordinator's event loop and lease, by kind "
+                           "(connection, noreplicas, not_ready, reply)")
+                       .Register(r);
+  for (const char* kind : {"connection", "noreplicas", "not_ready", "reply"}) redis_errors_->Add({{"kind", kind}});
   jobs_finished_ = &prometheus::BuildCounter()
                         .Name("zkmill_jobs_finished_total")
                         .Help("Jobs this coordinator finished, by final state (done, failed)")
@@ -120,6 +127,8 @@ void FarmMetrics::batch_verified(double seconds) {
 void FarmMetrics::worker_lost() { workers_lost_->Increment(); }
 
 void FarmMetrics::message_dropped() { dropped_->Increment(); }
+
+void FarmMetrics::redis_error(const std::string& kind) { redis_errors_->Add({{"kind", kind}}).Increment(); }
 
 void FarmMetrics::set_workers(const nlohmann::json& by_role_state) {
   for (const auto& [role, states] : by_role_state.items())

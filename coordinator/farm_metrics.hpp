@@ -55,6 +55,9 @@ class FarmMetrics {
   void batch_verified(double seconds);
   void worker_lost();
   void message_dropped();
+  // A Redis command of the coordinator failed; `kind` is redis_error_kind's (connection,
+  // noreplicas, not_ready, reply).
+  void redis_error(const std::string& kind);
   // {role: {state: count}} as the coordinator publishes it (roles synth, prove, both; states
   // idle, busy, draining).
   void set_workers(const nlohmann::json& by_role_state);
@@ -74,6 +77,7 @@ class FarmMetrics {
   prometheus::Counter* bytes_fetched_;
   prometheus::Family<prometheus::Counter>* failed_;
   prometheus::Family<prometheus::Counter>* jobs_finished_;
+  prometheus::Family<prometheus::Counter>* redis_errors_;
   prometheus::Family<prometheus::Gauge>* workers_;
   prometheus::Family<prometheus::Histogram>* phase_;
   prometheus::Family<prometheus::Histogram>* job_duration_;

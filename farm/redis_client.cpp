@@ -168,16 +168,48 @@ bool RedisClient::wait_replicas(uint32_t timeout_ms) {
   // the first command of a connection: for nothing, and it counts every replica, a stopped one
   // included). A PUBLISH on a channel nobody listens to is propagated: it makes that offset the
   // primary's current one, whatever the connection did before, in the same round trip.
-  const auto r =
-      pipeline({{"PUBLISH", "zk:durable", ""}, {"WAIT", std::to_string(cfg_.min_replicas), std::to_string(t)}});
+  // WAIT answers after up to `t` ms by design: the reply may take that long plus a round trip.
+  // Under the plain command timeout (redis.command_timeout_ms, often no longer than `t`) an
+  // unconfirmed write read as a lost connection (the chaos run's submits: "connection lost:
+  // Resource temporarily unavailable") instead of "not confirmed".
+  redisSetTimeout(ctx_.get(), to_timeval(t + cfg_.command_timeout_ms));
+  std::vector<RedisReply> r;
+  try {
+    r = pipeline({{"PUBLISH", "zk:durable", ""}, {"WAIT", std::to_string(cfg_.min_replicas), std::to_string(t)}});
+  } catch (const RedisError&) {
+    if (ctx_) redisSetTimeout(ctx_.get(), to_timeval(cfg_.command_timeout_ms));  // an error reply keeps it
+    throw;
+  }
+  redisSetTimeout(ctx_.get(), to_timeval(cfg_.command_timeout_ms));
   return r[1].as_int() >= (long long)cfg_.min_replicas;
 }
 
-namespace {
-// A demoted primary answers writes with READONLY: for the caller that is the same as a lost
-// connection (retry, which asks the sentinels again), not a bad command.
-bool is_readonly(const RedisReplyError& e) { return std::strncmp(e.what(), "READONLY", 8) == 0; }
-}  // namespace
+const char* redis_error_kind(const RedisError& e) {
+  if (dynamic_cast<const RedisReplyError*>(&e) == nullptr) return "connection";
+  // Searched, not matched at the start: an error raised inside a script is reported as the
+  // script's error, with the code first on Redis 7 but after "ERR Error running script" on 6.
+  const std::string_view what = e.what();
+  if (what.find("NOREPLICAS") != std::string_view::npos) return "noreplicas";
+  for (const char* code : {"LOADING", "BUSY", "MASTERDOWN", "TRYAGAIN"})
+    if (what.find(code) != std::string_view::npos) return "not_ready";
+  return "reply";
+}
+
+void RedisClient::throw_reply_error(const std::string& what) {
+  // A demoted primary answers writes with READONLY: for the caller that is the same as a lost
+  // connection (retry, which asks the sentinels again), not a bad command.
+  if (what.find("READONLY") != std::string::npos) {
+    const std::string where = where_;
+    disconnect();
+    throw RedisError("redis " + where + " is no longer the primary (" + what + "); reconnecting");
+  }
+  // Redis's own text ("Not enough good replicas to write") does not say whose setting it is.
+  if (what.find("NOREPLICAS") != std::string::npos)
+    throw RedisReplyError("redis " + where_ +
+                          " refuses writes: fewer replicas in step than its min-replicas-to-write (" + what +
+                          "); retry once a replica is back");
+  throw RedisReplyError(what);
+}
 
 void RedisClient::subscribe(const std::string& channel) { command({"SUBSCRIBE", channel}); }
 
@@ -232,10 +264,7 @@ RedisReply RedisClient::command(const std::vector<std::string>& argv) {
   try {
     return read_reply();
   } catch (const RedisReplyError& e) {
-    if (!is_readonly(e)) throw;
-    const std::string where = where_;
-    disconnect();
-    throw RedisError("redis " + where + " is no longer the primary (" + e.what() + "); reconnecting");
+    throw_reply_error(e.what());
   }
 }
 
@@ -253,14 +282,7 @@ std::vector<RedisReply> RedisClient::pipeline(const std::vector<std::vector<std:
       out.emplace_back();
     }
   }
-  if (!first_error.empty()) {
-    if (first_error.rfind("READONLY", 0) == 0) {
-      const std::string where = where_;
-      disconnect();
-      throw RedisError("redis " + where + " is no longer the primary (" + first_error + "); reconnecting");
-    }
-    throw RedisReplyError(first_error);
-  }
+  if (!first_error.empty()) throw_reply_error(first_error);
   return out;
 }
 

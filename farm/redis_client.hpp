@@ -5,7 +5,9 @@
 // restart costs the caller one failed call, not the process. With Redis Sentinel
 // (redis.sentinels) every connect asks the sentinels for the current primary and checks it is
 // one (ROLE); a READONLY reply (the server was demoted by a failover) drops the connection like
-// a network error, so the caller's ordinary retry reaches the new primary.
+// a network error, so the caller's ordinary retry reaches the new primary. A NOREPLICAS reply (a
+// primary configured with min-replicas-to-write refuses writes while too few replicas are in
+// step) stays a reply error, reworded to say so; redis_error_kind tells it from a bad command.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +15,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "farm/farm_config.hpp"
@@ -38,6 +41,17 @@ class RedisAuthError : public RedisError {
   using RedisError::RedisError;
 };
 
+// What a Redis failure says about retrying, for logs and metrics (zkmill_redis_errors_total):
+//   "connection"  the connection failed or was lost, or the server was demoted (READONLY);
+//   "noreplicas"  a primary with min-replicas-to-write has too few replicas in step: writes
+//                 are refused until one is back (reads still work);
+//   "not_ready"   LOADING (restarted, reading its AOF), BUSY (a slow script), MASTERDOWN or
+//                 TRYAGAIN (a replica or cluster in the middle of a failover);
+//   "reply"       any other error reply: a bad command or script (a bug, or an ACL refusal).
+// All but "reply" are outages that a component waits out.
+const char* redis_error_kind(const RedisError& e);
+inline bool redis_retryable(const RedisError& e) { return std::string_view(redis_error_kind(e)) != "reply"; }
+
 struct RedisReply {
   enum class Type { Nil, Integer, String, Array, Status };
   Type type = Type::Nil;
@@ -61,7 +75,8 @@ class RedisClient {
   RedisClient& operator=(const RedisClient&) = delete;
 
   // Runs one command. Reconnects first if the connection was lost. Throws RedisError
-  // (connection: the connection is dropped and retried on the next call) or RedisReplyError.
+  // (connection: the connection is dropped and retried on the next call) or RedisReplyError
+  // (an error reply; NOREPLICAS reworded to name the server and min-replicas-to-write).
   RedisReply command(const std::vector<std::string>& argv);
   // Several commands in one round trip (no atomicity; use scripts for that).
   std::vector<RedisReply> pipeline(const std::vector<std::vector<std::string>>& cmds);
@@ -99,6 +114,8 @@ class RedisClient {
     void operator()(redisContext* c) const;
   };
   RedisReply read_reply();
+  // Throws what an error reply to a command means for the caller (see command()).
+  [[noreturn]] void throw_reply_error(const std::string& what);
   void append(const std::vector<std::string>& argv);
 
   // The primary's host and port as the sentinels name it now.

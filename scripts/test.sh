@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Builds build/ if needed and runs the whole test suite through ctest, the sanitized readers
-# and the short chaos run (tests/chaos/run.sh; each stage below says how to skip it). Per-test timeouts come
-# from the CMake test functions. Starts nothing outside the tests themselves (tests that need
+# and the two short chaos runs, one Redis and Redis under Sentinel (tests/chaos/run.sh; each
+# stage below says how to skip it). Per-test timeouts come from the CMake test functions. Starts nothing outside the tests themselves (tests that need
 # Redis or workers start and stop their own). Exit status: ctest's (non-zero on any failure).
 #   BUILD_DIR=dir   test another build directory (default build/)
 #   CTEST_ARGS=...  extra ctest arguments, e.g. CTEST_ARGS="-R Cli"
@@ -69,24 +69,40 @@ if [[ -z ${ZKMILL_SKIP_FUZZ:-} ]]; then
     echo "test.sh: clang++ not found: the sanitized reader tests and fuzzers were NOT run (scripts/setup.sh installs clang)"
   fi
 fi
-# The short chaos run (tests/chaos/run.sh --short, ~5 min): the farm over network namespaces
-# under process kills, stops, link cuts and loss and a Redis restart, then its invariants (no
-# job lost or stuck, no proof duplicated or unverified, nothing orphaned in Redis). Needs root
-# and nftables; exit 77 from the script means it could not make namespaces here: skipped, said.
-#   ZKMILL_SKIP_CHAOS=1 skips this stage; CHAOS_ARGS="--seed 7" passes arguments
-#   (CHAOS_ARGS=--sentinel: Redis under Sentinel, with failovers, instead of one Redis).
-if [[ -z ${ZKMILL_SKIP_CHAOS:-} ]]; then
-  step "chaos run (tests/chaos/run.sh --short)"
-  crc=0
+# The short chaos runs (tests/chaos/run.sh --short, ~4 min each on 2 cores): the farm over
+# network namespaces under process kills, stops, link cuts and loss, then its invariants (no job
+# lost or stuck, no proof duplicated or unverified, nothing orphaned in Redis, every proof
+# recorded by the lease holder of its moment). Two runs, as their Redis faults differ: one Redis
+# (a restart from its AOF, delay on the coordinators' Redis connections), then Redis under
+# Sentinel (--sentinel: a primary and a replica, kill -9, cuts and SENTINEL FAILOVER of the
+# primary, failovers). Needs root and nftables; exit 77 from the script means it could not make
+# namespaces here: skipped, said.
+#   ZKMILL_SKIP_CHAOS=1 skips both; ZKMILL_SKIP_SENTINEL_CHAOS=1 only the Sentinel run;
+#   CHAOS_ARGS="--seed 7" passes arguments to both.
+chaos_run() {
+  local what=$1
+  shift
+  step "chaos run, $what (tests/chaos/run.sh --short${*:+ $*})"
+  local crc=0
   # shellcheck disable=SC2086  # CHAOS_ARGS is meant to split into words
-  tests/chaos/run.sh --short --bin "$BUILD_DIR/bin/zkmill" ${CHAOS_ARGS:-} || crc=$?
+  tests/chaos/run.sh --short --bin "$BUILD_DIR/bin/zkmill" "$@" ${CHAOS_ARGS:-} || crc=$?
   if ((crc == 77)); then
-    echo "test.sh: the chaos run was SKIPPED (see its message above): network namespaces are not available here"
+    echo "test.sh: the chaos run ($what) was SKIPPED (see its message above): network namespaces are not available here"
   elif ((crc != 0)); then
-    printf 'test.sh: FAILED (chaos run, exit status %d; its work directory is kept, named above)\n' "$crc" >&2
+    printf 'test.sh: FAILED (chaos run, %s, exit status %d; its work directory is kept, named above)\n' "$what" "$crc" >&2
     exit 1
   fi
+  return "$crc"
+}
+if [[ -z ${ZKMILL_SKIP_CHAOS:-} ]]; then
+  if ! chaos_run "one Redis"; then
+    echo "test.sh: the Sentinel chaos run is skipped too (no network namespaces here)"
+  elif [[ -n ${ZKMILL_SKIP_SENTINEL_CHAOS:-} ]]; then
+    echo "test.sh: ZKMILL_SKIP_SENTINEL_CHAOS is set: the Sentinel chaos run was NOT run"
+  else
+    chaos_run "Redis under Sentinel" --sentinel || true
+  fi
 else
-  echo "test.sh: ZKMILL_SKIP_CHAOS is set: the chaos run was NOT run"
+  echo "test.sh: ZKMILL_SKIP_CHAOS is set: the chaos runs were NOT run"
 fi
 echo "test.sh: all tests passed"

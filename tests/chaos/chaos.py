@@ -90,7 +90,11 @@ def schedule(a):
         # fault waits until the last one's takeover (or not) has settled (a lease period and
         # the workers' reconnection); one for the Redis servers.
         key = {"coordinator": "coord", "standby": "coord", "primary": "redis", "replica": "redis"}.get(target, target)
-        clash = key in ("redis", "coord") and t < mid + 4 + settle and t + hi + 1 > mid - 1
+        # Around the middle Redis fault: nothing of the coordinators or Redis from 1 s before it
+        # to 4 s after it has settled, and a Redis fault must also have settled before it (a
+        # failover 12 s before the middle kill left the farm without a replica for a minute).
+        before = settle if key == "redis" else 0
+        clash = key in ("redis", "coord") and t < mid + 4 + settle and t + hi + 1 + before > mid - 1
         if busy[key] <= t and not clash:
             d = round(rng.uniform(lo, hi), 1)
             faults.append((round(t, 1), kind, target, d))

@@ -35,7 +35,8 @@
 # 77 when network namespaces cannot be made here (not root, no nft; the reason is printed).
 #
 #   tests/chaos/run.sh [--short] [--sentinel] [--seed S] [--bin ZKMILL] [--duration S] [--keep]
-#     --short     150 s of faults, about 5 minutes in all on 2 cores (CI; scripts/test.sh)
+#     --short     150 s of faults, about 4 minutes in all on 2 cores (CI: scripts/test.sh runs it
+#                 without and with --sentinel)
 #     (default)   the long variant: 1200 s of faults, about 25 minutes
 #     --sentinel  Redis under Sentinel (a primary, a replica, three sentinels), failovers
 #     --duration  seconds of the fault phase (overrides either)
@@ -229,9 +230,10 @@ primary_host() {
   echo "$PRIMARY"
 }
 replica_host() { [[ $(primary_host) == redis ]] && echo redis2 || echo redis; }
+# RCLI_TIMEOUT (s): how long a command may wait for a primary that does not answer (cut off).
 rcli() {
   if ((sentinel)); then
-    net_exec arbiter timeout 10 redis-cli -h "${NET_ADDR[$(primary_host)]}" -a "$PW" --no-auth-warning "$@"
+    net_exec arbiter timeout "${RCLI_TIMEOUT:-10}" redis-cli -h "${NET_ADDR[$(primary_host)]}" -a "$PW" --no-auth-warning "$@"
   else net_exec redis redis-cli -a "$PW" --no-auth-warning "$@"; fi
 }
 wait_until() {  # wait_until SECONDS CMD...
@@ -305,15 +307,19 @@ submit_loop() {
     fi
     # The same idempotency key on every try: a submit cut off by a fault is retried safely.
     id=""
-    # With Sentinel a submit fails while the new primary has no replica yet (after a failover,
-    # until the old primary is back and resynchronized): up to about 20 s; 10 tries outlast it.
-    for try in 1 2 3 4 5 6 7 8 9 10; do
+    # With Sentinel a submit fails while the primary has no replica in step: after a failover,
+    # until the old primary is back, demoted and resynchronized (up to ~25 s after a primary
+    # fault), and Redis faults come at least 20 s apart, so tries go on for up to 90 s (two such
+    # windows back to back) rather than a number of times (a try takes 1 to 6 s).
+    local deadline=$((SECONDS + 90)) tries=0
+    while ((SECONDS < deadline)); do
+      tries=$((tries + 1))
       id=$(net_exec "$CLIENT_HOST" "$bin" submit --config "$W/client.yaml" "${args[@]}" --priority "$prio" \
         --idempotency-key "chaos-$seed-$n" 2>>"$W/submit.log") && break
       id=""; sleep $((1 + sentinel))
     done
     if [[ -n $id ]]; then echo "$id $kind $vk $parts" >> "$W/jobs.tsv"
-    else echo "submit $n failed 10 times" >> "$W/submit.failed"; fi
+    else echo "submit $n failed $tries times in 90 s" >> "$W/submit.failed"; fi
     sleep "$((RANDOM % 3)).$((RANDOM % 10))"
   done
 }
@@ -327,11 +333,13 @@ python3 "$here/chaos.py" schedule --seed "$seed" --duration "$duration" --worker
 echo "chaos: fault schedule (seed $seed; at_s kind target duration_s; 'coordinator' is whichever holds the lease then, 'standby' the other one$( ((sentinel)) && echo "; 'primary' and 'replica' the Redis servers' roles then")):"
 sed 's/^/  /' "$W/schedule"
 # The active coordinator: the lease holder's endpoint, read from Redis; when Redis cannot say
-# (it is restarting), the last one seen.
+# (it is restarting, or the primary the sentinels still name is cut off), the last one seen.
+# Bounded to a second: the fault loop waits for it, and a read that hung for 10 s on a cut
+# primary once stretched a 3.5 s primary cut to 13.5 s and delayed every fault behind it.
 ACTIVE=coord1
 active_coord() {
   local v c
-  v=$(rcli --raw GET zk:lease:coordinator 2>/dev/null) || v=""
+  v=$(RCLI_TIMEOUT=1 rcli --raw GET zk:lease:coordinator 2>/dev/null) || v=""
   for c in "${COORDS[@]}"; do [[ $v == *"tcp://${NET_ADDR[$c]}:7710"* ]] && ACTIVE=$c; done
   echo "$ACTIVE"
 }

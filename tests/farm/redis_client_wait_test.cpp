@@ -88,5 +88,28 @@ TEST_F(RedisClientWait, ConfirmsNothingWrittenOnALostConnection) {
   EXPECT_TRUE(eventually(10s, [&] { return c.wait_replicas(); }));
 }
 
+// WAIT takes up to its timeout by design. With a command timeout no longer than that (the
+// chaos run's clients: 2000 ms each) the reply came after the socket had given up: an
+// unconfirmed write read as "connection lost: Resource temporarily unavailable", and the
+// connection was dropped. It must answer "not confirmed" and keep the connection.
+TEST_F(RedisClientWait, AWaitLongerThanTheCommandTimeoutAnswersNotConfirmed) {
+  farm::RedisConfig rc = config();
+  rc.command_timeout_ms = 200;
+  rc.wait_timeout_ms = 600;
+  farm::RedisClient c(rc);
+  c.command({"SET", "zk:test:before", "1"});
+  ASSERT_TRUE(eventually(10s, [&] { return c.wait_replicas(); })) << "the replica is not in step";
+  signal_replica(SIGSTOP);
+  c.command({"SET", "zk:test:recorded", "1"});
+  const uint64_t id = c.connection_id();
+  bool confirmed = true;
+  EXPECT_NO_THROW(confirmed = c.wait_replicas());
+  EXPECT_FALSE(confirmed) << "the stopped replica cannot have the write";
+  EXPECT_EQ(c.command({"GET", "zk:test:recorded"}).as_string(), "1");
+  EXPECT_EQ(c.connection_id(), id) << "the connection was dropped";
+  signal_replica(SIGCONT);
+  EXPECT_TRUE(eventually(10s, [&] { return c.wait_replicas(); }));
+}
+
 }  // namespace
 }  // namespace zkmill::test
