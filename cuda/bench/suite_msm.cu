@@ -8,6 +8,9 @@
 #include <vector>
 
 #include "cuda/bench/suite_common.cuh"
+// batch_affine.cuh: the engine's batch-affine state (AffineRounds) must be a complete type
+// wherever an Engine is constructed (its unique_ptr member); it includes pippenger.cuh.
+#include "cuda/msm/batch_affine.cuh"
 #include "cuda/msm/pippenger.cuh"
 
 namespace zkmill::cuda::bench {
