@@ -47,10 +47,15 @@ bool batch_affine_windows(MsmAccumulation requested, uint64_t digits, uint32_t b
     default:
       break;
   }
-  (void)coord_bytes;
-  // A round costs a few fixed latencies (two host syncs, ~12 launches): worth it once buckets
-  // hold enough points for the rounds to be wide.
-  return buckets != 0 && digits >= 16 * uint64_t(buckets) && digits >= (uint64_t(1) << 22);
+  // Measured on the H200 (cuda/bench/NOTES.md, "Batch-affine accumulation", 2026-12-02), forced
+  // each way on the same binary: batch-affine wins only for BLS12-381 G1 (48-byte coordinates)
+  // from 2^22 points (2^26 digits: -11% at 2^22, -4% at 2^24) and BN254 G2 (64-byte Fq2) from
+  // 2^20 (-12% at 2^20, -28% at 2^22); it loses for BN254 G1 (+1-3% at 2^22-2^24, +34% at 2^20)
+  // and BLS12-381 G2 (+7-11%: its kernels spill at the register cap).
+  (void)buckets;
+  if (coord_bytes == 48) return digits >= (uint64_t(1) << 26);
+  if (coord_bytes == 64) return digits >= (uint64_t(1) << 24);
+  return false;
 }
 
 bool batch_affine_ones(MsmAccumulation requested, uint64_t n_one, size_t coord_bytes) {
@@ -62,8 +67,12 @@ bool batch_affine_ones(MsmAccumulation requested, uint64_t n_one, size_t coord_b
     default:
       break;
   }
+  // The 1-scalar sum is one run: log2(n_one) rounds, each with fixed latencies (two host syncs,
+  // ~15 launches); measured slower than the XYZZ list sum on every PoRep-mix row (e.g. BN254 G1
+  // 2^24: 9.66 -> 14.19 ms), so it is used only when forced.
+  (void)n_one;
   (void)coord_bytes;
-  return n_one >= (uint64_t(1) << 18);
+  return false;
 }
 
 uint32_t batch_affine_stop() { return 2; }
