@@ -4,7 +4,12 @@
 // per partition beyond synthesis and proving, the CPU time the coordinator (its loop and proof
 // checks) and Redis spend per partition, single-partition submit-to-verified latency, and the
 // coordinator's peak RSS with many queued jobs. Runs on an embedded farm (private Redis).
+// With --worker-processes the workers are separate `zkmill worker` processes (one thread
+// each), pinned to cores apart from the coordinator's and Redis's: what one coordinator
+// sustains when the proving is not competing with it for cores (its ceiling).
 // zkmill-cli-links: zk_groth16 zk_coordinator zk_worker
+#include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
 #include <sys/prctl.h>
@@ -31,20 +36,113 @@
 namespace zkmill::cli {
 namespace {
 
+using Clock = std::chrono::steady_clock;
+using groth16::detail::ms_since;
+
 struct BenchFarmOptions {
   std::vector<unsigned> workers{1, 2, 4};
   uint64_t partitions = 200, size = 64, latency_jobs = 30, queued_jobs = 1000;
   std::string curve = "bn254";
+  bool worker_processes = false;
+  unsigned coordinator_cores = 4;
+  int64_t verify_batch_window_us = -1;  // -1: the default of coordinator.verify_batch_window_us
+  std::vector<int> cpus;                // the CPUs the bench may use (its affinity when it started)
 };
 
-using Clock = std::chrono::steady_clock;
-using groth16::detail::ms_since;
+// The CPUs this process may run on, in order.
+std::vector<int> allowed_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) throw std::runtime_error("sched_getaffinity failed");
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  return cpus;
+}
+
+cpu_set_t cpu_set_of(const std::vector<int>& cpus) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int c : cpus) CPU_SET(c, &set);
+  return set;
+}
+
+// --worker-processes: `zkmill worker --role both` children, each with one pool thread and
+// pinned to one core; SIGTERM (drain) on the way out, SIGKILL if one is still there after 5 s.
+class WorkerProcesses {
+ public:
+  WorkerProcesses(const farm::EmbeddedFarm& f, unsigned n, const std::vector<int>& cores) {
+    const auto& cfg = f.config();
+    for (unsigned i = 1; i <= n; ++i) {
+      const std::string id = "both-" + std::to_string(i);
+      const std::string yaml = f.dir() + "/" + id + ".yaml";
+      std::ofstream(yaml) << "threads: 1\nredis:\n  unix_socket: " << cfg.redis.unix_socket
+                          << "\ncoordinator:\n  endpoint: " << cfg.coordinator.endpoint
+                          << "\n  heartbeat_ms: " << cfg.coordinator.heartbeat_ms
+                          << "\n  liveness: " << cfg.coordinator.liveness
+                          << "\n  lease_ms: " << cfg.coordinator.lease_ms << "\nworker:\n  id: " << id
+                          << "\n  key_dir: " << cfg.worker.key_dir << "\n";
+      std::vector<std::string> args{"/proc/self/exe", "--log-level", "warn",   "worker",
+                                    "--config",       yaml,          "--role", "both"};
+      std::vector<char*> argv;
+      for (auto& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      const cpu_set_t core = cpu_set_of({cores[(i - 1) % cores.size()]});
+      const std::string log = f.dir() + "/" + id + ".log";
+      const pid_t pid = fork();
+      if (pid < 0) throw std::runtime_error("cannot fork a worker");
+      if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        sched_setaffinity(0, sizeof core, &core);
+        // Only system calls between fork and exec: the parent has other threads.
+        const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (fd >= 0) {
+          dup2(fd, 1);
+          dup2(fd, 2);
+        }
+        execv(argv[0], argv.data());
+        _exit(127);
+      }
+      pids_.push_back(pid);
+    }
+  }
+  ~WorkerProcesses() {
+    for (pid_t p : pids_) kill(p, SIGTERM);
+    const auto until = Clock::now() + std::chrono::seconds(5);
+    for (pid_t p : pids_) {
+      while (waitpid(p, nullptr, WNOHANG) == 0) {
+        if (Clock::now() > until) {
+          kill(p, SIGKILL);
+          waitpid(p, nullptr, 0);
+          break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+    }
+  }
+  WorkerProcesses(const WorkerProcesses&) = delete;
+  WorkerProcesses& operator=(const WorkerProcesses&) = delete;
+  // Throws when a worker has exited (it would leave the job waiting for ever).
+  void check() {
+    for (pid_t p : pids_) {
+      int status = 0;
+      if (waitpid(p, &status, WNOHANG) == p)
+        throw std::runtime_error("a worker process exited (status " + std::to_string(status) + "); its log is in " +
+                                 "the farm's temp dir");
+    }
+  }
+
+ private:
+  std::vector<pid_t> pids_;
+};
 
 // Polls tightly (the client's poll interval would otherwise be what is measured).
-nlohmann::json wait_done(farm::FarmClient& c, farm::EmbeddedFarm& f, const std::string& job, Clock::time_point* done) {
+nlohmann::json wait_done(farm::FarmClient& c, farm::EmbeddedFarm& f, const std::string& job, Clock::time_point* done,
+                         WorkerProcesses* procs = nullptr) {
   farm::RedisClient r(f.config().redis);
   for (;;) {
     f.check();
+    if (procs) procs->check();
     std::string st = r.command({"HGET", "zk:job:" + job, "state"}).as_string();
     if (st == "done" || st == "failed" || st == "cancelled") {
       *done = Clock::now();
@@ -99,22 +197,42 @@ std::string write_key(farm::EmbeddedFarm& f, const BenchFarmOptions& o, CurveId 
 }
 
 void bench_workers(const BenchFarmOptions& o, CurveId curve, unsigned w) {
-  farm::EmbeddedFarm f;
+  // --worker-processes: this process (the coordinator's threads, the bench's polling) and
+  // Redis (forked by EmbeddedFarm, so it inherits the mask) on the first coordinator_cores
+  // CPUs, the workers on the others.
+  std::vector<int> worker_cores;
+  if (o.worker_processes) {
+    const auto& cpus = o.cpus;
+    if (cpus.size() <= o.coordinator_cores)
+      throw std::invalid_argument("--worker-processes needs more CPUs than --coordinator-cores (" +
+                                  std::to_string(o.coordinator_cores) + "); this process may use " +
+                                  std::to_string(cpus.size()));
+    const cpu_set_t mine = cpu_set_of({cpus.begin(), cpus.begin() + o.coordinator_cores});
+    if (sched_setaffinity(0, sizeof mine, &mine) != 0) throw std::runtime_error("sched_setaffinity failed");
+    worker_cores.assign(cpus.begin() + o.coordinator_cores, cpus.end());
+  }
+  farm::EmbeddedFarm f([&](farm::FarmConfig& cfg) {
+    if (o.verify_batch_window_us >= 0) cfg.coordinator.verify_batch_window_us = uint32_t(o.verify_batch_window_us);
+  });
   const std::string key = write_key(f, o, curve);
-  f.start_workers(0, 0, w);
+  std::unique_ptr<WorkerProcesses> procs;
+  if (o.worker_processes)
+    procs = std::make_unique<WorkerProcesses>(f, w, worker_cores);
+  else
+    f.start_workers(0, 0, w);
   farm::FarmClient c(f.config().redis);
   farm::SubmitRequest req;
   req.key_path = key;
   Clock::time_point done;
   req.partitions = 2 * w;  // warm-up: workers register, caches fill
-  wait_done(c, f, c.submit(req).first, &done);
+  wait_done(c, f, c.submit(req).first, &done, procs.get());
 
   req.partitions = o.partitions;
   const std::string redis_stat = "/proc/" + std::to_string(f.redis_pid()) + "/stat";
   const double loop0 = threads_cpu_ms("zk-coordinator"), verify0 = threads_cpu_ms("zk-verify");
   const double redis0 = stat_cpu_ms(redis_stat);
   auto t0 = Clock::now();
-  auto s = wait_done(c, f, c.submit(req).first, &done);
+  auto s = wait_done(c, f, c.submit(req).first, &done, procs.get());
   const double wall = std::chrono::duration<double, std::milli>(done - t0).count();
   // Includes the bench's own polling of the job's state (one HGET each 250 us) on Redis's side.
   const double loop_cpu = (threads_cpu_ms("zk-coordinator") - loop0) / double(o.partitions);
@@ -127,7 +245,7 @@ void bench_workers(const BenchFarmOptions& o, CurveId curve, unsigned w) {
   req.partitions = 1;
   for (uint64_t i = 0; i < o.latency_jobs; ++i) {
     auto t1 = Clock::now();
-    auto s1 = wait_done(c, f, c.submit(req).first, &done);
+    auto s1 = wait_done(c, f, c.submit(req).first, &done, procs.get());
     double l = std::chrono::duration<double, std::milli>(done - t1).count();
     lat.push_back(l);
     over.push_back(l - compute_ms(s1));
@@ -141,6 +259,7 @@ void bench_workers(const BenchFarmOptions& o, CurveId curve, unsigned w) {
               (unsigned long long)o.partitions, double(o.partitions) * 1000.0 / wall, comp, overhead, loop_cpu,
               verify_cpu, redis_cpu, pct(lat, 0.5), pct(over, 0.5), pct(over, 0.9));
   std::fflush(stdout);
+  procs.reset();  // drained while the coordinator still runs
   f.stop();
 }
 
@@ -208,7 +327,8 @@ void bench_rss(const BenchFarmOptions& o, CurveId curve) {
       (unsigned long long)(o.queued_jobs * req.partitions), submit_ms / double(o.queued_jobs));
 }
 
-int run_bench_farm(const BenchFarmOptions& o, const Context& ctx) {
+int run_bench_farm(BenchFarmOptions o, const Context& ctx) {
+  o.cpus = allowed_cpus();
   auto curve = parse_curve(o.curve);
   if (!curve) throw std::invalid_argument("unknown curve '" + o.curve + "'");
   if (o.partitions == 0 || o.partitions > farm::FarmStore::kMaxPartitions)
@@ -219,6 +339,17 @@ int run_bench_farm(const BenchFarmOptions& o, const Context& ctx) {
       "times in ms\n",
       (unsigned long long)o.size, o.curve.c_str(), util::ThreadPool::global().size(),
       std::thread::hardware_concurrency());
+  if (o.worker_processes) {
+    const auto& cpus = o.cpus;
+    if (cpus.size() <= o.coordinator_cores)
+      throw std::invalid_argument("--worker-processes needs more CPUs than --coordinator-cores (" +
+                                  std::to_string(o.coordinator_cores) + "); this process may use " +
+                                  std::to_string(cpus.size()));
+    std::printf(
+        "workers: separate processes (role both, 1 thread each), each pinned to one of CPUs %d..%d; coordinator "
+        "and Redis pinned to CPUs %d..%d\n",
+        cpus[o.coordinator_cores], cpus.back(), cpus.front(), cpus[o.coordinator_cores - 1]);
+  }
   std::printf("%7s %10s %10s %12s %14s %10s %12s %11s %12s %12s %12s\n", "workers", "partitions", "parts/s",
               "compute/part", "overhead/part", "loop-cpu/p", "verify-cpu/p", "redis-cpu/p", "1-part p50",
               "1-part ovh50", "1-part ovh90");
@@ -226,12 +357,17 @@ int run_bench_farm(const BenchFarmOptions& o, const Context& ctx) {
     if (w == 0 || w > 64) throw std::invalid_argument("--workers entries must be 1..64");
     bench_workers(o, *curve, w);
   }
+  // The RSS run forks its coordinator child from here: give it this process's whole mask back.
+  if (o.worker_processes) {
+    const cpu_set_t all = cpu_set_of(o.cpus);
+    sched_setaffinity(0, sizeof all, &all);
+  }
   if (o.queued_jobs) bench_rss(o, *curve);
   std::printf(
       "compute = worker synthesis + proving; overhead/part = workers x wall / partitions - compute "
       "(dispatch, Redis, bundle transfer, verification, idle); loop-cpu/p, verify-cpu/p, redis-cpu/p = CPU time "
-      "per partition of the throughput job of the coordinator's event loop (messages, Redis, the job's final "
-      "batch check), of its per-proof checks (thread pool) and of redis-server (which also answers this bench's "
+      "per partition of the throughput job of the coordinator's event loop (messages, Redis), of its proof "
+      "checks (verify threads: per-proof checks and the job's final check) and of redis-server (which also answers this bench's "
       "polling); 1-part = "
       "one-partition jobs, submit to 'done' (batch-verified)\n");
   return 0;
@@ -249,6 +385,17 @@ RunFn setup_bench_farm(CLI::App& sub) {
   sub.add_option("--queued-jobs", o->queued_jobs, "Jobs queued for the RSS measurement (0: skip)")
       ->capture_default_str();
   sub.add_option("--curve", o->curve, "bn254 or bls12-381")->capture_default_str();
+  sub.add_flag("--worker-processes", o->worker_processes,
+               "Workers as separate `zkmill worker` processes (one thread each, each pinned to its own CPU), the "
+               "coordinator and Redis pinned to the first --coordinator-cores CPUs: one coordinator's ceiling");
+  sub.add_option("--coordinator-cores", o->coordinator_cores,
+                 "With --worker-processes: CPUs for this process (coordinator, its proof checks, the bench's "
+                 "polling) and Redis; the workers get the rest")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1024u));
+  sub.add_option("--verify-batch-window-us", o->verify_batch_window_us,
+                 "The coordinator's coordinator.verify_batch_window_us (default: the config default, 1000)")
+      ->check(CLI::Range(int64_t(0), int64_t(10000000)));
   return [o](const Context& ctx) { return run_bench_farm(*o, ctx); };
 }
 

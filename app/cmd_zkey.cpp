@@ -160,9 +160,8 @@ int run_zkey_new(const std::string& r1cs_path, const std::string& ptau_path, con
     auto r1cs = formats::R1csFile::open(r1cs_path);
     auto ptau = formats::PtauFile::open(ptau_path);
     util::Progress prog(1, !quiet);
-    auto key = setup::build_init_zkey(r1cs, ptau, &prog);
+    const auto key = setup::write_init_zkey(r1cs, ptau, out, &prog);
     prog.finish();
-    setup::write_init_zkey(key, out);
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     print_circuit_hash(key.cs_hash);
     std::fprintf(stderr, "%s: wrote %s (%s, %u constraints, %u public, domain 2^%u) in %.2f s\n", command, out.c_str(),

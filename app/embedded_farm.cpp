@@ -27,7 +27,7 @@ std::string make_temp_dir() {
 
 }  // namespace
 
-EmbeddedFarm::EmbeddedFarm() : dir_(make_temp_dir()) {
+EmbeddedFarm::EmbeddedFarm(const std::function<void(FarmConfig&)>& tweak) : dir_(make_temp_dir()) {
   try {
     std::filesystem::create_directories(key_dir());
     redis_ = std::make_unique<LocalRedis>(dir_);
@@ -41,6 +41,7 @@ EmbeddedFarm::EmbeddedFarm() : dir_(make_temp_dir()) {
     cfg_.coordinator.backoff_max_ms = 1000;
     cfg_.worker.key_dir = key_dir();
     cfg_.source = "(embedded farm)";
+    if (tweak) tweak(cfg_);
     coordinator_ = std::thread([this] {
       pthread_setname_np(pthread_self(), "zk-coordinator");  // `zkmill bench-farm` times its CPU by this name
       try {

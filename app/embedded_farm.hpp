@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -24,7 +25,9 @@ class EmbeddedFarm {
  public:
   // Creates the temp dir, starts Redis and the coordinator. Workers come later
   // (start_workers), once the caller has put proving keys into key_dir().
-  EmbeddedFarm();
+  // `tweak` may change the configuration (coordinator settings, for benchmarks) before the
+  // coordinator starts.
+  explicit EmbeddedFarm(const std::function<void(FarmConfig&)>& tweak = {});
   ~EmbeddedFarm();
   EmbeddedFarm(const EmbeddedFarm&) = delete;
   EmbeddedFarm& operator=(const EmbeddedFarm&) = delete;

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Google Benchmark for the algebra core on BN254 and BLS12-381: base/scalar field products and
 // inversion, G1/G2 group operations, tower products, Miller loop, final exponentiation, full
-// pairing and a Groth16-shaped 4-pair product check with prepared G2 points.
+// pairing and a Groth16-shaped 4-pair product check with prepared G2 points; the Groth16
+// verifier itself (groth16::PreparedVerifyingKey: subgroup tests included) alone and batched,
+// per proof, which is what the coordinator's proof checks cost.
 // Field products are measured as a dependent chain x <- x * y (latency, the cost seen inside
 // the pairing and curve formulas). Run: build/bin/bench_algebra --benchmark_min_time=0.5
 #include <benchmark/benchmark.h>
@@ -9,6 +11,7 @@
 #include <random>
 #include <vector>
 
+#include "common/groth16/verifier.hpp"
 #include "common/pairing/engine.hpp"
 
 using namespace zkmill;
@@ -185,6 +188,49 @@ void groth16_shaped_check(benchmark::State& st) {
   }
 }
 
+// The verifier on random group elements (a key and proofs that do not verify: the work is the
+// same, every step runs whatever the outcome), 2 public inputs as the farm's chain circuit.
+template <class C>
+struct VerifyInputs {
+  std::mt19937_64 rng{12};
+  typename C::G1Affine g1() { return (C::G1::generator() * C::Fr::random(rng)).to_affine(); }
+  typename C::G2Affine g2() { return (C::G2::generator() * C::Fr::random(rng)).to_affine(); }
+  groth16::PreparedVerifyingKey<C> pvk{[&] {
+    groth16::VerifyingKey<C> vk;
+    vk.alpha_g1 = g1(), vk.beta_g1 = g1(), vk.delta_g1 = g1();
+    vk.beta_g2 = g2(), vk.gamma_g2 = g2(), vk.delta_g2 = g2();
+    vk.ic = {g1(), g1(), g1()};
+    return vk;
+  }()};
+  std::vector<groth16::Proof<C>> proofs;
+  std::vector<std::vector<typename C::Fr>> inputs;
+  explicit VerifyInputs(size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+      proofs.push_back({g1(), g2(), g1()});
+      inputs.push_back({C::Fr::random(rng), C::Fr::random(rng)});
+    }
+  }
+};
+
+// One proof alone: PreparedVerifyingKey::verify.
+template <class C>
+void groth16_verify(benchmark::State& st) {
+  VerifyInputs<C> in(1);
+  for (auto _ : st) benchmark::DoNotOptimize(in.pvk.verify(in.proofs[0], in.inputs[0]));
+}
+
+// k proofs with one multi-pairing (verify_batch); the counter is the time per proof.
+template <class C>
+void groth16_verify_batch(benchmark::State& st) {
+  const auto k = size_t(st.range(0));
+  VerifyInputs<C> in(k);
+  for (auto _ : st)
+    benchmark::DoNotOptimize(in.pvk.verify_batch(std::span<const groth16::Proof<C>>(in.proofs),
+                                                 std::span<const std::vector<typename C::Fr>>(in.inputs)));
+  st.counters["us/proof"] =
+      benchmark::Counter(double(st.iterations() * k) / 1e6, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
 }  // namespace
 
 #define ZK_CURVE_BENCHES(C, tag)                                                                        \
@@ -205,7 +251,16 @@ void groth16_shaped_check(benchmark::State& st) {
   BENCHMARK(miller_loop_prepared<C>)->Name(tag "/miller_loop_prepared")->Unit(benchmark::kMicrosecond); \
   BENCHMARK(final_exponentiation<C>)->Name(tag "/final_exponentiation")->Unit(benchmark::kMicrosecond); \
   BENCHMARK(pairing_full<C>)->Name(tag "/pairing")->Unit(benchmark::kMicrosecond);                      \
-  BENCHMARK(groth16_shaped_check<C>)->Name(tag "/groth16_4pair_check")->Unit(benchmark::kMicrosecond)
+  BENCHMARK(groth16_shaped_check<C>)->Name(tag "/groth16_4pair_check")->Unit(benchmark::kMicrosecond);  \
+  BENCHMARK(groth16_verify<C>)->Name(tag "/groth16_verify")->Unit(benchmark::kMicrosecond);             \
+  BENCHMARK(groth16_verify_batch<C>)                                                                    \
+      ->Name(tag "/groth16_verify_batch")                                                               \
+      ->Arg(1)                                                                                          \
+      ->Arg(2)                                                                                          \
+      ->Arg(4)                                                                                          \
+      ->Arg(8)                                                                                          \
+      ->Arg(64)                                                                                         \
+      ->Unit(benchmark::kMicrosecond)
 
 ZK_CURVE_BENCHES(curves::Bn254, "bn254");
 ZK_CURVE_BENCHES(curves::Bls12381, "bls12_381");

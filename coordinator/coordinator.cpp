@@ -278,7 +278,8 @@ void Coordinator::serve(const std::atomic<bool>& stop) {
     zmq::pollitem_t items[] = {{router_.handle(), 0, ZMQ_POLLIN, 0},
                                {nullptr, verify_.fd(), ZMQ_POLLIN, 0},
                                {nullptr, wake_.fd(), ZMQ_POLLIN, 0}};
-    signal_safe_poll(items, wake_.fd() >= 0 ? 3 : 2, std::chrono::milliseconds(50));
+    // At most 50 ms, less while a received proof waits out its batch window (flush_checks).
+    signal_safe_poll(items, wake_.fd() >= 0 ? 3 : 2, std::chrono::milliseconds(check_window_wait_ms(50)));
     if (wake_.fd() >= 0 && (items[2].revents & ZMQ_POLLIN)) {
       dispatch_due_ = true;  // a job was submitted
       try {
@@ -607,7 +608,18 @@ void Coordinator::reap() {
 
 void Coordinator::sweep_jobs() {
   const uint64_t now = now_ms();
-  for (const auto& job : store_.active_jobs()) {
+  const auto active = store_.active_jobs();
+  // Digests of proofs of jobs that ended (done, failed, cancelled) are of no further use.
+  const std::set<std::string> still(active.begin(), active.end());
+  for (auto it = recorded_digests_.begin(); it != recorded_digests_.end();) {
+    if (still.count(it->first)) {
+      ++it;
+      continue;
+    }
+    recorded_digest_count_ -= std::min(recorded_digest_count_, it->second.size());
+    it = recorded_digests_.erase(it);
+  }
+  for (const auto& job : active) {
     auto j = store_.job(job);
     if (j.empty()) continue;
     uint64_t deadline = std::stoull(j["deadline_ms"]);
@@ -630,14 +642,44 @@ void Coordinator::finalize(const std::string& job) {
   auto parts = store_.partitions(job, n);
   for (auto& p : parts)
     if (p["state"] != "verified") return;
+  // Every proof as stored is checked: by the pairing, or (unless coordinator.final_check_all)
+  // by being byte-identical, with its statement, to the proof this process checked for that
+  // statement before recording it (proof_digest; the check is a deterministic function of the
+  // key, the statement and the proof's text, so it holds for the stored copy too). A proof
+  // recorded by another coordinator, or changed in Redis since, is checked with the pairing.
+  const std::string circuit = j["circuit"];
+  size_t matched = 0;
+  if (!cfg_.coordinator.final_check_all) {
+    static const std::map<uint64_t, Sha256::Digest> kNone;
+    const auto found = recorded_digests_.find(job);
+    const auto& known = found == recorded_digests_.end() ? kNone : found->second;
+    std::vector<std::map<std::string, std::string>> unmatched;
+    for (uint64_t part = 0; part < parts.size(); ++part) {
+      auto& p = parts[part];
+      const auto d = known.find(part);
+      if (d != known.end() && d->second == proof_digest(circuit, p["public"], p["proof"]))
+        ++matched;
+      else
+        unmatched.push_back(std::move(p));
+    }
+    parts = std::move(unmatched);
+  }
+  check_counts_->final_matched += matched;
+  check_counts_->final_checked += parts.size();
+  FinalCheck& fc = final_checks_[job];
+  if (parts.empty()) {
+    fc = FinalCheck{n, 0, true, "", 0, matched};
+    final_done_.push_back(job);  // finished in collect_verdicts, as a checked one would be
+    return;
+  }
   // Chunks of at least 16 proofs, one per verify thread at most: a big job's check takes a
   // fraction of the time one thread would need, and the loop waits for none of it.
-  auto batch = checker_.batch_verifier(j["circuit"]);
-  const size_t chunks = std::clamp<size_t>((n + 15) / 16, 1, verify_.threads());
-  FinalCheck& fc = final_checks_[job];
-  fc = FinalCheck{n, chunks, true, "", 0};
+  auto batch = checker_.batch_verifier(circuit);
+  const size_t m = parts.size();
+  const size_t chunks = std::clamp<size_t>((m + 15) / 16, 1, verify_.threads());
+  fc = FinalCheck{n, chunks, true, "", 0, matched};
   for (size_t c = 0, at = 0; c < chunks; ++c) {
-    const size_t size = n / chunks + (c < n % chunks ? 1 : 0);
+    const size_t size = m / chunks + (c < m % chunks ? 1 : 0);
     auto mine = std::make_shared<std::vector<std::map<std::string, std::string>>>(
         std::make_move_iterator(parts.begin() + at), std::make_move_iterator(parts.begin() + at + size));
     at += size;
@@ -664,7 +706,10 @@ void Coordinator::finish_job(const std::string& job) {
   metrics_.batch_verified(fc.seconds);
   if (fc.good) {
     if (store_.finish(job, "done", "", now_ms())) {
-      spdlog::info("coordinator: job {} done: {} proofs batch-verified", job, fc.n);
+      spdlog::info(
+          "coordinator: job {} done: {} proofs as stored checked ({} batch-verified, {} identical to the "
+          "proofs checked when recorded)",
+          job, fc.n, fc.n - fc.matched, fc.matched);
       metrics_.job_finished("done", since_submit_s(job));
     }
   } else {

@@ -42,6 +42,7 @@
 #include "farm/farm_store.hpp"
 #include "farm/handshake_monitor.hpp"
 #include "farm/log_rate_limiter.hpp"
+#include "farm/sha256.hpp"
 #include "farm/worker_registry.hpp"
 
 namespace zkmill::farm {
@@ -63,8 +64,11 @@ class Coordinator {
   void inject_verify_delay(uint64_t ms) { verify_delay_ms_ = ms; }
   // How the proofs were checked so far (any thread): alone (a group of one), in a batch that
   // accepted them all, or one by one after their group's batch check failed.
+  // final_matched / final_checked: proofs of the jobs' final checks found byte-identical to
+  // the ones this process checked when recording them / re-checked with the pairing.
   struct CheckCounts {
     std::atomic<uint64_t> alone{0}, batched{0}, rechecked{0};
+    std::atomic<uint64_t> final_matched{0}, final_checked{0};
   };
   const CheckCounts& check_counts() const { return *check_counts_; }
 
@@ -129,26 +133,39 @@ class Coordinator {
   void on_synth_done(const Peer& from, WorkerInfo& w, const SynthDone& m);
   void on_prove_done(const Peer& from, WorkerInfo& w, const ProveDone& m);
   void on_task_failed(const Peer& from, WorkerInfo& w, const TaskFailed& m);
-  // A prove_done whose proof is being checked on the VerifyQueue.
+  // A prove_done whose proof is being checked on the VerifyQueue. proof_text is the proof as
+  // it is recorded (m.proof serialized once); what is checked is that text parsed back, so the
+  // recorded bytes are exactly the checked ones. statement: the attempt's, as stored (JSON).
   struct PendingProof {
     Peer from;
     ProveDone m;
+    std::string proof_text, statement;
   };
   // A proof waiting for a free verify thread (unchecked_), by its circuit.
   struct UncheckedProof {
     uint64_t id;  // its key in verifying_
     nlohmann::json proof, statement;
+    std::chrono::steady_clock::time_point arrived;
   };
   // Each loop turn, after the messages: the proofs received hand to the VerifyQueue in groups.
   // A group of several is checked with one multi-pairing (ProofChecker::batch_verifier) and,
   // only if that fails, proof by proof, so a bad proof is still named and the good ones of its
   // group recorded. A proof of a circuit with no check in flight goes at once (no batching
   // delay at low load); while one is in flight, the circuit's proofs wait for it until
-  // kMinGroup have gathered, and while every thread is busy all wait: batches grow with the
+  // four have gathered, and while every thread is busy all wait: batches grow with the
   // load, and a proof waits at most about one check for its group (a lone check is a 4-pair
   // Miller loop and a final exponentiation; each further proof of a group costs about a third
-  // of that).
+  // of that). With coordinator.verify_batch_window_us a proof also waits that long for company
+  // (or until verify_batch_max of its circuit have gathered): batches form at moderate rates
+  // too, where checks seldom overlap, for a delay far below any real partition's proving.
   void flush_checks();
+  // How long the loop may sleep before a waiting proof's batch window ends (ms, rounded up);
+  // `limit` when none is waiting for its window.
+  uint64_t check_window_wait_ms(uint64_t limit) const;
+  // SHA-256 of (circuit, statement, proof) as text: what a proof recorded after its check is
+  // compared by at the job's final check (finalize).
+  static Sha256::Digest proof_digest(const std::string& circuit, const std::string& statement,
+                                     const std::string& proof);
   // Each loop turn: the verdicts ready, each finishing its prove_done (record, or reject), and
   // the final batch checks of jobs.
   void collect_verdicts();
@@ -256,9 +273,18 @@ class Coordinator {
     bool good = true;
     std::string why;
     double seconds = 0;
+    uint64_t matched = 0;  // proofs found identical to the ones checked when recorded
   };
   std::map<std::string, FinalCheck> final_checks_;
   std::map<uint64_t, std::string> final_chunks_;  // VerifyQueue id -> job
+  // The proofs this process checked and then recorded, by job and partition: proof_digest of
+  // each as recorded. The final check skips the pairing for a proof read back byte-identical
+  // (unless coordinator.final_check_all); the others (recorded before a restart or takeover,
+  // or changed in Redis) are checked again. Dropped when the job ends (sweep_jobs) and
+  // bounded (kMaxRecordedDigests: past it all are dropped, and final checks check in full).
+  std::map<std::string, std::map<uint64_t, Sha256::Digest>> recorded_digests_;
+  size_t recorded_digest_count_ = 0;
+  static constexpr size_t kMaxRecordedDigests = size_t(1) << 20;
   std::deque<std::string> final_done_;
   uint64_t verify_delay_ms_ = 0;
   zmq::context_t ctx_;

@@ -183,10 +183,38 @@ void Coordinator::on_prove_done(const Peer& from, WorkerInfo& w, const ProveDone
   // this turn) and the loop goes on.
   w.busy.erase(m.at.token);
   const uint64_t id = ++next_proof_id_;
-  unchecked_[job_info(ref.job).circuit].push_back(
-      {id, m.proof, nlohmann::json::parse(attempt.statement, nullptr, false)});
+  std::string text = m.proof.dump();
+  unchecked_[job_info(ref.job).circuit].push_back({id, nlohmann::json::parse(text, nullptr, false),
+                                                   nlohmann::json::parse(attempt.statement, nullptr, false),
+                                                   std::chrono::steady_clock::now()});
   verifying_tokens_.insert(m.at.token);
-  verifying_.emplace(id, PendingProof{from, m});
+  verifying_.emplace(id, PendingProof{from, m, std::move(text), attempt.statement});
+}
+
+uint64_t Coordinator::check_window_wait_ms(uint64_t limit) const {
+  const uint64_t window_us = cfg_.coordinator.verify_batch_window_us;
+  if (window_us == 0 || unchecked_.empty()) return limit;
+  const auto now = std::chrono::steady_clock::now();
+  for (const auto& [circuit, items] : unchecked_) {
+    if (items.empty() || items.size() >= cfg_.coordinator.verify_batch_max) continue;
+    const auto waited = uint64_t(std::max<int64_t>(
+        0, std::chrono::duration_cast<std::chrono::microseconds>(now - items.front().arrived).count()));
+    // Past its window a group waits only for a thread or its circuit's check in flight, whose
+    // verdicts wake the loop (the VerifyQueue's eventfd).
+    if (waited < window_us) limit = std::min(limit, (window_us - waited + 999) / 1000);
+  }
+  return limit;
+}
+
+Sha256::Digest Coordinator::proof_digest(const std::string& circuit, const std::string& statement,
+                                         const std::string& proof) {
+  Sha256 h;
+  // Length-prefixed: no two different triples hash the same text.
+  for (const std::string* part : {&circuit, &statement, &proof}) {
+    h.update(std::to_string(part->size()) + ":");
+    h.update(*part);
+  }
+  return h.finish();
 }
 
 void Coordinator::flush_checks() {
@@ -194,21 +222,28 @@ void Coordinator::flush_checks() {
   const size_t busy = verify_.in_flight(), threads = verify_.threads();
   if (busy >= threads) return;  // the next free thread takes what has gathered by then
   size_t idle = threads - busy;
-  constexpr size_t kMaxGroup = 256;  // bounds a group's latency (and a failed group's re-check)
-  constexpr size_t kMinGroup = 4;    // while the circuit has a check in flight
+  // Bounds a group's latency (and a failed group's re-check).
+  const size_t max_group = std::max<size_t>(1, cfg_.coordinator.verify_batch_max);
+  const size_t min_group = std::min<size_t>(4, max_group);  // while the circuit has a check in flight
+  const auto window = std::chrono::microseconds(cfg_.coordinator.verify_batch_window_us);
+  const auto now = std::chrono::steady_clock::now();
   for (auto next = unchecked_.begin(); next != unchecked_.end();) {
     auto& [circuit, items] = *next;
     const size_t n = items.size();
     const auto c = groups_checking_.find(circuit);
     const size_t checking = c == groups_checking_.end() ? 0 : c->second;
-    if (idle == 0 || (checking > 0 && n < kMinGroup)) {
-      ++next;  // they go with the proofs that gather until a check of the circuit comes back
+    // A group goes when it is full, or when its first proof has waited out the window and no
+    // check of its circuit is in flight (or min_group have gathered meanwhile).
+    const bool window_over = now - items.front().arrived >= window;
+    const bool due = n >= max_group || (window_over && (checking == 0 || n >= min_group));
+    if (idle == 0 || !due) {
+      ++next;  // they go with the proofs that gather until the window ends or a check comes back
       continue;
     }
     // The key is read here, on the loop (cached after the first proof of the circuit).
     auto one = checker_.verifier(circuit);
     auto batch = checker_.batch_verifier(circuit);
-    const size_t groups = std::max((n + kMaxGroup - 1) / kMaxGroup, std::min(idle, (n + kMinGroup - 1) / kMinGroup));
+    const size_t groups = std::max((n + max_group - 1) / max_group, std::min(idle, (n + min_group - 1) / min_group));
     idle -= std::min(idle, groups);
     groups_checking_[circuit] += groups;
     for (size_t g = 0, at = 0; g < groups; ++g) {
@@ -330,7 +365,7 @@ void Coordinator::record_verified() {
     batch.push_back(
         {{m.at.job, m.at.part},
          {it->second.from.id, it->second.from.key, m.at.token},
-         m.proof.dump(),
+         it->second.proof_text,
          FarmStore::telemetry(
              {{"fetch_ms", m.fetch_ms},
               {"expand_ms", m.expand_ms},
@@ -356,6 +391,17 @@ void Coordinator::record_verified() {
       return 0.0;
     }();
     if (d.recorded) {
+      // What the final check compares the proof as stored with: the text just recorded, for the
+      // statement it was checked against (the script records the partition's stored statement
+      // as `public`; were they to differ, the final check would find no match and re-check).
+      if (recorded_digest_count_ >= kMaxRecordedDigests) {
+        recorded_digests_.clear();
+        recorded_digest_count_ = 0;
+      }
+      if (recorded_digests_[m.at.job]
+              .insert_or_assign(m.at.part, proof_digest(job_info(m.at.job).circuit, p.statement, p.proof_text))
+              .second)
+        ++recorded_digest_count_;
       metrics_.verified(m, seconds, since_submit_s(m.at.job));
       spdlog::info("coordinator: {} partition {} verified ({}/{})", m.at.job, m.at.part, d.verified, d.total);
       if (workers_.count(d.synth_worker) && !d.bundle_key.empty()) send(d.synth_worker, Release{d.bundle_key});

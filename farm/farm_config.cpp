@@ -147,6 +147,9 @@ void parse_coordinator(FarmSection s, CoordinatorConfig& c) {
   s.num<uint32_t>("max_witness_mb", c.max_witness_mb, 1, 64);
   s.boolean("standby", c.standby);
   s.num<uint32_t>("verify_threads", c.verify_threads, 0, 64);
+  s.num<uint32_t>("verify_batch_window_us", c.verify_batch_window_us, 0, 10000000);
+  s.num<uint32_t>("verify_batch_max", c.verify_batch_max, 1, 4096);
+  s.boolean("final_check_all", c.final_check_all);
   s.str_list("standby_endpoints", c.standby_endpoints);
   for (const auto& e : c.standby_endpoints) check_endpoint(s, "standby_endpoints", e);
   // A lease shorter than the dead-peer window would requeue work of workers that are alive.

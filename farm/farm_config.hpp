@@ -67,6 +67,17 @@ struct CoordinatorConfig {
   bool standby = false;
   // Threads checking proofs off the event loop; 0: one per hardware thread, at most 8.
   uint32_t verify_threads = 0;
+  // Proof checks in batches (docs/farm.md, Lifecycle, step 5): a proof waits up to
+  // verify_batch_window_us for others of its circuit, or until verify_batch_max have gathered,
+  // and a group is checked with one multi-pairing (one by one only if that fails). 0: a proof
+  // goes at once when a thread is idle (batches form only while checks overlap).
+  uint32_t verify_batch_window_us = 1000;
+  uint32_t verify_batch_max = 64;
+  // The job's final check of its proofs as stored: false re-checks (pairings) only the proofs
+  // that are not byte-identical to the ones this process checked when it recorded them (the
+  // others were checked for that very statement: their SHA-256 is compared); true re-checks
+  // every proof with the pairing.
+  bool final_check_all = false;
   std::vector<std::string> standby_endpoints;
 };
 

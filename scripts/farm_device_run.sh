@@ -6,7 +6,7 @@
 # root with binaries built on the dev box in .device-farm/ (bin/: zkmill, bench_wire, test_system,
 # redis-server, redis-cli; lib/: the shared libraries ldd lists). Logs go to $OUT (or
 # ./farm-logs); the summary is printed last. Each step has its own time limit.
-#   scripts/farm_device_run.sh [wire|overhead|scaling|gpu|all]...
+#   scripts/farm_device_run.sh [wire|overhead|ceiling|scaling|gpu|all]...
 set -u
 out=${OUT:-farm-logs}
 mkdir -p "$out"
@@ -36,6 +36,13 @@ if want overhead; then
   summary+=("overhead: rc=$?")
 fi
 
+if want ceiling; then
+  # One coordinator's ceiling: workers as pinned processes on the CPUs beyond the first 4.
+  timeout "${T_CEILING:-300}" "$bin/zkmill" bench-farm --worker-processes --coordinator-cores 4 --workers 4,8,12 \
+    --partitions 2000 --latency-jobs 0 --queued-jobs 0 >"$out/ceiling.log" 2>&1
+  summary+=("ceiling: rc=$?")
+fi
+
 if want scaling; then
   timeout "${T_SCALING:-300}" bench/farm/scaling.sh --bin "$bin/zkmill" --counts 1,2,4,8 --per-worker 4 --synth 2 \
     >"$out/scaling.log" 2>&1
@@ -47,7 +54,7 @@ if want gpu; then
   summary+=("gpu farm tests: rc=$?")
 fi
 
-for f in wire wire_huge overhead scaling gpu_farm; do
+for f in wire wire_huge overhead ceiling scaling gpu_farm; do
   [[ -f "$out/$f.log" ]] && { echo "== $f"; tail -25 "$out/$f.log"; }
 done
 printf '%s\n' "${summary[@]}"

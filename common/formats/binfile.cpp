@@ -3,6 +3,9 @@
 // a curve from the prime written in a file.
 #include "common/formats/binfile.hpp"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 
 #include "common/curves/bls12_381.hpp"
@@ -63,6 +66,18 @@ void BinFile::parse_table(std::string_view magic, uint32_t min_version, uint32_t
     sections_.push_back(s);
   }
   if (pos != bytes_.size()) fail(std::to_string(bytes_.size() - pos) + " bytes after the last section (corrupt)");
+}
+
+void BinFile::release(std::span<const uint8_t> range) const {
+  if (!map_ || range.empty()) return;
+  const auto lo = reinterpret_cast<uintptr_t>(range.data()), hi = lo + range.size();
+  const auto base = reinterpret_cast<uintptr_t>(bytes_.data());
+  if (lo < base || hi > base + bytes_.size()) return;  // not ours: leave it alone
+  static const uintptr_t page = uintptr_t(::sysconf(_SC_PAGESIZE));
+  const uintptr_t first = (lo + page - 1) / page * page, last = hi / page * page;
+  // MADV_DONTNEED on a read-only private file mapping only drops this process's reference to
+  // the pages; failure merely keeps them resident, so it is not an error.
+  if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
 }
 
 bool BinFile::has(uint32_t type) const {

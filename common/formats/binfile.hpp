@@ -53,6 +53,12 @@ class BinFile {
   // "<file>: <msg>" as a FormatError.
   [[noreturn]] void fail(const std::string& msg) const { throw FormatError(name_ + ": " + msg); }
 
+  // Drops the resident pages wholly inside `range` (a span of bytes()) from this process: the
+  // page cache keeps them and a later read faults them back in. Streaming readers call it on
+  // what they are done with, so their RSS follows the data in use, not the size of the file.
+  // A no-op for caller-owned bytes (parse()), which must never be discarded.
+  void release(std::span<const uint8_t> range) const;
+
  private:
   void parse_table(std::string_view magic, uint32_t min_version, uint32_t max_version);
 

@@ -104,6 +104,12 @@ class R1csFile {
   // length. F must be the file's scalar field. Throws FormatError.
   template <class F>
   R1cs<F> constraints() const;
+  // The same walk and checks without materialising the matrices (zkey new streams a circuit
+  // several times over rather than holding it): term(constraint, matrix 0 A / 1 B / 2 C, wire,
+  // coefficient) for every term in file order, row_end(constraint, matrix) after each row.
+  template <class F, class Term, class RowEnd>
+  void for_each_term(Term&& term, RowEnd&& row_end) const;
+  const BinFile& file() const { return file_; }
   // Section 3: the label of each wire (n_wires entries). Throws FormatError.
   std::vector<uint64_t> wire_to_label() const;
 
@@ -113,20 +119,16 @@ class R1csFile {
   R1csHeader header_;
 };
 
-template <class F>
-R1cs<F> R1csFile::constraints() const {
+template <class F, class Term, class RowEnd>
+void R1csFile::for_each_term(Term&& term, RowEnd&& row_end) const {
   if (cs::curve_of_scalar_field<F>() != header_.curve)
     file_.fail(std::string("constraints are over the ") + curve_name(header_.curve) + " scalar field, not " +
                curve_name(cs::curve_of_scalar_field<F>()) + "'s");
-  R1cs<F> out;
-  out.header = header_;
   SectionReader rd(file_, file_.section(2, "constraints"), "constraints");
-  for (auto& m : out.m) m.row_start.reserve(size_t(header_.n_constraints) + 1);
-  for (auto& m : out.m) m.row_start.push_back(0);
   for (uint32_t i = 0; i < header_.n_constraints; ++i) {
-    for (auto& m : out.m) {
+    for (uint32_t mat = 0; mat < 3; ++mat) {
       uint32_t terms = rd.u32();
-      // Bound the count by the bytes left before growing any vector (hostile counts).
+      // Bound the count by the bytes left before anything trusts it (hostile counts).
       if (uint64_t(terms) * (4 + header_.n8) > rd.remaining())
         rd.fail("constraint " + std::to_string(i) + " claims " + std::to_string(terms) + " terms, truncated");
       for (uint32_t t = 0; t < terms; ++t) {
@@ -136,13 +138,26 @@ R1cs<F> R1csFile::constraints() const {
                   std::to_string(header_.n_wires));
         auto c = F::from_bytes_le(rd.take(header_.n8).data());
         if (!c) rd.fail("constraint " + std::to_string(i) + " has a non-canonical coefficient (>= r)");
-        m.wire.push_back(w);
-        m.coeff.push_back(*c);
+        term(i, mat, w, *c);
       }
-      m.row_start.push_back(m.wire.size());
+      row_end(i, mat);
     }
   }
   rd.expect_end();
+}
+
+template <class F>
+R1cs<F> R1csFile::constraints() const {
+  R1cs<F> out;
+  out.header = header_;
+  for (auto& m : out.m) m.row_start.reserve(size_t(header_.n_constraints) + 1);
+  for (auto& m : out.m) m.row_start.push_back(0);
+  for_each_term<F>(
+      [&](uint32_t, uint32_t mat, uint32_t w, const F& c) {
+        out.m[mat].wire.push_back(w);
+        out.m[mat].coeff.push_back(c);
+      },
+      [&](uint32_t, uint32_t mat) { out.m[mat].row_start.push_back(out.m[mat].wire.size()); });
   return out;
 }
 

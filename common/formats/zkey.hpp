@@ -104,10 +104,11 @@ struct ZkeyProvingKey {
 namespace detail {
 
 // Decodes count back-to-back LEM points across the pool; the first failure (lowest chunk
-// reported) becomes a FormatError naming the file, section and point index.
+// reported) becomes a FormatError naming the file, section and point index (counted from
+// `first_index`, for callers that stream a section in chunks).
 template <class G>
 std::vector<ec::Affine<G>> decode_section(const ZkeyFile& f, std::span<const uint8_t> bytes, const char* what,
-                                          serde::Validation v, util::ThreadPool& pool) {
+                                          serde::Validation v, util::ThreadPool& pool, size_t first_index = 0) {
   using Codec = serde::snarkjs::Lem<G>;
   const size_t n = bytes.size() / Codec::kSize;
   std::vector<ec::Affine<G>> out(n);
@@ -122,7 +123,8 @@ std::vector<ec::Affine<G>> decode_section(const ZkeyFile& f, std::span<const uin
             out[i] = Codec::decode(bytes.subspan(i * Codec::kSize, Codec::kSize), v);
           } catch (const serde::DecodeError& e) {
             std::lock_guard lock(mu);
-            if (!failed.exchange(true)) error = std::string(what) + " point " + std::to_string(i) + ": " + e.what();
+            if (!failed.exchange(true))
+              error = std::string(what) + " point " + std::to_string(first_index + i) + ": " + e.what();
             return;
           }
         }

@@ -86,7 +86,10 @@ class PreparedVerifyingKey {
     bs.reserve(proofs.size());
     std::vector<typename Engine::PreparedPair> pairs;
     pairs.reserve(proofs.size() + 3);
-    G1 c_sum = G1::identity();
+    std::vector<ff::Limbs<Fr::N>> rhos;
+    rhos.reserve(proofs.size());
+    std::vector<G1> rho_a;
+    rho_a.reserve(proofs.size());
     Fr rho_sum = Fr::zero();
     // sum_k rho_k IC(x_k) = (sum_k rho_k) ic_0 + sum_i (sum_k rho_k x_{k,i}) ic_{i+1}: the
     // scalars are summed in Fr, so the batch costs n_public + 1 scalar multiplications for
@@ -97,12 +100,29 @@ class PreparedVerifyingKey {
       if (inputs[k].size() != num_public_inputs())
         throw VerifyError("expected " + std::to_string(num_public_inputs()) + " public inputs, got " +
                           std::to_string(inputs[k].size()));
-      Fr rho = random_rho(rd);
+      const auto rho_bits = random_rho(rd);
+      const Fr rho = Fr::from_canonical_unchecked(rho_bits);
+      rhos.push_back(rho_bits);
       rho_sum += rho;
       for (size_t i = 0; i < input_sums.size(); ++i) input_sums[i] += rho * inputs[k][i];
       bs.push_back(Engine::prepare(proofs[k].b));
-      pairs.emplace_back((G1::from_affine(proofs[k].a) * rho).to_affine(), &bs.back());
-      c_sum += G1::from_affine(proofs[k].c) * rho;
+      // rho_k A_k by double-and-add over rho's 128 bits, adding the affine A_k (mixed additions).
+      G1 r = G1::identity();
+      for (size_t i = kRhoBits; i-- > 0;) {
+        r = r.dbl();
+        if (ff::bit(rho_bits, i)) r = r.add_mixed(proofs[k].a);
+      }
+      rho_a.push_back(r);
+    }
+    // All rho_k A_k to affine with one inversion.
+    const auto rho_a_affine = ec::batch_normalize<typename E::G1Params>(std::span<const G1>(rho_a));
+    for (size_t k = 0; k < proofs.size(); ++k) pairs.emplace_back(rho_a_affine[k], &bs[k]);
+    // sum_k rho_k C_k with the 128 doublings shared by all k (interleaved double-and-add).
+    G1 c_sum = G1::identity();
+    for (size_t i = kRhoBits; i-- > 0;) {
+      c_sum = c_sum.dbl();
+      for (size_t k = 0; k < proofs.size(); ++k)
+        if (ff::bit(rhos[k], i)) c_sum = c_sum.add_mixed(proofs[k].c);
     }
     G1 ic_sum = G1::from_affine(vk_.ic[0]) * rho_sum;
     for (size_t i = 0; i < input_sums.size(); ++i) ic_sum += G1::from_affine(vk_.ic[i + 1]) * input_sums[i];
@@ -113,12 +133,13 @@ class PreparedVerifyingKey {
   }
 
  private:
-  static Fr random_rho(std::random_device& rd) {
+  static constexpr size_t kRhoBits = 128;
+  // A random nonzero 128-bit integer (< r, so also its own canonical Fr value).
+  static ff::Limbs<Fr::N> random_rho(std::random_device& rd) {
     for (;;) {
       ff::Limbs<Fr::N> l{};
       for (int i = 0; i < 4; ++i) l[i / 2] |= uint64_t(rd()) << (32 * (i % 2));  // 128 bits
-      Fr r = Fr::from_canonical_unchecked(l);
-      if (!r.is_zero()) return r;
+      if (l[0] != 0 || l[1] != 0) return l;
     }
   }
   VerifyingKey<E> vk_;

@@ -32,13 +32,16 @@ void prepare(const formats::PtauFile& f, formats::BinWriter& w, util::Progress& 
     w.begin(type);
     const size_t avail = sec.size() / serde::snarkjs::Lem<C>::kSize;
     const uint32_t top = extra ? power + 1 : power;
-    auto all = decode_ptau_points<C, ec::Jacobian<C>>(f, sec, 0, avail, what, pool);
     const uint64_t weight = std::is_same_v<C, typename E::G2Params> ? 3 : 1;
     for (uint32_t p = 0; p <= top; ++p) {
       prog.stage(std::string(what) + " 2^" + std::to_string(p));
       const size_t n = size_t(1) << p;
-      std::vector<ec::Jacobian<C>> a(n, ec::Jacobian<C>::identity());
-      std::copy(all.begin(), all.begin() + ptrdiff_t(std::min(n, avail)), a.begin());
+      // Each power decodes its own first 2^p points from the mapping rather than copying them
+      // from the whole series decoded once: twice the decoding (cheap next to the transform),
+      // half the memory (one power's points, not also the series'). tauG1's largest power has
+      // one point fewer than 2^p; the point at infinity stands in for it, as in snarkjs.
+      auto a = decode_ptau_points<C, ec::Jacobian<C>>(f, sec, 0, std::min(n, avail), what, pool);
+      a.resize(n, ec::Jacobian<C>::identity());
       if constexpr (std::is_same_v<C, typename E::G2Params>)
         group_ifft<C>(a, pool, &prog, weight, &twiddles2);
       else
@@ -54,6 +57,7 @@ void prepare(const formats::PtauFile& f, formats::BinWriter& w, util::Progress& 
           4096);
       w.write(bytes);
     }
+    f.file().release(sec);
     w.end();
   };
   series.template operator()<typename E::G1Params>(12, f.tau_g1(), "tauG1", true);

@@ -19,6 +19,10 @@ namespace zkmill::setup {
 
 namespace {
 
+// Points per chunk of a streamed section, and bytes per chunk of a copied one.
+constexpr size_t kPointChunk = size_t(1) << 16;
+constexpr size_t kCopyChunk = size_t(4) << 20;
+
 void put_u32(std::vector<uint8_t>& b, uint32_t v) {
   for (int i = 0; i < 4; ++i) b.push_back(uint8_t(v >> (8 * i)));
 }
@@ -101,30 +105,48 @@ ContributeResult contribute(const formats::ZkeyFile& f, const std::string& out, 
   const auto nd2b = lem_bytes<G2>(nd2);
   std::copy(nd2b.begin(), nd2b.end(), header.begin() + ptrdiff_t(d2_at));
 
+  // L (section 8) and H (section 9) times 1/d, and the sections in between copied, all a chunk
+  // at a time, the input's mapped pages dropped as they are done: the key is never held whole.
   const Fr d_inv = d.inverse();
-  auto scaled = [&](std::span<const uint8_t> sec, const char* what) {
-    auto pts = formats::detail::decode_section<G1>(f, sec, what, serde::Validation::SkipSubgroupCheck, pool);
-    std::vector<ec::Jacobian<G1>> j(pts.size());
-    pool.parallel_for(
-        pts.size(),
-        [&](size_t b, size_t e) {
-          for (size_t i = b; i < e; ++i) j[i] = mul_fr<G1>(ec::Jacobian<G1>::from_affine(pts[i]), d_inv);
-        },
-        64);
-    const auto aff = normalize_parallel<G1>(j, pool);
-    std::vector<uint8_t> bytes(aff.size() * L1::kSize);
-    for (size_t i = 0; i < aff.size(); ++i) L1::encode(aff[i], bytes.data() + i * L1::kSize);
-    return bytes;
-  };
-  const auto l = scaled(f.c(), "L");
-  const auto h = scaled(f.h(), "H");
-
   formats::BinWriter w(out, "zkey", 1, 10);
+  auto copy = [&](uint32_t type, std::span<const uint8_t> sec) {
+    w.begin(type);
+    for (size_t b = 0; b < sec.size(); b += kCopyChunk) {
+      const auto part = sec.subspan(b, std::min(kCopyChunk, sec.size() - b));
+      w.write(part);
+      f.file().release(part);
+    }
+    w.end();
+  };
+  auto scaled = [&](uint32_t type, std::span<const uint8_t> sec, const char* what) {
+    w.begin(type);
+    const size_t n = sec.size() / L1::kSize;
+    std::vector<ec::Jacobian<G1>> j;
+    std::vector<uint8_t> bytes;
+    for (size_t b = 0; b < n; b += kPointChunk) {
+      const auto part = sec.subspan(b * L1::kSize, (std::min(n, b + kPointChunk) - b) * L1::kSize);
+      const auto pts =
+          formats::detail::decode_section<G1>(f, part, what, serde::Validation::SkipSubgroupCheck, pool, b);
+      j.resize(pts.size());
+      pool.parallel_for(
+          pts.size(),
+          [&](size_t lo, size_t hi) {
+            for (size_t i = lo; i < hi; ++i) j[i] = mul_fr<G1>(ec::Jacobian<G1>::from_affine(pts[i]), d_inv);
+          },
+          64);
+      const auto aff = normalize_parallel<G1>(j, pool);
+      bytes.resize(aff.size() * L1::kSize);
+      for (size_t i = 0; i < aff.size(); ++i) L1::encode(aff[i], bytes.data() + i * L1::kSize);
+      w.write(bytes);
+      f.file().release(part);
+    }
+    w.end();
+  };
   w.section(1, f.file().section(1, "protocol"));
   w.section(2, header);
-  for (uint32_t s = 3; s <= 7; ++s) w.section(s, f.file().section(s, "key"));
-  w.section(8, l);
-  w.section(9, h);
+  for (uint32_t s = 3; s <= 7; ++s) copy(s, f.file().section(s, "key"));
+  scaled(8, f.c(), "L");
+  scaled(9, f.h(), "H");
   w.section(10, encode_mpc_params(mpc));
   w.commit();
 
@@ -146,6 +168,137 @@ std::string utf8_prefix(const std::string& s, size_t max_chars) {
   }
   return s.substr(0, std::min(i, s.size()));
 }
+
+// zkey verify's sink: each section of the rebuilt initial key against the key's, a chunk at a
+// time as it is made, the key's mapped pages dropped once compared, so neither key is held
+// whole. Byte for byte, except: section 2 up to the deltas (the last contribution's), section 10
+// (the circuit hash is compared by the caller, contributions are not the initial key's), and L
+// (8) and H (9), which every contribution scales by 1/delta: for those one random linear
+// combination of each side, R0 = sum r_i P0_i (initial key) and R = sum r_i P_i (the key),
+// accumulated chunk by chunk, must satisfy e(R0, delta2_0) = e(R, delta2) (ratio_ok).
+template <class E>
+class CompareSink final : public SectionSink {
+ public:
+  using G1 = typename E::G1Params;
+  using J1 = ec::Jacobian<G1>;
+  using Fr = typename E::Fr;
+
+  CompareSink(const formats::ZkeyFile& z, util::ThreadPool& pool) : z_(z), pool_(pool) {
+    for (auto& a : acc_) a = J1::identity();
+    for (auto& a : acc0_) a = J1::identity();
+  }
+
+  void begin(uint32_t type) override {
+    type_ = type;
+    pos_ = 0;
+    const auto& f = z_.file();
+    switch (type) {
+      case 1:
+        target_ = f.section(1, "protocol");
+        break;
+      case 2:
+        target_ = f.section(2, "header");
+        break;
+      case 4:
+        target_ = f.section(4, "coefficients");
+        break;
+      case 3:
+        target_ = z_.ic();
+        break;
+      case 9:
+        target_ = z_.h();
+        break;
+      case 8:
+        target_ = z_.c();
+        break;
+      case 5:
+        target_ = z_.a();
+        break;
+      case 6:
+        target_ = z_.b1();
+        break;
+      case 7:
+        target_ = z_.b2();
+        break;
+      default:
+        target_ = {};
+        break;
+    }
+  }
+
+  void write(std::span<const uint8_t> ours) override {
+    if (type_ == 10 || ours.empty()) return;
+    bool& bad = differs_[type_];
+    if (bad) return;
+    if (pos_ + ours.size() > target_.size()) {
+      bad = true;
+      return;
+    }
+    const auto theirs = target_.subspan(pos_, ours.size());
+    if (type_ == 2) {
+      // alpha1, beta1, beta2, gamma2 (and the sizes before them) precede delta1 and delta2, the
+      // header's last two points: all of it but the deltas must equal the initial key's.
+      const size_t deltas = z_.g1_size() + z_.g2_size();
+      bad = ours.size() != target_.size() || ours.size() < deltas ||
+            !std::equal(ours.begin(), ours.end() - ptrdiff_t(deltas), theirs.begin());
+    } else if (type_ == 8 || type_ == 9) {
+      accumulate(ours, theirs);
+    } else {
+      bad = !std::equal(ours.begin(), ours.end(), theirs.begin());
+    }
+    z_.file().release(theirs);
+    pos_ += ours.size();
+  }
+
+  void end() override {
+    if (type_ != 10 && pos_ != target_.size()) differs_[type_] = true;
+  }
+
+  // Whether section `type` differs (its first bad point's message in error(type) for 8, 9).
+  bool differs(uint32_t type) const { return differs_[type]; }
+  const std::string& error(uint32_t type) const { return error_[type]; }
+  // e(R0, delta2_0) = e(R, delta2) for section 8 or 9 (delta2_0 = the generator).
+  bool ratio_ok(uint32_t type, const ec::Affine<typename E::G2Params>& delta2) const {
+    const auto r = acc_[type].to_affine(), r0 = acc0_[type].to_affine();
+    if (r.is_identity() && r0.is_identity()) return true;
+    return same_ratio<E>(r0, r, delta2, E::G2Params::generator());
+  }
+
+ private:
+  void accumulate(std::span<const uint8_t> ours, std::span<const uint8_t> theirs) {
+    using L1 = serde::snarkjs::Lem<G1>;
+    const auto v = serde::Validation::SkipSubgroupCheck;
+    const char* what = type_ == 8 ? "L" : "H";
+    std::vector<ec::Affine<G1>> p, q;
+    try {
+      p = formats::detail::decode_section<G1>(z_, theirs, what, v, pool_, pos_ / L1::kSize);
+    } catch (const formats::FormatError& e) {  // a point that is not on the curve: a corrupt key
+      differs_[type_] = true;
+      error_[type_] = e.what();
+      return;
+    }
+    q = formats::detail::decode_section<G1>(z_, ours, what, v, pool_);
+    std::vector<Fr> r(p.size());
+    std::vector<uint8_t> rnd(8 * p.size());
+    os_random(rnd);
+    for (size_t i = 0; i < r.size(); ++i) {
+      uint64_t x = 0;
+      for (int b = 0; b < 8; ++b) x |= uint64_t(rnd[8 * i + b]) << (8 * b);
+      r[i] = Fr::from_u64(x | 1);
+    }
+    acc_[type_] += msm::msm<G1>(std::span<const ec::Affine<G1>>(p), std::span<const Fr>(r), pool_);
+    acc0_[type_] += msm::msm<G1>(std::span<const ec::Affine<G1>>(q), std::span<const Fr>(r), pool_);
+  }
+
+  const formats::ZkeyFile& z_;
+  util::ThreadPool& pool_;
+  uint32_t type_ = 0;
+  size_t pos_ = 0;
+  std::span<const uint8_t> target_;
+  bool differs_[11] = {};
+  std::string error_[11];
+  J1 acc_[11], acc0_[11];
+};
 
 template <class E>
 VerifyReport verify(const formats::R1csFile& r1cs, const formats::PtauFile& ptau, const formats::ZkeyFile& z,
@@ -206,20 +359,16 @@ VerifyReport verify(const formats::R1csFile& r1cs, const formats::PtauFile& ptau
     cur_delta = after;
   }
 
-  const InitZkey init = build_init_zkey(r1cs, ptau, nullptr, pool);
+  CompareSink<E> cmp(z, pool);
+  const InitZkeyInfo init = make_init_zkey(r1cs, ptau, cmp, nullptr, pool);
   if (z.n_vars() != init.n_vars || z.n_public() != init.n_public || z.domain_size() != init.domain_size)
     return bad("different circuit parameters (nVars " + std::to_string(z.n_vars()) + " vs " +
                std::to_string(init.n_vars) + ", nPublic " + std::to_string(z.n_public()) + " vs " +
                std::to_string(init.n_public) + ", domain " + std::to_string(z.domain_size()) + " vs " +
                std::to_string(init.domain_size) + ")");
-  const auto sec2 = z.file().section(2, "header");
-  // alpha1, beta1, beta2, gamma2 (and the sizes before them) precede delta1 and delta2, the
-  // header's last two points: all of it but the deltas must equal the initial key's.
-  const ptrdiff_t deltas = ptrdiff_t(L1::kSize + L2::kSize);
-  if (sec2.size() != init.header.size() || !std::equal(sec2.begin(), sec2.end() - deltas, init.header.begin()))
-    return bad("alpha, beta or gamma differ from the ceremony's (or a different curve/header)");
+  if (cmp.differs(2)) return bad("alpha, beta or gamma differ from the ceremony's (or a different curve/header)");
   ec::Affine<G1> delta1;
-  ec::Affine<G2> delta2, init_delta2 = G2::generator();
+  ec::Affine<G2> delta2;
   try {
     delta1 = L1::decode(z.delta1(), v);
     delta2 = L2::decode(z.delta2(), v);
@@ -229,43 +378,15 @@ VerifyReport verify(const formats::R1csFile& r1cs, const formats::PtauFile& ptau
   if (delta1 != cur_delta) return bad("invalid delta1 (not the last contribution's deltaAfter)");
   if (!same_ratio<E>(G1::generator(), cur_delta, G2::generator(), delta2)) return bad("invalid delta2");
   if (mpc.cs_hash != init.cs_hash) return bad("circuit hash does not match (a key for another circuit or ceremony)");
-  auto same = [](std::span<const uint8_t> a, const std::vector<uint8_t>& b) {
-    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
-  };
-  if (!same(z.ic(), init.ic)) return bad("IC section is not identical to the initial key's");
-  {
-    const auto sec4 = z.file().section(4, "coefficients");
-    if (!same(sec4, init.coefs)) return bad("coefficients section is not identical to the initial key's");
-  }
-  if (!same(z.a(), init.a)) return bad("A section is not identical to the initial key's");
-  if (!same(z.b1(), init.b1)) return bad("B1 section is not identical to the initial key's");
-  if (!same(z.b2(), init.b2)) return bad("B2 section is not identical to the initial key's");
-
-  // L and H: one random linear combination of each, sum r_i P_init_i and sum r_i P_i, must have
-  // the ratio delta (e(R_init, delta2_init) = e(R, delta2)).
-  auto ratio_ok = [&](std::span<const uint8_t> mine, const std::vector<uint8_t>& theirs, const char* what) {
-    const auto vv = serde::Validation::SkipSubgroupCheck;
-    auto p = formats::detail::decode_section<G1>(z, mine, what, vv, pool);
-    auto q = formats::detail::decode_section<G1>(z, theirs, what, vv, pool);
-    if (p.empty()) return true;
-    std::vector<Fr> r(p.size());
-    std::vector<uint8_t> rnd(8 * p.size());
-    os_random(rnd);
-    for (size_t i = 0; i < r.size(); ++i) {
-      uint64_t x = 0;
-      for (int b = 0; b < 8; ++b) x |= uint64_t(rnd[8 * i + b]) << (8 * b);
-      r[i] = Fr::from_u64(x | 1);
-    }
-    const auto R = msm::msm<G1>(std::span<const ec::Affine<G1>>(p), std::span<const Fr>(r), pool).to_affine();
-    const auto R0 = msm::msm<G1>(std::span<const ec::Affine<G1>>(q), std::span<const Fr>(r), pool).to_affine();
-    if (R.is_identity() && R0.is_identity()) return true;
-    return same_ratio<E>(R0, R, delta2, init_delta2);
-  };
-  try {
-    if (!ratio_ok(z.c(), init.c, "L")) return bad("L section does not match (not the initial key's divided by delta)");
-    if (!ratio_ok(z.h(), init.h, "H")) return bad("H section does not match (not the initial key's divided by delta)");
-  } catch (const formats::FormatError& e) {  // a point that is not on the curve: a corrupt key
-    return bad(e.what());
+  if (cmp.differs(3)) return bad("IC section is not identical to the initial key's");
+  if (cmp.differs(4)) return bad("coefficients section is not identical to the initial key's");
+  if (cmp.differs(5)) return bad("A section is not identical to the initial key's");
+  if (cmp.differs(6)) return bad("B1 section is not identical to the initial key's");
+  if (cmp.differs(7)) return bad("B2 section is not identical to the initial key's");
+  for (const auto& [type, name] : {std::pair<uint32_t, const char*>{8, "L"}, {9, "H"}}) {
+    if (!cmp.error(type).empty()) return bad(cmp.error(type));
+    if (cmp.differs(type) || !cmp.ratio_ok(type, delta2))
+      return bad(std::string(name) + " section does not match (not the initial key's divided by delta)");
   }
 
   rep.ok = true;

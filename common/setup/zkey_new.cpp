@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: MIT
-// zkey new (zkey_new.hpp): per-signal sums of Lagrange points across the pool, then the
-// sections and the circuit hash in snarkjs's order.
+// zkey new (zkey_new.hpp): the circuit's terms grouped by signal, then each section made in
+// chunks of signals (per-signal sums of Lagrange points across the pool), handed to the sink and
+// hashed as it goes, in snarkjs's order.
 #include "common/setup/zkey_new.hpp"
 
+#include <algorithm>
+#include <array>
+#include <bit>
 #include <cstdio>
+#include <vector>
 
 #include "common/curves/dispatch.hpp"
 #include "common/formats/bin_writer.hpp"
@@ -15,6 +20,10 @@
 namespace zkmill::setup {
 
 namespace {
+
+// Signals per chunk of a section, and points per chunk of H: a few MiB of Jacobian points.
+constexpr size_t kSignalChunk = size_t(1) << 15;
+constexpr size_t kPointChunk = size_t(1) << 14;
 
 // snarkjs misc.js log2: floor(log2(v)), 0 for v = 0.
 uint32_t floor_log2(uint64_t v) {
@@ -40,49 +49,184 @@ void append_lem(std::vector<uint8_t>& out, std::span<const ec::Affine<C>> pts) {
 }
 
 template <class C>
-void hash_section(Blake2b& h, std::span<const ec::Affine<C>> pts) {
-  h.update_u32_be(uint32_t(pts.size()));
+void hash_points(Blake2b& h, std::span<const ec::Affine<C>> pts) {
   std::vector<uint8_t> buf(pts.size() * kUSize<C>);
   for (size_t i = 0; i < pts.size(); ++i) encode_u<C>(pts[i], buf.data() + i * kUSize<C>);
   h.update(buf);
 }
 
-// The terms of one matrix grouped by signal: for signal s, [start[s], start[s+1]) of (row, coef).
+// The terms of one matrix grouped by signal: for signal s, [start[s], start[s+1]) of (row, tag).
+// Circom's coefficients are mostly 1 and -1 (copies, sums) and +-2^k (bit decompositions:
+// SHA-256's word packings sum 2^i b_i). A +-1 term costs one mixed addition of the affine
+// Lagrange point. A +-2^k term reads the point 2^k L_row from a table made per (row, k) pair
+// with one doubling chain per row (pow2_points): a packing row with k = 0..31 costs 31
+// doublings once instead of 0 + 1 + ... + 31 = 496 spread over its terms, and its terms become
+// mixed additions too. Only the remaining coefficients are stored and multiplied (mul_fr).
+//
+// tag = kind (top two bits) | negate (bit 29) | index (bits 0..28): kUnit: +-1; kPow2: +-2^k with
+// (p2_row, p2_k)[index]; kOther: other[index].
 template <class Fr>
 struct BySignal {
+  static constexpr uint32_t kUnit = 0, kPow2 = 1u << 30, kOther = 2u << 30, kKindMask = 3u << 30;
+  static constexpr uint32_t kNeg = 1u << 29, kIndexMask = kNeg - 1;
   std::vector<uint64_t> start;
-  std::vector<uint32_t> row;
-  std::vector<Fr> coef;
+  std::vector<uint32_t> row, tag;
+  std::vector<uint32_t> p2_row;  // the distinct (row, k) pairs, rows ascending, a row's together
+  std::vector<uint8_t> p2_k;
+  std::vector<Fr> other;
+  uint64_t terms() const { return row.size(); }
 };
 
+// k when v = 2^k (k >= 1), -1 otherwise.
 template <class Fr>
-BySignal<Fr> transpose(const formats::SparseMatrix<Fr>& m, uint32_t n_rows, uint32_t n_vars) {
-  BySignal<Fr> t;
-  t.start.assign(size_t(n_vars) + 1, 0);
-  for (uint32_t w : m.wire) ++t.start[w + 1];
-  for (size_t s = 0; s < n_vars; ++s) t.start[s + 1] += t.start[s];
-  t.row.resize(m.wire.size());
-  t.coef.resize(m.wire.size());
-  std::vector<uint64_t> at(t.start.begin(), t.start.end() - 1);
-  for (uint32_t c = 0; c < n_rows; ++c)
-    for (uint64_t k = m.row_start[c]; k < m.row_start[c + 1]; ++k) {
-      const uint64_t pos = at[m.wire[k]]++;
-      t.row[pos] = c;
-      t.coef[pos] = m.coeff[k];
-    }
+int pow2_exponent(const Fr& v) {
+  const auto c = v.to_canonical();
+  int k = -1;
+  for (size_t i = 0; i < c.size(); ++i) {
+    if (!c[i]) continue;
+    if (k >= 0 || (c[i] & (c[i] - 1))) return -1;
+    k = int(64 * i) + std::countr_zero(c[i]);
+  }
+  return k >= 1 ? k : -1;
+}
+
+// Two passes over the mapped r1cs (count per signal, then place), its pages dropped after each.
+template <class Fr>
+std::array<BySignal<Fr>, 3> terms_by_signal(const formats::R1csFile& r1cs) {
+  using T = BySignal<Fr>;
+  const uint32_t n_vars = r1cs.header().n_wires;
+  std::array<T, 3> t;
+  for (auto& m : t) m.start.assign(size_t(n_vars) + 1, 0);
+  const auto no_row_end = [](uint32_t, uint32_t) {};
+  r1cs.for_each_term<Fr>([&](uint32_t, uint32_t mat, uint32_t w, const Fr&) { ++t[mat].start[w + 1]; }, no_row_end);
+  const auto sec = r1cs.file().section(2, "constraints");
+  r1cs.file().release(sec);
+  std::array<std::vector<uint64_t>, 3> at;
+  for (int k = 0; k < 3; ++k) {
+    auto& m = t[k];
+    for (size_t s = 0; s < n_vars; ++s) m.start[s + 1] += m.start[s];
+    m.row.resize(m.start[n_vars]);
+    m.tag.resize(m.start[n_vars]);
+    at[k].assign(m.start.begin(), m.start.end() - 1);
+  }
+  // The (row, k) pairs of the row being read, per matrix: slot_row[k] == row + 1 when pair
+  // (row, k) already has index slot_idx[k].
+  std::array<std::array<uint32_t, 256>, 3> slot_row{}, slot_idx{};
+  const Fr minus_one = -Fr::one();
+  auto index = [&](const auto& v, const char* what) {
+    if (v.size() > T::kIndexMask)
+      r1cs.file().fail(std::string("more than 2^29 ") + what + " in one matrix (not supported)");
+    return uint32_t(v.size());
+  };
+  r1cs.for_each_term<Fr>(
+      [&](uint32_t c, uint32_t mat, uint32_t w, const Fr& v) {
+        auto& m = t[mat];
+        const uint64_t pos = at[mat][w]++;
+        m.row[pos] = c;
+        if (v.is_one()) {
+          m.tag[pos] = T::kUnit;
+        } else if (v == minus_one) {
+          m.tag[pos] = T::kUnit | T::kNeg;
+        } else {
+          uint32_t neg = 0;
+          int k = pow2_exponent(v);
+          if (k < 0 && (k = pow2_exponent(-v)) >= 0) neg = T::kNeg;
+          if (k > 0 && k < 256) {
+            if (slot_row[mat][k] != c + 1) {
+              slot_row[mat][k] = c + 1;
+              slot_idx[mat][k] = index(m.p2_row, "(row, power of two) pairs");
+              m.p2_row.push_back(c);
+              m.p2_k.push_back(uint8_t(k));
+            }
+            m.tag[pos] = T::kPow2 | neg | slot_idx[mat][k];
+          } else {
+            m.tag[pos] = T::kOther | index(m.other, "coefficients other than +-1 and +-2^k");
+            m.other.push_back(v);
+          }
+        }
+      },
+      no_row_end);
+  r1cs.file().release(sec);
   return t;
 }
 
+// The table of a matrix's +-2^k terms over one Lagrange series: entry i = 2^(p2_k[i]) L[p2_row[i]],
+// one doubling chain per row up to its largest k, made and normalised a block of rows at a time.
+template <class C, class Fr>
+std::vector<ec::Affine<C>> pow2_points(const BySignal<Fr>& t, std::span<const ec::Affine<C>> L,
+                                       util::ThreadPool& pool) {
+  using J = ec::Jacobian<C>;
+  const size_t n = t.p2_row.size();
+  std::vector<ec::Affine<C>> out(n);
+  std::vector<size_t> group;  // first pair of each row
+  for (size_t i = 0; i < n; ++i)
+    if (i == 0 || t.p2_row[i] != t.p2_row[i - 1]) group.push_back(i);
+  group.push_back(n);
+  std::vector<J> j;
+  constexpr size_t kBlock = size_t(1) << 14;  // pairs per block, about
+  for (size_t g0 = 0; g0 + 1 < group.size();) {
+    size_t g1 = g0 + 1;
+    while (g1 + 1 < group.size() && group[g1] - group[g0] < kBlock) ++g1;
+    const size_t base = group[g0];
+    j.assign(group[g1] - base, J::identity());
+    pool.parallel_for(
+        g1 - g0,
+        [&](size_t lo, size_t hi) {
+          std::vector<std::pair<uint8_t, size_t>> ks;
+          for (size_t g = g0 + lo; g < g0 + hi; ++g) {
+            ks.clear();
+            for (size_t i = group[g]; i < group[g + 1]; ++i) ks.emplace_back(t.p2_k[i], i);
+            std::sort(ks.begin(), ks.end());
+            J cur = J::from_affine(L[t.p2_row[group[g]]]);
+            unsigned e = 0;
+            for (const auto& [k, i] : ks) {
+              for (; e < k; ++e) cur = cur.dbl();
+              j[i - base] = cur;
+            }
+          }
+        },
+        64);
+    const auto aff = normalize_parallel<C>(j, pool);
+    std::copy(aff.begin(), aff.end(), out.begin() + ptrdiff_t(base));
+    g0 = g1;
+  }
+  return out;
+}
+
+// acc += sum over signal s's terms of coef * L[row] (P2: pow2_points of the same t and L).
+template <class C, class Fr>
+void add_terms(ec::Jacobian<C>& acc, const BySignal<Fr>& t, size_t s, std::span<const ec::Affine<C>> L,
+               std::span<const ec::Affine<C>> P2) {
+  using T = BySignal<Fr>;
+  for (uint64_t k = t.start[s]; k < t.start[s + 1]; ++k) {
+    const uint32_t g = t.tag[k], idx = g & T::kIndexMask;
+    switch (g & T::kKindMask) {
+      case T::kUnit:
+        acc = acc.add_mixed((g & T::kNeg) ? -L[t.row[k]] : L[t.row[k]]);
+        break;
+      case T::kPow2:
+        acc = acc.add_mixed((g & T::kNeg) ? -P2[idx] : P2[idx]);
+        break;
+      default:
+        acc += mul_fr<C>(ec::Jacobian<C>::from_affine(L[t.row[k]]), t.other[idx]);
+        break;
+    }
+  }
+}
+
 template <class E>
-InitZkey build(const formats::R1csFile& r1cs, const formats::PtauFile& ptau, util::Progress* prog,
-               util::ThreadPool& pool) {
+InitZkeyInfo build(const formats::R1csFile& r1cs, const formats::PtauFile& ptau, SectionSink& sink,
+                   util::Progress* prog, util::ThreadPool& pool) {
   using Fr = typename E::Fr;
   using G1 = typename E::G1Params;
   using G2 = typename E::G2Params;
   using J1 = ec::Jacobian<G1>;
-  using J2 = ec::Jacobian<G2>;
+  using A1 = ec::Affine<G1>;
+  using A2 = ec::Affine<G2>;
+  using Lem1 = serde::snarkjs::Lem<G1>;
+  using Lem2 = serde::snarkjs::Lem<G2>;
   const auto& hd = r1cs.header();
-  InitZkey k;
+  InitZkeyInfo k;
   k.curve = E::kId;
   k.n_vars = hd.n_wires;
   k.n_public = hd.n_public();
@@ -103,198 +247,281 @@ InitZkey build(const formats::R1csFile& r1cs, const formats::PtauFile& ptau, uti
     throw std::runtime_error(r1cs.name() + ": domain 2^" + std::to_string(k.log_domain) + " too large for " + E::kName);
   const uint32_t n = uint32_t(1) << k.log_domain;
   k.domain_size = n;
-  const auto cs = r1cs.constraints<Fr>();
+
+  // The H points of the circuit hash (below) read tauG1 up to one point past its end, as
+  // snarkjs does: check the file holds them before anything is made.
+  const uint64_t hash_chunk = uint64_t(1) << 14, hash_per = std::min<uint64_t>(n - 1, hash_chunk);
+  uint64_t hash_total = 0;
+  for (uint64_t i = 0; i < uint64_t(n) - 1; i += hash_chunk) hash_total += hash_per;
+  const auto file_bytes = ptau.file().bytes();
+  const size_t tau_base = ptau.tau_g1_file_offset();
+  if (tau_base + (hash_total - 1 + n + 1) * Lem1::kSize > file_bytes.size())
+    ptau.fail("ends before the points the circuit hash reads (truncated)");
+
+  const auto t = terms_by_signal<Fr>(r1cs);
+  const auto &tA = t[0], &tB = t[1], &tC = t[2];
   const size_t rows = size_t(m) + np + 1;
   const size_t off = formats::PtauFile::lagrange_offset(k.log_domain);
-  auto L1 = decode_ptau_points<G1>(ptau, ptau.lagrange(0), off, rows, "Lagrange tauG1", pool);
-  auto L2 = decode_ptau_points<G2>(ptau, ptau.lagrange(1), off, rows, "Lagrange tauG2", pool);
-  auto LA = decode_ptau_points<G1>(ptau, ptau.lagrange(2), off, rows, "Lagrange alphaTauG1", pool);
-  auto LB = decode_ptau_points<G1>(ptau, ptau.lagrange(3), off, rows, "Lagrange betaTauG1", pool);
-
-  const auto tA = transpose(cs.m[0], m, k.n_vars), tB = transpose(cs.m[1], m, k.n_vars),
-             tC = transpose(cs.m[2], m, k.n_vars);
-  if (prog) prog->reset(2 * cs.m[0].wire.size() + 5 * cs.m[1].wire.size() + cs.m[2].wire.size());
-  std::vector<J1> A(k.n_vars), B1(k.n_vars), K(k.n_vars);
-  std::vector<J2> B2(k.n_vars);
-  if (prog) prog->stage("A, B, C, IC");
-  pool.parallel_for(
-      k.n_vars,
-      [&](size_t b, size_t e) {
-        uint64_t work = 0;
-        for (size_t s = b; s < e; ++s) {
-          J1 a = J1::identity(), b1 = J1::identity(), kk = J1::identity();
-          J2 b2 = J2::identity();
-          for (uint64_t t = tA.start[s]; t < tA.start[s + 1]; ++t) {
-            a += mul_fr<G1>(J1::from_affine(L1[tA.row[t]]), tA.coef[t]);
-            kk += mul_fr<G1>(J1::from_affine(LB[tA.row[t]]), tA.coef[t]);
-          }
-          for (uint64_t t = tB.start[s]; t < tB.start[s + 1]; ++t) {
-            b1 += mul_fr<G1>(J1::from_affine(L1[tB.row[t]]), tB.coef[t]);
-            b2 += mul_fr<G2>(J2::from_affine(L2[tB.row[t]]), tB.coef[t]);
-            kk += mul_fr<G1>(J1::from_affine(LA[tB.row[t]]), tB.coef[t]);
-          }
-          for (uint64_t t = tC.start[s]; t < tC.start[s + 1]; ++t)
-            kk += mul_fr<G1>(J1::from_affine(L1[tC.row[t]]), tC.coef[t]);
-          if (s <= np) {
-            a = a.add_mixed(L1[m + s]);
-            kk = kk.add_mixed(LB[m + s]);
-          }
-          A[s] = a, B1[s] = b1, B2[s] = b2, K[s] = kk;
-          work += 2 * (tA.start[s + 1] - tA.start[s]) + 5 * (tB.start[s + 1] - tB.start[s]) +
-                  (tC.start[s + 1] - tC.start[s]);
-        }
-        if (prog) prog->add(work);
-      },
-      16);
-  if (prog) prog->stage("normalise, hash");
-  const auto aA = normalize_parallel<G1>(A, pool), aB1 = normalize_parallel<G1>(B1, pool),
-             aK = normalize_parallel<G1>(K, pool);
-  const auto aB2 = normalize_parallel<G2>(B2, pool);
-  const std::span<const ec::Affine<G1>> ic(aK.data(), size_t(np) + 1), cc(aK.data() + np + 1, k.n_vars - np - 1);
-
-  // Section 2: the Groth16 header.
-  using Lem1 = serde::snarkjs::Lem<G1>;
-  using Lem2 = serde::snarkjs::Lem<G2>;
-  const auto alpha1 = ptau.alpha_tau_g1().subspan(0, Lem1::kSize);
-  const auto beta1 = ptau.beta_tau_g1().subspan(0, Lem1::kSize);
-  const auto beta2 = ptau.beta_g2().subspan(0, Lem2::kSize);
-  auto& h2 = k.header;
-  put_u32(h2, uint32_t(E::Fq::kBytes));
-  put_limbs(h2, E::Fq::modulus());
-  put_u32(h2, uint32_t(Fr::kBytes));
-  put_limbs(h2, Fr::modulus());
-  put_u32(h2, k.n_vars);
-  put_u32(h2, np);
-  put_u32(h2, n);
-  h2.insert(h2.end(), alpha1.begin(), alpha1.end());
-  h2.insert(h2.end(), beta1.begin(), beta1.end());
-  h2.insert(h2.end(), beta2.begin(), beta2.end());
-  const ec::Affine<G1> g1 = G1::generator();
-  const ec::Affine<G2> g2 = G2::generator();
-  append_lem<G2>(h2, std::span(&g2, 1));
-  append_lem<G1>(h2, std::span(&g1, 1));
-  append_lem<G2>(h2, std::span(&g2, 1));
-
-  // Section 4: coefficients.
-  const uint64_t n_coefs = cs.m[0].wire.size() + cs.m[1].wire.size() + np + 1;
-  auto& co = k.coefs;
-  co.reserve(4 + n_coefs * (12 + Fr::kBytes));
-  put_u32(co, uint32_t(n_coefs));
-  auto coef = [&](uint32_t mat, uint32_t row, uint32_t sig, const Fr& v) {
-    put_u32(co, mat);
-    put_u32(co, row);
-    put_u32(co, sig);
-    uint8_t b[Fr::kBytes];
-    serde::snarkjs::encode_zkey_coef(v, b);
-    co.insert(co.end(), b, b + Fr::kBytes);
+  // One series' slice of the domain's rows, decoded (checked on the curve), its mapped pages
+  // dropped: the decoded copy is what the sums read, many times per row.
+  auto lagrange = [&]<class C>(int series, const char* what) {
+    const auto sec = ptau.lagrange(series);
+    auto pts = decode_ptau_points<C>(ptau, sec, off, rows, what, pool);
+    // (PtauFile::open checked the section holds every power's points, so the slice is in it.)
+    ptau.file().release(sec.subspan(off * serde::snarkjs::Lem<C>::kSize, rows * serde::snarkjs::Lem<C>::kSize));
+    return pts;
   };
-  for (uint32_t c = 0; c < m; ++c)
-    for (uint32_t mat = 0; mat < 2; ++mat)
-      for (uint64_t t = cs.m[mat].row_start[c]; t < cs.m[mat].row_start[c + 1]; ++t)
-        coef(mat, c, cs.m[mat].wire[t], cs.m[mat].coeff[t]);
-  for (uint32_t s = 0; s <= np; ++s) coef(0, m + s, s, Fr::one());
 
-  append_lem<G1>(k.ic, ic);
-  append_lem<G1>(k.c, cc);
-  append_lem<G1>(k.a, aA);
-  append_lem<G1>(k.b1, aB1);
-  append_lem<G2>(k.b2, aB2);
-  // Section 9: H_i = the odd points of the 2n-point Lagrange tauG1 (power log n + 1).
-  {
-    const auto lag = ptau.lagrange(0);
-    const size_t base = formats::PtauFile::lagrange_offset(k.log_domain + 1);
-    k.h.resize(size_t(n) * Lem1::kSize);
-    for (size_t i = 0; i < n; ++i)
-      std::copy_n(lag.data() + (base + 2 * i + 1) * Lem1::kSize, Lem1::kSize, k.h.data() + i * Lem1::kSize);
-  }
-
-  // The circuit hash.
+  if (prog) prog->reset(2 * tA.terms() + 5 * tB.terms() + tC.terms() + n);
   Blake2b hs;
-  auto dec1 = [&](std::span<const uint8_t> b, const char* what) {
-    try {
-      return Lem1::decode(b, serde::Validation::SkipSubgroupCheck);
-    } catch (const serde::DecodeError& e) {
-      ptau.fail(std::string(what) + ": " + e.what());
-    }
-  };
-  hash_u<G1>(hs, dec1(alpha1, "alpha"));
-  hash_u<G1>(hs, dec1(beta1, "beta G1"));
-  try {
-    hash_u<G2>(hs, Lem2::decode(beta2, serde::Validation::SkipSubgroupCheck));
-  } catch (const serde::DecodeError& e) {
-    ptau.fail(std::string("beta G2: ") + e.what());
-  }
-  hash_u<G2>(hs, g2);
-  hash_u<G1>(hs, g1);
-  hash_u<G2>(hs, g2);
-  hash_section<G1>(hs, ic);
+
+  // Section 1 (protocol 1 = Groth16) and section 2, the Groth16 header; alpha, beta and gamma,
+  // delta (both the generators before any contribution) open the circuit hash.
   {
-    // snarkjs hashes tau^(i+n) - tau^i from section 2 in chunks of min(n - 1, 2^14) points for
-    // i = 0, 2^14, ... < n - 1, each chunk full length: past n - 1 points when 2^14 does not
-    // divide n - 1, and, when the circuit fills the ceremony (n = 2^power), one read beyond
-    // tauG1's last point into the bytes that follow it in the file (section 3's header and the
-    // start of tauG2: snarkjs src/zkey_new.js, hashHPoints/hashHPointsChunk). That "point" is
-    // raw words, usually >= q, on which ffjavascript's wasm g1m_subAffine is not group
-    // arithmetic mod q; ffjs_sub_affine (snarkjs_points.hpp) repeats its every step. Reproduced
-    // as is: the hash is what snarkjs zkey verify compares.
-    const uint64_t chunk = uint64_t(1) << 14, per = std::min<uint64_t>(n - 1, chunk);
-    uint64_t total = 0;
-    for (uint64_t i = 0; i < uint64_t(n) - 1; i += chunk) total += per;
-    const auto bytes = ptau.file().bytes();
-    const size_t base = ptau.tau_g1_file_offset();
-    if (base + (total - 1 + n + 1) * Lem1::kSize > bytes.size())
-      ptau.fail("ends before the points the circuit hash reads (truncated)");
-    std::vector<J1> d(total);
-    pool.parallel_for(
-        total,
-        [&](size_t b, size_t e) {
-          for (size_t i = b; i < e; ++i)
-            d[i] =
-                ffjs_sub_affine<G1>(bytes.data() + base + (i + n) * Lem1::kSize, bytes.data() + base + i * Lem1::kSize);
-        },
-        1024);
-    const auto da = normalize_parallel<G1>(d, pool);
-    hs.update_u32_be(n - 1);
-    std::vector<uint8_t> buf(da.size() * kUSize<G1>);
-    for (size_t i = 0; i < da.size(); ++i) encode_u<G1>(da[i], buf.data() + i * kUSize<G1>);
-    hs.update(buf);
+    const uint8_t groth16[4] = {1, 0, 0, 0};
+    sink.begin(1);
+    sink.write(groth16);
+    sink.end();
+    const auto alpha1 = ptau.alpha_tau_g1().subspan(0, Lem1::kSize);
+    const auto beta1 = ptau.beta_tau_g1().subspan(0, Lem1::kSize);
+    const auto beta2 = ptau.beta_g2().subspan(0, Lem2::kSize);
+    std::vector<uint8_t> h2;
+    put_u32(h2, uint32_t(E::Fq::kBytes));
+    put_limbs(h2, E::Fq::modulus());
+    put_u32(h2, uint32_t(Fr::kBytes));
+    put_limbs(h2, Fr::modulus());
+    put_u32(h2, k.n_vars);
+    put_u32(h2, np);
+    put_u32(h2, n);
+    h2.insert(h2.end(), alpha1.begin(), alpha1.end());
+    h2.insert(h2.end(), beta1.begin(), beta1.end());
+    h2.insert(h2.end(), beta2.begin(), beta2.end());
+    const A1 g1 = G1::generator();
+    const A2 g2 = G2::generator();
+    append_lem<G2>(h2, std::span(&g2, 1));
+    append_lem<G1>(h2, std::span(&g1, 1));
+    append_lem<G2>(h2, std::span(&g2, 1));
+    sink.begin(2);
+    sink.write(h2);
+    sink.end();
+    auto dec1 = [&](std::span<const uint8_t> b, const char* what) {
+      try {
+        return Lem1::decode(b, serde::Validation::SkipSubgroupCheck);
+      } catch (const serde::DecodeError& e) {
+        ptau.fail(std::string(what) + ": " + e.what());
+      }
+    };
+    hash_u<G1>(hs, dec1(alpha1, "alpha"));
+    hash_u<G1>(hs, dec1(beta1, "beta G1"));
+    try {
+      hash_u<G2>(hs, Lem2::decode(beta2, serde::Validation::SkipSubgroupCheck));
+    } catch (const serde::DecodeError& e) {
+      ptau.fail(std::string("beta G2: ") + e.what());
+    }
+    hash_u<G2>(hs, g2);
+    hash_u<G1>(hs, g1);
+    hash_u<G2>(hs, g2);
   }
-  hash_section<G1>(hs, cc);
-  hash_section<G1>(hs, std::span<const ec::Affine<G1>>(aA));
-  hash_section<G1>(hs, std::span<const ec::Affine<G1>>(aB1));
-  hash_section<G2>(hs, std::span<const ec::Affine<G2>>(aB2));
+
+  // Section 4: the coefficients of A and B in constraint order (a third pass over the r1cs),
+  // then A's (0, m + s, s, 1) rows of the public signals.
+  {
+    const uint64_t n_coefs = tA.terms() + tB.terms() + np + 1;
+    if (n_coefs > UINT32_MAX) r1cs.file().fail("more than 2^32 - 1 coefficients in A and B (the .zkey's limit)");
+    sink.begin(4);
+    std::vector<uint8_t> co;
+    co.reserve(size_t(1) << 20);
+    put_u32(co, uint32_t(n_coefs));
+    auto coef = [&](uint32_t mat, uint32_t row, uint32_t sig, const Fr& v) {
+      put_u32(co, mat);
+      put_u32(co, row);
+      put_u32(co, sig);
+      uint8_t b[Fr::kBytes];
+      serde::snarkjs::encode_zkey_coef(v, b);
+      co.insert(co.end(), b, b + Fr::kBytes);
+      if (co.size() >= (size_t(1) << 20)) sink.write(co), co.clear();
+    };
+    r1cs.for_each_term<Fr>(
+        [&](uint32_t c, uint32_t mat, uint32_t w, const Fr& v) {
+          if (mat < 2) coef(mat, c, w, v);
+        },
+        [](uint32_t, uint32_t) {});
+    r1cs.file().release(r1cs.file().section(2, "constraints"));
+    for (uint32_t s = 0; s <= np; ++s) coef(0, m + s, s, Fr::one());
+    sink.write(co);
+    sink.end();
+  }
+
+  // One section of per-signal sums, signals [first, first + count): made a chunk at a time,
+  // normalised, written and hashed (a big-endian u32 count, then U encodings).
+  auto signal_section = [&]<class C>(uint32_t type, size_t first, size_t count, auto&& sum, uint64_t weight) {
+    static const char* const kNames[] = {"", "", "", "IC", "", "A", "B1", "B2", "C"};
+    if (prog) prog->stage(kNames[type]);
+    sink.begin(type);
+    hs.update_u32_be(uint32_t(count));
+    std::vector<ec::Jacobian<C>> acc;
+    std::vector<uint8_t> bytes;
+    for (size_t b = first; b < first + count; b += kSignalChunk) {
+      const size_t e = std::min(first + count, b + kSignalChunk);
+      acc.assign(e - b, ec::Jacobian<C>::identity());
+      pool.parallel_for(
+          e - b,
+          [&](size_t lo, size_t hi) {
+            for (size_t i = lo; i < hi; ++i) acc[i] = sum(b + i);
+          },
+          16);
+      if (prog) prog->add(weight * (e - b));
+      const auto aff = normalize_parallel<C>(acc, pool);
+      bytes.clear();
+      append_lem<C>(bytes, std::span<const ec::Affine<C>>(aff));
+      sink.write(bytes);
+      hash_points<C>(hs, std::span<const ec::Affine<C>>(aff));
+    }
+    sink.end();
+  };
+  // Progress counts terms; spread each section's over its signals.
+  auto per_signal = [&](uint64_t terms) { return std::max<uint64_t>(1, terms / std::max<uint32_t>(1, k.n_vars)); };
+
+  {
+    // IC (section 3) and C (section 8, the key's "L"): beta A_s(tau) + alpha B_s(tau) + C_s(tau),
+    // with the public rows' A entries (L_(m+s) for s <= nPublic); H (section 9) between them.
+    const auto L1 = lagrange.template operator()<G1>(0, "Lagrange tauG1");
+    {
+      const auto LA = lagrange.template operator()<G1>(2, "Lagrange alphaTauG1");
+      const auto LB = lagrange.template operator()<G1>(3, "Lagrange betaTauG1");
+      const auto pAB = pow2_points<G1>(tA, std::span<const A1>(LB), pool),
+                 pBA = pow2_points<G1>(tB, std::span<const A1>(LA), pool),
+                 pC1 = pow2_points<G1>(tC, std::span<const A1>(L1), pool);
+      auto k_sum = [&](size_t s) {
+        J1 acc = J1::identity();
+        add_terms<G1>(acc, tA, s, std::span<const A1>(LB), std::span<const A1>(pAB));
+        add_terms<G1>(acc, tB, s, std::span<const A1>(LA), std::span<const A1>(pBA));
+        add_terms<G1>(acc, tC, s, std::span<const A1>(L1), std::span<const A1>(pC1));
+        if (s <= np) acc = acc.add_mixed(LB[m + s]);
+        return acc;
+      };
+      const uint64_t w = per_signal(tA.terms() + tB.terms() + tC.terms());
+      signal_section.template operator()<G1>(3, 0, size_t(np) + 1, k_sum, w);
+
+      // Section 9: H_i = the odd points of the 2n-point Lagrange tauG1 (power log n + 1),
+      // copied. The hash takes instead tau^(i+n) - tau^i from section 2, in snarkjs's chunks
+      // of min(n - 1, 2^14) points for i = 0, 2^14, ... < n - 1, each chunk full length: past
+      // n - 1 points when 2^14 does not divide n - 1, and, when the circuit fills the ceremony
+      // (n = 2^power), one read beyond tauG1's last point into the bytes that follow it in the
+      // file (section 3's header and the start of tauG2: snarkjs src/zkey_new.js,
+      // hashHPoints/hashHPointsChunk). That "point" is raw words, usually >= q, on which
+      // ffjavascript's wasm g1m_subAffine is not group arithmetic mod q; ffjs_sub_affine
+      // (snarkjs_points.hpp) repeats its every step. Reproduced as is: the hash is what snarkjs
+      // zkey verify compares. Both stream in chunks of 2^14 points.
+      const auto lag = ptau.lagrange(0);
+      const size_t hbase = formats::PtauFile::lagrange_offset(k.log_domain + 1);
+      if (prog) prog->stage("H");
+      sink.begin(9);
+      std::vector<uint8_t> buf;
+      for (size_t b = 0; b < n; b += kPointChunk) {
+        const size_t e = std::min<size_t>(n, b + kPointChunk);
+        buf.resize((e - b) * Lem1::kSize);
+        for (size_t i = b; i < e; ++i)
+          std::copy_n(lag.data() + (hbase + 2 * i + 1) * Lem1::kSize, Lem1::kSize, buf.data() + (i - b) * Lem1::kSize);
+        sink.write(buf);
+        ptau.file().release(lag.subspan((hbase + 2 * b) * Lem1::kSize, 2 * (e - b) * Lem1::kSize));
+      }
+      sink.end();
+      hs.update_u32_be(n - 1);
+      std::vector<J1> d;
+      for (uint64_t b = 0; b < hash_total; b += kPointChunk) {
+        const uint64_t e = std::min<uint64_t>(hash_total, b + kPointChunk);
+        d.resize(e - b);
+        pool.parallel_for(
+            e - b,
+            [&](size_t lo, size_t hi) {
+              for (size_t i = lo; i < hi; ++i)
+                d[i] = ffjs_sub_affine<G1>(file_bytes.data() + tau_base + (b + i + n) * Lem1::kSize,
+                                           file_bytes.data() + tau_base + (b + i) * Lem1::kSize);
+            },
+            1024);
+        hash_points<G1>(hs, std::span<const A1>(normalize_parallel<G1>(d, pool)));
+        ptau.file().release(file_bytes.subspan(tau_base + b * Lem1::kSize, (e - b) * Lem1::kSize));
+        ptau.file().release(file_bytes.subspan(tau_base + (b + n) * Lem1::kSize, (e - b) * Lem1::kSize));
+        if (prog) prog->add((e - b) * n / std::max<uint64_t>(1, hash_total));
+      }
+      signal_section.template operator()<G1>(8, size_t(np) + 1, k.n_vars - np - 1, k_sum, w);
+    }
+    // Section 5, A: sum A[c][s] L_c (+ L_(m+s) for the public rows); section 6, B1.
+    const auto pA1 = pow2_points<G1>(tA, std::span<const A1>(L1), pool);
+    signal_section.template operator()<G1>(
+        5, 0, k.n_vars,
+        [&](size_t s) {
+          J1 acc = J1::identity();
+          add_terms<G1>(acc, tA, s, std::span<const A1>(L1), std::span<const A1>(pA1));
+          if (s <= np) acc = acc.add_mixed(L1[m + s]);
+          return acc;
+        },
+        per_signal(tA.terms()));
+    const auto pB1 = pow2_points<G1>(tB, std::span<const A1>(L1), pool);
+    signal_section.template operator()<G1>(
+        6, 0, k.n_vars,
+        [&](size_t s) {
+          J1 acc = J1::identity();
+          add_terms<G1>(acc, tB, s, std::span<const A1>(L1), std::span<const A1>(pB1));
+          return acc;
+        },
+        per_signal(tB.terms()));
+  }
+  {
+    // Section 7, B2: the same sums over the Lagrange tauG2.
+    const auto L2 = lagrange.template operator()<G2>(1, "Lagrange tauG2");
+    const auto pB2 = pow2_points<G2>(tB, std::span<const A2>(L2), pool);
+    signal_section.template operator()<G2>(
+        7, 0, k.n_vars,
+        [&](size_t s) {
+          ec::Jacobian<G2> acc = ec::Jacobian<G2>::identity();
+          add_terms<G2>(acc, tB, s, std::span<const A2>(L2), std::span<const A2>(pB2));
+          return acc;
+        },
+        3 * per_signal(tB.terms()));
+  }
+
+  // Section 10: the circuit hash and no contributions yet.
   k.cs_hash = hs.digest();
+  sink.begin(10);
+  sink.write(k.cs_hash);
+  const uint8_t none[4] = {0, 0, 0, 0};
+  sink.write(none);
+  sink.end();
   return k;
 }
 
+// The sections into a .zkey file (BinWriter: atomic, streaming).
+class FileSink final : public SectionSink {
+ public:
+  explicit FileSink(const std::string& path) : w_(path, "zkey", 1, 10) {}
+  void begin(uint32_t type) override { w_.begin(type); }
+  void write(std::span<const uint8_t> bytes) override { w_.write(bytes); }
+  void end() override { w_.end(); }
+  void commit() { w_.commit(); }
+
+ private:
+  formats::BinWriter w_;
+};
+
 }  // namespace
 
-InitZkey build_init_zkey(const formats::R1csFile& r1cs, const formats::PtauFile& ptau, util::Progress* progress,
-                         util::ThreadPool& pool) {
+InitZkeyInfo make_init_zkey(const formats::R1csFile& r1cs, const formats::PtauFile& ptau, SectionSink& sink,
+                            util::Progress* progress, util::ThreadPool& pool) {
   const CurveId rc = r1cs.header().curve;
   if (rc != ptau.curve())
     throw std::runtime_error(r1cs.name() + " is a " + curve_snarkjs_name(rc) + " circuit but " + ptau.name() +
                              " is a " + curve_snarkjs_name(ptau.curve()) + " powers of tau");
-  return curves::with_curve(rc, [&]<class E>(E) { return build<E>(r1cs, ptau, progress, pool); });
+  return curves::with_curve(rc, [&]<class E>(E) { return build<E>(r1cs, ptau, sink, progress, pool); });
 }
 
-void write_init_zkey(const InitZkey& k, const std::string& path) {
-  formats::BinWriter w(path, "zkey", 1, 10);
-  uint8_t one[4] = {1, 0, 0, 0};
-  w.section(1, one);
-  w.section(2, k.header);
-  w.section(4, k.coefs);
-  w.section(3, k.ic);
-  w.section(9, k.h);
-  w.section(8, k.c);
-  w.section(5, k.a);
-  w.section(6, k.b1);
-  w.section(7, k.b2);
-  w.begin(10);
-  w.write(k.cs_hash.data(), k.cs_hash.size());
-  w.u32(0);
-  w.end();
-  w.commit();
+InitZkeyInfo write_init_zkey(const formats::R1csFile& r1cs, const formats::PtauFile& ptau, const std::string& path,
+                             util::Progress* progress, util::ThreadPool& pool) {
+  FileSink sink(path);
+  const auto info = make_init_zkey(r1cs, ptau, sink, progress, pool);
+  sink.commit();
+  return info;
 }
 
 std::string format_hash(const Hash64& h, const std::string& indent) {

@@ -15,10 +15,18 @@
 //              points: IC, H (as tau^(i+n) - tau^i from section 2, see zkey_new.cpp for snarkjs's
 //              chunking), C, A, B1, B2.
 // Sections are written in snarkjs's order: 1, 2, 4, 3, 9, 8, 5, 6, 7, 10.
+//
+// Memory: the key streams. The r1cs is read three times from its mapping (counting, filling the
+// terms by signal, writing the coefficients), every section is made and handed on in chunks of
+// signals or points, and mapped pages are dropped once read (BinFile::release), so the peak is
+// the circuit's terms by signal (8 bytes each, plus the coefficients other than +-1), its slices
+// of the Lagrange sections (the rows of the domain, at most three G1 series at once), and one
+// chunk: neither the key nor the ceremony is ever held whole.
 #pragma once
 
+#include <cstdint>
+#include <span>
 #include <string>
-#include <vector>
 
 #include "common/formats/circom_files.hpp"
 #include "common/formats/ptau.hpp"
@@ -28,22 +36,33 @@
 
 namespace zkmill::setup {
 
-// The key's sections as bytes (payloads; coefs starts with its u32 count).
-struct InitZkey {
+// Receives a key's sections in file order as they are made: begin(type), any number of
+// write()s, end(). zkey new writes them to a file; zkey verify compares them with a key's.
+class SectionSink {
+ public:
+  virtual ~SectionSink() = default;
+  virtual void begin(uint32_t type) = 0;
+  virtual void write(std::span<const uint8_t> bytes) = 0;
+  virtual void end() = 0;
+};
+
+struct InitZkeyInfo {
   CurveId curve{};
   uint32_t n_vars = 0, n_public = 0, domain_size = 0, log_domain = 0, n_constraints = 0;
-  std::vector<uint8_t> header;  // section 2
-  std::vector<uint8_t> ic, coefs, a, b1, b2, c, h;
   Hash64 cs_hash{};
 };
 
-// Throws formats::FormatError (bad file, named) or std::runtime_error naming the file and the
-// problem: r1cs and ptau of different curves, a ptau too small for the circuit or not prepared.
-InitZkey build_init_zkey(const formats::R1csFile& r1cs, const formats::PtauFile& ptau, util::Progress* progress,
-                         util::ThreadPool& pool = util::ThreadPool::global());
+// Makes the initial key of `r1cs` from `ptau` into `sink`. Throws formats::FormatError (bad
+// file, named) or std::runtime_error naming the file and the problem: r1cs and ptau of different
+// curves, a ptau too small for the circuit or not prepared. Every check that does not need the
+// points is made before the first section goes to the sink.
+InitZkeyInfo make_init_zkey(const formats::R1csFile& r1cs, const formats::PtauFile& ptau, SectionSink& sink,
+                            util::Progress* progress, util::ThreadPool& pool = util::ThreadPool::global());
 
-// Writes the key atomically in snarkjs's section order.
-void write_init_zkey(const InitZkey& k, const std::string& path);
+// zkey new: make_init_zkey into `path`, atomically (a temporary renamed into place when
+// complete; nothing is left on error).
+InitZkeyInfo write_init_zkey(const formats::R1csFile& r1cs, const formats::PtauFile& ptau, const std::string& path,
+                             util::Progress* progress, util::ThreadPool& pool = util::ThreadPool::global());
 
 // The circuit hash as snarkjs prints it (4 lines of 4 groups of 8 hex digits), for logs.
 std::string format_hash(const Hash64& h, const std::string& indent = "\t\t");

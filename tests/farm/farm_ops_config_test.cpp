@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // coordinator.metrics_listen: parsed strictly like every farm key (docs/config.md), so a typo
-// in the metrics address stops the coordinator instead of silently serving no metrics.
+// in the metrics address stops the coordinator instead of silently serving no metrics; the
+// same for worker.gpu_pce and the coordinator's proof-check batching keys.
 #include <gtest/gtest.h>
 
 #include "farm/farm_config.hpp"
@@ -49,6 +50,32 @@ TEST(FarmConfigWorker, GpuPceDefaultsOnAndParsesStrictly) {
     ADD_FAILURE() << "accepted gpu_pce: sometimes";
   } catch (const util::ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("worker.gpu_pce"), std::string::npos) << e.what();
+  }
+}
+
+// The proof checks' batch window and size, and the final check's mode: defaults as documented
+// (docs/config.md), values outside their ranges named errors.
+TEST(FarmConfigCoordinator, ProofCheckBatchingDefaultsAndBounds) {
+  const auto d = parse_farm_config("", "farm.yaml").coordinator;
+  EXPECT_EQ(d.verify_batch_window_us, 1000u);
+  EXPECT_EQ(d.verify_batch_max, 64u);
+  EXPECT_FALSE(d.final_check_all);
+  const auto c =
+      parse_farm_config("coordinator:\n  verify_batch_window_us: 0\n  verify_batch_max: 1\n  final_check_all: true\n",
+                        "farm.yaml")
+          .coordinator;
+  EXPECT_EQ(c.verify_batch_window_us, 0u);
+  EXPECT_EQ(c.verify_batch_max, 1u);
+  EXPECT_TRUE(c.final_check_all);
+  for (const char* bad : {"verify_batch_window_us: 10000001", "verify_batch_window_us: -1", "verify_batch_max: 0",
+                          "verify_batch_max: 4097", "final_check_all: maybe"}) {
+    try {
+      parse_farm_config(std::string("coordinator:\n  ") + bad + "\n", "farm.yaml");
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const util::ConfigError& e) {
+      const std::string key = std::string(bad).substr(0, std::string(bad).find(':'));
+      EXPECT_NE(std::string(e.what()).find("coordinator." + key), std::string::npos) << e.what();
+    }
   }
 }
 

@@ -288,6 +288,105 @@ TEST_P(Setup, BadInputsAreExit2AndWriteNothing) {
   EXPECT_TRUE(contains(r.err, "v.ptau")) << r.err;
 }
 
+// Offset of section `type`'s payload in a snarkjs binary file held as bytes (npos when absent).
+size_t section_at(const std::string& b, uint32_t type) {
+  size_t pos = 12;
+  while (pos + 12 <= b.size()) {
+    uint32_t t = 0;
+    uint64_t sz = 0;
+    for (int i = 0; i < 4; ++i) t |= uint32_t(uint8_t(b[pos + i])) << (8 * i);
+    for (int i = 0; i < 8; ++i) sz |= uint64_t(uint8_t(b[pos + 4 + i])) << (8 * i);
+    if (t == type) return pos + 12;
+    pos += 12 + sz;
+  }
+  return std::string::npos;
+}
+
+// The commands stream their sections, so a bad point can surface after the first sections went
+// out: still exit 2 (1 for verify), the file and point named, and neither the output nor its
+// temporary left behind. And verify's streamed comparison catches every tampered section.
+TEST_P(Setup, ErrorsFoundWhileStreamingWriteNothing) {
+  const auto p = ptau_for(curve());
+  const std::string r1cs = fx("hashchain", "r1cs"), out = tmp("out.zkey");
+  const size_t g1 = curve() == "bn128" ? 64 : 96, g2 = 2 * g1;
+  auto nothing_written = [&] {
+    EXPECT_FALSE(fs::exists(out));
+    for (const auto& e : fs::directory_iterator(d_))
+      EXPECT_EQ(e.path().filename().string().find("zkmill-tmp"), std::string::npos) << e.path();
+  };
+  // Lagrange tauG2 (section 13, 2^9 - 1 points at power 8) is read last, after sections 1 to 6
+  // were written: none of it is a point.
+  {
+    std::string b = slurp(p.prepared);
+    const size_t at = section_at(b, 13);
+    ASSERT_NE(at, std::string::npos);
+    std::fill(b.begin() + ptrdiff_t(at), b.begin() + ptrdiff_t(at + 511 * g2), '\x01');
+    write(tmp("badl2.ptau"), b);
+    auto r = run_zkmill({"zkey", "new", r1cs, tmp("badl2.ptau"), out});
+    EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+    EXPECT_TRUE(contains(r.err, "badl2.ptau")) << r.err;
+    EXPECT_TRUE(contains(r.err, "Lagrange tauG2 point")) << r.err;
+    nothing_written();
+  }
+  const std::string k0 = tmp("k0.zkey"), k1 = tmp("k1.zkey");
+  ASSERT_EQ(run_zkmill({"zkey", "new", r1cs, p.prepared, k0}).exit_code, 0);
+  ASSERT_EQ(run_zkmill({"zkey", "contribute", k0, k1, "-e", "y"}).exit_code, 0);
+  const std::string good = slurp(k1);
+  auto variant = [&](const std::string& name, auto&& edit) {
+    std::string b = good;
+    edit(b);
+    write(tmp(name), b);
+    return tmp(name);
+  };
+  // H's last point (the last chunk contribute and verify read) is not on the curve.
+  const std::string badh = variant("badh.zkey", [&](std::string& b) {
+    const size_t at = section_at(b, 9), next = section_at(b, 10) - 12;
+    std::fill(b.begin() + ptrdiff_t(next - g1), b.begin() + ptrdiff_t(next), '\x01');
+    ASSERT_LT(at, next);
+  });
+  auto r = run_zkmill({"zkey", "contribute", badh, out, "-e", "z"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_TRUE(contains(r.err, "badh.zkey")) << r.err;
+  EXPECT_TRUE(contains(r.err, "H point")) << r.err;
+  nothing_written();
+  r = run_zkmill({"zkey", "beacon", badh, out, "0102", "10"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  nothing_written();
+  r = run_zkmill({"zkey", "verify", r1cs, p.prepared, badh});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "H point")) << r.out;
+  // Sections the existing tampering test does not touch: B1, B2 and the coefficients.
+  // Swaps the first point of a section with the first one that differs from it (signals absent
+  // from B have identical, identity points).
+  auto swap_distinct = [&](std::string& b, uint32_t type, size_t size) {
+    const size_t at = section_at(b, type), end = section_at(b, type + 1) - 12;
+    for (size_t j = at + size; j + size <= end; j += size)
+      if (b.compare(at, size, b, j, size) != 0) {
+        std::swap_ranges(b.begin() + ptrdiff_t(at), b.begin() + ptrdiff_t(at + size), b.begin() + ptrdiff_t(j));
+        return;
+      }
+    ADD_FAILURE() << "section " << type << " has no two distinct points";
+  };
+  const std::string swapped_b1 = variant("b1.zkey", [&](std::string& b) { swap_distinct(b, 6, g1); });
+  const std::string swapped_b2 = variant("b2.zkey", [&](std::string& b) { swap_distinct(b, 7, g2); });
+  // A coefficient's value (the last entry's, after its matrix, row and signal) changed; a
+  // contributed key's sections are in the order 1 to 10.
+  const std::string coef = variant("coef.zkey", [&](std::string& b) {
+    const size_t end = section_at(b, 5) - 12;
+    b[end - 1] = char(b[end - 1] ^ 0x01);
+  });
+  for (const auto& [file, reason] : {std::pair<std::string, std::string>{swapped_b1, "B1 section"},
+                                     {swapped_b2, "B2 section"},
+                                     {coef, "coefficients section"}}) {
+    SCOPED_TRACE(file);
+    r = run_zkmill({"zkey", "verify", r1cs, p.prepared, file});
+    EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+    EXPECT_TRUE(contains(r.out, reason)) << r.out;
+    r = snarkjs({"zkey", "verify", r1cs, p.prepared, file});
+    EXPECT_FALSE(contains(r.out + r.err, "ZKey Ok!")) << r.out << r.err;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Curves, Setup, ::testing::Values("bn128", "bls12381"));
 
 }  // namespace

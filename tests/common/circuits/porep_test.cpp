@@ -40,6 +40,16 @@ uint64_t aux_named(const PorepCircuit<F>& c, const std::string& path) {
   ADD_FAILURE() << "no aux variable " << path;
   return 0;
 }
+
+// The name of the first constraint that fails once the aux variable named `path` is tampered
+// with (1 added), or "" when every constraint still holds.
+template <class F>
+std::string first_failure_after_tampering(const PorepCircuit<F>& c, const std::string& path) {
+  CheckingCS<F> cs;
+  cs.tamper_aux(aux_named(c, path));
+  c.synthesize(cs);
+  return cs.which_is_unsatisfied().value_or("");
+}
 }  // namespace
 
 TYPED_TEST(Porep, SatisfiedForSeveralSeedsAndSizes) {
@@ -73,33 +83,24 @@ TYPED_TEST(Porep, FlippedWitnessBitIsNamed) {
   size_t bit = 0;
   while ((w.challenges[1].data_leaf[bit / 8] >> (7 - bit % 8)) & 1) ++bit;
   {
-    CheckingCS<F> cs;
-    cs.tamper_aux(aux_named(c, "porep/challenge 1/data path/leaf/bit " + std::to_string(bit)));
-    c.synthesize(cs);
     // The first use of the bit (ordering it against the sibling by the direction) fails.
     const bool right = w.challenges[1].index & 1;
-    EXPECT_EQ(cs.which_is_unsatisfied().value_or(""),
+    EXPECT_EQ(first_failure_after_tampering(c, "porep/challenge 1/data path/leaf/bit " + std::to_string(bit)),
               "porep/challenge 1/data path/level 0/" + std::string(right ? "right " : "left ") + std::to_string(bit));
   }
   // A parent's label bit feeds the challenged node's layer-1 label first: its SHA-256 fails.
   size_t pbit = 0;
   while ((w.challenges[0].columns[1][1][pbit / 8] >> (7 - pbit % 8)) & 1) ++pbit;
   {
-    CheckingCS<F> cs;
-    cs.tamper_aux(aux_named(c, "porep/challenge 0/parent 0/label 1/bit " + std::to_string(pbit)));
-    c.synthesize(cs);
-    EXPECT_EQ(cs.which_is_unsatisfied().value_or("").rfind("porep/challenge 0/label 1/block ", 0), 0u)
-        << cs.which_is_unsatisfied().value_or("");
+    const std::string failed =
+        first_failure_after_tampering(c, "porep/challenge 0/parent 0/label 1/bit " + std::to_string(pbit));
+    EXPECT_EQ(failed.rfind("porep/challenge 0/label 1/block ", 0), 0u) << failed;
   }
   // A 1 bit of the replica id's decomposition made 2 breaks its booleanity.
   size_t rbit = 0;
   while (!((w.replica[rbit / 8] >> (rbit % 8)) & 1)) ++rbit;
-  {
-    CheckingCS<F> cs;
-    cs.tamper_aux(aux_named(c, "porep/replica_id bits/bit " + std::to_string(rbit)));
-    c.synthesize(cs);
-    EXPECT_EQ(cs.which_is_unsatisfied().value_or(""), "porep/replica_id bits/bit " + std::to_string(rbit));
-  }
+  EXPECT_EQ(first_failure_after_tampering(c, "porep/replica_id bits/bit " + std::to_string(rbit)),
+            "porep/replica_id bits/bit " + std::to_string(rbit));
 }
 
 TYPED_TEST(Porep, SizeLandsWithinFivePercent) {
@@ -161,11 +162,9 @@ TYPED_TEST(Porep, ToyShapesAreSatisfiedAndCatchAFlippedBit) {
   const auto w = c.witness();
   size_t bit = 0;
   while ((w.challenges[0].columns[1][0][bit / 8] >> (7 - bit % 8)) & 1) ++bit;
-  CheckingCS<F> cs;
-  cs.tamper_aux(aux_named(c, "porep/challenge 0/parent 0/label 0/bit " + std::to_string(bit)));
-  c.synthesize(cs);
-  EXPECT_EQ(cs.which_is_unsatisfied().value_or("").rfind("porep/challenge 0/label 0/block ", 0), 0u)
-      << cs.which_is_unsatisfied().value_or("");
+  const std::string failed =
+      first_failure_after_tampering(c, "porep/challenge 0/parent 0/label 0/bit " + std::to_string(bit));
+  EXPECT_EQ(failed.rfind("porep/challenge 0/label 0/block ", 0), 0u) << failed;
 }
 
 // Reduced-round SHA-256 (toys only): 64 rounds is SHA-256 itself, fewer rounds differ from it

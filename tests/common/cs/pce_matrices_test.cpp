@@ -45,6 +45,19 @@ PceShape shape_of(std::string_view name, uint64_t size, const R1CS<F>& r) {
   return {curve_of_scalar_field<F>(), std::string(name), size, r.n_inputs, r.n_aux, r.n_constraints};
 }
 
+// The reference mat-vec: m's CSR rows multiplied out term by term, serially, with every
+// coefficient as the field element the recorder kept; columns below in.size() are inputs.
+template <class F>
+std::vector<F> reference_product(const CsrMatrix<F>& m, const std::vector<F>& in, const std::vector<F>& aux) {
+  std::vector<F> out(m.rows(), F::zero());
+  for (size_t row = 0; row < m.rows(); ++row)
+    for (size_t k = 0; k < m.row_cols(row).size(); ++k) {
+      const uint32_t col = m.row_cols(row)[k];
+      out[row] += m.row_vals(row)[k] * (col < in.size() ? in[col] : aux[col - in.size()]);
+    }
+  return out;
+}
+
 }  // namespace
 
 template <class F>
@@ -120,20 +133,9 @@ TYPED_TEST(Pce, CompactCoefficientsOnRandomMatrices) {
   for (auto& x : aux) x = rng() % 3 == 0 ? F::one() : F::random(rng);
   std::vector<F> a(r.n_rows()), b(r.n_rows()), c(r.n_rows());
   pce.multiply<F>(in, aux, a, b, c, this->pool);
-  // The reference: the recorded CSR rows multiplied out term by term, serially, with every
-  // coefficient as the field element the recorder kept.
-  auto reference = [&](const CsrMatrix<F>& m) {
-    std::vector<F> out(m.rows(), F::zero());
-    for (size_t row = 0; row < m.rows(); ++row)
-      for (size_t k = 0; k < m.row_cols(row).size(); ++k) {
-        const uint32_t col = m.row_cols(row)[k];
-        out[row] += m.row_vals(row)[k] * (col < in.size() ? in[col] : aux[col - in.size()]);
-      }
-    return out;
-  };
-  EXPECT_EQ(a, reference(r.A));
-  EXPECT_EQ(b, reference(r.B));
-  EXPECT_EQ(c, reference(r.C));
+  EXPECT_EQ(a, reference_product(r.A, in, aux));
+  EXPECT_EQ(b, reference_product(r.B, in, aux));
+  EXPECT_EQ(c, reference_product(r.C, in, aux));
 }
 
 // The bit-aware mat-vec on random sparse matrices: rows of 0 to 600 entries (short rows take
@@ -190,18 +192,9 @@ TYPED_TEST(Pce, BitAwareMatVecOnRandomSparseMatricesEqualsTheReference) {
     for (size_t i = 0; i < 400; ++i) aux[i] = F::one();
     std::vector<F> a(r.n_rows()), b(r.n_rows()), c(r.n_rows());
     pce.multiply<F>(in, aux, a, b, c, this->pool);
-    auto reference = [&](const CsrMatrix<F>& m) {
-      std::vector<F> out(m.rows(), F::zero());
-      for (size_t row = 0; row < m.rows(); ++row)
-        for (size_t k = 0; k < m.row_cols(row).size(); ++k) {
-          const uint32_t col = m.row_cols(row)[k];
-          out[row] += m.row_vals(row)[k] * (col < in.size() ? in[col] : aux[col - in.size()]);
-        }
-      return out;
-    };
-    EXPECT_EQ(a, reference(r.A)) << "seed " << seed;
-    EXPECT_EQ(b, reference(r.B)) << "seed " << seed;
-    EXPECT_EQ(c, reference(r.C)) << "seed " << seed;
+    EXPECT_EQ(a, reference_product(r.A, in, aux)) << "seed " << seed;
+    EXPECT_EQ(b, reference_product(r.B, in, aux)) << "seed " << seed;
+    EXPECT_EQ(c, reference_product(r.C, in, aux)) << "seed " << seed;
   }
 }
 

@@ -72,6 +72,46 @@ TEST_P(Fixture, HeadersAgreeAndWitnessSatisfiesR1cs) {
   });
 }
 
+// for_each_term (zkey new's streaming walk) visits exactly constraints()' terms, in order, with
+// a row end after each of the three rows of every constraint.
+TEST_P(Fixture, ForEachTermWalksTheConstraintsInOrder) {
+  auto r = R1csFile::open(path("r1cs"));
+  curves::with_curve(r.header().curve, [&]<class E>(E) {
+    using Fr = typename E::Fr;
+    const auto cs = r.constraints<Fr>();
+    size_t next[3] = {0, 0, 0}, rows = 0;
+    bool same = true;
+    r.for_each_term<Fr>(
+        [&](uint32_t c, uint32_t mat, uint32_t w, const Fr& v) {
+          const auto& m = cs.m[mat];
+          const size_t k = next[mat]++;
+          same = same && k < m.wire.size() && m.wire[k] == w && m.coeff[k] == v && k >= m.row_start[c] &&
+                 k < m.row_start[c + 1];
+        },
+        [&](uint32_t c, uint32_t mat) {
+          same = same && next[mat] == cs.m[mat].row_start[c + 1];
+          ++rows;
+        });
+    EXPECT_TRUE(same);
+    EXPECT_EQ(rows, 3 * size_t(r.header().n_constraints));
+    for (int mat = 0; mat < 3; ++mat) EXPECT_EQ(next[mat], cs.m[mat].wire.size());
+  });
+}
+
+// BinFile::release drops mapped pages only: the bytes read the same afterwards, and caller-owned
+// bytes (parse()) are never touched (MADV_DONTNEED on heap memory would zero it).
+TEST_P(Fixture, ReleaseKeepsTheBytesAndLeavesCallerMemoryAlone) {
+  const auto expect = slurp(path("zkey"));
+  auto z = ZkeyFile::open(path("zkey"));
+  z.file().release(z.file().bytes());
+  z.file().release(z.h());
+  EXPECT_TRUE(std::equal(expect.begin(), expect.end(), z.file().bytes().begin(), z.file().bytes().end()));
+  std::vector<uint8_t> heap = expect;
+  auto p = ZkeyFile::parse(heap, "heap.zkey");
+  p.file().release(p.file().bytes());
+  EXPECT_EQ(heap, expect);
+}
+
 TEST_P(Fixture, ProvesAndVerifiesInProcess) {
   auto z = ZkeyFile::open(path("zkey"));
   auto w = WtnsFile::open(path("wtns"));

@@ -27,6 +27,20 @@ class Groth16 : public ::testing::Test {
   ProvingKey<E> key(const std::string& circuit, uint64_t size) {
     return setup_builtin<E>(circuit, size, ToxicWaste<Fr>::random(rng));
   }
+  // Proofs of partitions 0..count-1 of (pk's circuit, seed), with their statements.
+  struct Statements {
+    std::vector<Proof<E>> proofs;
+    std::vector<std::vector<Fr>> inputs;
+  };
+  static Statements prove_partitions(const ProvingKey<E>& pk, uint64_t seed, uint64_t count) {
+    Statements out;
+    for (uint64_t p = 0; p < count; ++p) {
+      auto w = synthesize_builtin<E>(pk.meta, seed, p);
+      out.proofs.push_back(prove<E>(pk, w));
+      out.inputs.push_back(public_inputs<E>(w));
+    }
+    return out;
+  }
 };
 
 using Curves = ::testing::Types<curves::Bn254, curves::Bls12381>;
@@ -114,13 +128,7 @@ TYPED_TEST(Groth16, BatchVerifyRejectsOneBadProofInSixteen) {
   using E = TypeParam;
   auto pk = this->key("chain", 30);
   PreparedVerifyingKey<E> pvk(pk.vk);
-  std::vector<Proof<E>> proofs;
-  std::vector<std::vector<typename E::Fr>> inputs;
-  for (uint64_t p = 0; p < 16; ++p) {
-    auto w = synthesize_builtin<E>(pk.meta, 21, p);
-    proofs.push_back(prove<E>(pk, w));
-    inputs.push_back(public_inputs<E>(w));
-  }
+  auto [proofs, inputs] = TestFixture::prove_partitions(pk, 21, 16);
   EXPECT_TRUE(pvk.verify_batch(proofs, inputs));
   auto bad_inputs = inputs;
   bad_inputs[9][1] += E::Fr::one();
@@ -137,13 +145,7 @@ TYPED_TEST(Groth16, VerifyRefusesPointsOutsideTheSubgroupsThatDecodingSkipped) {
   using E = TypeParam;
   auto pk = this->key("chain", 30);
   PreparedVerifyingKey<E> pvk(pk.vk);
-  std::vector<Proof<E>> proofs;
-  std::vector<std::vector<typename E::Fr>> inputs;
-  for (uint64_t p = 0; p < 3; ++p) {
-    auto w = synthesize_builtin<E>(pk.meta, 5, p);
-    proofs.push_back(prove<E>(pk, w));
-    inputs.push_back(public_inputs<E>(w));
-  }
+  auto [proofs, inputs] = TestFixture::prove_partitions(pk, 5, 3);
   std::mt19937_64 rng(77);
   auto bad = proofs;
   bad[1].b = random_curve_point<typename E::G2Params>(rng);
