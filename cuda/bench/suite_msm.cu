@@ -8,6 +8,9 @@
 #include <vector>
 
 #include "cuda/bench/suite_common.cuh"
+// batch_affine.cuh: the engine's batch-affine state (AffineRounds) must be a complete type
+// wherever an Engine is constructed (its unique_ptr member); it includes pippenger.cuh.
+#include "cuda/msm/batch_affine.cuh"
 #include "cuda/msm/pippenger.cuh"
 
 namespace zkmill::cuda::bench {
@@ -115,10 +118,10 @@ bool bench_msm(const char* op, const char* name, const std::vector<int>& sizes, 
         const auto& p = engine.plan();
         char note[256];
         std::snprintf(note, sizeof note,
-                      "%s c=%d%s W=%d ones=%u windowed=%u | split+digits %.2f sort %.2f bounds %.2f acc %.2f (%d lvl) "
+                      "%s c=%d%s W=%d ones=%u windowed=%u | split+digits %.2f sort %.2f bounds %.2f acc %.2f (%d %s) "
                       "reduce %.2f host %.2f",
                       ok ? "OK" : "WRONG", p.c, c == 0 ? "(auto)" : "", p.windows, t.n_one, t.n_other, t.digits, t.sort,
-                      t.bounds, t.accumulate, t.levels, t.reduce, t.host_tail);
+                      t.bounds, t.accumulate, t.levels, t.affine ? "affine rounds" : "xyzz lvl", t.reduce, t.host_tail);
         rows.push_back({row_op, name, lg, median(ms), *std::min_element(ms.begin(), ms.end()), note});
         std::printf("%s %-10s 2^%d  median %8.2f ms  %s\n", row_op.c_str(), name, lg, rows.back().median_ms, note);
         std::fflush(stdout);

@@ -20,6 +20,9 @@
 #include "cuda/ec/g1.hpp"
 #include "cuda/ec/g2.hpp"
 #include "cuda/groth16/prover.hpp"
+// batch_affine.cuh: the engine's batch-affine state (AffineRounds) must be a complete type
+// wherever an Engine is constructed (its unique_ptr member); it includes pippenger.cuh.
+#include "cuda/msm/batch_affine.cuh"
 #include "cuda/msm/pippenger.cuh"
 #include "cuda/ntt/ntt.cuh"
 #include "cuda/runtime/gpu_memory.cuh"

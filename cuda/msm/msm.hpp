@@ -13,8 +13,15 @@
 
 namespace zkmill::cuda {
 
+// How the points of a bucket are summed (cuda/msm/batch_affine.cuh): XYZZ mixed additions (10
+// products each) or rounds of affine pair additions sharing one inversion per round (about 6).
+// kAuto picks by size (cuda/msm/accumulation.cpp), unless the environment variable
+// ZKMILL_GPU_MSM_ACCUMULATE (xyzz | affine) says otherwise; the others force one (tests, tuning).
+enum class MsmAccumulation { kAuto, kXyzz, kBatchAffine };
+
 struct MsmOptions {
   int window_bits = 0;  // 0: chosen from n (at most 16); 2..22 forces a width (tests, tuning)
+  MsmAccumulation accumulation = MsmAccumulation::kAuto;
 };
 
 // out = sum_i scalars[i] * points[i], for E = curves::Bn254 or curves::Bls12381 (defined and

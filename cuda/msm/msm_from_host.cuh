@@ -41,6 +41,7 @@ MsmResult msm_from_host(const typename G::HostAffine* points, const typename G::
       stream.sync();  // `image` is freed at the end of this scope
     }
     Engine<G> engine(stream.get());
+    engine.set_accumulation(options.accumulation);
     const auto result = engine.run(d_points.get(), d_scalars.get(), n, options.window_bits);
     *out = result;
   });

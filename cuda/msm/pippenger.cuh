@@ -13,10 +13,12 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "cuda/ec/g1.hpp"
 #include "cuda/ec/g2.hpp"
+#include "cuda/msm/accumulation.hpp"
 #include "cuda/msm/pippenger_plan.hpp"
 #include "cuda/runtime/gpu_memory.cuh"
 
@@ -34,7 +36,8 @@ inline unsigned blocks_for(uint64_t n, int threads) {
 // between phases cost a little). digits / sort / bounds are 0 for a run on shared digits.
 struct MsmPhaseTimes {
   float digits = 0, sort = 0, bounds = 0, accumulate = 0, reduce = 0, host_tail = 0, total = 0;
-  int levels = 0;                   // accumulation levels run (1 when no bucket exceeded one chunk)
+  int levels = 0;       // XYZZ accumulation levels run (1 when no bucket exceeded one chunk), or batch-affine rounds
+  bool affine = false;  // the windows' buckets were accumulated by batch-affine rounds
   uint32_t n_one = 0, n_other = 0;  // scalars equal to 1 (plain sum) and neither 0 nor 1 (windows)
 };
 
@@ -56,8 +59,16 @@ struct MsmScratch {
   // Per-bucket (start, count): [0] the sorted runs (kept for later sums), [1] / [2] alternate
   // between accumulation levels.
   DeviceBuffer<uint32_t> start[3], count[3], max;
-  DeviceBuffer<uint8_t> temp, part[2];
+  DeviceBuffer<uint8_t> temp, part[3];  // part: XYZZ partial sums, or batch-affine arrays
+  // Batch-affine accumulation: the host copy of count[0] (fetched by the first sum that needs
+  // it after a prepare) and the bucket slices [first, end) cut from it for a given budget.
+  std::vector<uint32_t> host_count;
+  uint64_t slices_cap = 0;
+  std::vector<uint32_t> slice_ends;
 };
+
+template <class G>
+class AffineRounds;
 
 template <class G>
 class Engine {
@@ -71,6 +82,9 @@ class Engine {
   // `shared`: scratch owned by the caller and shared with other engines on the same stream
   // (nullptr: the engine's own).
   explicit Engine(cudaStream_t stream, MsmScratch* shared = nullptr) : stream_(stream), s_(shared ? shared : &own_) {}
+  ~Engine();  // out of line: AffineRounds is complete only in pippenger_impl.cuh
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
 
   // MSM of n device-resident points (compact affine) and scalars (Montgomery form).
   HostJacobian run(const Affine* d_points, const Fr* d_scalars, size_t n, int c_override = 0,
@@ -85,6 +99,9 @@ class Engine {
 
   const MsmPlan& plan() const { return plan_; }
 
+  // XYZZ or batch-affine bucket accumulation (kAuto: by size, cuda/msm/accumulation.cpp).
+  void set_accumulation(MsmAccumulation a) { accumulation_ = a; }
+
   // CPU-layout points (the bytes of an array of the CPU's affine points, uploaded as they are)
   // to the compact affine layout the kernels read, n of them, ordered on `stream`. The key
   // upload of the prover and the MSM entry use it; here so that its kernel is compiled with
@@ -93,7 +110,10 @@ class Engine {
 
  private:
   void sum_ones(const Affine* d_points, Bucket* dst);
+  void sum_list_xyzz(const uint32_t* vals, const Affine* pts, uint32_t count, Bucket* dst);
   int sum_windows(const Affine* d_points);
+  int sum_windows_affine(const Affine* d_points);
+  AffineRounds<G>& affine();
   void reduce_windows(uint32_t nsums);
 
   // The partial-sum buffers are raw device bytes shared between engines of different groups;
@@ -110,6 +130,9 @@ class Engine {
   DeviceBuffer<uint32_t> ones_dev_;
   std::vector<uint32_t> ones_meta_;  // host copy of ones_dev_ (kept alive for the async upload)
   std::vector<Bucket> host_sums_;
+  MsmAccumulation accumulation_ = MsmAccumulation::kAuto;
+  std::unique_ptr<AffineRounds<G>> affine_;  // its buffers, allocated on first use
+  bool last_affine_ = false;
 };
 
 // Instantiated once each, in msm_g1.cu and msm_g2_<curve>.cu (+ _reduce.cu).

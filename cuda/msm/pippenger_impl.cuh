@@ -16,14 +16,17 @@
 //  2. sort:       CUB radix sort of the W * n pairs on key_bits bits: each bucket's points become
 //                 one contiguous run.
 //  3. bounds:     run starts / ends per bucket from the sorted keys.
-//  4. accumulate: load balancing that does not collapse on skewed scalars (70% zeros, 20% ones
-//                 put a fifth of all points into one bucket): every bucket is cut into chunks
-//                 of at most `chunk` points, one thread per chunk (the chunk -> bucket map is a
-//                 binary search over the exclusive scan of chunk counts), each producing an XYZZ
-//                 partial sum; the partials of a bucket are contiguous, so the same step is
-//                 repeated on them with `chunk2` until every bucket has one sum. A bucket of
-//                 n points costs about log_{chunk2}(n / chunk) short extra levels, never a
-//                 thread that walks n points.
+//  4. accumulate: batch-affine rounds (batch_affine.cuh: affine pair additions inside each
+//                 bucket's run sharing one inversion per round, ~6 products per point) when the
+//                 buckets are large enough for them to pay (accumulation.cpp), then one XYZZ
+//                 addition per bucket. Otherwise XYZZ throughout, with load balancing that does
+//                 not collapse on skewed scalars (70% zeros, 20% ones put a fifth of all points
+//                 into one bucket): every bucket is cut into chunks of at most `chunk` points,
+//                 one thread per chunk (the chunk -> bucket map is a binary search over the
+//                 exclusive scan of chunk counts), each producing an XYZZ partial sum; the
+//                 partials of a bucket are contiguous, so the same step is repeated on them with
+//                 `chunk2` until every bucket has one sum. A bucket of n points costs about
+//                 log_{chunk2}(n / chunk) short extra levels, never a thread that walks n points.
 //  5. reduce:     per window, groups of G buckets are summed by running sums (T_g, R_g), and one
 //                 block per (window, output) reduces those to 1 + log2 K points in shared memory
 //                 (pippenger_reduce.cuh).
@@ -31,6 +34,7 @@
 //                 CPU (pippenger_plan.hpp: combine_windows), plus the sum of the 1-scalar points.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
@@ -39,6 +43,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "cuda/msm/batch_affine.cuh"
 #include "cuda/msm/pippenger.cuh"
 
 namespace zkmill::cuda::pippenger {
@@ -114,13 +119,13 @@ static __global__ void chunk_counts_kernel(const uint32_t* count, uint32_t nb, u
   nch[b] = b < nb ? (count[b] + chunk - 1) / chunk : 0u;
 }
 
-// Level 1: thread j sums chunk j of its bucket's points (signed, affine) into an XYZZ partial.
+// Level 1: thread j sums chunk j of its bucket's points (signed, affine) into an XYZZ partial;
+// with vals == nullptr the points are read in order (an array of batch-affine sums).
 template <class G>
 __global__ void __launch_bounds__(kAccThreads)
     accumulate_points_kernel(const uint32_t* in_start, const uint32_t* in_count, const uint32_t* out_off, uint32_t nb,
                              uint32_t chunk, uint32_t max_chunks, const uint32_t* vals,
                              const typename G::Affine* points, typename G::Bucket* out) {
-  using F = typename G::Fq;
   const uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= max_chunks || j >= out_off[nb]) return;
   const uint32_t b = owner_of(out_off, nb, j);
@@ -128,13 +133,8 @@ __global__ void __launch_bounds__(kAccThreads)
   const uint32_t stop = min(first + chunk, in_start[b] + in_count[b]);
   typename G::Bucket acc = G::Bucket::infinity();
   for (uint32_t q = first; q < stop; ++q) {
-    const uint32_t v = vals[q];
-    const typename G::Affine& p = points[v & 0x7fffffffu];
-    const F x = p.x;
-    F y = p.y;
-    if (x.is_zero() && y.is_zero()) continue;  // point at infinity contributes nothing
-    if (v >> 31) y = -y;
-    acc.add_affine(x, y);
+    const typename G::Affine p = round_input<G>(vals, points, q);  // vals == nullptr: points[q]
+    if (!p.is_infinity()) acc.add_affine(p.x, p.y);                // the point at infinity contributes nothing
   }
   out[j] = acc;
 }
@@ -165,6 +165,15 @@ __global__ void gather_buckets_kernel(const uint32_t* start, const uint32_t* cou
 }
 
 template <class G>
+Engine<G>::~Engine() = default;
+
+template <class G>
+AffineRounds<G>& Engine<G>::affine() {
+  if (!affine_) affine_ = std::make_unique<AffineRounds<G>>();
+  return *affine_;
+}
+
+template <class G>
 typename Engine<G>::HostJacobian Engine<G>::run(const Affine* d_points, const Fr* d_scalars, size_t n, int c_override,
                                                 MsmPhaseTimes* times) {
   if (n == 0) return HostJacobian::identity();
@@ -176,6 +185,9 @@ template <class G>
 void Engine<G>::prepare(const Fr* d_scalars, size_t n, int c_override, bool timed) {
   MsmScratch& S = *s_;
   S.ready = false;
+  S.host_count.clear();
+  S.slice_ends.clear();
+  S.slices_cap = 0;
   (void)make_plan(n, Fr::kBits, c_override);  // rejects bad sizes and widths before any work
   auto mark = [&](int i) {
     if (timed) ev_[i].record(stream_);
@@ -277,7 +289,8 @@ typename Engine<G>::HostJacobian Engine<G>::sum(const Affine* d_points, MsmPhase
   sums_.reserve(size_t(nsums) + 1, "MSM window sums");
   sum_ones(d_points, sums_.get() + nsums);
   int levels = 0;
-  if (windows) levels = sum_windows(d_points);
+  last_affine_ = windows && batch_affine_windows(accumulation_, p.digits(), p.total_buckets, sizeof(typename G::Fq));
+  if (windows) levels = last_affine_ ? sum_windows_affine(d_points) : sum_windows(d_points);
   mark(4);
   if (windows) reduce_windows(nsums);
   host_sums_.resize(size_t(nsums) + 1);
@@ -307,6 +320,7 @@ typename Engine<G>::HostJacobian Engine<G>::sum(const Affine* d_points, MsmPhase
     times->reduce = ev_[5].since(ev_[4]);
     times->host_tail = ev_[6].since(ev_[5]);
     times->levels = levels;
+    times->affine = last_affine_;
     times->n_one = S.n_one;
     times->n_other = S.n_other;
   }
@@ -320,10 +334,9 @@ void Engine<G>::points_from_image(const HostImage* in, Affine* out, uint32_t n, 
   ZK_CUDA_OK_LAUNCH();
 }
 
-// Sum of the points whose scalar is 1, into *dst (device): the accumulation kernels of the
-// windows run on one "bucket" holding the listed points (chunks of p.chunk points per
-// thread, then levels of p.chunk2 partials until one is left), so the G2 unit compiles no
-// extra kernels. Infinity (all-zero words) when there are none.
+// Sum of the points whose scalar is 1, into *dst (device): batch-affine rounds over their one
+// run when there are enough of them (accumulation.cpp), else the XYZZ list sum below.
+// Infinity (all-zero words) when there are none.
 template <class G>
 void Engine<G>::sum_ones(const Affine* d_points, Bucket* dst) {
   MsmScratch& S = *s_;
@@ -331,11 +344,37 @@ void Engine<G>::sum_ones(const Affine* d_points, Bucket* dst) {
     ZK_CUDA_OK(cudaMemsetAsync(dst, 0, sizeof(Bucket), stream_));
     return;
   }
+  if (!batch_affine_ones(accumulation_, S.n_one, sizeof(typename G::Fq))) {
+    sum_list_xyzz(S.idx_one.get(), d_points, S.n_one, dst);
+    return;
+  }
+  // One bucket: (start, count) = (0, n_one) over idx_one; the rounds' runs in start/count[1..2].
+  ones_meta_.assign({0u, S.n_one});
+  ones_dev_.reserve(2, "MSM 1-scalar index");
+  ZK_CUDA_OK(
+      cudaMemcpyAsync(ones_dev_.get(), ones_meta_.data(), 2 * sizeof(uint32_t), cudaMemcpyHostToDevice, stream_));
+  for (int k = 1; k < 3; ++k) {
+    S.start[k].reserve(2, "MSM bucket index");
+    S.count[k].reserve(2, "MSM bucket index");
+  }
+  uint32_t* const meta[4] = {S.start[1].get(), S.count[1].get(), S.start[2].get(), S.count[2].get()};
+  const auto r = affine().run(ones_dev_.get(), ones_dev_.get() + 1, 1, S.n_one, S.idx_one.get(), d_points,
+                              batch_affine_stop(), meta, S.temp, S.part, stream_);
+  runs_to_buckets_kernel<G><<<1, kAccThreads, 0, stream_>>>(r.start, r.count, 1, r.vals, r.pts, dst);
+  ZK_CUDA_OK_LAUNCH();
+}
+
+// XYZZ sum of `count` points (listed by vals, or pts[0, count) when vals is null) into *dst:
+// the accumulation kernels of the windows run on one "bucket" holding them (chunks of p.chunk
+// points per thread, then levels of p.chunk2 partials until one is left), so the G2 unit
+// compiles no extra kernels.
+template <class G>
+void Engine<G>::sum_list_xyzz(const uint32_t* vals, const Affine* pts, uint32_t count, Bucket* dst) {
   const MsmPlan dflt = make_plan(1, Fr::kBits);
   // Per level: (start, count) of the one bucket's input, then its output offsets [0, parts).
   ones_meta_.clear();
   std::vector<uint32_t> parts_of;
-  uint32_t in = S.n_one, chunk = dflt.chunk;
+  uint32_t in = count, chunk = dflt.chunk;
   for (;;) {
     const uint32_t parts = (in + chunk - 1) / chunk;
     ones_meta_.insert(ones_meta_.end(), {0u, in, 0u, parts});
@@ -356,7 +395,7 @@ void Engine<G>::sum_ones(const Affine* d_points, Bucket* dst) {
     Bucket* out = lvl + 1 == parts_of.size() ? dst : ones_[lvl == 0 ? 0 : 1 - cur].get();
     if (lvl == 0) {
       accumulate_points_kernel<G><<<blocks_for(parts, kAccThreads), kAccThreads, 0, stream_>>>(
-          m, m + 1, m + 2, 1, dflt.chunk, parts, S.idx_one.get(), d_points, out);
+          m, m + 1, m + 2, 1, dflt.chunk, parts, vals, pts, out);
     } else {
       accumulate_partials_kernel<G><<<blocks_for(parts, kAccThreads), kAccThreads, 0, stream_>>>(
           m, m + 1, m + 2, 1, dflt.chunk2, parts, ones_[cur].get(), out);
@@ -364,6 +403,60 @@ void Engine<G>::sum_ones(const Affine* d_points, Bucket* dst) {
     }
     ZK_CUDA_OK_LAUNCH();
   }
+}
+
+// Batch-affine accumulation of the windowed scalars into buckets_, in slices of consecutive
+// buckets whose points fit the memory budget (a slice's runs are contiguous in the sorted
+// digits); returns the number of rounds run (summed over slices).
+template <class G>
+int Engine<G>::sum_windows_affine(const Affine* d_points) {
+  MsmScratch& S = *s_;
+  const uint32_t nb = S.plan.total_buckets;
+  if (S.host_count.size() != nb) {
+    S.host_count.resize(nb);
+    ZK_CUDA_OK(cudaMemcpyAsync(S.host_count.data(), S.count[0].get(), size_t(nb) * sizeof(uint32_t),
+                               cudaMemcpyDeviceToHost, stream_));
+    ZK_CUDA_OK(cudaStreamSynchronize(stream_));
+    S.slices_cap = 0;
+  }
+  size_t free_bytes = 0, total_bytes = 0;
+  ZK_CUDA_OK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const uint64_t cap =
+      std::max<uint64_t>(1, uint64_t(double(batch_affine_budget(free_bytes)) / AffineRounds<G>::bytes_per_input()));
+  if (S.slices_cap != cap) {  // cut slices: consecutive buckets while their points fit `cap`
+    S.slice_ends.clear();
+    uint64_t in_slice = 0;
+    for (uint32_t b = 0; b < nb; ++b) {
+      if (in_slice != 0 && in_slice + S.host_count[b] > cap) {
+        S.slice_ends.push_back(b);
+        in_slice = 0;
+      }
+      in_slice += S.host_count[b];
+    }
+    S.slice_ends.push_back(nb);
+    S.slices_cap = cap;
+  }
+  for (int k = 1; k < 3; ++k) {
+    S.start[k].reserve(size_t(nb) + 1, "MSM bucket index");
+    S.count[k].reserve(size_t(nb) + 1, "MSM bucket index");
+  }
+  uint32_t* const meta[4] = {S.start[1].get(), S.count[1].get(), S.start[2].get(), S.count[2].get()};
+  buckets_.reserve(nb, "MSM buckets");
+  int rounds = 0;
+  uint32_t first = 0;
+  for (const uint32_t end : S.slice_ends) {
+    uint32_t longest = 0;
+    for (uint32_t b = first; b < end; ++b) longest = std::max(longest, S.host_count[b]);
+    const uint32_t nbs = end - first;
+    const auto r = affine().run(S.start[0].get() + first, S.count[0].get() + first, nbs, longest, S.vals, d_points,
+                                batch_affine_stop(), meta, S.temp, S.part, stream_);
+    runs_to_buckets_kernel<G><<<blocks_for(nbs, kAccThreads), kAccThreads, 0, stream_>>>(r.start, r.count, nbs, r.vals,
+                                                                                         r.pts, buckets_.get() + first);
+    ZK_CUDA_OK_LAUNCH();
+    rounds += r.rounds;
+    first = end;
+  }
+  return rounds;
 }
 
 // Bucket accumulation of the windowed scalars (levels of chunked sums) into buckets_;

@@ -11,6 +11,7 @@
 
 #include "common/ff/bls12_381_fields.hpp"
 #include "common/ff/bn254_fields.hpp"
+#include "cuda/ec/affine_pair.hpp"
 #include "cuda/ec/g1.hpp"
 #include "cuda/ec/g2.hpp"
 
@@ -172,6 +173,45 @@ TYPED_TEST(XyzzEmulation, MatchesCpuJacobian) {
     EXPECT_EQ(G::to_host(t), p + q);
   }
   EXPECT_TRUE(G::to_host(G::Bucket::infinity()).is_identity());
+}
+
+// The affine pair additions of the batch-affine MSM rounds (cuda/ec/affine_pair.hpp), with the
+// inversion done here, against the CPU's group law: chord, tangent, P + (-P), infinity on
+// either side and on both, and the kinds the rounds' two kernels must agree on.
+TYPED_TEST(XyzzEmulation, AffinePairSumsMatchCpu) {
+  using G = TypeParam;
+  using J = typename G::HostJacobian;
+  using Fr = typename G::HostFr;
+  using A = typename G::Affine;
+  using cuda::curve::PairKind;
+  auto to_cpu = [](const A& a) {
+    return G::to_host(a.is_infinity() ? G::Bucket::infinity() : G::Bucket::from_affine(a.x, a.y));
+  };
+  auto add = [](const A& p1, const A& p2) {
+    const PairKind k = cuda::curve::pair_kind(p1, p2);
+    const auto d = cuda::curve::pair_denominator(p1, p2, k);
+    EXPECT_FALSE(d.is_zero());
+    return cuda::curve::pair_sum(p1, p2, k, G::Fq::from_host(d.to_host().inverse()));
+  };
+  std::mt19937_64 rng(11);
+  const A o = A::infinity();
+  for (int it = 0; it < 10; ++it) {
+    const J p = J::generator() * Fr::random(rng), q = J::generator() * Fr::random(rng);
+    const A pa = G::to_device_affine(p.to_affine()), qa = G::to_device_affine(q.to_affine());
+    A na = pa;
+    na.y = -na.y;
+    EXPECT_EQ(cuda::curve::pair_kind(pa, qa), PairKind::kAdd);
+    EXPECT_EQ(to_cpu(add(pa, qa)), p + q);
+    EXPECT_EQ(cuda::curve::pair_kind(pa, pa), PairKind::kDouble);
+    EXPECT_EQ(to_cpu(add(pa, pa)), p.dbl());
+    EXPECT_EQ(cuda::curve::pair_kind(pa, na), PairKind::kInfinity);
+    EXPECT_TRUE(add(pa, na).is_infinity());
+    EXPECT_EQ(to_cpu(add(pa, o)), p);
+    EXPECT_EQ(to_cpu(add(o, qa)), q);
+    EXPECT_TRUE(add(o, o).is_infinity());
+    // A chain as a round would build it: ((p + q) + p) + (p + p).
+    EXPECT_EQ(to_cpu(add(add(add(pa, qa), pa), add(pa, pa))), p + q + p + p.dbl());
+  }
 }
 
 }  // namespace

@@ -5,7 +5,9 @@
 // buckets, several accumulation levels), repeated / opposite / infinite points, and argument
 // errors. References: points of known discrete log ([a + i b] G: the MSM is one scalar
 // multiplication), the naive sum, and common/msm's Pippenger over the same group on the same
-// inputs. Every GPU test skips cleanly where no GPU is present.
+// inputs. Unless a test forces one, every GPU MSM runs twice, with XYZZ and with batch-affine
+// bucket accumulation (cuda/msm/batch_affine.cuh), and both must give the expected value.
+// Every GPU test skips cleanly where no GPU is present.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -63,8 +65,18 @@ class GpuMsm : public ::testing::Test {
   using A = typename T::Affine;
   using GP = typename T::Params;
 
-  // GPU result for (points, scalars), failing the test on an error.
+  // GPU result for (points, scalars), failing the test on an error. With the default (automatic)
+  // accumulation, both accumulations are run and must agree; the batch-affine result is returned.
   static P gpu(const std::vector<A>& pts, const std::vector<Fr>& sc, cuda::MsmOptions o = {}) {
+    if (o.accumulation != cuda::MsmAccumulation::kAuto) return gpu_once(pts, sc, o);
+    o.accumulation = cuda::MsmAccumulation::kXyzz;
+    const P xyzz = gpu_once(pts, sc, o);
+    o.accumulation = cuda::MsmAccumulation::kBatchAffine;
+    const P affine = gpu_once(pts, sc, o);
+    EXPECT_EQ(xyzz, affine) << "XYZZ and batch-affine accumulation disagree";
+    return affine;
+  }
+  static P gpu_once(const std::vector<A>& pts, const std::vector<Fr>& sc, const cuda::MsmOptions& o) {
     P out = P::generator();  // poison: a result that was never written shows up as wrong
     const cuda::MsmResult r = T::run(pts.data(), sc.data(), pts.size(), &out, o);
     EXPECT_TRUE(r.ok()) << cuda::to_string(r.code) << ": " << r.message;
@@ -210,6 +222,64 @@ TYPED_TEST(GpuMsm, ExceptionalPoints) {
   const std::vector<A> pair = {p, -p, p, -p};
   const std::vector<Fr> same(4, Fr::from_u64(5));
   EXPECT_TRUE(F::gpu(pair, same).is_identity());
+}
+
+// The exceptional pairs of batch-affine rounds, forced on both the 1-scalar sum and narrow
+// windows: runs of repeated points (pairs P + P: the tangent), P and -P in one run (pairs
+// summing to infinity, then infinity + Q), points at infinity in every position, runs of odd
+// and even length, runs of one and two points, and the all-ones MSM; each against the naive sum
+// with XYZZ and batch-affine accumulation.
+TYPED_TEST(GpuMsm, BatchAffineExceptionalRuns) {
+  ZKMILL_REQUIRE_GPU();
+  using F = TestFixture;
+  using Fr = typename F::Fr;
+  using A = typename F::A;
+  auto rng = F::rng(450);
+  const A p = F::random_point(rng), q = F::random_point(rng), o = A::identity();
+  auto check = [&](const std::vector<A>& pts, const std::vector<Fr>& sc, int c, const char* what) {
+    const auto want = naive_msm<typename F::C, typename F::GP>(pts, sc);
+    for (auto acc : {cuda::MsmAccumulation::kXyzz, cuda::MsmAccumulation::kBatchAffine}) {
+      cuda::MsmOptions opt;
+      opt.window_bits = c;
+      opt.accumulation = acc;
+      EXPECT_EQ(F::gpu(pts, sc, opt), want)
+          << what << ", c = " << c << ", batch-affine " << (acc == cuda::MsmAccumulation::kBatchAffine);
+    }
+  };
+  // Patterns of p, -p, q, O, in runs of many lengths (odd and even), all with scalar 1 (the
+  // 1-scalar sum is one run), then with few distinct scalars at c = 3 (a few long buckets).
+  const std::vector<std::vector<A>> patterns = {
+      {p, p},                    // a lone doubling
+      {p, -p},                   // P + (-P) = O
+      {o, o, o},                 // only infinity, odd length
+      {p, p, p, p, p, p, p},     // doublings at every level, odd length
+      {p, -p, q, o, p, p, -p},   // every kind in one run
+      {o, p, -p, o, q, q, q, o}  // infinity first and last
+  };
+  for (const auto& pat : patterns) {
+    check(pat, std::vector<Fr>(pat.size(), Fr::one()), 0, "pattern, scalars 1");
+    check(pat, std::vector<Fr>(pat.size(), Fr::from_u64(3)), 3, "pattern, scalars 3");
+  }
+  std::vector<A> pts;
+  std::vector<Fr> ones, few;
+  for (size_t i = 0; i < 2 * TypeParam::kExceptional + 1; ++i) {  // odd total
+    const size_t kind = (i * 7 + i / 13) % 6;
+    pts.push_back(kind == 0   ? p
+                  : kind == 1 ? -p
+                  : kind == 2 ? q
+                  : kind == 3 ? o
+                  : kind == 4 ? p
+                              : F::random_point(rng));
+    ones.push_back(Fr::one());
+    few.push_back(Fr::from_u64(uint64_t(i % 5 + 2)));  // buckets of ~n/5 points each
+  }
+  check(pts, ones, 0, "all ones");
+  check(pts, few, 3, "few scalars");
+  check(pts, few, 0, "few scalars, automatic width");
+  // Random bucket sizes: scalars drawn from 2..17 over distinct points, c = 5.
+  std::vector<Fr> small(pts.size());
+  for (auto& s : small) s = Fr::from_u64(2 + rng() % 16);
+  check(pts, small, 5, "random small scalars");
 }
 
 TYPED_TEST(GpuMsm, TrivialSizesAndAllZero) {

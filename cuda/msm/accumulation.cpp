@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+// The GPU MSM's choice between XYZZ and batch-affine bucket accumulation (accumulation.hpp).
+// Thresholds from measurements on the H200 (cuda/bench/NOTES.md, "Batch-affine accumulation").
+#include "cuda/msm/accumulation.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+
+namespace zkmill::cuda::pippenger {
+
+namespace {
+
+// The environment's choice for the windows' buckets and for the 1-scalar sum (kAuto: none).
+struct EnvChoice {
+  MsmAccumulation windows = MsmAccumulation::kAuto, ones = MsmAccumulation::kAuto;
+};
+
+EnvChoice from_env() {
+  const char* v = std::getenv("ZKMILL_GPU_MSM_ACCUMULATE");
+  if (v == nullptr || *v == '\0') return {};
+  const std::string s(v);
+  constexpr auto X = MsmAccumulation::kXyzz, A = MsmAccumulation::kBatchAffine, U = MsmAccumulation::kAuto;
+  if (s == "auto") return {U, U};
+  if (s == "xyzz") return {X, X};
+  if (s == "affine") return {A, A};
+  if (s == "affine-windows") return {A, X};  // measurement: one part at a time
+  if (s == "affine-ones") return {X, A};
+  throw std::invalid_argument(
+      "ZKMILL_GPU_MSM_ACCUMULATE must be xyzz, affine, auto, affine-windows or affine-ones, got '" + s + "'");
+}
+
+const EnvChoice& env_choice() {
+  static const EnvChoice c = from_env();
+  return c;
+}
+
+}  // namespace
+
+bool batch_affine_windows(MsmAccumulation requested, uint64_t digits, uint32_t buckets, size_t coord_bytes) {
+  switch (requested == MsmAccumulation::kAuto ? env_choice().windows : requested) {
+    case MsmAccumulation::kXyzz:
+      return false;
+    case MsmAccumulation::kBatchAffine:
+      return true;
+    default:
+      break;
+  }
+  // Measured on the H200 (cuda/bench/NOTES.md, "Batch-affine accumulation", 2026-12-02), forced
+  // each way on the same binary: batch-affine wins only for BLS12-381 G1 (48-byte coordinates)
+  // from 2^22 points (2^26 digits: -11% at 2^22, -4% at 2^24) and BN254 G2 (64-byte Fq2) from
+  // 2^20 (-12% at 2^20, -28% at 2^22); it loses for BN254 G1 (+1-3% at 2^22-2^24, +34% at 2^20)
+  // and BLS12-381 G2 (+7-11%: its kernels spill at the register cap).
+  (void)buckets;
+  if (coord_bytes == 48) return digits >= (uint64_t(1) << 26);
+  if (coord_bytes == 64) return digits >= (uint64_t(1) << 24);
+  return false;
+}
+
+bool batch_affine_ones(MsmAccumulation requested, uint64_t n_one, size_t coord_bytes) {
+  switch (requested == MsmAccumulation::kAuto ? env_choice().ones : requested) {
+    case MsmAccumulation::kXyzz:
+      return false;
+    case MsmAccumulation::kBatchAffine:
+      return true;
+    default:
+      break;
+  }
+  // The 1-scalar sum is one run: log2(n_one) rounds, each with fixed latencies (two host syncs,
+  // ~15 launches); measured slower than the XYZZ list sum on every PoRep-mix row (e.g. BN254 G1
+  // 2^24: 9.66 -> 14.19 ms), so it is used only when forced.
+  (void)n_one;
+  (void)coord_bytes;
+  return false;
+}
+
+uint32_t batch_affine_stop() { return 2; }
+
+uint64_t batch_affine_budget(uint64_t free_bytes) {
+  const uint64_t cap = uint64_t(8) << 30;
+  return std::max<uint64_t>(uint64_t(256) << 20, std::min<uint64_t>(cap, free_bytes / 2));
+}
+
+}  // namespace zkmill::cuda::pippenger

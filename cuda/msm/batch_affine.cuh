@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: MIT
+// Batch-affine bucket accumulation for the GPU Pippenger MSM (CUDA-only; included by
+// pippenger_impl.cuh, so only the units that instantiate an engine compile it).
+//
+// Why: a mixed XYZZ addition (madd-2008-s) costs 10 field products. An affine addition
+//   lambda = (y2 - y1) / (x2 - x1), x3 = lambda^2 - x1 - x2, y3 = lambda (x1 - x3) - y1
+// costs 3 products plus one inversion, and Montgomery's trick (P. L. Montgomery, "Speeding the
+// Pollard and elliptic curve methods of factorization", Math. Comp. 48, 1987, section 10.3.1)
+// turns m inversions into 1 inversion and 3 (m - 1) products: prefix products p_i = d_1 ... d_i
+// going up; then, from inv = p_m^-1 going down, d_i^-1 = inv p_{i-1} and inv <- inv d_i. So an
+// addition costs about 6 products when the additions are independent and numerous.
+//
+// Independent additions: the points of a bucket are one contiguous run of the sorted digits
+// (and the 1-scalar points one run of their own), so a *round* pairs the points of every run,
+// (2k, 2k+1) -> k, with an odd last point carried over; pairs never straddle runs, and a run
+// of c points becomes ceil(c / 2). Rounds repeat until every run is short, then each run is
+// summed by the XYZZ formulas (a few additions per bucket).
+//
+// One round, over its m output slots, in two kernels and one batch inversion:
+//   up:    thread t owns `per` consecutive slots; for each, the denominator d_j of its pair
+//          (below) and the running product p_j (to global memory); the thread's product p_last
+//          goes into totals[t].
+//   invert totals (batch_invert: the same trick level by level over the totals, 16 per thread,
+//          down to one element, which the host inverts: one exact inversion per round).
+//   down:  the thread walks its slots backwards from inv = totals[t]^-1: d_j^-1 = inv p_{j-1},
+//          inv <- inv d_j, and writes the pair's sum to the next round's array.
+// Denominators, exactly (the exceptional pairs cost nothing extra and need no side path):
+//   P + O or O + Q (O: point at infinity, stored as (0, 0)), or P + (-P)  -> d = 1, the sum
+//          is the other point / O;
+//   P + P (x1 == x2, y1 == y2; y != 0 in a group of odd order)              -> d = 2 y1 and
+//          lambda = 3 x1^2 / (2 y1) (the tangent), x3 = lambda^2 - 2 x1;
+//   otherwise                                                            -> d = x2 - x1.
+// Memory: the round's output points (m affine points), the prefix products (m elements) and
+// the totals; the caller slices the buckets so that this stays within a byte budget.
+#pragma once
+
+#include <algorithm>
+#include <cub/device/device_scan.cuh>
+#include <vector>
+
+#include "cuda/ec/affine_pair.hpp"
+#include "cuda/msm/pippenger.cuh"
+
+namespace zkmill::cuda::pippenger {
+
+using curve::pair_denominator;
+using curve::pair_kind;
+using curve::pair_sum;
+using curve::PairKind;
+
+// Point q of a round's input: the first round reads the sorted (index | sign) values and the
+// MSM's points; later rounds read the previous round's array directly (vals == nullptr).
+template <class G>
+__device__ __forceinline__ typename G::Affine round_input(const uint32_t* vals, const typename G::Affine* pts,
+                                                          uint32_t q) {
+  if (vals == nullptr) return pts[q];
+  const uint32_t v = vals[q];
+  typename G::Affine p = pts[v & 0x7fffffffu];
+  if (v >> 31) p.y = -p.y;  // -0 = 0: the point at infinity stays (0, 0)
+  return p;
+}
+
+// The x coordinate alone of point q (the up kernel needs the y coordinates only for the rare
+// pairs with equal x or an x of 0, which may be the point at infinity).
+template <class G>
+__device__ __forceinline__ typename G::Fq round_input_x(const uint32_t* vals, const typename G::Affine* pts,
+                                                        uint32_t q) {
+  return vals == nullptr ? pts[q].x : pts[vals[q] & 0x7fffffffu].x;
+}
+
+// Slot j of a round (bucket b, k = j - out_start[b]): the points in_start[b] + 2k and, unless
+// it is the run's odd last point, in_start[b] + 2k + 1.
+template <class G>
+__device__ __forceinline__ void round_pair(const uint32_t* in_start, const uint32_t* in_count,
+                                           const uint32_t* out_start, uint32_t b, uint32_t j, const uint32_t* vals,
+                                           const typename G::Affine* pts, typename G::Affine& p1,
+                                           typename G::Affine& p2) {
+  const uint32_t k = j - out_start[b];
+  const uint32_t q = in_start[b] + 2 * k;
+  p1 = round_input<G>(vals, pts, q);
+  p2 = 2 * k + 1 < in_count[b] ? round_input<G>(vals, pts, q + 1) : G::Affine::infinity();
+}
+
+// out_count[b] = ceil(count[b] / 2) for b < nb, out_count[nb] = 0 (so the exclusive scan's last
+// entry is the number of output slots).
+static __global__ void half_counts_kernel(const uint32_t* count, uint32_t nb, uint32_t* out_count) {
+  const uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b > nb) return;
+  out_count[b] = b < nb ? (count[b] + 1) / 2 : 0u;
+}
+
+template <class G>
+__global__ void __launch_bounds__(kAccThreads)
+    affine_round_up_kernel(const uint32_t* in_start, const uint32_t* in_count, const uint32_t* out_start, uint32_t nb,
+                           uint32_t m, uint32_t per, const uint32_t* vals, const typename G::Affine* pts,
+                           typename G::Fq* prefix, typename G::Fq* totals) {
+  using F = typename G::Fq;
+  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  const uint32_t j0 = t * per;
+  if (j0 >= m) return;
+  const uint32_t j1 = min(j0 + per, m);
+  uint32_t b = owner_of(out_start, nb, j0);
+  F acc = F::one();
+  for (uint32_t j = j0; j < j1; ++j) {
+    while (out_start[b + 1] <= j) ++b;  // next non-empty bucket
+    // Two distinct non-zero x are two finite points: the chord, d = x2 - x1, from the x alone.
+    const uint32_t k = j - out_start[b];
+    const uint32_t q = in_start[b] + 2 * k;
+    const bool lone = 2 * k + 1 >= in_count[b];
+    const F x1 = round_input_x<G>(vals, pts, q);
+    const F x2 = lone ? F::zero() : round_input_x<G>(vals, pts, q + 1);
+    F d = x2 - x1;
+    if (x1 == x2 || x1.is_zero() || x2.is_zero()) {
+      typename G::Affine p1, p2;
+      round_pair<G>(in_start, in_count, out_start, b, j, vals, pts, p1, p2);
+      d = pair_denominator(p1, p2, pair_kind(p1, p2));
+    }
+    acc = j == j0 ? d : acc * d;
+    prefix[j] = acc;
+  }
+  totals[t] = acc;
+}
+
+template <class G>
+__global__ void __launch_bounds__(kAccThreads)
+    affine_round_down_kernel(const uint32_t* in_start, const uint32_t* in_count, const uint32_t* out_start, uint32_t nb,
+                             uint32_t m, uint32_t per, const uint32_t* vals, const typename G::Affine* pts,
+                             const typename G::Fq* prefix, const typename G::Fq* inv_totals, typename G::Affine* out) {
+  using F = typename G::Fq;
+  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  const uint32_t j0 = t * per;
+  if (j0 >= m) return;
+  const uint32_t j1 = min(j0 + per, m);
+  uint32_t b = owner_of(out_start, nb, j1 - 1);
+  F inv = inv_totals[t];  // 1 / (d_j0 ... d_{j1-1})
+  for (uint32_t j = j1; j-- > j0;) {
+    while (out_start[b] > j) --b;
+    typename G::Affine p1, p2;
+    round_pair<G>(in_start, in_count, out_start, b, j, vals, pts, p1, p2);
+    const PairKind k = pair_kind(p1, p2);
+    F inv_j = inv;
+    if (j > j0) {
+      inv_j = inv * prefix[j - 1];              // 1 / d_j
+      inv = inv * pair_denominator(p1, p2, k);  // 1 / (d_j0 ... d_{j-1})
+    }
+    out[j] = pair_sum(p1, p2, k, inv_j);
+  }
+}
+
+// XYZZ sum of each (short) run into buckets[b] (infinity for an empty run).
+template <class G>
+__global__ void __launch_bounds__(kAccThreads)
+    runs_to_buckets_kernel(const uint32_t* start, const uint32_t* count, uint32_t nb, const uint32_t* vals,
+                           const typename G::Affine* pts, typename G::Bucket* buckets) {
+  const uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b >= nb) return;
+  typename G::Bucket acc = G::Bucket::infinity();
+  const uint32_t first = start[b], stop = first + count[b];
+  for (uint32_t q = first; q < stop; ++q) {
+    const typename G::Affine p = round_input<G>(vals, pts, q);
+    if (!p.is_infinity()) acc.add_affine(p.x, p.y);
+  }
+  buckets[b] = acc;
+}
+
+// Montgomery's trick over a[0, m), one level: thread t owns a[t + k s] (k < per), s = threads:
+// prefix products in place of the thread's own positions in `prefix`, the product in totals[t].
+template <class F>
+__global__ void __launch_bounds__(kThreads)
+    batch_inv_up_kernel(const F* a, F* prefix, F* totals, uint32_t m, uint32_t s, uint32_t per) {
+  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= s) return;
+  F acc = a[t];  // t < s <= m
+  prefix[t] = acc;
+  for (uint32_t k = 1, i = t + s; k < per && i < m; ++k, i += s) {
+    acc = acc * a[i];
+    prefix[i] = acc;
+  }
+  totals[t] = acc;
+}
+
+// The way down: totals[t] now holds the inverse of the thread's product; a[i] <- 1 / a[i].
+template <class F>
+__global__ void __launch_bounds__(kThreads)
+    batch_inv_down_kernel(F* a, const F* prefix, const F* inv_totals, uint32_t m, uint32_t s, uint32_t per) {
+  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= s) return;
+  uint32_t last = t;
+  for (uint32_t k = 1; k < per && last + s < m; ++k) last += s;
+  F inv = inv_totals[t];
+  for (uint32_t i = last; i != t; i -= s) {
+    const F ai = a[i];
+    a[i] = inv * prefix[i - s];
+    inv = inv * ai;
+  }
+  a[t] = inv;
+}
+
+// In-place inversion of m non-zero elements on the device by Montgomery's trick, level by
+// level (16 per thread) down to a single element that the host inverts (an exact inversion of
+// the CPU field; one small copy each way instead of a ~400-product Fermat chain on one GPU
+// thread, whose latency would dominate a round). Costs 3 products per element plus 3/16 per
+// element for the levels above.
+template <class F>
+class BatchInverter {
+ public:
+  static constexpr uint32_t kPer = 16;
+
+  void run(F* a, uint32_t m, cudaStream_t stream) {
+    if (m == 0) return;
+    // Level sizes m_0 = m, m_{l+1} = ceil(m_l / kPer), until 1.
+    std::vector<uint32_t> sizes{m};
+    while (sizes.back() > 1) sizes.push_back((sizes.back() + kPer - 1) / kPer);
+    size_t pre = 0, up = 0;
+    for (size_t l = 0; l + 1 < sizes.size(); ++l) {
+      pre += sizes[l];
+      up += sizes[l + 1];
+    }
+    prefix_.reserve(pre + 1, "MSM batch-inversion prefixes");
+    levels_.reserve(up + 1, "MSM batch-inversion levels");
+    std::vector<F*> arr{a}, pref;
+    F* pp = prefix_.get();
+    F* lp = levels_.get();
+    for (size_t l = 0; l + 1 < sizes.size(); ++l) {
+      pref.push_back(pp);
+      pp += sizes[l];
+      arr.push_back(lp);
+      lp += sizes[l + 1];
+    }
+    for (size_t l = 0; l + 1 < sizes.size(); ++l) {
+      const uint32_t s = sizes[l + 1];
+      batch_inv_up_kernel<F>
+          <<<blocks_for(s, kThreads), kThreads, 0, stream>>>(arr[l], pref[l], arr[l + 1], sizes[l], s, kPer);
+      ZK_CUDA_OK_LAUNCH();
+    }
+    F top;
+    ZK_CUDA_OK(cudaMemcpyAsync(&top, arr.back(), sizeof(F), cudaMemcpyDeviceToHost, stream));
+    ZK_CUDA_OK(cudaStreamSynchronize(stream));
+    host_top_ = F::from_host(top.to_host().inverse());
+    ZK_CUDA_OK(cudaMemcpyAsync(arr.back(), &host_top_, sizeof(F), cudaMemcpyHostToDevice, stream));
+    for (size_t l = sizes.size() - 1; l-- > 0;) {
+      const uint32_t s = sizes[l + 1];
+      batch_inv_down_kernel<F>
+          <<<blocks_for(s, kThreads), kThreads, 0, stream>>>(arr[l], pref[l], arr[l + 1], sizes[l], s, kPer);
+      ZK_CUDA_OK_LAUNCH();
+    }
+    // host_top_ is a member: the host-to-device copy may still read it after we return.
+  }
+
+ private:
+  DeviceBuffer<F> prefix_, levels_;
+  F host_top_;
+};
+
+// Rounds of batch-affine pair additions over runs of points (see the top of this file).
+template <class G>
+class AffineRounds {
+ public:
+  using Affine = typename G::Affine;
+  using F = typename G::Fq;
+
+  // Reduces the nb runs (start[b], count[b]) of the input (vals / pts as in round_input) while
+  // the longest run (max_count) is above `stop`; returns the final runs' array and leaves their
+  // (start, count) in *out_start / *out_count, which point into meta[0..3] (nb + 1 entries each,
+  // the caller's). Returns the input's pts (and keeps vals) when no round runs.
+  struct Result {
+    const uint32_t* vals;
+    const Affine* pts;
+    const uint32_t* start;
+    const uint32_t* count;
+    int rounds;
+  };
+  // bufs[0..2]: device byte buffers shared with the XYZZ path and other engines (MsmScratch::part):
+  // the odd and even rounds' points, and the prefix products.
+  Result run(const uint32_t* start, const uint32_t* count, uint32_t nb, uint64_t max_count, const uint32_t* vals,
+             const Affine* pts, uint32_t stop, uint32_t* const meta[4], DeviceBuffer<uint8_t>& temp,
+             DeviceBuffer<uint8_t>* bufs, cudaStream_t stream) {
+    Result r{vals, pts, start, count, 0};
+    int side = 0;
+    while (max_count > stop) {
+      uint32_t* ostart = meta[2 * side];
+      uint32_t* ocount = meta[2 * side + 1];
+      half_counts_kernel<<<blocks_for(uint64_t(nb) + 1, kThreads), kThreads, 0, stream>>>(r.count, nb, ocount);
+      ZK_CUDA_OK_LAUNCH();
+      size_t temp_bytes = 0;
+      ZK_CUDA_OK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, ocount, ostart, nb + 1, stream));
+      temp.reserve(temp_bytes, "MSM scan scratch");
+      ZK_CUDA_OK(cub::DeviceScan::ExclusiveSum(temp.get(), temp_bytes, ocount, ostart, nb + 1, stream));
+      uint32_t m = 0;
+      ZK_CUDA_OK(cudaMemcpyAsync(&m, ostart + nb, sizeof m, cudaMemcpyDeviceToHost, stream));
+      ZK_CUDA_OK(cudaStreamSynchronize(stream));
+      // Enough threads to fill the card (~2^16), at most 16 slots each (the inversion's levels
+      // above cost 3/16 products per slot at 16).
+      const uint32_t per = uint32_t(std::min<uint64_t>(16, std::max<uint64_t>(1, (uint64_t(m) + 65535) >> 16)));
+      const uint32_t threads = (m + per - 1) / per;
+      bufs[2].reserve(size_t(m) * sizeof(F), "MSM batch-affine prefixes");
+      F* prefix = reinterpret_cast<F*>(bufs[2].get());
+      totals_.reserve(threads, "MSM batch-affine totals");
+      // Rounds alternate between bufs[0] and bufs[1] (the first reads the MSM's points).
+      const int o = r.vals != nullptr || r.pts != reinterpret_cast<const Affine*>(bufs[0].get()) ? 0 : 1;
+      bufs[o].reserve(size_t(m) * sizeof(Affine), "MSM batch-affine points");
+      Affine* out = reinterpret_cast<Affine*>(bufs[o].get());
+      affine_round_up_kernel<G><<<blocks_for(threads, kAccThreads), kAccThreads, 0, stream>>>(
+          r.start, r.count, ostart, nb, m, per, r.vals, r.pts, prefix, totals_.get());
+      ZK_CUDA_OK_LAUNCH();
+      inverter_.run(totals_.get(), threads, stream);
+      affine_round_down_kernel<G><<<blocks_for(threads, kAccThreads), kAccThreads, 0, stream>>>(
+          r.start, r.count, ostart, nb, m, per, r.vals, r.pts, prefix, totals_.get(), out);
+      ZK_CUDA_OK_LAUNCH();
+      r = Result{nullptr, out, ostart, ocount, r.rounds + 1};
+      side = 1 - side;
+      max_count = (max_count + 1) / 2;
+    }
+    return r;
+  }
+
+  // Device bytes per input point for a slice of `inputs` points (round one's output points and
+  // prefixes, half the inputs each; the later rounds' array, a quarter): the slicing budget.
+  static constexpr double bytes_per_input() { return 0.75 * double(sizeof(Affine)) + 0.5 * double(sizeof(F)); }
+
+ private:
+  DeviceBuffer<F> totals_;
+  BatchInverter<F> inverter_;
+};
+
+}  // namespace zkmill::cuda::pippenger
