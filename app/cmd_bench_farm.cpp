@@ -367,7 +367,8 @@ int run_bench_farm(BenchFarmOptions o, const Context& ctx) {
       "compute = worker synthesis + proving; overhead/part = workers x wall / partitions - compute "
       "(dispatch, Redis, bundle transfer, verification, idle); loop-cpu/p, verify-cpu/p, redis-cpu/p = CPU time "
       "per partition of the throughput job of the coordinator's event loop (messages, Redis), of its proof "
-      "checks (verify threads: per-proof checks and the job's final check) and of redis-server (which also answers this bench's "
+      "checks (verify threads: per-proof checks and the job's final check) and of redis-server (which also answers "
+      "this bench's "
       "polling); 1-part = "
       "one-partition jobs, submit to 'done' (batch-verified)\n");
   return 0;
