@@ -200,13 +200,10 @@ void bench_workers(const BenchFarmOptions& o, CurveId curve, unsigned w) {
   // --worker-processes: this process (the coordinator's threads, the bench's polling) and
   // Redis (forked by EmbeddedFarm, so it inherits the mask) on the first coordinator_cores
   // CPUs, the workers on the others.
+  // (run_bench_farm checked once that o.cpus has more than coordinator_cores CPUs.)
   std::vector<int> worker_cores;
   if (o.worker_processes) {
     const auto& cpus = o.cpus;
-    if (cpus.size() <= o.coordinator_cores)
-      throw std::invalid_argument("--worker-processes needs more CPUs than --coordinator-cores (" +
-                                  std::to_string(o.coordinator_cores) + "); this process may use " +
-                                  std::to_string(cpus.size()));
     const cpu_set_t mine = cpu_set_of({cpus.begin(), cpus.begin() + o.coordinator_cores});
     if (sched_setaffinity(0, sizeof mine, &mine) != 0) throw std::runtime_error("sched_setaffinity failed");
     worker_cores.assign(cpus.begin() + o.coordinator_cores, cpus.end());

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -36,17 +37,17 @@ const EnvChoice& env_choice() {
   return c;
 }
 
+// The call's choice, else the environment's; nullopt when both leave it to the size policy.
+std::optional<bool> forced_choice(MsmAccumulation requested, MsmAccumulation from_env) {
+  const MsmAccumulation c = requested == MsmAccumulation::kAuto ? from_env : requested;
+  if (c == MsmAccumulation::kAuto) return std::nullopt;
+  return c == MsmAccumulation::kBatchAffine;
+}
+
 }  // namespace
 
 bool batch_affine_windows(MsmAccumulation requested, uint64_t digits, uint32_t buckets, size_t coord_bytes) {
-  switch (requested == MsmAccumulation::kAuto ? env_choice().windows : requested) {
-    case MsmAccumulation::kXyzz:
-      return false;
-    case MsmAccumulation::kBatchAffine:
-      return true;
-    default:
-      break;
-  }
+  if (const auto forced = forced_choice(requested, env_choice().windows)) return *forced;
   // Measured on the H200 (cuda/bench/NOTES.md, "Batch-affine accumulation", 2026-12-02), forced
   // each way on the same binary: batch-affine wins only for BLS12-381 G1 (48-byte coordinates)
   // from 2^22 points (2^26 digits: -11% at 2^22, -4% at 2^24) and BN254 G2 (64-byte Fq2) from
@@ -62,14 +63,7 @@ bool batch_affine_windows(MsmAccumulation requested, uint64_t digits, uint32_t b
 }
 
 bool batch_affine_ones(MsmAccumulation requested, uint64_t n_one, size_t coord_bytes) {
-  switch (requested == MsmAccumulation::kAuto ? env_choice().ones : requested) {
-    case MsmAccumulation::kXyzz:
-      return false;
-    case MsmAccumulation::kBatchAffine:
-      return true;
-    default:
-      break;
-  }
+  if (const auto forced = forced_choice(requested, env_choice().ones)) return *forced;
   // The 1-scalar sum is one run: log2(n_one) rounds, each with fixed latencies (two host syncs,
   // ~15 launches); measured slower than the XYZZ list sum on every PoRep-mix row (e.g. BN254 G1
   // 2^24: 9.66 -> 14.19 ms), so it is used only when forced.
