@@ -20,22 +20,65 @@
 // of each multiplication (GLV/GLS, group_ops.hpp) and the GPU.
 #pragma once
 
+#include <functional>
+#include <span>
 #include <string>
 
+#include "common/curves/bls12_381.hpp"
+#include "common/curves/bn254.hpp"
 #include "common/formats/ptau.hpp"
 #include "common/util/thread_pool.hpp"
 
 namespace zkmill::setup {
 
+// A transform of one power on another device (app/cmd_powersoftau.cpp plugs in the GPU's,
+// cuda/ntt/point_ntt.hpp; common/ cannot name it): out = the group IFFT of `in` (2^k points,
+// affine, the point at infinity allowed), the same group elements as group_ifft. Calls
+// progress(m) as it goes, m scalar multiplications done (group_ifft_cost in all). Returns an
+// empty string on success, else why it failed.
+template <class C>
+using GroupIfftOffload = std::function<std::string(std::span<const ec::Affine<C>> in, std::span<ec::Jacobian<C>> out,
+                                                   const std::function<void(uint64_t)>& progress)>;
+
+struct PrepareOffload {
+  GroupIfftOffload<curves::Bn254::G1Params> bn254_g1;
+  GroupIfftOffload<curves::Bn254::G2Params> bn254_g2;
+  GroupIfftOffload<curves::Bls12381::G1Params> bls12381_g1;
+  GroupIfftOffload<curves::Bls12381::G2Params> bls12381_g2;
+  std::string name = "GPU";  // for messages
+  // Transforms of fewer points run on the CPU (microseconds there; a device round trip each).
+  uint32_t min_log_n = 8;
+  // A failed offload is an error (--gpu on) rather than a warning and the CPU for the rest.
+  bool required = false;
+
+  template <class C>
+  const GroupIfftOffload<C>& get() const {
+    if constexpr (std::is_same_v<C, curves::Bn254::G1Params>)
+      return bn254_g1;
+    else if constexpr (std::is_same_v<C, curves::Bn254::G2Params>)
+      return bn254_g2;
+    else if constexpr (std::is_same_v<C, curves::Bls12381::G1Params>)
+      return bls12381_g1;
+    else
+      return bls12381_g2;
+  }
+};
+
 struct PrepareStats {
   double seconds = 0;
   uint32_t power = 0;
   CurveId curve{};
+  uint64_t offloaded = 0;  // transforms done by the offload device
+  uint64_t on_cpu = 0;     // transforms done on the CPU
 };
 
 // Reads `in`, writes `out` atomically. Throws formats::FormatError for a bad input file (named)
-// and std::runtime_error for a ptau this cannot prepare; nothing is written then.
+// and std::runtime_error for a ptau this cannot prepare (or, with offload->required, whose
+// offloaded transform failed); nothing is written then. `offload` (optional): the device that
+// transforms powers of at least 2^min_log_n points; the rest, and everything after a failed
+// offload when it is not required (with a warning), run on `pool`.
 PrepareStats prepare_phase2(const std::string& in, const std::string& out, bool progress,
-                            util::ThreadPool& pool = util::ThreadPool::global());
+                            util::ThreadPool& pool = util::ThreadPool::global(),
+                            const PrepareOffload* offload = nullptr);
 
 }  // namespace zkmill::setup

@@ -52,6 +52,28 @@ TEST(SetupCli, UsageErrorsAreExit2) {
   EXPECT_FALSE(fs::exists(out));
 }
 
+// --gpu on either prepares the same bytes as --gpu off (a CUDA build on a GPU machine: powers
+// 2^8 and up go to the GPU) or exits 2 naming why, writing nothing (no CUDA or no device, CI).
+TEST(SetupCli, PrepareGpuOnMatchesTheCpuOrRefusesCleanly) {
+  const fs::path d = scratch_dir();
+  auto p = [&](const char* n) { return (d / n).string(); };
+  const std::string in = interop_fixture("bn128", "pot8", "ptau");
+  Result r = run_zkmill({"powersoftau", "prepare", "phase2", "--quiet", "--gpu", "off", in, p("cpu.ptau")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run_zkmill({"powersoftau", "prepare", "phase2", "--quiet", "--gpu", "on", in, p("gpu.ptau")});
+  if (r.exit_code == 0) {
+    EXPECT_TRUE(contains(r.err, "GPU 0: ")) << r.err;
+    EXPECT_EQ(slurp(p("gpu.ptau")), slurp(p("cpu.ptau")));
+  } else {
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_TRUE(contains(r.err, "--gpu on: no GPU")) << r.err;
+    EXPECT_FALSE(fs::exists(p("gpu.ptau")));
+  }
+  r = run_zkmill({"powersoftau", "prepare", "phase2", "--gpu", "maybe", in, p("x.ptau")});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_FALSE(fs::exists(p("x.ptau")));
+}
+
 class SetupChain : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(SetupChain, ZkmillOnlyCeremonyVerifiesAndTamperingIsCaught) {
