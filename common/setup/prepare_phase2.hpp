@@ -17,7 +17,8 @@
 // j by time). Radix-4 butterflies do not cut multiplications either: the product by the 4th
 // root of unity, free for complex numbers, is a full-size scalar multiplication in the group,
 // so 4 points over 2 stages cost 3 twiddles + 1 = 4, as in radix 2. What is left is the cost
-// of each multiplication (GLV/GLS, group_ops.hpp) and the GPU.
+// of each multiplication (GLV/GLS, group_ops.hpp) and the GPU (cuda/ntt/point_ntt.cuh, plugged
+// in through PrepareOffload below).
 #pragma once
 
 #include <functional>
