@@ -57,14 +57,15 @@ TEST(FarmConfigWorker, GpuPceDefaultsOnAndParsesStrictly) {
 // (docs/config.md), values outside their ranges named errors.
 TEST(FarmConfigCoordinator, ProofCheckBatchingDefaultsAndBounds) {
   const auto d = parse_farm_config("", "farm.yaml").coordinator;
-  EXPECT_EQ(d.verify_batch_window_us, 1000u);
+  EXPECT_EQ(d.verify_batch_window_us, 0u);
   EXPECT_EQ(d.verify_batch_max, 64u);
   EXPECT_FALSE(d.final_check_all);
+  EXPECT_EQ(d.max_worker_slots, 16u);
   const auto c =
-      parse_farm_config("coordinator:\n  verify_batch_window_us: 0\n  verify_batch_max: 1\n  final_check_all: true\n",
-                        "farm.yaml")
+      parse_farm_config(
+          "coordinator:\n  verify_batch_window_us: 2000\n  verify_batch_max: 1\n  final_check_all: true\n", "farm.yaml")
           .coordinator;
-  EXPECT_EQ(c.verify_batch_window_us, 0u);
+  EXPECT_EQ(c.verify_batch_window_us, 2000u);
   EXPECT_EQ(c.verify_batch_max, 1u);
   EXPECT_TRUE(c.final_check_all);
   for (const char* bad : {"verify_batch_window_us: 10000001", "verify_batch_window_us: -1", "verify_batch_max: 0",
