@@ -14,7 +14,12 @@ namespace zkmill::cuda::pippenger {
 
 namespace {
 
+// Measured (NOTES.md, "Fused and interleaved rounds"): interleaved split rounds beat contiguous
+// ones on G1 by 9-19% at 2^22-2^24 and lose 3-8% on G2 (whose kernels are at the register cap);
+// the fused round is 2-4x slower everywhere (one Fermat inversion per 1024 slots). One default
+// for both groups: the round is chosen without knowing the group (that would change the engines).
 constexpr MsmAffineRound kDefaultRound = MsmAffineRound::kInterleaved;
+// Rounds until the longest run holds <= 2 points: stopping at 8 measured the same within 0.5%.
 constexpr uint32_t kDefaultStop = 2;
 
 const AccumulationChoice& env_choice() {
@@ -71,15 +76,16 @@ uint32_t parse_affine_stop_env(const char* value) {
 }
 
 bool batch_affine_windows_by_size(uint64_t digits, size_t coord_bytes) {
-  // Measured on the H200 (cuda/bench/NOTES.md, "Batch-affine accumulation", 2026-12-02), forced
-  // each way on the same binary: batch-affine wins only for BLS12-381 G1 (48-byte coordinates)
-  // from 2^22 points (2^26 digits: -11% at 2^22, -4% at 2^24) and BN254 G2 (64-byte Fq2) from
-  // 2^20 (-12% at 2^20, -28% at 2^22); it loses for BN254 G1 (+1-3% at 2^22-2^24, +34% at 2^20)
-  // and BLS12-381 G2 (+7-11%: its kernels spill at the register cap).
+  // Measured on the H200 (cuda/bench/NOTES.md, "Fused and interleaved rounds", 2026-12-02), each
+  // accumulation forced on the same binary, interleaved rounds: batch-affine wins for G1 of both
+  // curves from 2^22 points (2^26 digits at c = 16; BN254 -9% at 2^22, -15% at 2^24, -13% at
+  // 2^26; BLS12-381 -23%, -21%, -19%) and loses or ties below (BN254 2^20 +25%, BLS12-381 2^20
+  // -1%, noise); for BN254 G2 (64-byte Fq2) from 2^20 points (-27% at 2^22); never for BLS12-381
+  // G2 (+8-18%: its kernels spill at the register cap).
   // Only inside the measured range: beyond it (a PoRep partition's 2^27-point H MSM, 2^31
   // digits, runs with the card nearly full) the slices would be cut from a small budget and
   // each slice pays the rounds' fixed latencies again, which was not measured; XYZZ is.
-  if (coord_bytes == 48) return digits >= (uint64_t(1) << 26) && digits <= (uint64_t(1) << 28);
+  if (coord_bytes == 32 || coord_bytes == 48) return digits >= (uint64_t(1) << 26) && digits <= (uint64_t(1) << 30);
   if (coord_bytes == 64) return digits >= (uint64_t(1) << 24) && digits <= (uint64_t(1) << 26);
   return false;
 }
