@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The GPU MSM's choice between XYZZ and batch-affine bucket accumulation (accumulation.hpp).
-// Thresholds from measurements on the H200 (cuda/bench/NOTES.md, "Batch-affine accumulation" and
+// Thresholds from measurements on the H200 (cuda/bench/NOTES-batch-affine.md, "Batch-affine accumulation" and
 // "Fused and interleaved rounds").
 #include "cuda/msm/accumulation.hpp"
 
@@ -14,7 +14,7 @@ namespace zkmill::cuda::pippenger {
 
 namespace {
 
-// Measured (NOTES.md, "Fused and interleaved rounds"): interleaved split rounds beat contiguous
+// Measured (NOTES-batch-affine.md, "Fused and interleaved rounds"): interleaved split rounds beat contiguous
 // ones on G1 by 9-19% at 2^22-2^24 and lose 3-8% on G2 (whose kernels are at the register cap);
 // the fused round is 2-4x slower everywhere (one Fermat inversion per 1024 slots). One default
 // for both groups: the round is chosen without knowing the group (that would change the engines).
@@ -76,7 +76,7 @@ uint32_t parse_affine_stop_env(const char* value) {
 }
 
 bool batch_affine_windows_by_size(uint64_t digits, size_t coord_bytes) {
-  // Measured on the H200 (cuda/bench/NOTES.md, "Fused and interleaved rounds", 2026-12-02), each
+  // Measured on the H200 (cuda/bench/NOTES-batch-affine.md, "Fused and interleaved rounds", 2026-12-02), each
   // accumulation forced on the same binary, interleaved rounds: batch-affine wins for G1 of both
   // curves from 2^22 points (2^26 digits at c = 16; BN254 -9% at 2^22, -15% at 2^24, -13% at
   // 2^26; BLS12-381 -23%, -21%, -19%) and loses or ties below (BN254 2^20 +25%, BLS12-381 2^20

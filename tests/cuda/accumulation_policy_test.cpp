@@ -33,7 +33,7 @@ TEST(AccumulationPolicy, ForcedChoiceWinsOverSize) {
   }
 }
 
-// The size policy as measured on the H200 (cuda/bench/NOTES.md): batch-affine for G1 of both
+// The size policy as measured on the H200 (cuda/bench/NOTES-batch-affine.md): batch-affine for G1 of both
 // curves at 2^22..2^26 points (2^26..2^30 digits at c = 16) and BN254 G2 at 2^20..2^22 (2^24..2^26
 // digits); never for BLS12-381 G2, outside the measured ranges, or the 1-scalar sum.
 TEST(AccumulationPolicy, SizePolicyStaysInsideTheMeasuredRanges) {
