@@ -782,7 +782,8 @@ void Coordinator::dispatch() {
                  (w.takes_synth() && !w.draining && can_synth(w.role) && !quarantined(id, w) && !is_silent(w, now));
   }
   // Prove work first: it drains what synthesis already produced. A prove worker takes up to
-  // its slots (its devices and the partitions it prefetches); a synthesis runs alone. A silent
+  // its slots (its devices and the partitions it prefetches); a synthesis runs alone, except on
+  // a worker with a lookahead, which queues what it cannot start yet (takes_synth/prove). A silent
   // worker (is_silent) gets nothing new until it is heard again. Each claim is one script; an
   // empty queue ends the pass for every worker.
   bool prove_empty = false;
