@@ -46,6 +46,7 @@ struct BenchFarmOptions {
   bool worker_processes = false;
   unsigned coordinator_cores = 4;
   int64_t verify_batch_window_us = -1;  // -1: the default of coordinator.verify_batch_window_us
+  int64_t worker_lookahead = -1;        // -1: the default of worker.lookahead
   std::vector<int> cpus;                // the CPUs the bench may use (its affinity when it started)
 };
 
@@ -71,7 +72,7 @@ cpu_set_t cpu_set_of(const std::vector<int>& cpus) {
 // pinned to one core; SIGTERM (drain) on the way out, SIGKILL if one is still there after 5 s.
 class WorkerProcesses {
  public:
-  WorkerProcesses(const farm::EmbeddedFarm& f, unsigned n, const std::vector<int>& cores) {
+  WorkerProcesses(const farm::EmbeddedFarm& f, unsigned n, const std::vector<int>& cores, int64_t lookahead) {
     const auto& cfg = f.config();
     for (unsigned i = 1; i <= n; ++i) {
       const std::string id = "both-" + std::to_string(i);
@@ -82,6 +83,7 @@ class WorkerProcesses {
                           << "\n  liveness: " << cfg.coordinator.liveness
                           << "\n  lease_ms: " << cfg.coordinator.lease_ms << "\nworker:\n  id: " << id
                           << "\n  key_dir: " << cfg.worker.key_dir << "\n";
+      if (lookahead >= 0) std::ofstream(yaml, std::ios::app) << "  lookahead: " << lookahead << "\n";
       std::vector<std::string> args{"/proc/self/exe", "--log-level", "warn",   "worker",
                                     "--config",       yaml,          "--role", "both"};
       std::vector<char*> argv;
@@ -210,11 +212,12 @@ void bench_workers(const BenchFarmOptions& o, CurveId curve, unsigned w) {
   }
   farm::EmbeddedFarm f([&](farm::FarmConfig& cfg) {
     if (o.verify_batch_window_us >= 0) cfg.coordinator.verify_batch_window_us = uint32_t(o.verify_batch_window_us);
+    if (o.worker_lookahead >= 0) cfg.worker.lookahead = uint32_t(o.worker_lookahead);
   });
   const std::string key = write_key(f, o, curve);
   std::unique_ptr<WorkerProcesses> procs;
   if (o.worker_processes)
-    procs = std::make_unique<WorkerProcesses>(f, w, worker_cores);
+    procs = std::make_unique<WorkerProcesses>(f, w, worker_cores, o.worker_lookahead);
   else
     f.start_workers(0, 0, w);
   farm::FarmClient c(f.config().redis);
@@ -392,8 +395,12 @@ RunFn setup_bench_farm(CLI::App& sub) {
       ->capture_default_str()
       ->check(CLI::Range(1u, 1024u));
   sub.add_option("--verify-batch-window-us", o->verify_batch_window_us,
-                 "The coordinator's coordinator.verify_batch_window_us (default: the config default, 1000)")
+                 "The coordinator's coordinator.verify_batch_window_us (default: the config default, 0)")
       ->check(CLI::Range(int64_t(0), int64_t(10000000)));
+  sub.add_option("--worker-lookahead", o->worker_lookahead,
+                 "The workers' worker.lookahead: assignments each holds queued behind the one it runs (default: the "
+                 "config default, 1; 0: one at a time)")
+      ->check(CLI::Range(int64_t(0), int64_t(16)));
   return [o](const Context& ctx) { return run_bench_farm(*o, ctx); };
 }
 

@@ -319,6 +319,9 @@ void Coordinator::serve(const std::atomic<bool>& stop) {
         handle(from, *m);
         dispatch_due_ = true;  // a result or hello may have freed a worker
       }
+      // The turn's syntheses: one script records them all (the prove queue then holds them for
+      // this turn's dispatch).
+      record_synthesized();
       // Proofs received this turn go to idle verify threads before and after the verdicts are
       // collected (collecting frees threads: what gathered meanwhile goes to them at once).
       flush_checks();
@@ -465,8 +468,16 @@ void Coordinator::on_hello(const Peer& from, const Hello& h) {
   // Busy with what it reports working on (from before our restart, or a reconnect).
   if (!h.current.empty()) w.busy[h.current] = {false, now_ms(), 0, false, {}};
   for (const auto& t : h.tasks) w.busy[t.at.token] = {t.stage == TaskStage::Synthesizing, now_ms(), 0, false, {}};
-  // Optional: how many assignments it takes at once (prove workers: slots x (1 + prefetch)).
-  w.slots = h.slots.value_or(1);
+  // Optional: how many assignments it takes at once (prove workers: slots x (1 + prefetch);
+  // synth and `both` workers with a lookahead: those queued too). Capped: a worker cannot
+  // hoard the queue by advertising more (the cap is also what a lookahead can let a later
+  // higher-priority job wait behind, per worker).
+  w.slots = std::min<uint64_t>(h.slots.value_or(1), cfg_.coordinator.max_worker_slots);
+  if (h.slots.value_or(1) > w.slots)
+    peer_warning(from.id, "coordinator: worker '" + printable(from.id, 64) + "' advertises " +
+                              std::to_string(*h.slots) +
+                              " slots; capped at coordinator.max_worker_slots = " + std::to_string(w.slots));
+  w.queues = h.lookahead.value_or(0) > 0 && w.slots > 1;
   w.draining = h.draining;
   w.last_seen_ms = now_ms();
   note_connection(w, from.fd);
@@ -766,18 +777,19 @@ void Coordinator::dispatch() {
   bool synth_idle = false;  // a worker that could take a synthesis now
   for (auto& [id, w] : workers_) {
     if (can_prove(w.role) && !w.draining && !quarantined(id, w)) prove_slots += w.slots;
-    if (w.synthesizing()) ++synthesizing;
-    synth_idle =
-        synth_idle || (w.busy.empty() && !w.draining && can_synth(w.role) && !quarantined(id, w) && !is_silent(w, now));
+    for (const auto& [token, a] : w.busy) synthesizing += a.synth ? 1 : 0;
+    synth_idle = synth_idle ||
+                 (w.takes_synth() && !w.draining && can_synth(w.role) && !quarantined(id, w) && !is_silent(w, now));
   }
   // Prove work first: it drains what synthesis already produced. A prove worker takes up to
-  // its slots (its devices and the partitions it prefetches); a synthesis runs alone. A silent
+  // its slots (its devices and the partitions it prefetches); a synthesis runs alone, except on
+  // a worker with a lookahead, which queues what it cannot start yet (takes_synth/prove). A silent
   // worker (is_silent) gets nothing new until it is heard again. Each claim is one script; an
   // empty queue ends the pass for every worker.
   bool prove_empty = false;
   for (auto& [id, w] : workers_)
     while (!prove_empty && !w.draining && can_prove(w.role) && !quarantined(id, w) && !is_silent(w, now) &&
-           w.busy.size() < w.slots && !w.synthesizing() && dispatch_prove(id, w, &prove_empty)) {
+           w.takes_prove() && dispatch_prove(id, w, &prove_empty)) {
     }
   if (!synth_idle) return;
   // Synthesized-but-unproved partitions: synth_lookahead per proving slot, so that every
@@ -787,7 +799,7 @@ void Coordinator::dispatch() {
   bool synth_empty = false;
   for (auto& [id, w] : workers_) {
     if (ahead >= limit || synth_empty) break;
-    if (w.busy.empty() && !w.draining && can_synth(w.role) && !quarantined(id, w) && !is_silent(w, now) &&
+    if (w.takes_synth() && !w.draining && can_synth(w.role) && !quarantined(id, w) && !is_silent(w, now) &&
         dispatch_synth(id, w, &synth_empty))
       ++ahead;
   }

@@ -98,7 +98,10 @@ class Coordinator {
       std::string statement;
     };
     std::map<std::string, Assigned> busy;  // token -> assigned and not yet reported back
-    uint64_t slots = 1;                    // assignments it takes at once (hello `slots`)
+    uint64_t slots = 1;                    // assignments it takes at once (hello `slots`, capped)
+    // It keeps assignments queued behind the running one (hello `lookahead` > 0): it takes a
+    // synthesis while it proves and a prove while it synthesizes, up to `slots` held.
+    bool queues = false;
     uint64_t last_seen_ms = 0;
     // Its control connection: the socket its last message came in on and that socket's peer
     // address (ip:port), so that a silent worker whose connection is still open (a slow or
@@ -111,6 +114,18 @@ class Coordinator {
     bool synthesizing() const {
       for (const auto& [token, a] : busy)
         if (a.synth) return true;
+      return false;
+    }
+    // Whether it takes a synthesis / a prove now. A worker without a lookahead synthesizes only
+    // when idle and proves only while not synthesizing; one with a lookahead takes either while
+    // it holds fewer than `slots` (what cannot start yet waits in its queue).
+    bool takes_synth() const { return queues ? busy.size() < slots : busy.empty(); }
+    bool takes_prove() const { return busy.size() < slots && (queues || !synthesizing()); }
+    // Whether its last report listed `token` as queued (not started): only such an assignment
+    // may be handed back without counting as a failed attempt (task_failed `returned`).
+    bool reported_queued(const std::string& token) const {
+      for (const auto& t : tasks)
+        if (t.at.token == token) return t.stage == TaskStage::Queued;
       return false;
     }
     // Takes a hello's or heartbeat's tokens[], current and tasks[].
@@ -132,6 +147,14 @@ class Coordinator {
   void on_heartbeat(const Peer& from, WorkerInfo& w, const WorkerHeartbeat& h);
   void on_synth_done(const Peer& from, WorkerInfo& w, const SynthDone& m);
   void on_prove_done(const Peer& from, WorkerInfo& w, const ProveDone& m);
+  // A synth_done that passed its checks, to be recorded at the end of the turn's messages with
+  // the others of that turn (one script for all: record_synthesized), and only then acked.
+  struct PendingSynth {
+    Peer from;
+    SynthDone m;
+    FarmStore::SynthRecord record;
+  };
+  void record_synthesized();
   void on_task_failed(const Peer& from, WorkerInfo& w, const TaskFailed& m);
   // A prove_done whose proof is being checked on the VerifyQueue. proof_text is the proof as
   // it is recorded (m.proof serialized once); what is checked is that text parsed back, so the
@@ -252,6 +275,7 @@ class Coordinator {
   std::map<uint64_t, PendingProof> verifying_;
   std::set<std::string> verifying_tokens_;
   std::deque<VerifyQueue::Verdict> verdicts_;
+  std::vector<PendingSynth> synthesized_;                         // this turn's checked synth_dones, not yet recorded
   std::map<std::string, std::vector<UncheckedProof>> unchecked_;  // circuit -> proofs not yet handed over
   uint64_t next_proof_id_ = 0;
   std::shared_ptr<CheckCounts> check_counts_ = std::make_shared<CheckCounts>();  // shared with the checks

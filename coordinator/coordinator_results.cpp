@@ -151,18 +151,40 @@ void Coordinator::on_synth_done(const Peer& from, WorkerInfo& w, const SynthDone
                               cfg_.coordinator));
     return settle(from, w, m.at.token);
   }
-  const auto o = store_.synth_done(ref, sender, w.bundle_endpoint, m.bundle_key, nlohmann::json(*statement).dump(), now,
-                                   cfg_.coordinator.lease_ms, FarmStore::telemetry({{"synth_ms", m.synth_ms}}));
-  zkey_statements_.erase(ref.member());
-  spdlog::debug("coordinator: {} partition {} synthesized by {}{}", ref.job, ref.part, printable(from.id),
-                o.ok ? "" : " (" + o.reason + ")");
-  if (o.ok) {
-    metrics_.synthesized(m);
-  } else {
-    release();
-    metrics_.discarded();
+  // Recorded with the turn's other syntheses by one script (record_synthesized), then acked.
+  synthesized_.push_back({from,
+                          m,
+                          {ref, sender, w.bundle_endpoint, m.bundle_key, nlohmann::json(*statement).dump(),
+                           FarmStore::telemetry({{"synth_ms", m.synth_ms}})}});
+}
+
+void Coordinator::record_synthesized() {
+  if (synthesized_.empty()) return;
+  std::vector<FarmStore::SynthRecord> batch;
+  for (const auto& p : synthesized_) batch.push_back(p.record);
+  // When this throws nothing is dropped: the batch is recorded again next turn, and what of it
+  // reached Redis before the failure is then refused as "partition synthesized", never twice.
+  const auto outcomes = store_.synth_done(batch, now_ms(), cfg_.coordinator.lease_ms);
+  auto pending = std::move(synthesized_);
+  synthesized_.clear();
+  for (size_t i = 0; i < pending.size(); ++i) {
+    const PendingSynth& p = pending[i];
+    const FarmStore::Outcome& o = outcomes[i];
+    zkey_statements_.erase(p.record.ref.member());
+    spdlog::debug("coordinator: {} partition {} synthesized by {}{}", p.m.at.job, p.m.at.part, printable(p.from.id),
+                  o.ok ? "" : " (" + o.reason + ")");
+    if (o.ok) {
+      metrics_.synthesized(p.m);
+    } else {
+      // Released unless the partition still needs it (a late re-send of a recorded synthesis).
+      if (!store_.unneeded_bundles({p.m.bundle_key}).empty()) send(p.from.id, Release{p.m.bundle_key});
+      metrics_.discarded();
+    }
+    if (auto w = workers_.find(p.from.id); w != workers_.end() && w->second.curve_key == p.from.key)
+      settle(p.from, w->second, p.m.at.token);
+    else
+      send(p.from.id, Ack{p.m.at.token});
   }
-  settle(from, w, m.at.token);
 }
 
 void Coordinator::on_prove_done(const Peer& from, WorkerInfo& w, const ProveDone& m) {
@@ -451,9 +473,19 @@ void Coordinator::on_rejected(const PendingProof& p, const VerifyQueue::Verdict&
 void Coordinator::on_task_failed(const Peer& from, WorkerInfo& w, const TaskFailed& m) {
   const PartRef ref{m.at.job, m.at.part};
   const std::string error = printable(m.error, 1000);
-  auto f = store_.fail(ref, {from.id, from.key, m.at.token}, error, m.permanent, now_ms(), cfg_.coordinator);
+  // A handed-back assignment (a draining worker's lookahead queue) costs the partition no
+  // attempt, but only if the worker's last report had it queued, i.e. never started: a worker
+  // cannot hide a failure of work it ran by calling it returned.
+  const bool returned = m.returned && !m.permanent && w.reported_queued(m.at.token);
+  auto f = store_.fail(ref, {from.id, from.key, m.at.token}, error, m.permanent, now_ms(), cfg_.coordinator, returned);
   if (f.outcome == 0) {
     if (f.reason == "stale token" || f.reason.rfind("not from", 0) == 0) refused(from, "task_failed", m.at, f.reason);
+    return settle(from, w, m.at.token);
+  }
+  if (returned) {
+    spdlog::info("coordinator: {} partition {} returned unstarted by draining worker {}; queued again", ref.job,
+                 ref.part, printable(from.id));
+    dispatch_due_ = true;
     return settle(from, w, m.at.token);
   }
   count_failure("task_failed", ref, f);

@@ -210,6 +210,9 @@ std::optional<ControlBody> read_body(MessageType type, FieldReader& r) {
       h.slots = r.opt_u64("slots");
       if (r.ok() && h.slots && (*h.slots == 0 || *h.slots > ControlLimits::kMaxSlots))
         r.fail("slots", "is not in 1.." + std::to_string(ControlLimits::kMaxSlots));
+      h.lookahead = r.opt_u64("lookahead");
+      if (r.ok() && h.lookahead && *h.lookahead >= h.slots.value_or(1))
+        r.fail("lookahead", "is not below slots (a worker runs at least one of the assignments it holds)");
       h.tasks = r.tasks("tasks");
       h.seen = r.opt_u64("seen");
       return done(r, std::move(h));
@@ -255,6 +258,7 @@ std::optional<ControlBody> read_body(MessageType type, FieldReader& r) {
       f.at = r.attempt();
       f.error = r.str("error");
       f.permanent = r.opt_bool("permanent");
+      f.returned = r.opt_bool("returned");
       return done(r, std::move(f));
     }
     case MessageType::Bye:
@@ -333,6 +337,7 @@ json body_json(const ControlBody& body) {
           }
           if (!m.bundle_server_key.empty()) j["bundle_server_key"] = m.bundle_server_key;
           if (m.slots) j["slots"] = *m.slots;
+          if (m.lookahead) j["lookahead"] = *m.lookahead;
           if (m.seen) j["seen"] = *m.seen;
           put_tasks(j, m.tasks);
         } else if constexpr (std::is_same_v<T, WorkerHeartbeat>) {
@@ -359,6 +364,7 @@ json body_json(const ControlBody& body) {
           put_attempt(j, m.at);
           j["error"] = m.error;
           if (m.permanent) j["permanent"] = true;
+          if (m.returned) j["returned"] = true;
         } else if constexpr (std::is_same_v<T, Welcome>) {
           j = {{"heartbeat_ms", m.heartbeat_ms}, {"liveness", m.liveness}};
         } else if constexpr (std::is_same_v<T, Synth>) {
@@ -427,12 +433,15 @@ std::string_view stage_name(TaskStage s) {
       return "prefetched";
     case TaskStage::Proving:
       return "proving";
+    case TaskStage::Queued:
+      return "queued";
   }
   return "?";
 }
 
 std::optional<TaskStage> parse_stage(std::string_view s) {
-  for (auto st : {TaskStage::Synthesizing, TaskStage::Fetching, TaskStage::Prefetched, TaskStage::Proving})
+  for (auto st :
+       {TaskStage::Synthesizing, TaskStage::Fetching, TaskStage::Prefetched, TaskStage::Proving, TaskStage::Queued})
     if (s == stage_name(st)) return st;
   return std::nullopt;
 }

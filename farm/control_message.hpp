@@ -16,9 +16,9 @@
 //   prove_done {job, part, token, proof}          ack        {token}  (result recorded or refused)
 //   task_failed{job, part, token, error}          release    {bundle_key} (bundle no longer needed)
 //   bye        {}                                 drain      {}  (`zkmill worker drain`: as on SIGTERM)
-// Optional fields: hello {gpus[], bundle_server_key, slots, tasks[], seen}, worker_heartbeat {held[],
-// seen, tasks[]}, synth_done {synth_ms, bundle_bytes}, prove_done {public[], fetch_ms,
-// expand_ms, prove_ms, slot_wait_ms, bundle_bytes}, task_failed {permanent}, heartbeat {seq},
+// Optional fields: hello {gpus[], bundle_server_key, slots, lookahead, tasks[], seen}, worker_heartbeat
+// {held[], seen, tasks[]}, synth_done {synth_ms, bundle_bytes}, prove_done {public[], fetch_ms,
+// expand_ms, prove_ms, slot_wait_ms, bundle_bytes}, task_failed {permanent, returned}, heartbeat {seq},
 // synth {seq, input_bytes}, prove {seq, bundle_server_key}. Unknown fields are
 // ignored. Tokens are 32 lowercase hex digits (128 random bits, random_token.hpp); "current"
 // is "" when idle. public[] is the partition's statement as snarkjs writes public.json
@@ -87,8 +87,9 @@ struct GpuInfo {
 
 // Where a task a worker holds stands (hello/worker_heartbeat tasks[]): a synth worker's
 // synthesis, or a prove worker's partition being fetched, fetched and waiting for a proving
-// slot (prefetched), or proving.
-enum class TaskStage : uint8_t { Synthesizing, Fetching, Prefetched, Proving };
+// slot (prefetched), or proving; or an assignment held in the worker's lookahead queue, not
+// started yet (queued: it starts the moment the task ahead of it ends).
+enum class TaskStage : uint8_t { Synthesizing, Fetching, Prefetched, Proving, Queued };
 std::string_view stage_name(TaskStage s);
 std::optional<TaskStage> parse_stage(std::string_view s);
 
@@ -121,6 +122,12 @@ struct Hello {
   std::vector<GpuInfo> gpus;
   std::string bundle_server_key;  // CURVE: the synth worker's public key ("" without)
   std::optional<uint64_t> slots;  // assignments taken at once (1..kMaxSlots); absent: 1
+  // Of those, how many it keeps queued, not started, behind the ones it runs (its lookahead,
+  // worker.lookahead; 0..slots-1, absent: 0). A worker with a lookahead takes a synthesis
+  // while it proves and a prove while it synthesizes (queued until the task ahead ends), so
+  // its next partition is there when it reports the last one; the coordinator caps `slots`
+  // at coordinator.max_worker_slots whatever a worker advertises.
+  std::optional<uint64_t> lookahead;
   std::vector<TaskReport> tasks;  // every task held (prefetching workers); may be empty
   // As in WorkerHeartbeat: a hello again from a live worker (the coordinator was silent: a slow
   // link) tells what has arrived, so assignments still in flight are not forgotten.
@@ -160,6 +167,9 @@ struct TaskFailed {
   AttemptRef at;
   std::string error;
   bool permanent = false;  // the input itself is wrong; retrying cannot help
+  // An assignment handed back unstarted (it sat in the lookahead queue of a worker that is
+  // draining): requeued at once, not counted as a failed attempt.
+  bool returned = false;
 };
 struct Bye {
   static constexpr MessageType kType = MessageType::Bye;

@@ -150,6 +150,7 @@ void parse_coordinator(FarmSection s, CoordinatorConfig& c) {
   s.num<uint32_t>("verify_batch_window_us", c.verify_batch_window_us, 0, 10000000);
   s.num<uint32_t>("verify_batch_max", c.verify_batch_max, 1, 4096);
   s.boolean("final_check_all", c.final_check_all);
+  s.num<uint32_t>("max_worker_slots", c.max_worker_slots, 1, 64);
   s.str_list("standby_endpoints", c.standby_endpoints);
   for (const auto& e : c.standby_endpoints) check_endpoint(s, "standby_endpoints", e);
   // A lease shorter than the dead-peer window would requeue work of workers that are alive.
@@ -170,6 +171,7 @@ void parse_worker(FarmSection s, WorkerConfig& w) {
   s.num<uint32_t>("drain_hold_s", w.drain_hold_s, 0, 86400);
   s.num<uint32_t>("key_rescan_s", w.key_rescan_s, 0, 86400);
   s.num<uint32_t>("prefetch", w.prefetch, 0, 16);
+  s.num<uint32_t>("lookahead", w.lookahead, 0, 16);
   s.str("bundle_kind", w.bundle_kind);
   if (w.bundle_kind != "witness" && w.bundle_kind != "full")
     s.fail("key '" + s.key("bundle_kind") + "' must be 'witness' or 'full', got '" + w.bundle_kind + "'");

@@ -70,8 +70,10 @@ struct CoordinatorConfig {
   // Proof checks in batches (docs/farm.md, Lifecycle, step 5): a proof waits up to
   // verify_batch_window_us for others of its circuit, or until verify_batch_max have gathered,
   // and a group is checked with one multi-pairing (one by one only if that fails). 0: a proof
-  // goes at once when a thread is idle (batches form only while checks overlap).
-  uint32_t verify_batch_window_us = 1000;
+  // goes at once when a thread is idle (batches form only while checks overlap). Default 0: a
+  // 1 ms window cost 3-7 % of one coordinator's throughput for 0.05-0.1 ms of check CPU saved
+  // per partition (docs/benchmarks.md, issue 18).
+  uint32_t verify_batch_window_us = 0;
   uint32_t verify_batch_max = 64;
   // The job's final check of its proofs as stored: false re-checks (pairings) only the proofs
   // that are not byte-identical to the ones this process checked when it recorded them (the
@@ -79,6 +81,9 @@ struct CoordinatorConfig {
   // every proof with the pairing.
   bool final_check_all = false;
   std::vector<std::string> standby_endpoints;
+  // The most assignments one worker holds at once, whatever its hello's `slots` says: a worker
+  // advertising more (a bug, or a hostile peer hoarding the queue) is capped here.
+  uint32_t max_worker_slots = 16;
 };
 
 // worker: one worker process.
@@ -96,6 +101,10 @@ struct WorkerConfig {
   // Prove workers: partitions taken ahead per proving slot (GPU, or the CPU), fetched while
   // the current ones prove. 0: fetch, then prove, one partition per slot.
   uint32_t prefetch = 1;
+  // Synth and `both` workers: assignments held queued behind the running one (docs/farm.md,
+  // "Lookahead"), so the next partition is already here when the last result goes out. 0:
+  // one assignment at a time (the next asked for only by reporting the last).
+  uint32_t lookahead = 1;
   // Synth workers, native circuits: "witness" ships inputs and bit-packed aux only (the prove
   // worker computes a, b, c from the circuit's matrices); "full" ships the whole bundle with
   // a, b, c. zkey circuits always ship their own kind.

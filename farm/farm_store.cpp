@@ -155,22 +155,46 @@ redis.call('ZADD', 'zk:leases', now + lease, m)
 return {1, token, m, redis.call('HGETALL', jk), redis.call('HGETALL', pk)}
 )lua";
 
-// Telemetry (synth_ms) rides along as name/value pairs after the fixed arguments, so the
-// synthesis and its timing are one round trip.
-const char* kSynthDone = ZK_LUA_FENCE_CHECK ZK_LUA_HOLDER ZK_LUA_REF R"lua(
-local token, worker, wkey, endpoint, bkey, statement, now, lease = ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8], tonumber(ARGV[9])
-local ps = redis.call('HGET', pk, 'state')
-if ps ~= 'synthesizing' then return {0, 'partition ' .. tostring(ps)} end
-local why = refusal(pk, token, worker, wkey)
-if why then return {0, why} end
-local js = redis.call('HGET', jk, 'state')
-if js ~= 'running' then return {0, 'job ' .. tostring(js)} end
-redis.call('HSET', pk, 'state', 'synthesized', 'synth_worker', worker, 'bundle_endpoint', endpoint, 'bundle_key', bkey,
-  'statement', statement, 'updated_ms', now)
-for i = 10, #ARGV - 2, 2 do redis.call('HSET', pk, ARGV[i], ARGV[i + 1]) end
-redis.call('ZADD', 'zk:q:prove', -tonumber(redis.call('HGET', jk, 'priority')), m)
-redis.call('ZADD', 'zk:leases', now + lease, m)
-return {1, ''}
+// Records the syntheses a coordinator's loop turn received, in one script: one round trip for
+// all of them (atomic, like every script), each checked on its own (state, holder, token), so
+// that a refused one changes nothing and the same batch run again (after a lost reply) records
+// nothing twice. Telemetry (synth_ms) rides along per item, so a synthesis and its timing are
+// one write. ARGV: count, now, lease, then per item: member, token, worker, worker key, bundle
+// endpoint, bundle key, statement, k, k name/value pairs; then the fence.
+const char* kSynthDone = ZK_LUA_FENCE_CHECK ZK_LUA_HOLDER R"lua(
+local count, now, lease = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3])
+local out, a = {}, 4
+for n = 1, count do
+  local m, token, worker, wkey, endpoint, bkey, statement, k =
+    ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5], ARGV[a + 6], tonumber(ARGV[a + 7])
+  local fields = a + 8
+  a = fields + 2 * k
+  local seq, part = tonumber(string.sub(m, 1, 12)), tonumber(string.sub(m, 14))
+  local r
+  if not seq or not part then
+    r = {0, 'bad member ' .. m}
+  else
+    local id = 'j' .. seq
+    local jk, pk = 'zk:job:' .. id, 'zk:part:' .. id .. ':' .. part
+    local ps, js = redis.call('HGET', pk, 'state'), redis.call('HGET', jk, 'state')
+    local why = nil
+    if ps ~= 'synthesizing' then why = 'partition ' .. tostring(ps)
+    else why = refusal(pk, token, worker, wkey) end
+    if not why and js ~= 'running' then why = 'job ' .. tostring(js) end
+    if why then
+      r = {0, why}
+    else
+      redis.call('HSET', pk, 'state', 'synthesized', 'synth_worker', worker, 'bundle_endpoint', endpoint,
+        'bundle_key', bkey, 'statement', statement, 'updated_ms', now)
+      for i = fields, a - 1, 2 do redis.call('HSET', pk, ARGV[i], ARGV[i + 1]) end
+      redis.call('ZADD', 'zk:q:prove', -tonumber(redis.call('HGET', jk, 'priority')), m)
+      redis.call('ZADD', 'zk:leases', now + lease, m)
+      r = {1, ''}
+    end
+  end
+  out[n] = r
+end
+return out
 )lua";
 
 // Records a batch of verified proofs (every proof the coordinator's loop turn has a verdict
@@ -249,6 +273,14 @@ local js = redis.call('HGET', jk, 'state')
 if js ~= 'running' and js ~= 'queued' then
   redis.call('HSET', pk, 'state', js == 'cancelled' and 'cancelled' or ps, 'worker', '')
   return {0, 'job ' .. tostring(js)}
+end
+if ARGV[11] == '1' then
+  -- Handed back unstarted (a draining worker's lookahead queue): queued again at once, no
+  -- attempt counted, nothing else of the partition changed but its holder and bundle.
+  redis.call('HSET', pk, 'state', 'queued', 'worker', '', 'worker_key', '', 'synth_worker', '', 'bundle_endpoint', '',
+    'bundle_key', '', 'statement', '', 'updated_ms', now)
+  redis.call('ZADD', 'zk:q:synth', -tonumber(redis.call('HGET', jk, 'priority')), m)
+  return {1, tonumber(redis.call('HGET', pk, 'attempts') or '0'), 0, 0}
 end
 local attempts = redis.call('HINCRBY', pk, 'attempts', 1)
 redis.call('HSET', pk, 'error', err, 'worker', '', 'worker_key', '', 'synth_worker', '', 'bundle_endpoint', '',
@@ -444,11 +476,25 @@ Claim FarmStore::claim(const std::string& queue, const std::string& worker, cons
 FarmStore::Outcome FarmStore::synth_done(const PartRef& ref, const Sender& from, const std::string& endpoint,
                                          const std::string& bundle_key, const std::string& statement_json,
                                          uint64_t now_ms, uint64_t lease_ms, const Fields& fields) {
-  std::vector<std::string> args{ref.member(), from.token,     from.worker, from.key,     endpoint,
-                                bundle_key,   statement_json, num(now_ms), num(lease_ms)};
-  for (const auto& [name, value] : fields) args.insert(args.end(), {name, value});
+  return synth_done({{ref, from, endpoint, bundle_key, statement_json, fields}}, now_ms, lease_ms).at(0);
+}
+
+std::vector<FarmStore::Outcome> FarmStore::synth_done(const std::vector<SynthRecord>& batch, uint64_t now_ms,
+                                                      uint64_t lease_ms) {
+  if (batch.empty()) return {};
+  std::vector<std::string> args{num(batch.size()), num(now_ms), num(lease_ms)};
+  for (const auto& b : batch) {
+    args.insert(args.end(), {b.ref.member(), b.from.token, b.from.worker, b.from.key, b.endpoint, b.bundle_key,
+                             b.statement_json, num(b.fields.size())});
+    for (const auto& [name, value] : b.fields) args.insert(args.end(), {name, value});
+  }
   auto r = fenced(kSynthDone, std::move(args));
-  return {r.elements.at(0).as_int() == 1, r.elements.at(1).as_string()};
+  if (r.elements.size() != batch.size())
+    throw RedisReplyError("redis: the synth_done script answered " + std::to_string(r.elements.size()) +
+                          " outcomes for a batch of " + std::to_string(batch.size()));
+  std::vector<Outcome> out;
+  for (const auto& e : r.elements) out.push_back({e.elements.at(0).as_int() == 1, e.elements.at(1).as_string()});
+  return out;
 }
 
 FarmStore::Attempt FarmStore::attempt(const PartRef& ref) {
@@ -504,9 +550,10 @@ std::vector<FarmStore::ProveDone> FarmStore::prove_done(const std::vector<ProveR
 }
 
 FarmStore::Failed FarmStore::fail(const PartRef& ref, const Sender& from, const std::string& error, bool permanent,
-                                  uint64_t now_ms, const CoordinatorConfig& cc) {
-  auto r = fenced(kFail, {ref.member(), from.token, from.worker, from.key, error.substr(0, 1000), num(now_ms),
-                          num(cc.max_attempts), num(cc.backoff_ms), num(cc.backoff_max_ms), permanent ? "1" : "0"});
+                                  uint64_t now_ms, const CoordinatorConfig& cc, bool returned) {
+  auto r = fenced(
+      kFail, {ref.member(), from.token, from.worker, from.key, error.substr(0, 1000), num(now_ms), num(cc.max_attempts),
+              num(cc.backoff_ms), num(cc.backoff_max_ms), permanent ? "1" : "0", returned ? "1" : "0"});
   Failed f;
   f.outcome = int(r.elements.at(0).as_int());
   if (f.outcome) {

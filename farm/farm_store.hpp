@@ -142,6 +142,17 @@ class FarmStore {
   // `fields` (telemetry) when it is recorded.
   Outcome synth_done(const PartRef& ref, const Sender& from, const std::string& endpoint, const std::string& bundle_key,
                      const std::string& statement_json, uint64_t now_ms, uint64_t lease_ms, const Fields& fields = {});
+  // One synthesis to record (synth_done's arguments).
+  struct SynthRecord {
+    PartRef ref;
+    Sender from;
+    std::string endpoint, bundle_key, statement_json;
+    Fields fields;
+  };
+  // Records a batch in one script (one round trip, atomic), each item as synth_done's; the
+  // outcomes in the batch's order. When it throws, call it again with the same batch: what
+  // was recorded before the failure is refused then ("partition synthesized"), never twice.
+  std::vector<Outcome> synth_done(const std::vector<SynthRecord>& batch, uint64_t now_ms, uint64_t lease_ms);
   // {recorded?, n_verified, n_partitions}
   struct ProveDone {
     bool recorded = false;
@@ -173,8 +184,10 @@ class FarmStore {
   // `from.token` "" means "whatever attempt `from.worker` holds" (the reaper, for a dead
   // worker, and the coordinator itself). `permanent` fails the job at once, but only while the
   // partition is synthesizing (see kFail).
+  // `returned`: the worker hands back an assignment it never started (lookahead queue of a
+  // draining worker): requeued at once (outcome 1), no attempt counted, no backoff.
   Failed fail(const PartRef& ref, const Sender& from, const std::string& error, bool permanent, uint64_t now_ms,
-              const CoordinatorConfig& cc);
+              const CoordinatorConfig& cc, bool returned = false);
   // Moves retries whose backoff has passed back into the synth queue; returns how many.
   uint64_t promote_delayed(uint64_t now_ms);
   std::vector<std::string> expired_leases(uint64_t now_ms, size_t limit);

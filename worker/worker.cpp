@@ -156,14 +156,23 @@ ControlMessage Worker::hello() const {
       h.gpus.push_back(
           {g.value("index", uint64_t(0)), g.value("name", std::string()), g.value("memory_mb", uint64_t(0))});
   h.slots = uint64_t(capacity());  // optional: how many assignments we take at once
+  if (lookahead()) h.lookahead = uint64_t(lookahead());
   h.tasks = state.tasks;
   h.seen = state.seen;
   return ControlMessage(std::move(h));
 }
 
 size_t Worker::capacity() const {
-  if (!provers_) return 1;
-  return provers_->window(cfg_.worker.prefetch);
+  const size_t queued = 1 + size_t(cfg_.worker.lookahead);
+  if (!provers_) return queued;
+  const size_t window = provers_->window(cfg_.worker.prefetch);
+  return can_synth(opts_.role) ? std::max(window, queued) : window;
+}
+
+size_t Worker::lookahead() const {
+  // A prove worker's extra assignments start at once (they fetch while others prove): none wait.
+  if (!can_synth(opts_.role) || cfg_.worker.lookahead == 0) return 0;
+  return capacity() - 1;
 }
 
 ControlMessage Worker::heartbeat() const {
@@ -181,6 +190,10 @@ ControlMessage Worker::heartbeat() const {
     const TaskStage stage = t->stage.load();
     if (hb.current.empty() || stage == TaskStage::Proving || stage == TaskStage::Synthesizing) hb.current = token;
     hb.tasks.push_back({{t->job, t->part, token}, stage});
+  }
+  for (const auto& q : queued_) {
+    const AttemptRef& at = q.type() == MessageType::Synth ? q.as<Synth>()->at : q.as<Prove>()->at;
+    hb.tasks.push_back({at, TaskStage::Queued});
   }
   hb.draining = draining_;
   hb.seen = seen_seq_;
@@ -205,8 +218,10 @@ int Worker::run(const std::atomic<bool>& stop) {
     if ((stop.load() || drain_requested_) && !draining_) {
       draining_ = true;
       drain_started_ms_ = now_ms();
-      spdlog::info("worker {}: draining (finishing the {} partition(s) it holds, taking no new one)", id_,
-                   tasks_.size());
+      spdlog::info(
+          "worker {}: draining (finishing the {} partition(s) it runs, returning the {} queued, taking no new one)",
+          id_, tasks_.size(), queued_.size());
+      return_queued();
       send(heartbeat());
     }
     // A draining worker whose coordinator has gone silent would wait for acks forever; its
@@ -251,10 +266,11 @@ int Worker::run(const std::atomic<bool>& stop) {
       handle(*m);
     }
     collect_tasks();
+    start_queued();
     log_handshake_failures();
     const uint64_t now = now_ms();
     const uint64_t rescan_ms = uint64_t(cfg_.worker.key_rescan_s) * 1000;
-    if (tasks_.empty() && !draining_ &&
+    if (tasks_.empty() && queued_.empty() && !draining_ &&
         (rescan_keys_requested.load() || (rescan_ms && now - last_rescan_ms_ >= rescan_ms)))
       rescan_keys();
     if (now - last_sent_ms_ >= heartbeat_ms_) {
@@ -329,7 +345,17 @@ void Worker::handle(const ControlMessage& m) {
                      why);
         return;
       }
-      return start_task(m);
+      if (const AttemptRef& at = m.type() == MessageType::Synth ? m.as<Synth>()->at : m.as<Prove>()->at;
+          tasks_.count(at.token) || std::any_of(queued_.begin(), queued_.end(), [&](const ControlMessage& q) {
+            return (q.type() == MessageType::Synth ? q.as<Synth>()->at : q.as<Prove>()->at).token == at.token;
+          })) {
+        spdlog::warn("worker {}: got token {} twice; ignored", id_, at.token);
+        return;
+      }
+      if (queued_.empty() && can_start(m.type())) return start_task(m);
+      queued_.push_back(m);  // starts when the tasks ahead of it allow (start_queued)
+      send(heartbeat());     // tell the coordinator at once that we hold it
+      return;
     default:
       spdlog::warn("worker {}: unexpected message '{}'", id_, m.type_name());
   }
@@ -340,11 +366,38 @@ std::string Worker::refusal(MessageType type) const {
   const bool synth = type == MessageType::Synth;
   if (synth ? !can_synth(opts_.role) : !can_prove(opts_.role))
     return "serving role " + std::string(role_name(opts_.role));
-  if (tasks_.size() >= capacity()) return "busy (" + std::to_string(tasks_.size()) + " task(s) held)";
-  // A synthesis uses the whole machine: on a `both` worker it runs alone.
-  const bool synthesizing = std::any_of(tasks_.begin(), tasks_.end(), [](const auto& t) { return t.second->synth; });
-  if (synthesizing || (synth && !tasks_.empty())) return "busy (synthesis runs alone)";
+  const size_t held = tasks_.size() + queued_.size();
+  if (held >= capacity()) return "busy (" + std::to_string(held) + " assignment(s) held)";
+  // Without a lookahead an assignment must start at once; with one it may wait its turn.
+  if (lookahead() == 0 && !can_start(type)) return "busy (synthesis runs alone)";
   return "";
+}
+
+bool Worker::can_start(MessageType type) const {
+  // A synthesis uses the whole machine: on a `both` worker it runs alone.
+  if (type == MessageType::Synth) return tasks_.empty();
+  if (std::any_of(tasks_.begin(), tasks_.end(), [](const auto& t) { return t.second->synth; })) return false;
+  return !provers_ || tasks_.size() < provers_->window(cfg_.worker.prefetch);
+}
+
+void Worker::start_queued() {
+  while (!draining_ && !queued_.empty() && can_start(queued_.front().type())) {
+    ControlMessage m = std::move(queued_.front());
+    queued_.pop_front();
+    start_task(m);
+  }
+}
+
+void Worker::return_queued() {
+  while (!queued_.empty()) {
+    const ControlMessage m = std::move(queued_.front());
+    queued_.pop_front();
+    const AttemptRef at = m.type() == MessageType::Synth ? m.as<Synth>()->at : m.as<Prove>()->at;
+    spdlog::info("worker {}: returning {} partition {} unstarted (draining)", id_, at.job, at.part);
+    TaskFailed f{at, "returned unstarted: the worker is draining", false};
+    f.returned = true;
+    report(at.token, std::move(f));  // kept and re-sent until acked, like any result
+  }
 }
 
 void Worker::start_task(const ControlMessage& m) {
@@ -397,7 +450,7 @@ void Worker::collect_tasks() {
 }
 
 void Worker::report(const std::string& token, ControlMessage r) {
-  if (const auto* f = r.as<TaskFailed>())
+  if (const auto* f = r.as<TaskFailed>(); f && !f->returned)
     spdlog::warn("worker {}: {} partition {} failed: {}", id_, f->at.job, f->at.part, f->error);
   if (const auto* s = r.as<SynthDone>()) {
     held_.emplace_back(s->bundle_key, token);

@@ -5,13 +5,14 @@
 // A synth worker synthesizes one partition at a time. A prove worker takes up to
 // `slots` partitions at once (hello): one proving per ProverPool slot (per GPU, or one on the
 // CPU) plus worker.prefetch fetched ahead per slot, so the next bundles arrive while the
-// current ones prove. Every task it holds is listed in its heartbeats (`tasks`), so the
-// coordinator renews their leases; a killed worker's tasks, prefetched ones included, expire
-// and are reassigned like any other.
-// Results are kept until the coordinator acks them and re-sent meanwhile, so they survive a
-// coordinator restart. SIGTERM (stop flag) drains: every task it holds (the current and the
-// prefetched partitions) finishes and is acked, no new one is taken, held bundles are served
-// until released (worker.drain_hold_s at most), then the worker says bye and exits.
+// current ones prove. A synth or `both` worker also keeps worker.lookahead assignments queued
+// behind the running one (hello `lookahead`; started in arrival order the moment they may), so
+// its next partition is there when it reports the last; a drain hands the queue back. Every task it holds is listed in
+// its heartbeats (`tasks`), so the coordinator renews their leases; a killed worker's tasks, prefetched ones included,
+// expire and are reassigned like any other. Results are kept until the coordinator acks them and re-sent meanwhile, so
+// they survive a coordinator restart. SIGTERM (stop flag) drains: every task it holds (the current and the prefetched
+// partitions) finishes and is acked, no new one is taken, held bundles are served until released (worker.drain_hold_s
+// at most), then the worker says bye and exits.
 #pragma once
 
 #include <atomic>
@@ -74,10 +75,20 @@ class Worker {
   ControlMessage hello() const;
   ControlMessage heartbeat() const;
   void handle(const ControlMessage& m);
-  // Tasks taken at once: 1 for synthesis, the prover window (slots x (1 + prefetch)) for proving.
+  // Assignments held at once (running and queued): a synth worker 1 + worker.lookahead; a
+  // prove worker the prover window (slots x (1 + prefetch)); a `both` worker the larger.
   size_t capacity() const;
-  // Why a synth or prove assignment cannot be taken now, or "" when it can.
+  // Of those, how many may wait in queued_ (0: every assignment must start when it arrives).
+  size_t lookahead() const;
+  // Why a synth or prove assignment cannot be taken (held or started), or "" when it can.
   std::string refusal(MessageType type) const;
+  // Whether an assignment of this type may start now: a synthesis runs alone (it uses the
+  // whole machine), proves run up to the prover window and not beside a synthesis.
+  bool can_start(MessageType type) const;
+  // Starts queued assignments, in arrival order, while the first of them may start.
+  void start_queued();
+  // Draining: hands every queued (unstarted) assignment back (task_failed `returned`).
+  void return_queued();
   void start_task(const ControlMessage& m);
   ControlMessage run_synth(const Synth& s, const std::string& wtns);
   // The PCE matrices of a native key (KEY.pce, cached in pce_; see groth16::load_or_build_pce).
@@ -122,7 +133,11 @@ class Worker {
   LogRateLimiter malformed_log_;
   uint64_t handshake_failures_ = 0, last_refusal_log_ms_ = 0;
   std::unique_ptr<wire::BundleServer> server_;
-  std::map<std::string, std::unique_ptr<Task>> tasks_;    // token -> task
+  std::map<std::string, std::unique_ptr<Task>> tasks_;  // token -> task
+  // The lookahead: assignments taken but not started (a synthesis waiting for the proof ahead
+  // of it, and so on), started in arrival order the moment they may. Reported as `queued` in
+  // heartbeats (their leases are renewed); a drain hands them back.
+  std::deque<ControlMessage> queued_;
   std::map<std::string, ControlMessage> unacked_;         // token -> result
   std::deque<std::pair<std::string, std::string>> held_;  // bundle key, synth token
   std::atomic<bool> corrupt_once_{false};

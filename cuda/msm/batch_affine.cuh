@@ -16,14 +16,18 @@
 // of c points becomes ceil(c / 2). Rounds repeat until every run is short, then each run is
 // summed by the XYZZ formulas (a few additions per bucket).
 //
-// One round, over its m output slots, in two kernels and one batch inversion:
-//   up:    thread t owns `per` consecutive slots; for each, the denominator d_j of its pair
-//          (below) and the running product p_j (to global memory); the thread's product p_last
-//          goes into totals[t].
+// One round, over its m output slots, split into two kernels and one batch inversion:
+//   up:    each thread owns `per` slots; for each, the denominator d_j of its pair (below) and
+//          the running product p_j (to global memory); the thread's product goes into totals[t].
 //   invert totals (batch_invert: the same trick level by level over the totals, 16 per thread,
 //          down to one element, which the host inverts: one exact inversion per round).
-//   down:  the thread walks its slots backwards from inv = totals[t]^-1: d_j^-1 = inv p_{j-1},
+//   down:  the thread walks its slots backwards from inv = totals[t]^-1: d_j^-1 = inv p_prev,
 //          inv <- inv d_j, and writes the pair's sum to the next round's array.
+// A thread's slots are contiguous, or interleaved across its block so that a warp's lanes touch
+// consecutive prefixes, outputs and input pairs (MsmAffineRound, msm.hpp). Or fused
+// into one kernel: the block's thread products multiplied up a tree in shared memory, one
+// Fermat inversion per block, the inverses pushed back down (affine_round_fused_kernel): no
+// prefix array and no host round trip, but one ~1.5 kBits-product inversion per T * 8 slots.
 // Denominators, exactly (the exceptional pairs cost nothing extra and need no side path):
 //   P + O or O + Q (O: point at infinity, stored as (0, 0)), or P + (-P)  -> d = 1, the sum
 //          is the other point / O;
@@ -89,61 +93,207 @@ static __global__ void half_counts_kernel(const uint32_t* count, uint32_t nb, ui
   out_count[b] = b < nb ? (count[b] + 1) / 2 : 0u;
 }
 
+// owner_of (pippenger_plan.hpp) when the answer is known to be >= lo: a few linear steps first
+// (consecutive slots of a thread are usually in the same bucket or the next), then a binary
+// search over the rest. off[] has count + 1 entries, off[count] past every slot.
+__device__ __forceinline__ uint32_t owner_from(const uint32_t* off, uint32_t lo, uint32_t count, uint32_t j) {
+  for (int s = 0; s < 4; ++s) {
+    if (lo + 1 >= count || off[lo + 1] > j) return lo;
+    ++lo;
+  }
+  uint32_t hi = count;  // invariant: off[lo] <= j, and hi is past the answer
+  while (hi - lo > 1) {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    if (off[mid] <= j)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+// The same when the answer is known to be <= hi (walking slots downwards).
+__device__ __forceinline__ uint32_t owner_upto(const uint32_t* off, uint32_t hi, uint32_t j) {
+  for (int s = 0; s < 4; ++s) {
+    if (off[hi] <= j) return hi;
+    --hi;  // off[0] = 0 <= j: never below 0
+  }
+  return off[hi] <= j ? hi : owner_of(off, hi, j);
+}
+
+// The slots a thread of a split round owns: first + k step for k < n.
+//   contiguous:  thread t owns [t per, t per + per) (the first layout; lanes of a warp read
+//                addresses per slots apart);
+//   interleaved: block g owns [g T per, (g + 1) T per) and its thread i the slots g T per + i + k T,
+//                so the lanes of a warp read consecutive slots: consecutive prefixes, consecutive
+//                output points and, from the second round on, consecutive input pairs (coalesced).
+struct SlotWalk {
+  uint32_t first, step, n;
+};
+
+__device__ __forceinline__ uint32_t min_slots(uint64_t a, uint64_t b) { return uint32_t(a < b ? a : b); }
+
+__device__ __forceinline__ SlotWalk slot_walk(uint32_t t, uint32_t m, uint32_t per, bool interleaved) {
+  if (!interleaved) {
+    const uint64_t j0 = uint64_t(t) * per;
+    return j0 >= m ? SlotWalk{0, 1, 0} : SlotWalk{uint32_t(j0), 1, min_slots(per, m - j0)};
+  }
+  const uint32_t T = kAccThreads;
+  const uint64_t j0 = uint64_t(t / T) * T * per + t % T;
+  if (j0 >= m) return {0, T, 0};
+  return {uint32_t(j0), T, min_slots(per, (m - j0 + T - 1) / T)};
+}
+
+// Denominator of slot j of bucket b (see the top): from the x coordinates alone when they are
+// distinct and non-zero (two distinct finite points: the chord, d = x2 - x1); the y are read only
+// for the rare pairs with equal x or an x of 0 (which may be the point at infinity).
+template <class G>
+__device__ __forceinline__ typename G::Fq slot_denominator(const uint32_t* in_start, const uint32_t* in_count,
+                                                           const uint32_t* out_start, uint32_t b, uint32_t j,
+                                                           const uint32_t* vals, const typename G::Affine* pts) {
+  using F = typename G::Fq;
+  const uint32_t k = j - out_start[b];
+  const uint32_t q = in_start[b] + 2 * k;
+  const bool lone = 2 * k + 1 >= in_count[b];
+  const F x1 = round_input_x<G>(vals, pts, q);
+  const F x2 = lone ? F::zero() : round_input_x<G>(vals, pts, q + 1);
+  if (x1 == x2 || x1.is_zero() || x2.is_zero()) {
+    typename G::Affine p1, p2;
+    round_pair<G>(in_start, in_count, out_start, b, j, vals, pts, p1, p2);
+    return pair_denominator(p1, p2, pair_kind(p1, p2));
+  }
+  return x2 - x1;
+}
+
+// Split round, step 1: the denominators of the thread's slots, their running products p_j into
+// prefix[j], the thread's product into totals[t] (1 for a thread with no slot).
 template <class G>
 __global__ void __launch_bounds__(kAccThreads)
     affine_round_up_kernel(const uint32_t* in_start, const uint32_t* in_count, const uint32_t* out_start, uint32_t nb,
-                           uint32_t m, uint32_t per, const uint32_t* vals, const typename G::Affine* pts,
-                           typename G::Fq* prefix, typename G::Fq* totals) {
+                           uint32_t m, uint32_t per, bool interleaved, uint32_t threads, const uint32_t* vals,
+                           const typename G::Affine* pts, typename G::Fq* prefix, typename G::Fq* totals) {
   using F = typename G::Fq;
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-  const uint32_t j0 = t * per;
-  if (j0 >= m) return;
-  const uint32_t j1 = min(j0 + per, m);
-  uint32_t b = owner_of(out_start, nb, j0);
+  if (t >= threads) return;
+  const SlotWalk w = slot_walk(t, m, per, interleaved);
+  if (w.n == 0) {
+    totals[t] = F::one();
+    return;
+  }
+  uint32_t b = owner_of(out_start, nb, w.first);
   F acc = F::one();
-  for (uint32_t j = j0; j < j1; ++j) {
-    while (out_start[b + 1] <= j) ++b;  // next non-empty bucket
-    // Two distinct non-zero x are two finite points: the chord, d = x2 - x1, from the x alone.
-    const uint32_t k = j - out_start[b];
-    const uint32_t q = in_start[b] + 2 * k;
-    const bool lone = 2 * k + 1 >= in_count[b];
-    const F x1 = round_input_x<G>(vals, pts, q);
-    const F x2 = lone ? F::zero() : round_input_x<G>(vals, pts, q + 1);
-    F d = x2 - x1;
-    if (x1 == x2 || x1.is_zero() || x2.is_zero()) {
-      typename G::Affine p1, p2;
-      round_pair<G>(in_start, in_count, out_start, b, j, vals, pts, p1, p2);
-      d = pair_denominator(p1, p2, pair_kind(p1, p2));
-    }
-    acc = j == j0 ? d : acc * d;
+  for (uint32_t k = 0, j = w.first; k < w.n; ++k, j += w.step) {
+    b = owner_from(out_start, b, nb, j);
+    const F d = slot_denominator<G>(in_start, in_count, out_start, b, j, vals, pts);
+    acc = k == 0 ? d : acc * d;
     prefix[j] = acc;
   }
   totals[t] = acc;
 }
 
+// Split round, step 3 (after the inversion of the totals): the thread walks its slots backwards
+// from inv = 1 / (d_first ... d_last): d_j^-1 = inv p_prev, inv <- inv d_j, and writes each sum.
 template <class G>
 __global__ void __launch_bounds__(kAccThreads)
     affine_round_down_kernel(const uint32_t* in_start, const uint32_t* in_count, const uint32_t* out_start, uint32_t nb,
-                             uint32_t m, uint32_t per, const uint32_t* vals, const typename G::Affine* pts,
-                             const typename G::Fq* prefix, const typename G::Fq* inv_totals, typename G::Affine* out) {
+                             uint32_t m, uint32_t per, bool interleaved, uint32_t threads, const uint32_t* vals,
+                             const typename G::Affine* pts, const typename G::Fq* prefix,
+                             const typename G::Fq* inv_totals, typename G::Affine* out) {
   using F = typename G::Fq;
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-  const uint32_t j0 = t * per;
-  if (j0 >= m) return;
-  const uint32_t j1 = min(j0 + per, m);
-  uint32_t b = owner_of(out_start, nb, j1 - 1);
-  F inv = inv_totals[t];  // 1 / (d_j0 ... d_{j1-1})
-  for (uint32_t j = j1; j-- > j0;) {
-    while (out_start[b] > j) --b;
+  if (t >= threads) return;
+  const SlotWalk w = slot_walk(t, m, per, interleaved);
+  if (w.n == 0) return;
+  uint32_t j = w.first + (w.n - 1) * w.step;
+  uint32_t b = owner_of(out_start, nb, j);
+  F inv = inv_totals[t];
+  for (uint32_t k = w.n; k-- > 0; j -= w.step) {
+    b = owner_upto(out_start, b, j);
     typename G::Affine p1, p2;
     round_pair<G>(in_start, in_count, out_start, b, j, vals, pts, p1, p2);
-    const PairKind k = pair_kind(p1, p2);
+    const PairKind kind = pair_kind(p1, p2);
     F inv_j = inv;
-    if (j > j0) {
-      inv_j = inv * prefix[j - 1];              // 1 / d_j
-      inv = inv * pair_denominator(p1, p2, k);  // 1 / (d_j0 ... d_{j-1})
+    if (k > 0) {
+      inv_j = inv * prefix[j - w.step];            // 1 / d_j
+      inv = inv * pair_denominator(p1, p2, kind);  // 1 / (d_first ... d_prev)
     }
-    out[j] = pair_sum(p1, p2, k, inv_j);
+    out[j] = pair_sum(p1, p2, kind, inv_j);
+  }
+}
+
+// Fused round: one kernel, no prefix array in device memory, no host round trip. Block g owns
+// the kFusedPer * T slots from g T kFusedPer on, thread i the slots g T kFusedPer + i + k T (as
+// the interleaved split layout). Each thread keeps its running products in shared memory; the
+// block multiplies the T thread products up a binary tree in shared memory (node = left child *
+// right child), inverts the root (one Fermat inversion per block, by thread 0), and pushes the
+// inverse down the tree (inv(left) = inv(node) * right, inv(right) = inv(node) * left), so each
+// thread receives 1 / (its product) and walks its slots back as the split round does.
+// Products per slot: 6 as the split round, plus 3 (T - 1) / (T kFusedPer) for the tree, plus
+// one Fermat inversion (~1.5 kBits products, on one thread) per T kFusedPer slots.
+constexpr uint32_t kFusedPer = 8;
+
+template <class F>
+constexpr size_t fused_round_smem() {
+  return (size_t(kFusedPer - 1) * kAccThreads + 2 * kAccThreads - 1) * sizeof(F);
+}
+
+template <class G>
+__global__ void __launch_bounds__(kAccThreads)
+    affine_round_fused_kernel(const uint32_t* in_start, const uint32_t* in_count, const uint32_t* out_start,
+                              uint32_t nb, uint32_t m, const uint32_t* vals, const typename G::Affine* pts,
+                              typename G::Affine* out) {
+  using F = typename G::Fq;
+  constexpr uint32_t T = kAccThreads;
+  extern __shared__ uint4 fused_smem[];
+  F* pre = reinterpret_cast<F*>(fused_smem);  // [kFusedPer - 1][T]: running products
+  F* tree = pre + (kFusedPer - 1) * T;        // [2T - 1]: heap order, leaves at T - 1 + i
+  const uint32_t i = threadIdx.x;
+  const uint64_t j0 = uint64_t(blockIdx.x) * T * kFusedPer + i;
+  const uint32_t n = j0 < m ? min_slots(kFusedPer, (m - j0 + T - 1) / T) : 0u;
+  F acc = F::one();
+  uint32_t b = n ? owner_of(out_start, nb, uint32_t(j0)) : 0u;
+  for (uint32_t k = 0; k < n; ++k) {
+    const uint32_t j = uint32_t(j0) + k * T;
+    b = owner_from(out_start, b, nb, j);
+    const F d = slot_denominator<G>(in_start, in_count, out_start, b, j, vals, pts);
+    acc = k == 0 ? d : acc * d;
+    if (k + 1 < kFusedPer) pre[k * T + i] = acc;
+  }
+  tree[T - 1 + i] = acc;
+  __syncthreads();
+  for (uint32_t cnt = T / 2; cnt >= 1; cnt /= 2) {  // the cnt nodes of a level: cnt - 1 .. 2 cnt - 2
+    if (i < cnt) {
+      const uint32_t v = cnt - 1 + i;
+      tree[v] = tree[2 * v + 1] * tree[2 * v + 2];
+    }
+    __syncthreads();
+  }
+  if (i == 0) tree[0] = tree[0].inverse();  // no denominator is 0 (affine_pair.hpp)
+  __syncthreads();
+  for (uint32_t cnt = 1; cnt < T; cnt *= 2) {
+    if (i < cnt) {
+      const uint32_t v = cnt - 1 + i;
+      const F inv = tree[v], l = tree[2 * v + 1], r = tree[2 * v + 2];
+      tree[2 * v + 1] = inv * r;
+      tree[2 * v + 2] = inv * l;
+    }
+    __syncthreads();
+  }
+  if (n == 0) return;
+  F inv = tree[T - 1 + i];
+  uint32_t j = uint32_t(j0) + (n - 1) * T;
+  b = owner_of(out_start, nb, j);
+  for (uint32_t k = n; k-- > 0; j -= T) {
+    b = owner_upto(out_start, b, j);
+    typename G::Affine p1, p2;
+    round_pair<G>(in_start, in_count, out_start, b, j, vals, pts, p1, p2);
+    const PairKind kind = pair_kind(p1, p2);
+    F inv_j = inv;
+    if (k > 0) {
+      inv_j = inv * pre[(k - 1) * T + i];
+      inv = inv * pair_denominator(p1, p2, kind);
+    }
+    out[j] = pair_sum(p1, p2, kind, inv_j);
   }
 }
 
@@ -273,8 +423,8 @@ class AffineRounds {
   // bufs[0..2]: device byte buffers shared with the XYZZ path and other engines (MsmScratch::part):
   // the odd and even rounds' points, and the prefix products.
   Result run(const uint32_t* start, const uint32_t* count, uint32_t nb, uint64_t max_count, const uint32_t* vals,
-             const Affine* pts, uint32_t stop, uint32_t* const meta[4], DeviceBuffer<uint8_t>& temp,
-             DeviceBuffer<uint8_t>* bufs, cudaStream_t stream) {
+             const Affine* pts, uint32_t stop, MsmAffineRound kind, uint32_t* const meta[4],
+             DeviceBuffer<uint8_t>& temp, DeviceBuffer<uint8_t>* bufs, cudaStream_t stream) {
     Result r{vals, pts, start, count, 0};
     int side = 0;
     while (max_count > stop) {
@@ -289,24 +439,15 @@ class AffineRounds {
       uint32_t m = 0;
       ZK_CUDA_OK(cudaMemcpyAsync(&m, ostart + nb, sizeof m, cudaMemcpyDeviceToHost, stream));
       ZK_CUDA_OK(cudaStreamSynchronize(stream));
-      // Enough threads to fill the card (~2^16), at most 16 slots each (the inversion's levels
-      // above cost 3/16 products per slot at 16).
-      const uint32_t per = uint32_t(std::min<uint64_t>(16, std::max<uint64_t>(1, (uint64_t(m) + 65535) >> 16)));
-      const uint32_t threads = (m + per - 1) / per;
-      bufs[2].reserve(size_t(m) * sizeof(F), "MSM batch-affine prefixes");
-      F* prefix = reinterpret_cast<F*>(bufs[2].get());
-      totals_.reserve(threads, "MSM batch-affine totals");
       // Rounds alternate between bufs[0] and bufs[1] (the first reads the MSM's points).
       const int o = r.vals != nullptr || r.pts != reinterpret_cast<const Affine*>(bufs[0].get()) ? 0 : 1;
       bufs[o].reserve(size_t(m) * sizeof(Affine), "MSM batch-affine points");
       Affine* out = reinterpret_cast<Affine*>(bufs[o].get());
-      affine_round_up_kernel<G><<<blocks_for(threads, kAccThreads), kAccThreads, 0, stream>>>(
-          r.start, r.count, ostart, nb, m, per, r.vals, r.pts, prefix, totals_.get());
-      ZK_CUDA_OK_LAUNCH();
-      inverter_.run(totals_.get(), threads, stream);
-      affine_round_down_kernel<G><<<blocks_for(threads, kAccThreads), kAccThreads, 0, stream>>>(
-          r.start, r.count, ostart, nb, m, per, r.vals, r.pts, prefix, totals_.get(), out);
-      ZK_CUDA_OK_LAUNCH();
+      if (kind == MsmAffineRound::kFused) {
+        fused_round(r, ostart, nb, m, out, stream);
+      } else {
+        split_round(r, ostart, nb, m, kind == MsmAffineRound::kInterleaved, out, bufs[2], stream);
+      }
       r = Result{nullptr, out, ostart, ocount, r.rounds + 1};
       side = 1 - side;
       max_count = (max_count + 1) / 2;
@@ -319,6 +460,42 @@ class AffineRounds {
   static constexpr double bytes_per_input() { return 0.75 * double(sizeof(Affine)) + 0.5 * double(sizeof(F)); }
 
  private:
+  // A split round: up, the inversion of the thread products, down.
+  void split_round(const Result& r, const uint32_t* ostart, uint32_t nb, uint32_t m, bool interleaved, Affine* out,
+                   DeviceBuffer<uint8_t>& prefix_buf, cudaStream_t stream) {
+    // Enough threads to fill the card (~2^16), at most 16 slots each (the inversion's levels
+    // above cost 3/16 products per slot at 16).
+    const uint32_t per = uint32_t(std::min<uint64_t>(16, std::max<uint64_t>(1, (uint64_t(m) + 65535) >> 16)));
+    const uint64_t tile = uint64_t(kAccThreads) * per;
+    const uint32_t threads =
+        interleaved ? uint32_t((uint64_t(m) + tile - 1) / tile * kAccThreads) : uint32_t((uint64_t(m) + per - 1) / per);
+    prefix_buf.reserve(size_t(m) * sizeof(F), "MSM batch-affine prefixes");
+    F* prefix = reinterpret_cast<F*>(prefix_buf.get());
+    totals_.reserve(threads, "MSM batch-affine totals");
+    affine_round_up_kernel<G><<<blocks_for(threads, kAccThreads), kAccThreads, 0, stream>>>(
+        r.start, r.count, ostart, nb, m, per, interleaved, threads, r.vals, r.pts, prefix, totals_.get());
+    ZK_CUDA_OK_LAUNCH();
+    inverter_.run(totals_.get(), threads, stream);
+    affine_round_down_kernel<G><<<blocks_for(threads, kAccThreads), kAccThreads, 0, stream>>>(
+        r.start, r.count, ostart, nb, m, per, interleaved, threads, r.vals, r.pts, prefix, totals_.get(), out);
+    ZK_CUDA_OK_LAUNCH();
+  }
+
+  // A fused round: one kernel, one inversion per block (affine_round_fused_kernel).
+  void fused_round(const Result& r, const uint32_t* ostart, uint32_t nb, uint32_t m, Affine* out, cudaStream_t stream) {
+    constexpr size_t smem = fused_round_smem<F>();
+    if (!fused_ready_) {  // above 48 KB of dynamic shared memory only once raised
+      ZK_CUDA_OK(
+          cudaFuncSetAttribute(affine_round_fused_kernel<G>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+      fused_ready_ = true;
+    }
+    const uint64_t tile = uint64_t(kAccThreads) * kFusedPer;
+    affine_round_fused_kernel<G><<<unsigned((uint64_t(m) + tile - 1) / tile), kAccThreads, smem, stream>>>(
+        r.start, r.count, ostart, nb, m, r.vals, r.pts, out);
+    ZK_CUDA_OK_LAUNCH();
+  }
+
+  bool fused_ready_ = false;
   DeviceBuffer<F> totals_;
   BatchInverter<F> inverter_;
 };

@@ -19,9 +19,16 @@ namespace zkmill::cuda {
 // ZKMILL_GPU_MSM_ACCUMULATE (xyzz | affine) says otherwise; the others force one (tests, tuning).
 enum class MsmAccumulation { kAuto, kXyzz, kBatchAffine };
 
+// How one batch-affine round runs (cuda/msm/batch_affine.cuh): split into up / inversion / down
+// kernels with each thread's slots contiguous or interleaved across its block, or fused into one
+// kernel with one inversion per block. kAuto: ZKMILL_GPU_MSM_AFFINE_ROUND, else the measured
+// default (cuda/msm/accumulation.cpp); the others force one (tests, tuning).
+enum class MsmAffineRound { kAuto, kContiguous, kInterleaved, kFused };
+
 struct MsmOptions {
   int window_bits = 0;  // 0: chosen from n (at most 16); 2..22 forces a width (tests, tuning)
   MsmAccumulation accumulation = MsmAccumulation::kAuto;
+  MsmAffineRound affine_round = MsmAffineRound::kAuto;
 };
 
 // out = sum_i scalars[i] * points[i], for E = curves::Bn254 or curves::Bls12381 (defined and

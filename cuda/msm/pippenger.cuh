@@ -101,6 +101,8 @@ class Engine {
 
   // XYZZ or batch-affine bucket accumulation (kAuto: by size, cuda/msm/accumulation.cpp).
   void set_accumulation(MsmAccumulation a) { accumulation_ = a; }
+  // How a batch-affine round runs (kAuto: the environment's or the default, accumulation.cpp).
+  void set_affine_round(MsmAffineRound r) { affine_round_ = r; }
 
   // CPU-layout points (the bytes of an array of the CPU's affine points, uploaded as they are)
   // to the compact affine layout the kernels read, n of them, ordered on `stream`. The key
@@ -131,6 +133,7 @@ class Engine {
   std::vector<uint32_t> ones_meta_;  // host copy of ones_dev_ (kept alive for the async upload)
   std::vector<Bucket> host_sums_;
   MsmAccumulation accumulation_ = MsmAccumulation::kAuto;
+  MsmAffineRound affine_round_ = MsmAffineRound::kAuto;
   std::unique_ptr<AffineRounds<G>> affine_;  // its buffers, allocated on first use
   bool last_affine_ = false;
 };

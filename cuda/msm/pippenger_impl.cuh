@@ -359,7 +359,7 @@ void Engine<G>::sum_ones(const Affine* d_points, Bucket* dst) {
   }
   uint32_t* const meta[4] = {S.start[1].get(), S.count[1].get(), S.start[2].get(), S.count[2].get()};
   const auto r = affine().run(ones_dev_.get(), ones_dev_.get() + 1, 1, S.n_one, S.idx_one.get(), d_points,
-                              batch_affine_stop(), meta, S.temp, S.part, stream_);
+                              batch_affine_stop(), batch_affine_round(affine_round_), meta, S.temp, S.part, stream_);
   runs_to_buckets_kernel<G><<<1, kAccThreads, 0, stream_>>>(r.start, r.count, 1, r.vals, r.pts, dst);
   ZK_CUDA_OK_LAUNCH();
 }
@@ -449,7 +449,7 @@ int Engine<G>::sum_windows_affine(const Affine* d_points) {
     for (uint32_t b = first; b < end; ++b) longest = std::max(longest, S.host_count[b]);
     const uint32_t nbs = end - first;
     const auto r = affine().run(S.start[0].get() + first, S.count[0].get() + first, nbs, longest, S.vals, d_points,
-                                batch_affine_stop(), meta, S.temp, S.part, stream_);
+                                batch_affine_stop(), batch_affine_round(affine_round_), meta, S.temp, S.part, stream_);
     runs_to_buckets_kernel<G><<<blocks_for(nbs, kAccThreads), kAccThreads, 0, stream_>>>(r.start, r.count, nbs, r.vals,
                                                                                          r.pts, buckets_.get() + first);
     ZK_CUDA_OK_LAUNCH();

@@ -430,6 +430,16 @@ def rollback_windows(path):
     return out
 
 
+def report(what, rows, times, after):
+    """Prints one line per fault, then 'chaos: WHATs: N after AFTER: kind n (max, median), ...'."""
+    for r in rows:
+        print(f"chaos: {what}: {r}")
+    summary = ", ".join(f"{k} {len(v)} (max {max(v):.1f} s, median {sorted(v)[len(v) // 2]:.1f} s)"
+                        for k, v in sorted(times.items()))
+    print(f"chaos: {what}s: {sum(len(v) for v in times.values())} after {after}{': ' + summary if summary else ''}")
+    return 0
+
+
 def failovers(a):
     named, roles = probe_log(a.probe)
     took = {srv: [ms for ms, st in seq if st == "master"] for srv, seq in roles.items()}
@@ -469,13 +479,7 @@ def failovers(a):
             rows.append(f"{kind} of {addr}: no failover; it took writes again {(min(old) - t0) / 1000:.2f} s after")
         else:
             rows.append(f"{kind} of {addr}: no write taken by any primary before the next such fault")
-    for r in rows:
-        print(f"chaos: failover: {r}")
-    summary = ", ".join(f"{k} {len(v)} (max {max(v):.1f} s, median {sorted(v)[len(v) // 2]:.1f} s)"
-                        for k, v in sorted(times.items()))
-    print(f"chaos: failovers: {sum(len(v) for v in times.values())} after {len(faults)} faults of the Redis primary"
-          f"{': ' + summary if summary else ''}")
-    return 0
+    return report("failover", rows, times, f"{len(faults)} faults of the Redis primary")
 
 
 # --------------------------------------------------------------------------------------------
@@ -525,13 +529,7 @@ def takeovers(a):
             rows.append(f"{kind} of {c}: {by} TOOK OVER {dt:.2f} s after the fault began")
         else:
             rows.append(f"{kind} of {c}: no takeover ({c} kept or took back the lease)")
-    for r in rows:
-        print(f"chaos: takeover: {r}")
-    summary = ", ".join(f"{k} {len(v)} (max {max(v):.1f} s, median {sorted(v)[len(v) // 2]:.1f} s)"
-                        for k, v in sorted(times.items()))
-    print(f"chaos: takeovers: {sum(len(v) for v in times.values())} after {len(faults)} faults of a coordinator"
-          f"{': ' + summary if summary else ''}")
-    return 0
+    return report("takeover", rows, times, f"{len(faults)} faults of a coordinator")
 
 
 def main():

@@ -347,8 +347,22 @@ other_coord() { [[ $1 == coord1 ]] && echo coord2 || echo coord1; }
 declare -A KILLED=()  # coordinators down by a kill9 fault (the supervisor leaves them alone)
 # A coordinator's own pid, looked up when it is signalled: unshare's child.
 coord_pid() { pgrep -P "${UPID[$1]}" | head -n 1; }
+# A coordinator restarted a moment ago may not have forked its own process yet: up to 2 s.
+coord_pid_wait() {
+  local p i
+  for ((i = 0; i < 20; i++)); do
+    p=$(coord_pid "$1"); [[ -n $p ]] && { echo "$p"; return 0; }
+    sleep 0.1
+  done
+  return 1
+}
 apply() {  # apply KIND TARGET (a host or process name: coordinator/standby already resolved)
-  [[ $2 == coord* ]] && PID[$2]=$(coord_pid "$2")
+  # A signal to a coordinator needs its process: one that is not running (it exited just now
+  # and supervise has not restarted it, or it is still starting) would make a fault that does
+  # nothing yet counts, and its undo could start a second copy. Such a fault is skipped.
+  if [[ $2 == coord* ]] && { [[ $1 == kill9 ]] || [[ $1 == stop ]]; }; then
+    PID[$2]=$(coord_pid_wait "$2") || return 1
+  fi
   case "$1" in
     kill9)
       kill -KILL "${PID[$2]}" 2>/dev/null
@@ -361,6 +375,7 @@ apply() {  # apply KIND TARGET (a host or process name: coordinator/standby alre
     primary-cut) link_cut "$2" ;;
     failover) net_exec arbiter redis-cli -p 26379 SENTINEL FAILOVER zkchaos >> "$W/failover.log" 2>&1 ;;
   esac
+  return 0  # applied (a wait for a killed process returns its signal status: not a failure)
 }
 undo() {  # undo KIND TARGET
   case "$1" in
@@ -389,20 +404,24 @@ supervise() {
 }
 declare -A FAULTS=()
 pending=()  # "due_epoch_ms kind target"
+# Undoes every pending fault that is due, then restarts any coordinator that exited.
+undo_due() {
+  local keep=() p pdue pk pt
+  for p in "${pending[@]}"; do
+    read -r pdue pk pt <<<"$p"
+    if (( $(now_ms) >= pdue )); then undo "$pk" "$pt"; echo "$(now_ms) end $pk $pt" >> "$W/faults.log"; else keep+=("$p"); fi
+  done
+  pending=("${keep[@]}")
+  supervise
+}
 start_ms=$(now_ms)
 while read -r at kind target dur; do
   due=$(( start_ms + ${at/./} * 100 ))
   while (( $(now_ms) < due )); do
-    # Undo what is due meanwhile.
-    keep_p=()
-    for p in "${pending[@]}"; do
-      read -r pdue pk pt <<<"$p"
-      if (( $(now_ms) >= pdue )); then undo "$pk" "$pt"; echo "$(now_ms) end $pk $pt" >> "$W/faults.log"; else keep_p+=("$p"); fi
-    done
-    pending=("${keep_p[@]}")
-    supervise
+    undo_due
     sleep 0.1
   done
+  supervise  # a coordinator that exited by itself is back (as a standby) before a fault aims at one
   role=""
   case "$target" in
     primary) target=$(primary_host) role=" ${NET_ADDR[$target]}"; log "fault: $kind of the Redis primary ($target) for ${dur} s" ;;
@@ -413,20 +432,18 @@ while read -r at kind target dur; do
   esac
   # The fault's time is taken before it is applied (a kill -9 includes waiting for the process).
   began=$(now_ms)
-  apply "$kind" "$target"
+  if ! apply "$kind" "$target"; then
+    log "fault: $kind of $target skipped: its process is not running"
+    echo "$began skipped $kind $target$role" >> "$W/faults.log"
+    continue
+  fi
   echo "$began begin $kind $target$role" >> "$W/faults.log"
   FAULTS[$kind]=$(( ${FAULTS[$kind]:-0} + 1 ))
   pending+=("$(( $(now_ms) + ${dur/./} * 100 )) $kind $target")
 done < "$W/schedule"
 # Let the fault phase run its length, undoing each fault when due.
 while (( ${#pending[@]} > 0 )) || (( $(now_ms) < start_ms + duration * 1000 )); do
-  keep_p=()
-  for p in "${pending[@]}"; do
-    read -r pdue pk pt <<<"$p"
-    if (( $(now_ms) >= pdue )); then undo "$pk" "$pt"; echo "$(now_ms) end $pk $pt" >> "$W/faults.log"; else keep_p+=("$p"); fi
-  done
-  pending=("${keep_p[@]}")
-  supervise
+  undo_due
   sleep 0.2
 done
 supervise
@@ -558,6 +575,7 @@ python3 "$here/chaos.py" takeovers --faults "$W/faults.log" --coord-logs "$W/coo
   --coord-logs "$W/coord1.log" "$W/coord2.log"
 exits=$(grep -c " exit coord" "$W/faults.log")
 log "coordinators that exited by themselves (deposed without --standby) and were restarted as standbys: $exits"
+log "faults skipped (their coordinator process was not running): $(grep -c " skipped " "$W/faults.log")"
 if ((check_rc != 0 || held_fail != 0)); then failed=1; fi
 echo "chaos: $jobs jobs, $parts partitions, $nf faults ($kinds), lost $lost, duplicated $dup, unverified $unver$([[ $failed == 1 ]] && echo ' — INVARIANTS VIOLATED')"
 exit $failed

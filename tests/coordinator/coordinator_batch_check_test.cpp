@@ -16,10 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "coordinator/coordinator.hpp"
-#include "farm/redis_client.hpp"
-#include "farm/worker_registry.hpp"
-#include "tests/support/in_process_coordinator.hpp"
+#include "tests/coordinator/batch_farm.hpp"
 
 namespace zkmill::test {
 namespace {
@@ -27,26 +24,10 @@ namespace {
 using namespace std::chrono_literals;
 using farm::WorkerRole;
 
-class CoordinatorBatchCheck : public InProcessCoordinatorTest {
+class CoordinatorBatchCheck : public BatchFarmTest {
  protected:
   static constexpr uint64_t kParts = 6;
-  void SetUp() override {
-    start(
-        "  heartbeat_ms: 100\n  liveness: 50\n  lease_ms: 60000\n  backoff_ms: 50\n  backoff_max_ms: 200\n"
-        "  max_attempts: 5\n  verify_threads: " +
-            std::to_string(verify_threads_) + "\n",
-        400);
-    synth_ = worker("synth-1", WorkerRole::Synth);
-    for (uint64_t i = 0; i < kParts; ++i) provers_.push_back(worker("prove-" + std::to_string(i), WorkerRole::Prove));
-    job_ = submit(kParts, 31);
-    honest_ = synthesize_all(*synth_, kParts, 31);
-    ASSERT_EQ(honest_.size(), kParts);
-    for (auto& p : provers_) {
-      const auto a = next<farm::Prove>(*p);
-      ASSERT_TRUE(a) << "no prove assignment";
-      assigned_.push_back(*a);
-    }
-  }
+  void SetUp() override { start_farm(kParts, 31, "  verify_threads: " + std::to_string(verify_threads_) + "\n", 400); }
   // Prover 0's result first (a group of one: it takes the only verify thread), then the
   // others' while that check runs; `result(i)` is what prover i sends.
   template <class F>
@@ -55,21 +36,8 @@ class CoordinatorBatchCheck : public InProcessCoordinatorTest {
     std::this_thread::sleep_for(100ms);
     for (uint64_t i = 1; i < kParts; ++i) provers_[i]->send(result(i));
   }
-  farm::ProveDone honest_result(uint64_t i) {
-    const auto& h = honest_.at(assigned_[i].at.part);
-    return prove_done(assigned_[i].at, h.proof, h.public_inputs);
-  }
-  std::map<std::string, nlohmann::json> quarantined() {
-    farm::RedisClient redis(cfg_.redis);
-    return farm::WorkerRegistry(redis).quarantined();
-  }
 
   unsigned verify_threads_ = 1;
-  std::unique_ptr<FakeWorker> synth_;
-  std::vector<std::unique_ptr<FakeWorker>> provers_;
-  std::string job_;
-  std::map<uint64_t, HonestResult> honest_;
-  std::vector<farm::Prove> assigned_;
 };
 
 TEST_F(CoordinatorBatchCheck, ProofsThatGatherAreCheckedTogetherAndRecordedOnce) {

@@ -18,10 +18,8 @@
 #include <thread>
 #include <vector>
 
-#include "coordinator/coordinator.hpp"
 #include "farm/redis_client.hpp"
-#include "farm/worker_registry.hpp"
-#include "tests/support/in_process_coordinator.hpp"
+#include "tests/coordinator/batch_farm.hpp"
 
 namespace zkmill::test {
 namespace {
@@ -29,45 +27,17 @@ namespace {
 using namespace std::chrono_literals;
 using farm::WorkerRole;
 
-class CoordinatorBatchWindow : public InProcessCoordinatorTest {
+// One verify thread (a gathered group is not split) and a window given per test, mostly far
+// longer than the test takes to send every result: they all gather, unless verify_batch_max
+// sends a group first.
+class CoordinatorBatchWindow : public BatchFarmTest {
  protected:
-  // A window far longer than the test takes to send every result: they all gather, unless
-  // verify_batch_max sends a group first.
   void start_farm(uint64_t parts, const std::string& extra) {
-    parts_ = parts;
-    start(
-        "  heartbeat_ms: 100\n  liveness: 50\n  lease_ms: 60000\n  backoff_ms: 50\n  backoff_max_ms: 200\n"
-        "  max_attempts: 5\n  verify_threads: 1\n" +
-        extra);
-    synth_ = worker("synth-1", WorkerRole::Synth);
-    for (uint64_t i = 0; i < parts; ++i) provers_.push_back(worker("prove-" + std::to_string(i), WorkerRole::Prove));
-    job_ = submit(parts, 47);
-    honest_ = synthesize_all(*synth_, parts, 47);
-    ASSERT_EQ(honest_.size(), parts);
-    for (auto& p : provers_) {
-      const auto a = next<farm::Prove>(*p);
-      ASSERT_TRUE(a) << "no prove assignment";
-      assigned_.push_back(*a);
-    }
-  }
-  farm::ProveDone honest_result(uint64_t i) {
-    const auto& h = honest_.at(assigned_[i].at.part);
-    return prove_done(assigned_[i].at, h.proof, h.public_inputs);
-  }
-  std::map<std::string, nlohmann::json> quarantined() {
-    farm::RedisClient redis(cfg_.redis);
-    return farm::WorkerRegistry(redis).quarantined();
+    BatchFarmTest::start_farm(parts, 47, "  verify_threads: 1\n" + extra);
   }
   bool job_state_is(const std::string& state) {
     return eventually(20s, [&] { return client_->status(job_)["state"] == state; });
   }
-
-  uint64_t parts_ = 0;
-  std::unique_ptr<FakeWorker> synth_;
-  std::vector<std::unique_ptr<FakeWorker>> provers_;
-  std::string job_;
-  std::map<uint64_t, HonestResult> honest_;
-  std::vector<farm::Prove> assigned_;
 };
 
 TEST_F(CoordinatorBatchWindow, WindowGroupsProofsNoFinalPairing) {

@@ -101,6 +101,8 @@ class GpuMsm : public ::testing::Test {
   }
 };
 using MsmTypes = ::testing::Types<Bn254G1, Bls12381G1, Bn254G2, Bls12381G2>;
+constexpr cuda::MsmAffineRound kAffineRounds[] = {cuda::MsmAffineRound::kContiguous, cuda::MsmAffineRound::kInterleaved,
+                                                  cuda::MsmAffineRound::kFused};
 TYPED_TEST_SUITE(GpuMsm, MsmTypes);
 
 // Independent random points against the naive sum (no structure shared with the reference).
@@ -238,12 +240,14 @@ TYPED_TEST(GpuMsm, BatchAffineExceptionalRuns) {
   const A p = F::random_point(rng), q = F::random_point(rng), o = A::identity();
   auto check = [&](const std::vector<A>& pts, const std::vector<Fr>& sc, int c, const char* what) {
     const auto want = naive_msm<typename F::C, typename F::GP>(pts, sc);
-    for (auto acc : {cuda::MsmAccumulation::kXyzz, cuda::MsmAccumulation::kBatchAffine}) {
-      cuda::MsmOptions opt;
-      opt.window_bits = c;
-      opt.accumulation = acc;
-      EXPECT_EQ(F::gpu(pts, sc, opt), want)
-          << what << ", c = " << c << ", batch-affine " << (acc == cuda::MsmAccumulation::kBatchAffine);
+    cuda::MsmOptions opt;
+    opt.window_bits = c;
+    opt.accumulation = cuda::MsmAccumulation::kXyzz;
+    EXPECT_EQ(F::gpu(pts, sc, opt), want) << what << ", c = " << c << ", XYZZ";
+    opt.accumulation = cuda::MsmAccumulation::kBatchAffine;
+    for (const auto round : kAffineRounds) {
+      opt.affine_round = round;
+      EXPECT_EQ(F::gpu(pts, sc, opt), want) << what << ", c = " << c << ", batch-affine round " << int(round);
     }
   };
   // Patterns of p, -p, q, O, in runs of many lengths (odd and even), all with scalar 1 (the
@@ -280,6 +284,33 @@ TYPED_TEST(GpuMsm, BatchAffineExceptionalRuns) {
   std::vector<Fr> small(pts.size());
   for (auto& s : small) s = Fr::from_u64(2 + rng() % 16);
   check(pts, small, 5, "random small scalars");
+}
+
+// Every way of running a batch-affine round (contiguous and interleaved split rounds, the fused
+// round with its shared-memory tree) on random points and scalars, at sizes that leave partial
+// blocks and many blocks per round, and on skewed scalars (one huge bucket, many tiny ones),
+// against the exact value.
+TYPED_TEST(GpuMsm, AffineRoundKindsAgree) {
+  ZKMILL_REQUIRE_GPU();
+  using F = TestFixture;
+  for (const size_t log_n : {size_t(9), size_t(14)}) {
+    auto r = F::rng(700 + log_n);
+    const auto kp = F::points(log_n, r);
+    auto sc = random_scalars<typename F::Fr>(kp.points.size(), r);
+    const auto want = expected_msm<typename F::C>(kp, sc);
+    auto skew = sc;
+    for (size_t i = 0; i < skew.size(); ++i)
+      if (i % 3 == 0) skew[i] = F::Fr::from_u64(5);  // a third of the points in one bucket per window
+    const auto want_skew = expected_msm<typename F::C>(kp, skew);
+    for (const auto round : kAffineRounds) {
+      cuda::MsmOptions opt;
+      opt.accumulation = cuda::MsmAccumulation::kBatchAffine;
+      opt.affine_round = round;
+      EXPECT_EQ(F::gpu_once(kp.points, sc, opt), want) << "n = 2^" << log_n << ", round " << int(round);
+      opt.window_bits = 7;
+      EXPECT_EQ(F::gpu_once(kp.points, skew, opt), want_skew) << "skewed, n = 2^" << log_n << ", round " << int(round);
+    }
+  }
 }
 
 TYPED_TEST(GpuMsm, TrivialSizesAndAllZero) {

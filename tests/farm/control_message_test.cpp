@@ -194,6 +194,41 @@ TEST(ControlMessage, PrefetchFieldsRoundTripTyped) {
   EXPECT_FALSE(db.to_json().contains("expand_ms"));
 }
 
+// Lookahead (worker.lookahead): hello `lookahead` (how many of its slots wait queued, below
+// `slots`), the `queued` stage, and task_failed `returned` (handed back unstarted).
+TEST(ControlMessage, LookaheadFieldsRoundTripTyped) {
+  Hello h;
+  h.worker = "b";
+  h.role = WorkerRole::Both;
+  h.slots = 2;
+  h.lookahead = 1;
+  h.tasks = {{{"j3", 0, kToken}, TaskStage::Proving},
+             {{"j3", 1, "fedcba9876543210fedcba9876543210"}, TaskStage::Queued}};
+  auto dh = round_trip(h);
+  ASSERT_NE(dh.as<Hello>(), nullptr);
+  EXPECT_EQ(dh.as<Hello>()->lookahead, 1u);
+  EXPECT_EQ(dh.as<Hello>()->tasks, h.tasks);
+  EXPECT_EQ(dh.to_json()["tasks"][1]["stage"], "queued");
+  EXPECT_FALSE(decode_body("hello", valid_bodies()[0].second, nullptr)->as<Hello>()->lookahead);
+
+  TaskFailed f{{"j3", 1, kToken}, "returned unstarted", false};
+  f.returned = true;
+  auto df = round_trip(f);
+  ASSERT_NE(df.as<TaskFailed>(), nullptr);
+  EXPECT_TRUE(df.as<TaskFailed>()->returned);
+  EXPECT_FALSE(round_trip(TaskFailed{{"j3", 1, kToken}, "x", false}).as<TaskFailed>()->returned);
+
+  // A lookahead of all its slots would mean a worker that runs nothing it holds.
+  json body = valid_bodies()[0].second;
+  body["slots"] = 2;
+  body["lookahead"] = 2;
+  std::string why;
+  EXPECT_FALSE(decode_body("hello", body, &why));
+  EXPECT_NE(why.find("field 'lookahead'"), std::string::npos) << why;
+  body["lookahead"] = 1;
+  EXPECT_TRUE(decode_body("hello", body, &why)) << why;
+}
+
 TEST(ControlMessage, RejectsMalformedPrefetchFields) {
   auto refused = [](const std::string& type, json body, const std::string& field, const json& value,
                     const std::string& says) {

@@ -53,22 +53,38 @@ TEST(FarmConfigWorker, GpuPceDefaultsOnAndParsesStrictly) {
   }
 }
 
+// worker.lookahead (assignments queued behind the running one): 1 by default, 0..16.
+TEST(FarmConfigWorker, LookaheadDefaultAndBounds) {
+  EXPECT_EQ(parse_farm_config("", "farm.yaml").worker.lookahead, 1u);
+  EXPECT_EQ(parse_farm_config("worker:\n  lookahead: 0\n", "farm.yaml").worker.lookahead, 0u);
+  for (const char* bad : {"lookahead: 17", "lookahead: -1", "lookahead: two"}) {
+    try {
+      parse_farm_config(std::string("worker:\n  ") + bad + "\n", "farm.yaml");
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const util::ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("worker.lookahead"), std::string::npos) << e.what();
+    }
+  }
+}
+
 // The proof checks' batch window and size, and the final check's mode: defaults as documented
 // (docs/config.md), values outside their ranges named errors.
 TEST(FarmConfigCoordinator, ProofCheckBatchingDefaultsAndBounds) {
   const auto d = parse_farm_config("", "farm.yaml").coordinator;
-  EXPECT_EQ(d.verify_batch_window_us, 1000u);
+  EXPECT_EQ(d.verify_batch_window_us, 0u);
   EXPECT_EQ(d.verify_batch_max, 64u);
   EXPECT_FALSE(d.final_check_all);
+  EXPECT_EQ(d.max_worker_slots, 16u);
   const auto c =
-      parse_farm_config("coordinator:\n  verify_batch_window_us: 0\n  verify_batch_max: 1\n  final_check_all: true\n",
-                        "farm.yaml")
+      parse_farm_config(
+          "coordinator:\n  verify_batch_window_us: 2000\n  verify_batch_max: 1\n  final_check_all: true\n", "farm.yaml")
           .coordinator;
-  EXPECT_EQ(c.verify_batch_window_us, 0u);
+  EXPECT_EQ(c.verify_batch_window_us, 2000u);
   EXPECT_EQ(c.verify_batch_max, 1u);
   EXPECT_TRUE(c.final_check_all);
-  for (const char* bad : {"verify_batch_window_us: 10000001", "verify_batch_window_us: -1", "verify_batch_max: 0",
-                          "verify_batch_max: 4097", "final_check_all: maybe"}) {
+  for (const char* bad :
+       {"verify_batch_window_us: 10000001", "verify_batch_window_us: -1", "verify_batch_max: 0",
+        "verify_batch_max: 4097", "final_check_all: maybe", "max_worker_slots: 0", "max_worker_slots: 65"}) {
     try {
       parse_farm_config(std::string("coordinator:\n  ") + bad + "\n", "farm.yaml");
       ADD_FAILURE() << "accepted " << bad;

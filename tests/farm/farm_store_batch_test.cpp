@@ -2,9 +2,9 @@
 // FarmStore's one-round-trip paths against a private redis-server: the claim script that picks
 // and leases a queue entry in one call (circuit filter, the prove worker's own bundle first,
 // stale entries dropped), and the batch prove_done the coordinator records a loop turn's
-// verified proofs with. What a batch must guarantee: every proof in it is recorded once;
-// refused items change nothing; a batch retried after a failure (a lost reply, an error in
-// the middle of the script) records nothing twice and loses nothing.
+// verified proofs with (and the batch synth_done for its syntheses). What a batch must guarantee: every proof in it is
+// recorded once; refused items change nothing; a batch retried after a failure (a lost reply, an error in the middle of
+// the script) records nothing twice and loses nothing.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -76,6 +76,52 @@ class FarmStoreBatch : public ::testing::Test {
   std::unique_ptr<FarmStore> store_;
   std::string job_;
 };
+
+// The batch synth_done the coordinator records a loop turn's syntheses with: each recorded
+// once with its statement and telemetry and queued for proving; a stale or foreign item and a
+// re-send in the same batch change nothing; the batch run again (a lost reply) records nothing
+// twice.
+TEST_F(FarmStoreBatch, RecordsEachSynthesisOnceRefusesTheRest) {
+  farm::JobSpec spec;
+  spec.circuit = "c1";
+  spec.curve = "bn254";
+  spec.partitions = 4;
+  job_ = store_->submit(spec, 1).first;
+  std::vector<FarmStore::SynthRecord> batch;
+  for (int i = 0; i < 4; ++i) {
+    auto s = store_->claim("synth", "synth-1", "", {"c1"}, 32, 2, 60000);
+    ASSERT_TRUE(s.ok) << s.reason;
+    batch.push_back({s.ref,
+                     {"synth-1", "", s.token},
+                     "tcp://x",
+                     "b" + std::to_string(s.ref.part),
+                     "[\"" + std::to_string(s.ref.part) + "\"]",
+                     {{"synth_ms", "1.5"}}});
+  }
+  auto stale = batch[1];
+  stale.from.token = "not-the-token";
+  auto intruder = batch[2];
+  intruder.from.worker = "synth-2";
+  std::vector<FarmStore::SynthRecord> all{stale, intruder};
+  all.insert(all.end(), batch.begin(), batch.end());
+  all.push_back(batch[0]);  // a re-send in the same turn
+  auto out = store_->synth_done(all, 3, 60000);
+  ASSERT_EQ(out.size(), all.size());
+  EXPECT_EQ(out[0].reason, "stale token");
+  EXPECT_EQ(out[1].reason, "not from the worker the lease names");
+  for (size_t i = 0; i < batch.size(); ++i) EXPECT_TRUE(out[2 + i].ok) << out[2 + i].reason;
+  EXPECT_FALSE(out.back().ok);
+  EXPECT_EQ(out.back().reason, "partition synthesized");
+  for (uint64_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(part_field(i, "state"), "synthesized");
+    EXPECT_EQ(part_field(i, "statement"), "[\"" + std::to_string(i) + "\"]");
+    EXPECT_EQ(part_field(i, "bundle_key"), "b" + std::to_string(i));
+    EXPECT_EQ(part_field(i, "synth_ms"), "1.5");
+  }
+  EXPECT_EQ(redis_->command({"ZCARD", "zk:q:prove"}).as_int(), 4);
+  for (const auto& o : store_->synth_done(batch, 4, 60000)) EXPECT_EQ(o.reason, "partition synthesized");
+  EXPECT_EQ(redis_->command({"ZCARD", "zk:q:prove"}).as_int(), 4);
+}
 
 TEST_F(FarmStoreBatch, RecordsEachProofOnceRefusesTheRest) {
   auto batch = proving(6);

@@ -64,6 +64,8 @@ class FakeWorker {
   // ("": idle), and the synth tokens of the bundles it holds (`tokens`).
   void set_current(const std::string& token) { current_ = token; }
   void set_held(const std::vector<std::string>& tokens) { held_ = tokens; }
+  // ... and the tasks it holds with their stages (`tasks`), as a prefetching or lookahead worker's do.
+  void set_tasks(const std::vector<farm::TaskReport>& tasks) { tasks_ = tasks; }
 
   // The next message satisfying `want` within `limit` (others are dropped), heartbeating
   // every 100 ms meanwhile; nullopt when none came.
@@ -76,6 +78,7 @@ class FakeWorker {
         farm::WorkerHeartbeat h;
         h.current = current_;
         h.tokens = held_;
+        h.tasks = tasks_;
         send(h);
         next_beat += std::chrono::milliseconds(100);
       }
@@ -99,6 +102,7 @@ class FakeWorker {
   zmq::socket_t sock_;
   std::string current_;
   std::vector<std::string> held_;
+  std::vector<farm::TaskReport> tasks_;
 };
 
 }  // namespace zkmill::test
