@@ -40,6 +40,15 @@ namespace {
   "local jk = 'zk:job:' .. id\n"                                                   \
   "local pk = 'zk:part:' .. id .. ':' .. part\n"
 
+// Shared Lua helper: a member's job and partition hash keys (nil for a malformed member).
+#define ZK_LUA_MEMBER_KEYS                                                            \
+  "local function member_keys(m)\n"                                                   \
+  "  local seq, part = tonumber(string.sub(m, 1, 12)), tonumber(string.sub(m, 14))\n" \
+  "  if not seq or not part then return nil end\n"                                    \
+  "  local id = 'j' .. seq\n"                                                         \
+  "  return 'zk:job:' .. id, 'zk:part:' .. id .. ':' .. part\n"                       \
+  "end\n"
+
 // Shared Lua helper: why a result or failure may not end the partition's attempt (nil: it may).
 // Only the worker the lease names (routing id, and CURVE key when there is one) with the
 // attempt's token may; a token alone is not enough.
@@ -118,7 +127,7 @@ return {id, 1}
 // found stale on the way (job final, partition no longer waiting) are removed from the queue.
 // ARGV: queue, worker, now, lease, token, worker key, window, then the worker's circuits; the fence.
 // Returns {1, token, member, job hash, partition hash}, or {0, 'empty' | 'none'}.
-const char* kClaim = ZK_LUA_FENCE_CHECK R"lua(
+const char* kClaim = ZK_LUA_FENCE_CHECK ZK_LUA_MEMBER_KEYS R"lua(
 local q, worker, now, lease, token, wkey, window = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5], ARGV[6], tonumber(ARGV[7])
 local serves = {}
 for i = 8, #ARGV - 1 do serves[ARGV[i]] = true end
@@ -128,12 +137,10 @@ local members = redis.call('ZRANGE', 'zk:q:' .. q, 0, window - 1)
 if #members == 0 then return {0, 'empty'} end
 local live = {}  -- {member, job key, partition key, synth worker} of the entries this worker serves
 for _, m in ipairs(members) do
-  local seq, part = tonumber(string.sub(m, 1, 12)), tonumber(string.sub(m, 14))
-  if not seq or not part then
+  local jk, pk = member_keys(m)
+  if not jk then
     redis.call('ZREM', 'zk:q:' .. q, m)
   else
-    local id = 'j' .. seq
-    local jk, pk = 'zk:job:' .. id, 'zk:part:' .. id .. ':' .. part
     local job = redis.call('HMGET', jk, 'state', 'circuit')
     local js = job[1]
     if (js ~= 'queued' and js ~= 'running') or redis.call('HGET', pk, 'state') ~= want then
@@ -161,7 +168,7 @@ return {1, token, m, redis.call('HGETALL', jk), redis.call('HGETALL', pk)}
 // nothing twice. Telemetry (synth_ms) rides along per item, so a synthesis and its timing are
 // one write. ARGV: count, now, lease, then per item: member, token, worker, worker key, bundle
 // endpoint, bundle key, statement, k, k name/value pairs; then the fence.
-const char* kSynthDone = ZK_LUA_FENCE_CHECK ZK_LUA_HOLDER R"lua(
+const char* kSynthDone = ZK_LUA_FENCE_CHECK ZK_LUA_HOLDER ZK_LUA_MEMBER_KEYS R"lua(
 local count, now, lease = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3])
 local out, a = {}, 4
 for n = 1, count do
@@ -169,13 +176,11 @@ for n = 1, count do
     ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], ARGV[a + 5], ARGV[a + 6], tonumber(ARGV[a + 7])
   local fields = a + 8
   a = fields + 2 * k
-  local seq, part = tonumber(string.sub(m, 1, 12)), tonumber(string.sub(m, 14))
+  local jk, pk = member_keys(m)
   local r
-  if not seq or not part then
+  if not jk then
     r = {0, 'bad member ' .. m}
   else
-    local id = 'j' .. seq
-    local jk, pk = 'zk:job:' .. id, 'zk:part:' .. id .. ':' .. part
     local ps, js = redis.call('HGET', pk, 'state'), redis.call('HGET', jk, 'state')
     local why = nil
     if ps ~= 'synthesizing' then why = 'partition ' .. tostring(ps)
@@ -208,7 +213,7 @@ return out
 // checked against: only the lease's holder of that moment may have recorded it.
 // ARGV: count, now, then per item: member, token, worker, worker key, proof, k, k name/value
 // pairs of telemetry; then the fence.
-const char* kProveDone = ZK_LUA_FENCE_CHECK ZK_LUA_HOLDER R"lua(
+const char* kProveDone = ZK_LUA_FENCE_CHECK ZK_LUA_HOLDER ZK_LUA_MEMBER_KEYS R"lua(
 local count, now = tonumber(ARGV[1]), ARGV[2]
 local t = redis.call('TIME')
 local at, fence = t[1] .. string.format('%06d', tonumber(t[2])), ARGV[#ARGV]  -- µs, as digits
@@ -217,13 +222,11 @@ for n = 1, count do
   local m, token, worker, wkey, proof, k = ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4], tonumber(ARGV[a + 5])
   local fields = a + 6
   a = fields + 2 * k
-  local seq, part = tonumber(string.sub(m, 1, 12)), tonumber(string.sub(m, 14))
+  local jk, pk = member_keys(m)
   local r
-  if not seq or not part then
+  if not jk then
     r = {0, 'bad member ' .. m}
   else
-    local id = 'j' .. seq
-    local jk, pk = 'zk:job:' .. id, 'zk:part:' .. id .. ':' .. part
     local js, ps = redis.call('HGET', jk, 'state'), redis.call('HGET', pk, 'state')
     local why = nil
     if js ~= 'running' then why = 'job ' .. tostring(js)
