@@ -101,15 +101,7 @@ __device__ __forceinline__ uint32_t owner_from(const uint32_t* off, uint32_t lo,
     if (lo + 1 >= count || off[lo + 1] > j) return lo;
     ++lo;
   }
-  uint32_t hi = count;  // invariant: off[lo] <= j, and hi is past the answer
-  while (hi - lo > 1) {
-    const uint32_t mid = lo + (hi - lo) / 2;
-    if (off[mid] <= j)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  return lo;
+  return owner_of(off, count, j, lo);
 }
 
 // The same when the answer is known to be <= hi (walking slots downwards).

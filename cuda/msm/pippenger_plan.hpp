@@ -131,9 +131,10 @@ ZK_HD void digit_key(const MsmPlan& p, int w, uint32_t mag, bool neg, uint32_t i
 }
 
 // The largest b in [0, count) with off[b] <= j, for a non-decreasing off[] with off[0] = 0:
-// which bucket owns chunk j when off[] is the exclusive scan of per-bucket chunk counts.
-ZK_HD uint32_t owner_of(const uint32_t* off, uint32_t count, uint32_t j) {
-  uint32_t lo = 0, hi = count;  // invariant: off[lo] <= j, and hi is past the answer
+// which bucket owns chunk j when off[] is the exclusive scan of per-bucket chunk counts. A
+// caller that knows the answer is >= lo (with off[lo] <= j) passes it to search only above it.
+ZK_HD uint32_t owner_of(const uint32_t* off, uint32_t count, uint32_t j, uint32_t lo = 0) {
+  uint32_t hi = count;  // invariant: off[lo] <= j, and hi is past the answer
   while (hi - lo > 1) {
     const uint32_t mid = lo + (hi - lo) / 2;
     if (off[mid] <= j)

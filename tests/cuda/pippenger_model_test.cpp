@@ -131,6 +131,12 @@ TEST(PippengerPlan, OwnerOfFindsTheBucketOfEachChunk) {
   const std::vector<uint32_t> off = {0, 2, 2, 2, 5, 6, 6};
   const uint32_t want[] = {0, 0, 3, 3, 3, 4};
   for (uint32_t j = 0; j < 6; ++j) EXPECT_EQ(cuda::pippenger::owner_of(off.data(), 6, j), want[j]) << j;
+  // From a known lower bound (any b <= the answer with off[b] <= j), the same answer.
+  for (uint32_t j = 0; j < 6; ++j)
+    for (uint32_t lo = 0; lo <= want[j]; ++lo)
+      if (off[lo] <= j) {
+        EXPECT_EQ(cuda::pippenger::owner_of(off.data(), 6, j, lo), want[j]) << j << " from " << lo;
+      }
 }
 
 TEST(PippengerPlan, WindowChoiceAndLimits) {
