@@ -197,6 +197,21 @@ TEST_P(Setup, MixedContributionChainsVerifyUnderBoth) {
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
 }
 
+// Offset of section `type`'s payload in a snarkjs binary file held as bytes (npos when absent):
+// the table after magic (4), version (4) and count (4) is type u32 + size u64 a section.
+size_t section_at(const std::string& b, uint32_t type) {
+  size_t pos = 12;
+  while (pos + 12 <= b.size()) {
+    uint32_t t = 0;
+    uint64_t sz = 0;
+    for (int i = 0; i < 4; ++i) t |= uint32_t(uint8_t(b[pos + i])) << (8 * i);
+    for (int i = 0; i < 8; ++i) sz |= uint64_t(uint8_t(b[pos + 4 + i])) << (8 * i);
+    if (t == type) return pos + 12;
+    pos += 12 + sz;
+  }
+  return std::string::npos;
+}
+
 // Tampered keys: exit 1 with the reason, for zkmill; snarkjs agrees they are invalid.
 TEST_P(Setup, TamperedKeysAreRejected) {
   const auto p = ptau_for(curve());
@@ -205,19 +220,6 @@ TEST_P(Setup, TamperedKeysAreRejected) {
   ASSERT_EQ(run_zkmill({"zkey", "contribute", k0, k1, "-e", "x"}).exit_code, 0);
   const std::string good = slurp(k1);
   const size_t g1 = curve() == "bn128" ? 64 : 96;
-  // Section offsets: walk the table (magic 4, version 4, count 4, then type u32 + size u64).
-  auto section_at = [&](const std::string& b, uint32_t type) -> size_t {
-    size_t pos = 12;
-    while (pos + 12 <= b.size()) {
-      uint32_t t = 0;
-      uint64_t sz = 0;
-      for (int i = 0; i < 4; ++i) t |= uint32_t(uint8_t(b[pos + i])) << (8 * i);
-      for (int i = 0; i < 8; ++i) sz |= uint64_t(uint8_t(b[pos + 4 + i])) << (8 * i);
-      if (t == type) return pos + 12;
-      pos += 12 + sz;
-    }
-    return std::string::npos;
-  };
   auto swap_points = [&](uint32_t type, const std::string& name) {
     std::string b = good;
     const size_t at = section_at(b, type);
@@ -286,20 +288,6 @@ TEST_P(Setup, BadInputsAreExit2AndWriteNothing) {
   auto r = run_zkmill({"zkey", "verify", r1cs, cut(p.prepared, "v.ptau", 1, 3), fx("hashchain", "zkey")});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_TRUE(contains(r.err, "v.ptau")) << r.err;
-}
-
-// Offset of section `type`'s payload in a snarkjs binary file held as bytes (npos when absent).
-size_t section_at(const std::string& b, uint32_t type) {
-  size_t pos = 12;
-  while (pos + 12 <= b.size()) {
-    uint32_t t = 0;
-    uint64_t sz = 0;
-    for (int i = 0; i < 4; ++i) t |= uint32_t(uint8_t(b[pos + i])) << (8 * i);
-    for (int i = 0; i < 8; ++i) sz |= uint64_t(uint8_t(b[pos + 4 + i])) << (8 * i);
-    if (t == type) return pos + 12;
-    pos += 12 + sz;
-  }
-  return std::string::npos;
 }
 
 // The commands stream their sections, so a bad point can surface after the first sections went

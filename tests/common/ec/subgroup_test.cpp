@@ -21,12 +21,8 @@ using curves::Bn254G1Params;
 using curves::Bn254G2Params;
 
 template <class P>
-class Subgroup : public ::testing::Test {
- protected:
-  std::mt19937_64 rng{20240611};
-};
-using Groups = ::testing::Types<Bn254G1Params, Bn254G2Params, Bls12381G1Params, Bls12381G2Params>;
-TYPED_TEST_SUITE(Subgroup, Groups);
+class Subgroup : public SeededGroupTest<P, 20240611> {};
+TYPED_TEST_SUITE(Subgroup, AllGroups);
 
 TYPED_TEST(Subgroup, AgreesWithNaiveOnMembers) {
   using J = ec::Jacobian<TypeParam>;

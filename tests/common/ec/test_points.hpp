@@ -3,6 +3,9 @@
 // Shared by test_ec and test_serde; cofactors are derived from the curve seeds.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <cstdint>
 #include <initializer_list>
 #include <random>
 #include <stdexcept>
@@ -97,5 +100,15 @@ ec::Affine<C> torsion_point(uint64_t q, ff::Limbs<M> h, Rng& rng) {
   }
   throw std::runtime_error("no point of the requested order found");
 }
+
+// The four groups the typed point tests run over (G1 and G2 of both curves), and their fixture:
+// a random generator seeded per suite, so a failure reproduces.
+using AllGroups =
+    ::testing::Types<curves::Bn254G1Params, curves::Bn254G2Params, curves::Bls12381G1Params, curves::Bls12381G2Params>;
+template <class P, uint64_t kSeed>
+class SeededGroupTest : public ::testing::Test {
+ protected:
+  std::mt19937_64 rng{kSeed};
+};
 
 }  // namespace zkmill::test

@@ -9,6 +9,8 @@
 #include <random>
 #include <vector>
 
+#include "tests/common/poly/horner.hpp"
+
 namespace zkmill::test {
 
 using namespace zkmill::ff;
@@ -17,14 +19,6 @@ using zkmill::poly::FftDir;
 using zkmill::util::ThreadPool;
 
 namespace {
-
-// sum_j c_j x^j by Horner's rule.
-template <class F>
-F horner(const std::vector<F>& c, const F& x) {
-  F acc = F::zero();
-  for (size_t j = c.size(); j-- > 0;) acc = acc * x + c[j];
-  return acc;
-}
 
 // X_k = sum_j x_j u^(jk): the definition, O(n^2).
 template <class F>

@@ -8,6 +8,8 @@
 #include <random>
 #include <vector>
 
+#include "tests/common/poly/horner.hpp"
+
 namespace zkmill::test {
 
 using namespace zkmill::ff;
@@ -17,13 +19,6 @@ using zkmill::poly::groth16_h_in_place;
 using zkmill::util::ThreadPool;
 
 namespace {
-
-template <class F>
-F horner(const std::vector<F>& c, const F& x) {
-  F acc = F::zero();
-  for (size_t j = c.size(); j-- > 0;) acc = acc * x + c[j];
-  return acc;
-}
 
 // The interpolant of values on the domain (zero-padded), evaluated at t: ifft, then Horner.
 template <class F>

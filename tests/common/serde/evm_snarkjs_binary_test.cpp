@@ -86,12 +86,8 @@ TEST(Evm, Scalars) {
 // ---- snarkjs LEM points.
 
 template <class P>
-class Lem : public ::testing::Test {
- protected:
-  std::mt19937_64 rng{5};
-};
-using Groups = ::testing::Types<Bn254G1Params, Bn254G2Params, Bls12381G1Params, Bls12381G2Params>;
-TYPED_TEST_SUITE(Lem, Groups);
+class Lem : public SeededGroupTest<P, 5> {};
+TYPED_TEST_SUITE(Lem, AllGroups);
 
 TYPED_TEST(Lem, LayoutIsMontgomeryLittleEndianC0First) {
   using L = serde::snarkjs::Lem<TypeParam>;

@@ -39,12 +39,8 @@ TEST(SnarkjsJson, ExactShapes) {
 }
 
 template <class P>
-class SnarkjsJsonGroups : public ::testing::Test {
- protected:
-  std::mt19937_64 rng{31};
-};
-using Groups = ::testing::Types<Bn254G1Params, Bn254G2Params, Bls12381G1Params, Bls12381G2Params>;
-TYPED_TEST_SUITE(SnarkjsJsonGroups, Groups);
+class SnarkjsJsonGroups : public SeededGroupTest<P, 31> {};
+TYPED_TEST_SUITE(SnarkjsJsonGroups, AllGroups);
 
 TYPED_TEST(SnarkjsJsonGroups, RoundTripIncludingInfinity) {
   using A = ec::Affine<TypeParam>;
