@@ -14,11 +14,8 @@ namespace zkmill::cuda::pippenger {
 
 namespace {
 
-// Measured (NOTES-batch-affine.md, "Fused and interleaved rounds" and "Per-group rounds"):
-// interleaved rounds beat contiguous ones on G1 by 9-19% at 2^22-2^24 points; on G2, whose
-// kernels run at 166-247 registers (2-3 blocks per SM), contiguous rounds win (BN254 G2 2^22:
-// 66.5 against 68.9 ms). So the default depends on the group, told by its coordinate size.
-constexpr size_t kG2CoordBytes = 64;  // BN254 Fq2; BLS12-381 Fq2 is 96, G1's Fq 32 or 48
+// BN254 Fq2; BLS12-381 Fq2 is 96, G1's Fq 32 or 48.
+constexpr size_t kG2CoordBytes = 64;
 // Rounds until the longest run holds <= 2 points: stopping at 8 measured the same within 0.5%.
 constexpr uint32_t kDefaultStop = 2;
 
@@ -58,7 +55,14 @@ MsmAffineRound parse_affine_round_env(const char* value) {
 }
 
 MsmAffineRound default_affine_round(size_t coord_bytes) {
-  return coord_bytes >= kG2CoordBytes ? MsmAffineRound::kContiguous : MsmAffineRound::kInterleaved;
+  // Measured (NOTES-batch-affine.md, "Fused and interleaved rounds" and "Round kind per group, BN254
+  // G2 to 2^24, the PoRep H MSM"): interleaved rounds beat contiguous ones on G1 by 9-19% at
+  // 2^22-2^24 points; on BN254 G2 contiguous won at 2^22 (66.5 against 68.9 ms, one call) and lost
+  // at 2^23 / 2^24 (127.0 / 244.6 against 124.5 / 237.7 ms, another): no group gains enough from
+  // its own kind, so every group takes interleaved; the engines pass their coordinate size so a
+  // measured per-group default needs no engine change.
+  (void)coord_bytes;
+  return MsmAffineRound::kInterleaved;
 }
 
 uint32_t parse_affine_stop_env(const char* value) {
@@ -125,10 +129,23 @@ uint64_t batch_affine_slices(uint64_t digits, size_t coord_bytes, uint64_t budge
   return std::max<uint64_t>(1, (bytes + budget - 1) / budget);
 }
 
+uint64_t batch_affine_min_slice_digits(size_t coord_bytes) {
+  // Break-even slice sizes measured on the H200 (NOTES-batch-affine.md, "Round kind per group,
+  // BN254 G2 to 2^24, the PoRep H MSM"): a round costs ~0.41 ms beside its work (BLS12-381 G1
+  // 2^24 forced into 3 / 25 / 97 slices: 145 / 236 / 489 ms), a slice ~10-12 rounds; what a
+  // slice earns is its digits times the per-digit gain over XYZZ: ~0.18-0.24 ns for BLS12-381 G1
+  // (break-even ~20-25 M digits a slice), ~0.07-0.09 ns for BN254 G1 (~60 M), ~0.3 ns for BN254
+  // G2 (~15 M). Thresholds at or above those.
+  if (coord_bytes == 48) return uint64_t(1) << 25;
+  if (coord_bytes == 32) return uint64_t(1) << 26;
+  return uint64_t(1) << 24;
+}
+
 bool batch_affine_fits(uint64_t digits, uint64_t longest, size_t coord_bytes, uint64_t free_bytes) {
+  const uint64_t per_input = batch_affine_bytes_per_input(coord_bytes);
   const uint64_t budget = batch_affine_budget(free_bytes);
-  return longest * batch_affine_bytes_per_input(coord_bytes) <= budget &&
-         batch_affine_slices(digits, coord_bytes, budget) <= kMaxAffineSlices;
+  const uint64_t slice = budget / per_input;  // points a slice holds
+  return longest <= slice && slice >= std::min(digits, batch_affine_min_slice_digits(coord_bytes));
 }
 
 bool batch_affine_windows(MsmAccumulation requested, uint64_t digits, uint64_t longest, size_t coord_bytes,

@@ -29,7 +29,7 @@ bool batch_affine_ones(MsmAccumulation requested, uint64_t n_one, size_t coord_b
 
 // How one batch-affine round runs (MsmAffineRound, msm.hpp): the requested kind, else
 // ZKMILL_GPU_MSM_AFFINE_ROUND = contiguous | interleaved (read once), else the measured default
-// of the group (coordinates of `coord_bytes` bytes: G1 interleaved, G2 contiguous). Never kAuto.
+// of the group (coordinates of `coord_bytes` bytes; today interleaved for every group). Never kAuto.
 MsmAffineRound batch_affine_round(MsmAffineRound requested, size_t coord_bytes);
 
 // Rounds run while the longest run holds more points than this; the rest is XYZZ.
@@ -50,10 +50,12 @@ constexpr uint64_t batch_affine_bytes_per_input(size_t coord_bytes) { return 2 *
 uint64_t batch_affine_slices(uint64_t digits, size_t coord_bytes, uint64_t budget);
 
 // Do the rounds fit `free_bytes`? Their budget must hold the fullest bucket (a slice never splits
-// a bucket) and cut the digits into at most kMaxAffineSlices slices (each slice pays every
-// round's fixed cost again). When not, the MSM runs XYZZ, as it did before batch-affine; an
-// allocation that fails inside the rounds anyway falls back to XYZZ too (pippenger_impl.cuh).
-constexpr uint64_t kMaxAffineSlices = 256;
+// a bucket) and slices of at least batch_affine_min_slice_digits points (or the whole MSM when it
+// is smaller): every slice pays each of its ~10 rounds' fixed cost (~0.4 ms: host syncs and ~15
+// launches) again, which small slices do not earn back. When not, the MSM runs XYZZ, as it did
+// before batch-affine; an allocation that fails inside the rounds anyway falls back to XYZZ too
+// (pippenger_impl.cuh).
+uint64_t batch_affine_min_slice_digits(size_t coord_bytes);
 bool batch_affine_fits(uint64_t digits, uint64_t longest, size_t coord_bytes, uint64_t free_bytes);
 
 // ZKMILL_GPU_MSM_TRACE=1: each MSM prints its accumulation, free memory, slices and rounds to

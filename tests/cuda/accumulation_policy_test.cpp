@@ -84,9 +84,10 @@ TEST(AccumulationPolicy, AutoFollowsTheSizePolicyWhenTheEnvironmentIsSilent) {
   }
 }
 
-// The rounds' memory: at most kMaxAffineSlices slices of half the free memory (8 GiB at most),
-// and the fullest bucket inside one slice; otherwise the automatic choice is XYZZ, so batch-affine
-// never asks a nearly full card for more than XYZZ would.
+// The rounds' memory: half the free memory (8 GiB at most) must hold the fullest bucket and
+// slices of at least the measured break-even size (or the whole MSM); otherwise the automatic
+// choice is XYZZ. The cases are the H200 measurements (NOTES-batch-affine.md, "Round kind per
+// group, BN254 G2 to 2^24, the PoRep H MSM").
 TEST(AccumulationPolicy, AutoFallsBackToXyzzWhenTheRoundsDoNotFit) {
   const char* env = std::getenv("ZKMILL_GPU_MSM_ACCUMULATE");
   if (env != nullptr && *env != '\0' && std::string(env) != "auto") GTEST_SKIP() << "ZKMILL_GPU_MSM_ACCUMULATE is set";
@@ -95,33 +96,49 @@ TEST(AccumulationPolicy, AutoFallsBackToXyzzWhenTheRoundsDoNotFit) {
   EXPECT_EQ(pip::batch_affine_bytes_per_input(kBnG1), 64u);
   EXPECT_EQ(pip::batch_affine_bytes_per_input(kBlsG1), 96u);
   EXPECT_EQ(pip::batch_affine_bytes_per_input(kBnG2), 128u);
-  // A PoRep partition's BLS12-381 H MSM: 2^31 digits x 96 B = 192 GiB of rounds in all.
-  const uint64_t h = k2(31) - 16;
+  const uint64_t h = k2(31) - 16;  // a 130M-constraint partition's H MSM: 2^27 - 1 points, 16 windows
   EXPECT_EQ(pip::batch_affine_slices(h, kBlsG1, 8 * kGiB), 24u);
   EXPECT_EQ(pip::batch_affine_slices(h, kBlsG1, kGiB), 192u);
   EXPECT_EQ(pip::batch_affine_slices(1, kBlsG1, 8 * kGiB), 1u);
-  EXPECT_TRUE(pip::batch_affine_windows(MsmAccumulation::kAuto, h, 4096, kBlsG1, 20 * kGiB));  // 24 slices
-  EXPECT_TRUE(pip::batch_affine_windows(MsmAccumulation::kAuto, h, 4096, kBlsG1, 2 * kGiB));   // 192 slices
-  EXPECT_FALSE(pip::batch_affine_windows(MsmAccumulation::kAuto, h, 4096, kBlsG1, kGiB));      // 384 slices
-  EXPECT_FALSE(pip::batch_affine_windows(MsmAccumulation::kAuto, h, 4096, kBlsG1, 0));         // nothing free
-  EXPECT_FALSE(pip::batch_affine_fits(h, 4096, kBlsG1, 100 * kMiB));
+  auto aut = [](uint64_t digits, uint64_t longest, size_t coord, uint64_t free_mib) {
+    return pip::batch_affine_windows(MsmAccumulation::kAuto, digits, longest, coord, free_mib * kMiB);
+  };
+  // BLS12-381 H MSM in the partition: free 12 233 MiB (first run, 33 slices: 1061 ms) and 6 439
+  // MiB (warm, 62 slices: 1215 ms) beat XYZZ (1414 ms); 273 MiB free (136 MiB budget, 1442
+  // slices: 6785 ms when forced) must not.
+  EXPECT_TRUE(aut(h, 4791, kBlsG1, 12233));
+  EXPECT_TRUE(aut(h, 4791, kBlsG1, 6439));
+  EXPECT_FALSE(aut(h, 4791, kBlsG1, 273));
+  EXPECT_FALSE(aut(h, 4791, kBlsG1, 0));
+  // BN254 H MSM: 28 569 MiB free (8 GiB budget, 16 slices: 480 against 583 ms).
+  EXPECT_TRUE(aut(h, 11238, kBnG1, 28569));
+  EXPECT_FALSE(aut(h, 11238, kBnG1, 6000));  // 3000 MiB budget: 47 M points a slice, below BN254's break-even
+  // BLS12-381 G1 2^24 forced into 1 GiB (25 slices, 236 ms) and 256 MiB budgets (97 slices, 489
+  // ms) lose to XYZZ (~182 ms): those budgets choose XYZZ.
+  EXPECT_TRUE(aut(k2(28), 624, kBlsG1, 100 * 1024));
+  EXPECT_FALSE(aut(k2(28), 624, kBlsG1, 2048));
+  EXPECT_FALSE(aut(k2(28), 624, kBlsG1, 512));
+  // An MSM smaller than a minimal slice need only fit once: BN254 G1 2^22 (2^26 digits, 4 GiB of
+  // rounds) runs in one slice with 10 GiB free; with 6 GiB free it would take two of 50 M: XYZZ.
+  EXPECT_TRUE(aut(k2(26), 200, kBnG1, 10 * 1024));
+  EXPECT_FALSE(aut(k2(26), 200, kBnG1, 6 * 1024));
+  // BN254 G2 2^24 (2^28 digits): 8 GiB budget, slices of 2^26 points.
+  EXPECT_TRUE(aut(k2(28), 624, kBnG2, 100 * 1024));
   // The fullest bucket must fit one slice (a skewed scalar put half the points in one bucket).
-  EXPECT_TRUE(pip::batch_affine_fits(k2(26), k2(20), kBnG1, 2 * kGiB));   // 64 MiB bucket, 1 GiB budget
-  EXPECT_FALSE(pip::batch_affine_fits(k2(26), k2(25), kBnG1, 2 * kGiB));  // 2 GiB bucket
-  EXPECT_FALSE(pip::batch_affine_windows(MsmAccumulation::kAuto, k2(26), k2(25), kBnG1, 2 * kGiB));
-  EXPECT_TRUE(pip::batch_affine_windows(MsmAccumulation::kAuto, k2(26), k2(25), kBnG1, kRoomy));
+  EXPECT_TRUE(pip::batch_affine_fits(k2(26), k2(20), kBnG1, 10 * kGiB));  // 64 MiB bucket, 5 GiB budget
+  EXPECT_FALSE(pip::batch_affine_fits(k2(26), k2(25), kBnG1, 2 * kGiB));  // 2 GiB bucket, 1 GiB budget
+  EXPECT_TRUE(pip::batch_affine_fits(k2(26), k2(25), kBnG1, kRoomy));
   // Never batch-affine outside the size ranges, however much is free.
   EXPECT_FALSE(pip::batch_affine_windows(MsmAccumulation::kAuto, k2(24), 64, kBnG1, kRoomy));
   EXPECT_FALSE(pip::batch_affine_windows(MsmAccumulation::kAuto, k2(26), 64, kBlsG2, kRoomy));
 }
 
-// The round kind by group: interleaved for G1 (32- and 48-byte coordinates), contiguous for G2.
+// The round kind: one default for every group (interleaved; the measured per-group differences
+// were within 3.5% and of both signs).
 TEST(AccumulationPolicy, RoundKindByGroup) {
   using K = cuda::MsmAffineRound;
-  EXPECT_EQ(pip::default_affine_round(kBnG1), K::kInterleaved);
-  EXPECT_EQ(pip::default_affine_round(kBlsG1), K::kInterleaved);
-  EXPECT_EQ(pip::default_affine_round(kBnG2), K::kContiguous);
-  EXPECT_EQ(pip::default_affine_round(kBlsG2), K::kContiguous);
+  for (const size_t coord : {kBnG1, kBlsG1, kBnG2, kBlsG2})
+    EXPECT_EQ(pip::default_affine_round(coord), K::kInterleaved);
   const char* env = std::getenv("ZKMILL_GPU_MSM_AFFINE_ROUND");
   if (env != nullptr && *env != '\0') GTEST_SKIP() << "ZKMILL_GPU_MSM_AFFINE_ROUND is set";
   for (const size_t coord : {kBnG1, kBlsG1, kBnG2, kBlsG2})
