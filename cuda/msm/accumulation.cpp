@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The GPU MSM's choice between XYZZ and batch-affine bucket accumulation (accumulation.hpp).
 // Thresholds from measurements on the H200 (cuda/bench/NOTES-batch-affine.md, "Batch-affine accumulation",
-// "Fused and interleaved rounds" and "Per-group rounds, BN254 G2 to 2^24, the PoRep H MSM").
+// "Fused and interleaved rounds" and "Round kind per group, BN254 G2 to 2^24, the PoRep H MSM").
 #include "cuda/msm/accumulation.hpp"
 
 #include <algorithm>
@@ -103,11 +103,11 @@ bool batch_affine_windows_by_size(uint64_t digits, size_t coord_bytes) {
   // Measured on the H200 (cuda/bench/NOTES-batch-affine.md), each accumulation forced on the same
   // binary: batch-affine (interleaved rounds) wins for G1 of both curves from 2^22 points (2^26
   // digits at c = 16; BN254 -9% at 2^22, -15% at 2^24, -13% at 2^26; BLS12-381 -23%, -21%, -19%)
-  // up to the 2^27-point H MSM of a 130M-constraint PoRep partition (2^31 digits, run in the
-  // partition with its key resident: "Per-group rounds, BN254 G2 to 2^24, the PoRep H MSM"), and
-  // loses or ties below (BN254 2^20 +25%, BLS12-381 2^20 -1%, noise); for BN254 G2 (64-byte Fq2)
-  // from 2^20 to 2^24 points (2^24..2^28 digits; contiguous rounds -27% at 2^22, and the 2^24
-  // B_G2 of a proof); never for BLS12-381 G2 (+8-18%: 8 warps per SM at the register cap).
+  // up to the 2^27-point H MSM of a 130M-constraint PoRep partition (2^31 digits, in the partition
+  // with its key resident: -14% BLS12-381, -18% BN254; "Round kind per group, BN254 G2 to 2^24, the
+  // PoRep H MSM"), and loses or ties below (BN254 2^20 +25%, BLS12-381 2^20 -1%, noise); for BN254
+  // G2 (64-byte Fq2) from 2^20 to 2^24 points (2^24..2^28 digits; -27% at 2^22, -26% / -24% at
+  // 2^23 / 2^24); never for BLS12-381 G2 (+8-18%: 8 warps per SM at the register cap).
   // Beyond the measured sizes: XYZZ.
   if (coord_bytes == 32 || coord_bytes == 48) return digits >= (uint64_t(1) << 26) && digits <= (uint64_t(1) << 31);
   if (coord_bytes == kG2CoordBytes) return digits >= (uint64_t(1) << 24) && digits <= (uint64_t(1) << 28);
