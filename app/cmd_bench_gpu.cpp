@@ -22,6 +22,7 @@ std::function<int()> attach_bench_gpu(CLI::App& bench) {
     int porep_log = 27, check_cpu_log = 20, g2_cpu_log = 20, runs = 3;
     uint64_t porep_size = 0;
     int porep_partitions = 1, porep_threads = 0;
+    std::string porep_accumulate;
     bool ceilings = true, msm_bits = true;
     std::vector<std::string> curves{"bn254", "bls12-381"};
   };
@@ -34,7 +35,7 @@ std::function<int()> attach_bench_gpu(CLI::App& bench) {
       ->delimiter(',')
       ->capture_default_str();
   gpu->add_option("--msm-c", o->widths, "MSM window widths (0: automatic)")->delimiter(',')->capture_default_str();
-  gpu->add_option("--porep-log", o->porep_log, "PoRep-sized BLS12-381 partition, log2 domain (0: skip)")
+  gpu->add_option("--porep-log", o->porep_log, "PoRep-sized partition of each curve, log2 domain (0: skip)")
       ->capture_default_str();
   gpu->add_option("--porep-size", o->porep_size,
                   "PoRep row: real `porep` witnesses of about this many constraints (e.g. 130000000), synthesized "
@@ -50,6 +51,9 @@ std::function<int()> attach_bench_gpu(CLI::App& bench) {
                   "constraints; 0: as 60% of host memory allows)")
       ->capture_default_str()
       ->check(CLI::Range(0, 256));
+  gpu->add_option("--porep-accumulate", o->porep_accumulate,
+                  "PoRep row: extra warm runs of the first partition with every MSM forced to these accumulations "
+                  "(e.g. xyzz,affine), beside the automatic policy");
   gpu->add_option("--check-cpu-log", o->check_cpu_log, "Compare with the CPU prover at this prove size (0: skip)")
       ->capture_default_str();
   gpu->add_option("--g2-cpu-log", o->g2_cpu_log,
@@ -80,6 +84,7 @@ std::function<int()> attach_bench_gpu(CLI::App& bench) {
     b.porep_size = o->porep_size;
     b.porep_partitions = o->porep_partitions;
     b.porep_threads = o->porep_threads;
+    b.porep_accumulate = o->porep_accumulate;
     b.check_cpu_log = o->check_cpu_log;
     b.g2_cpu_log = o->g2_cpu_log;
     b.runs = o->runs < 1 ? 1 : o->runs;

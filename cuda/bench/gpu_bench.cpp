@@ -6,6 +6,7 @@
 //                    [--prove-sizes 20,22,24] [--porep-log 27] [--check-cpu-log 20] [--g2-cpu-log 20]
 //                    [--runs 3] [--curves bn254,bls12-381] [--msm-c 0,16] [--ceilings 1]
 //                    [--msm-bits 1] [--porep-size 130000000 --porep-partitions 10 --porep-threads 5]
+//                    [--porep-accumulate xyzz,affine]
 //                    (a list "0" or a size 0 skips that part)
 #include <algorithm>
 #include <cstdio>
@@ -55,6 +56,8 @@ int main(int argc, char** argv) {
       o.porep_partitions = std::max(1, std::atoi(v));
     else if (k == "--porep-threads")
       o.porep_threads = std::max(0, std::atoi(v));
+    else if (k == "--porep-accumulate")
+      o.porep_accumulate = v;
     else if (k == "--check-cpu-log")
       o.check_cpu_log = std::atoi(v);
     else if (k == "--runs")

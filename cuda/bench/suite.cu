@@ -183,7 +183,7 @@ int run_gpu_bench(const GpuBenchOptions& o) noexcept {
     if (bn) guarded("prove bn254", [&] { return bench_prove<curves::Bn254>(o, rows); });
     if (bls) guarded("prove bls12-381", [&] { return bench_prove<curves::Bls12381>(o, rows); });
   }
-  if (o.porep_log > 0) guarded("porep", [&] { return bench_porep(o, rows); });
+  if (o.porep_log > 0) guarded("porep", [&] { return bench_porep(o, bn, bls, rows); });
 
   std::printf("\n%-18s %-10s %-5s %10s %10s  %s\n", "op", "curve", "n", "median_ms", "min_ms", "notes");
   for (const Row& r : rows) {

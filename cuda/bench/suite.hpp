@@ -16,13 +16,16 @@ struct GpuBenchOptions {
   std::vector<int> prove_sizes{20, 22, 24};  // log2 domain of synthetic-key proofs
   std::vector<int> msm_widths{0};            // window widths (0: automatic)
   bool msm_bits = true;  // also each MSM size on a PoRep-like mix (55% 0, 40% 1, 5% full): "_bits" rows
-  int porep_log = 27;    // PoRep-sized BLS12-381 partition (device-generated key); 0: skip
+  int porep_log = 27;    // PoRep-sized partition of each curve (device-generated key); 0: skip
   // porep_size > 0: real `porep` witnesses of that many constraints (the domain follows from the
   // circuit; porep_log then only enables the row) instead of the synthetic one, porep_partitions
   // of them as one pipelined job, porep_threads synthesized at once (0: as host memory allows).
   uint64_t porep_size = 0;
   int porep_partitions = 1;
   int porep_threads = 0;
+  // Extra warm runs of the first partition with every MSM forced to one accumulation, e.g.
+  // "xyzz,affine" (the automatic policy against each, in the same process and memory state).
+  std::string porep_accumulate;
   int check_cpu_log = 20;  // also run the CPU prover at this prove size and compare; 0: skip
   int g2_cpu_log = 20;     // also prove with B_G2 on the CPU pool at this size (the old path); 0: skip
   int runs = 3;

@@ -95,6 +95,6 @@ template <class HostFr>
 void bench_ntt(const char* name, const GpuBenchOptions& o, std::vector<Row>& rows);
 template <class E>
 bool bench_prove(const GpuBenchOptions& o, std::vector<Row>& rows);
-bool bench_porep(const GpuBenchOptions& o, std::vector<Row>& rows);
+bool bench_porep(const GpuBenchOptions& o, bool bn254, bool bls12_381, std::vector<Row>& rows);
 
 }  // namespace zkmill::cuda::bench

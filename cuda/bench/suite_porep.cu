@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The PoRep rows of the GPU benchmark suite (bench_porep, suite_common.cuh): a PoRep-sized
-// BLS12-381 partition on a device-made key, with a synthetic witness or real `porep` witnesses
-// proved as one pipelined job. Its own translation unit: the `porep` circuit's synthesis is the
+// partition (BN254 and BLS12-381) on a device-made key, with a synthetic witness or real `porep`
+// witnesses proved as one pipelined job. Its own translation unit: the `porep` circuit's synthesis is the
 // largest host code of the suite, and here it compiles beside the other parts, not after them.
 #include <unistd.h>
 
@@ -13,6 +13,7 @@
 #include <mutex>
 #include <optional>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <utility>
@@ -33,7 +34,7 @@ __global__ void tile_kernel(const T* src, uint64_t m, T* out, uint64_t n, uint64
   if (i < n) out[i] = src[(i * stride + offset) & (m - 1)];
 }
 
-// A PoRep-sized BLS12-381 partition on a key generated on the device (tiled from 2^20 distinct
+// A PoRep-sized partition on a key generated on the device (tiled from 2^20 distinct
 // points: a synthetic key, so its proofs do not verify; the witness side is what is measured).
 // Witness: synthetic (porep_size 0: the progression bundle of 2^porep_log rows, as the other
 // rows) or real: porep_partitions partitions of the `porep` circuit at porep_size constraints,
@@ -45,8 +46,9 @@ __global__ void tile_kernel(const T* src, uint64_t m, T* out, uint64_t n, uint64
 // circuit is a prologue plus C identical challenges, so inputs, aux and constraints are affine
 // in C; count them at C = 1, 2, 3 and extrapolate. ProvingCS refuses a bundle whose counts do
 // not match, so a wrong extrapolation cannot go unnoticed.
+template <class E>
 groth16::KeyMeta porep_meta(uint64_t size) {
-  using Fr = curves::Bls12381::Fr;
+  using Fr = typename E::Fr;
   using Porep = circuits::PorepCircuit<Fr>;
   const circuits::PorepShape shape = Porep::choose_shape(size);
   uint64_t in[3], aux[3], con[3];
@@ -73,6 +75,7 @@ groth16::KeyMeta porep_meta(uint64_t size) {
 // Produces the partitions' bundles on `threads` host threads, in partition order, at most
 // `threads` alive at once (each is ~16 GiB at 130M constraints): take(i) waits for partition i
 // and hands it over; the caller frees it, which lets the next synthesis start.
+template <class E>
 class PorepPipeline {
  public:
   PorepPipeline(const groth16::KeyMeta& meta, int partitions, int threads)
@@ -117,9 +120,9 @@ class PorepPipeline {
       }
       try {
         const auto t0 = std::chrono::steady_clock::now();
-        auto w = groth16::synthesize_builtin<curves::Bls12381>(meta_, /*seed=*/42, uint64_t(i));
+        auto w = groth16::synthesize_builtin<E>(meta_, /*seed=*/42, uint64_t(i));
         const double ms = g16::ms_since(t0);
-        std::printf("porep partition %d synthesized on the host in %.1f s\n", i, ms / 1000);
+        std::printf("porep %s partition %d synthesized on the host in %.1f s\n", E::kName, i, ms / 1000);
         std::fflush(stdout);
         std::lock_guard lock(m_);
         ready_.emplace(i, std::make_pair(std::move(w), ms));
@@ -152,11 +155,10 @@ void tile_into(DeviceBuffer<A>& buf, const DeviceBuffer<A>& base, uint64_t off, 
 }
 
 // 2^20 distinct affine points of group G (Q_j + R_k, see make_points) on the device.
-template <class G, class Gen>
+template <class E, class G, class Gen>
 DeviceBuffer<typename G::Affine> distinct_points(const Gen& gen, std::mt19937_64& rng, cudaStream_t st,
                                                  const char* what) {
-  using E = curves::Bls12381;
-  using Fr = E::Fr;
+  using Fr = typename E::Fr;
   const auto qh = progression<E>(Fr::random(rng), Fr::random(rng), size_t(1) << kQLog, gen);
   const auto rh = progression<E>(Fr::random(rng), Fr::random(rng), size_t(1) << 4, gen);
   std::vector<typename G::Affine> qd(qh.size()), rd(rh.size());
@@ -170,25 +172,31 @@ DeviceBuffer<typename G::Affine> distinct_points(const Gen& gen, std::mt19937_64
   return base;
 }
 
-}  // namespace
-
-bool bench_porep(const GpuBenchOptions& o, std::vector<Row>& rows) {
-  using E = curves::Bls12381;
-  using G = curve::Bls12381G1;
-  using G2 = curve::Bls12381G2;
-  const bool real = o.porep_size > 0;
-  const int parts = real ? std::max(1, o.porep_partitions) : 1;
-  std::mt19937_64 rng(27);
-  const auto job0 = std::chrono::steady_clock::now();
-
-  // The witness side: its shape first (it sizes the key), then the bundles.
+// The witness side of one curve's PoRep row: its shape and, for real witnesses, the pipeline
+// that synthesizes them on host threads, started at construction (so both curves' syntheses run
+// while the first curve's key is made and proved).
+template <class E>
+struct PorepWitnesses {
   groth16::KeyMeta meta;
-  uint32_t lg = uint32_t(o.porep_log);
-  std::optional<PorepPipeline> pipeline;
+  uint32_t lg = 0;
+  bool real = false;
+  int parts = 1;
+  std::optional<PorepPipeline<E>> pipeline;
   cs::WitnessBundle synthetic;
   double synthetic_ms = 0;
-  if (real) {
-    meta = porep_meta(o.porep_size);
+  std::chrono::steady_clock::time_point job0 = std::chrono::steady_clock::now();
+
+  PorepWitnesses(const GpuBenchOptions& o, std::mt19937_64& rng) {
+    real = o.porep_size > 0;
+    parts = real ? std::max(1, o.porep_partitions) : 1;
+    lg = uint32_t(o.porep_log);
+    if (!real) {
+      const auto t0 = std::chrono::steady_clock::now();
+      synthetic = synthetic_bundle<E>(lg, rng);
+      synthetic_ms = g16::ms_since(t0);
+      return;
+    }
+    meta = porep_meta<E>(o.porep_size);
     lg = 0;
     while ((uint64_t(1) << lg) < meta.n_constraints) ++lg;
     const double bundle_gib = double(32 * (meta.n_inputs + meta.n_aux + 3 * meta.n_constraints)) / double(1 << 30);
@@ -199,17 +207,45 @@ bool bench_porep(const GpuBenchOptions& o, std::vector<Row>& rows) {
     }
     threads = std::min(threads, parts);
     std::printf(
-        "porep: real witnesses, %llu constraints (+%llu input rows), %llu aux, domain 2^%u, %.1f GiB per bundle; "
+        "porep %s: real witnesses, %llu constraints (+%llu input rows), %llu aux, domain 2^%u, %.1f GiB per bundle; "
         "%d partition(s), %d synthesized at once on host threads (plain ProvingCS)\n",
-        (unsigned long long)(meta.n_constraints - meta.n_inputs), (unsigned long long)meta.n_inputs,
+        E::kName, (unsigned long long)(meta.n_constraints - meta.n_inputs), (unsigned long long)meta.n_inputs,
         (unsigned long long)meta.n_aux, lg, bundle_gib, parts, threads);
     std::fflush(stdout);
     pipeline.emplace(meta, parts, threads);
-  } else {
-    const auto t0 = std::chrono::steady_clock::now();
-    synthetic = synthetic_bundle<E>(lg, rng);
-    synthetic_ms = g16::ms_since(t0);
   }
+};
+
+// The accumulations of the extra warm runs of partition 0 (--porep-accumulate xyzz,affine): every
+// MSM engine of the proof forced to one, in the same process, key and memory state as the
+// automatic runs (the real setting of the H MSM: key resident, card nearly full).
+std::vector<std::pair<std::string, MsmAccumulation>> forced_runs(const std::string& list) {
+  std::vector<std::pair<std::string, MsmAccumulation>> out;
+  size_t at = 0;
+  while (at <= list.size() && !list.empty()) {
+    const size_t end = std::min(list.find(',', at), list.size());
+    const std::string item = list.substr(at, end - at);
+    if (item == "xyzz")
+      out.emplace_back(item, MsmAccumulation::kXyzz);
+    else if (item == "affine")
+      out.emplace_back(item, MsmAccumulation::kBatchAffine);
+    else if (!item.empty())
+      throw std::invalid_argument("--porep-accumulate takes xyzz and affine, got '" + item + "'");
+    at = end + 1;
+  }
+  return out;
+}
+
+// The device side of one curve's PoRep row: key, proofs, rows.
+template <class E>
+bool porep_on_device(const GpuBenchOptions& o, PorepWitnesses<E>& in, std::mt19937_64& rng, std::vector<Row>& rows) {
+  using G = curve::G1Device<E>;
+  using G2 = curve::G2Device<E>;
+  const bool real = in.real;
+  const int parts = in.parts;
+  const uint32_t lg = in.lg;
+  const groth16::KeyMeta& meta = in.meta;
+  const auto forced = forced_runs(o.porep_accumulate);
   const uint64_t n = uint64_t(1) << lg;
   const uint64_t n_vars = real ? meta.n_inputs + meta.n_aux : n;
   const uint64_t n_aux = real ? meta.n_aux : n - 2;
@@ -221,10 +257,10 @@ bool bench_porep(const GpuBenchOptions& o, std::vector<Row>& rows) {
   g16::DeviceContext& ctx = *lease.ctx;
   const cudaStream_t st = ctx.compute.get();
   const auto k0 = std::chrono::steady_clock::now();
-  auto base = distinct_points<G>(E::G1::generator().to_affine(), rng, st, "porep distinct G1 points");
-  auto base2 = distinct_points<G2>(E::G2::generator().to_affine(), rng, st, "porep distinct G2 points");
-  DeviceBuffer<G::Affine> ka, kb, kl, kh;
-  DeviceBuffer<G2::Affine> kb2;
+  auto base = distinct_points<E, G>(E::G1::generator().to_affine(), rng, st, "porep distinct G1 points");
+  auto base2 = distinct_points<E, G2>(E::G2::generator().to_affine(), rng, st, "porep distinct G2 points");
+  DeviceBuffer<typename G::Affine> ka, kb, kl, kh;
+  DeviceBuffer<typename G2::Affine> kb2;
   auto make_g1 = [&] {
     ka.reserve(n_vars, "porep key A"), kb.reserve(n_vars, "porep key B_G1");
     kl.reserve(n_aux, "porep key L"), kh.reserve(n, "porep key H");
@@ -233,7 +269,7 @@ bool bench_porep(const GpuBenchOptions& o, std::vector<Row>& rows) {
     ZK_CUDA_OK(cudaStreamSynchronize(st));
   };
   auto free_g1 = [&] {
-    for (auto* buf : {&ka, &kb, &kl, &kh}) *buf = DeviceBuffer<G::Affine>();
+    for (auto* buf : {&ka, &kb, &kl, &kh}) *buf = DeviceBuffer<typename G::Affine>();
   };
   auto make_g2 = [&] {
     kb2.reserve(n_vars, "porep key B_G2");
@@ -248,7 +284,7 @@ bool bench_porep(const GpuBenchOptions& o, std::vector<Row>& rows) {
     together = false;
   }
   const double key_ms = g16::ms_since(k0);
-  std::printf("porep: device key (synthetic, tiled) made in %.0f ms, G1 and G2 %s\n", key_ms,
+  std::printf("porep %s: device key (synthetic, tiled) made in %.0f ms, G1 and G2 %s\n", E::kName, key_ms,
               together ? "resident together" : "one after the other (both do not fit)");
   std::fflush(stdout);
 
@@ -257,13 +293,19 @@ bool bench_porep(const GpuBenchOptions& o, std::vector<Row>& rows) {
   std::vector<float> gpu_ms;
   g16::GpuParts<E> first;
   for (int i = 0; i < parts; ++i) {
-    double synth_ms = synthetic_ms;
+    double synth_ms = in.synthetic_ms;
     cs::WitnessBundle owned;
-    if (real) std::tie(owned, synth_ms) = pipeline->take(i);
-    const cs::WitnessBundle& w = real ? owned : synthetic;
-    if (i == 0) first_ready_ms = g16::ms_since(job0);
-    // The first partition twice: the second run is warm, and both must agree (determinism).
-    for (int rep = 0; rep < (i == 0 ? 2 : 1); ++rep) {
+    if (real) std::tie(owned, synth_ms) = in.pipeline->take(i);
+    const cs::WitnessBundle& w = real ? owned : in.synthetic;
+    if (i == 0) first_ready_ms = g16::ms_since(in.job0);
+    // The first partition twice: the second run is warm, and both must agree (determinism);
+    // then once per forced accumulation (same parts again: every MSM is exact either way).
+    const int reps = i == 0 ? 2 + int(forced.size()) : 1;
+    for (int rep = 0; rep < reps; ++rep) {
+      const bool is_forced = i == 0 && rep >= 2;
+      const MsmAccumulation acc = is_forced ? forced[size_t(rep - 2)].second : MsmAccumulation::kAuto;
+      ctx.state<G>().msm.set_accumulation(acc);
+      ctx.state<G>().msm2.set_accumulation(acc);
       GpuProveTimings t;
       double regen_ms = 0, b2_ms = 0, sort_ms = 0;
       if (!together && ka.size() == 0) {
@@ -282,8 +324,10 @@ bool bench_porep(const GpuBenchOptions& o, std::vector<Row>& rows) {
         // The proof's scratch did not fit beside both keys: drop the G2 key and go on split.
         std::printf("porep: the proof's scratch does not fit beside both keys; G2 key dropped, B_G2 split off\n");
         together = false;
-        kb2 = DeviceBuffer<G2::Affine>();
+        kb2 = DeviceBuffer<typename G2::Affine>();
         ctx.drop_scratch();
+        ctx.state<G>().msm.set_accumulation(acc);
+        ctx.state<G>().msm2.set_accumulation(acc);
         view.b2 = nullptr;
         p = g16::gpu_parts<E>(ctx, view, w, lg, t);
       }
@@ -303,36 +347,39 @@ bool bench_porep(const GpuBenchOptions& o, std::vector<Row>& rows) {
         b2_ms = g16::ms_since(b0) - sort_ms;
         t.msm_b_g2_ms = b2_ms;
         total += b2_ms;  // the sort is not counted twice
-        kb2 = DeviceBuffer<G2::Affine>();
+        kb2 = DeviceBuffer<typename G2::Affine>();
       }
       t.total_ms = total;
       t.key_cache_hit = true;
       t.g2_on_gpu = true;
       bool same = true;
       if (i == 0 && rep == 0) first = p;
-      if (i == 0 && rep == 1)
+      if (i == 0 && rep >= 1)
         same = p.a == first.a && p.b1 == first.b1 && p.b2 == first.b2 && p.l == first.l && p.h == first.h;
       ok = ok && same;
-      if (!(i == 0 && rep == 0)) gpu_sum += total, gpu_ms.push_back(float(total));
+      if (!(i == 0 && rep == 0) && !is_forced) gpu_sum += total, gpu_ms.push_back(float(total));
       if (rep == 0) synth_sum += synth_ms;
-      char note[600];
+      const std::string how = is_forced ? " (forced " + forced[size_t(rep - 2)].first + ")" : "";
+      char note[640];
       std::snprintf(
-          note, sizeof note, "%s%s partition %d%s | %s | host synth %.1f s%s", same ? "" : "WRONG (not deterministic) ",
-          real ? "real witness," : "synthetic witness,", i, rep == 0 && i == 0 ? " (first run)" : "",
-          phase_note(t).c_str(), synth_ms / 1000,
+          note, sizeof note, "%s%s partition %d%s%s | %s | host synth %.1f s%s",
+          same ? "" : "WRONG (differs from the first run) ", real ? "real witness," : "synthetic witness,", i,
+          rep == 0 && i == 0 ? " (first run)" : "", how.c_str(), phase_note(t).c_str(), synth_ms / 1000,
           together
               ? ""
               : (" | split: B_G2 apart, key re-tiling " + std::to_string(int(regen_ms)) + " ms not counted").c_str());
       rows.push_back({real ? "porep_real" : "porep_gpu", E::kName, int(lg), float(total), float(total), note});
-      std::printf("%s 2^%u total %.1f ms  %s\n", rows.back().op.c_str(), lg, total, note);
+      std::printf("%s %s 2^%u total %.1f ms  %s\n", rows.back().op.c_str(), E::kName, lg, total, note);
       std::fflush(stdout);
     }
+    ctx.state<G>().msm.set_accumulation(MsmAccumulation::kAuto);
+    ctx.state<G>().msm2.set_accumulation(MsmAccumulation::kAuto);
     if (real) {
       owned = cs::WitnessBundle();
-      pipeline->release();
+      in.pipeline->release();
     }
   }
-  const double wall_ms = g16::ms_since(job0);
+  const double wall_ms = g16::ms_since(in.job0);
   if (real) {
     char note[400];
     std::snprintf(note, sizeof note,
@@ -342,12 +389,31 @@ bool bench_porep(const GpuBenchOptions& o, std::vector<Row>& rows) {
                   parts, wall_ms / 1000, first_ready_ms / 1000, gpu_sum / 1000, gpu_sum / 1000 / double(gpu_ms.size()),
                   median(gpu_ms) / 1000, synth_sum / 1000 / parts, key_ms / 1000);
     rows.push_back({"porep_job", E::kName, int(lg), float(wall_ms), float(wall_ms), note});
-    std::printf("porep_job 2^%u  %s\n", lg, note);
+    std::printf("porep_job %s 2^%u  %s\n", E::kName, lg, note);
   }
   free_g1();
-  kb2 = DeviceBuffer<G2::Affine>();
+  kb2 = DeviceBuffer<typename G2::Affine>();
+  ctx.drop_scratch();  // the next curve's row starts from an empty card
   lease.lock.unlock();
   (void)release_gpu_context(0);
+  return ok;
+}
+
+}  // namespace
+
+bool bench_porep(const GpuBenchOptions& o, bool bn254, bool bls12_381, std::vector<Row>& rows) {
+  using Bn = curves::Bn254;
+  using Bls = curves::Bls12381;
+  std::mt19937_64 rng(27);
+  // Both curves' witnesses first (real ones synthesize on host threads meanwhile), then each
+  // curve's device side in turn: BLS12-381 first, as the row has always run.
+  std::optional<PorepWitnesses<Bls>> bls;
+  std::optional<PorepWitnesses<Bn>> bn;
+  if (bls12_381) bls.emplace(o, rng);
+  if (bn254) bn.emplace(o, rng);
+  bool ok = true;
+  if (bls) ok = porep_on_device<Bls>(o, *bls, rng, rows) && ok;
+  if (bn) ok = porep_on_device<Bn>(o, *bn, rng, rows) && ok;
   return ok;
 }
 

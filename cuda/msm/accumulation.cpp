@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The GPU MSM's choice between XYZZ and batch-affine bucket accumulation (accumulation.hpp).
-// Thresholds from measurements on the H200 (cuda/bench/NOTES-batch-affine.md, "Batch-affine accumulation" and
-// "Fused and interleaved rounds").
+// Thresholds from measurements on the H200 (cuda/bench/NOTES-batch-affine.md, "Batch-affine accumulation",
+// "Fused and interleaved rounds" and "Round kind per group, BN254 G2 to 2^24, the PoRep H MSM").
 #include "cuda/msm/accumulation.hpp"
 
 #include <algorithm>
@@ -14,11 +14,8 @@ namespace zkmill::cuda::pippenger {
 
 namespace {
 
-// Measured (NOTES-batch-affine.md, "Fused and interleaved rounds"): interleaved split rounds beat contiguous
-// ones on G1 by 9-19% at 2^22-2^24 and lose 3-8% on G2 (whose kernels are at the register cap);
-// the fused round is 2-4x slower everywhere (one Fermat inversion per 1024 slots). One default
-// for both groups: the round is chosen without knowing the group (that would change the engines).
-constexpr MsmAffineRound kDefaultRound = MsmAffineRound::kInterleaved;
+// BN254 Fq2; BLS12-381 Fq2 is 96, G1's Fq 32 or 48.
+constexpr size_t kG2CoordBytes = 64;
 // Rounds until the longest run holds <= 2 points: stopping at 8 measured the same within 0.5%.
 constexpr uint32_t kDefaultStop = 2;
 
@@ -54,8 +51,18 @@ MsmAffineRound parse_affine_round_env(const char* value) {
   const std::string s(value);
   if (s == "contiguous") return MsmAffineRound::kContiguous;
   if (s == "interleaved") return MsmAffineRound::kInterleaved;
-  if (s == "fused") return MsmAffineRound::kFused;
-  throw std::invalid_argument("ZKMILL_GPU_MSM_AFFINE_ROUND must be contiguous, interleaved or fused, got '" + s + "'");
+  throw std::invalid_argument("ZKMILL_GPU_MSM_AFFINE_ROUND must be contiguous or interleaved, got '" + s + "'");
+}
+
+MsmAffineRound default_affine_round(size_t coord_bytes) {
+  // Measured (NOTES-batch-affine.md, "Fused and interleaved rounds" and "Round kind per group, BN254
+  // G2 to 2^24, the PoRep H MSM"): interleaved rounds beat contiguous ones on G1 by 9-19% at
+  // 2^22-2^24 points; on BN254 G2 contiguous won at 2^22 (66.5 against 68.9 ms, one call) and lost
+  // at 2^23 / 2^24 (127.0 / 244.6 against 124.5 / 237.7 ms, another): no group gains enough from
+  // its own kind, so every group takes interleaved; the engines pass their coordinate size so a
+  // measured per-group default needs no engine change.
+  (void)coord_bytes;
+  return MsmAffineRound::kInterleaved;
 }
 
 uint32_t parse_affine_stop_env(const char* value) {
@@ -75,18 +82,35 @@ uint32_t parse_affine_stop_env(const char* value) {
   return uint32_t(v);
 }
 
+uint64_t parse_affine_budget_env(const char* value) {
+  if (value == nullptr || *value == '\0') return 0;
+  const std::string s(value);
+  size_t used = 0;
+  unsigned long long v = 0;
+  if (s[0] >= '0' && s[0] <= '9') {
+    try {
+      v = std::stoull(s, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+  }
+  if (used != s.size() || used == 0 || v < 1 || v > (uint64_t(1) << 20))
+    throw std::invalid_argument("ZKMILL_GPU_MSM_AFFINE_BUDGET_MIB must be an integer in 1..1048576, got '" + s + "'");
+  return uint64_t(v) << 20;
+}
+
 bool batch_affine_windows_by_size(uint64_t digits, size_t coord_bytes) {
-  // Measured on the H200 (cuda/bench/NOTES-batch-affine.md, "Fused and interleaved rounds", 2026-12-02), each
-  // accumulation forced on the same binary, interleaved rounds: batch-affine wins for G1 of both
-  // curves from 2^22 points (2^26 digits at c = 16; BN254 -9% at 2^22, -15% at 2^24, -13% at
-  // 2^26; BLS12-381 -23%, -21%, -19%) and loses or ties below (BN254 2^20 +25%, BLS12-381 2^20
-  // -1%, noise); for BN254 G2 (64-byte Fq2) from 2^20 points (-27% at 2^22); never for BLS12-381
-  // G2 (+8-18%: its kernels spill at the register cap).
-  // Only inside the measured range: beyond it (a PoRep partition's 2^27-point H MSM, 2^31
-  // digits, runs with the card nearly full) the slices would be cut from a small budget and
-  // each slice pays the rounds' fixed latencies again, which was not measured; XYZZ is.
-  if (coord_bytes == 32 || coord_bytes == 48) return digits >= (uint64_t(1) << 26) && digits <= (uint64_t(1) << 30);
-  if (coord_bytes == 64) return digits >= (uint64_t(1) << 24) && digits <= (uint64_t(1) << 26);
+  // Measured on the H200 (cuda/bench/NOTES-batch-affine.md), each accumulation forced on the same
+  // binary: batch-affine (interleaved rounds) wins for G1 of both curves from 2^22 points (2^26
+  // digits at c = 16; BN254 -9% at 2^22, -15% at 2^24, -13% at 2^26; BLS12-381 -23%, -21%, -19%)
+  // up to the 2^27-point H MSM of a 130M-constraint PoRep partition (2^31 digits, in the partition
+  // with its key resident: -14% BLS12-381, -18% BN254; "Round kind per group, BN254 G2 to 2^24, the
+  // PoRep H MSM"), and loses or ties below (BN254 2^20 +25%, BLS12-381 2^20 -1%, noise); for BN254
+  // G2 (64-byte Fq2) from 2^20 to 2^24 points (2^24..2^28 digits; -27% at 2^22, -26% / -24% at
+  // 2^23 / 2^24); never for BLS12-381 G2 (+8-18%: 8 warps per SM at the register cap).
+  // Beyond the measured sizes: XYZZ.
+  if (coord_bytes == 32 || coord_bytes == 48) return digits >= (uint64_t(1) << 26) && digits <= (uint64_t(1) << 31);
+  if (coord_bytes == kG2CoordBytes) return digits >= (uint64_t(1) << 24) && digits <= (uint64_t(1) << 28);
   return false;
 }
 
@@ -99,10 +123,36 @@ bool batch_affine_ones_by_size(uint64_t n_one, size_t coord_bytes) {
   return false;
 }
 
-bool batch_affine_windows(MsmAccumulation requested, uint64_t digits, uint32_t buckets, size_t coord_bytes) {
+uint64_t batch_affine_slices(uint64_t digits, size_t coord_bytes, uint64_t budget) {
+  if (budget == 0) return digits == 0 ? 1 : digits;  // one bucket's worth at a time: as many as there are
+  const uint64_t bytes = digits * batch_affine_bytes_per_input(coord_bytes);
+  return std::max<uint64_t>(1, (bytes + budget - 1) / budget);
+}
+
+uint64_t batch_affine_min_slice_digits(size_t coord_bytes) {
+  // Break-even slice sizes measured on the H200 (NOTES-batch-affine.md, "Round kind per group,
+  // BN254 G2 to 2^24, the PoRep H MSM"): a round costs ~0.41 ms beside its work (BLS12-381 G1
+  // 2^24 forced into 3 / 25 / 97 slices: 145 / 236 / 489 ms), a slice ~10-12 rounds; what a
+  // slice earns is its digits times the per-digit gain over XYZZ: ~0.18-0.24 ns for BLS12-381 G1
+  // (break-even ~20-25 M digits a slice), ~0.07-0.09 ns for BN254 G1 (~60 M), ~0.3 ns for BN254
+  // G2 (~15 M). Thresholds at or above those.
+  if (coord_bytes == 48) return uint64_t(1) << 25;
+  if (coord_bytes == 32) return uint64_t(1) << 26;
+  return uint64_t(1) << 24;
+}
+
+bool batch_affine_fits(uint64_t digits, uint64_t longest, size_t coord_bytes, uint64_t free_bytes) {
+  const uint64_t per_input = batch_affine_bytes_per_input(coord_bytes);
+  const uint64_t budget = batch_affine_budget(free_bytes);
+  const uint64_t slice = budget / per_input;  // points a slice holds
+  return longest <= slice && slice >= std::min(digits, batch_affine_min_slice_digits(coord_bytes));
+}
+
+bool batch_affine_windows(MsmAccumulation requested, uint64_t digits, uint64_t longest, size_t coord_bytes,
+                          uint64_t free_bytes) {
   if (const auto forced = forced_choice(requested, env_choice().windows)) return *forced;
-  (void)buckets;
-  return batch_affine_windows_by_size(digits, coord_bytes);
+  return batch_affine_windows_by_size(digits, coord_bytes) &&
+         batch_affine_fits(digits, longest, coord_bytes, free_bytes);
 }
 
 bool batch_affine_ones(MsmAccumulation requested, uint64_t n_one, size_t coord_bytes) {
@@ -110,10 +160,10 @@ bool batch_affine_ones(MsmAccumulation requested, uint64_t n_one, size_t coord_b
   return batch_affine_ones_by_size(n_one, coord_bytes);
 }
 
-MsmAffineRound batch_affine_round(MsmAffineRound requested) {
+MsmAffineRound batch_affine_round(MsmAffineRound requested, size_t coord_bytes) {
   static const MsmAffineRound from_env = parse_affine_round_env(std::getenv("ZKMILL_GPU_MSM_AFFINE_ROUND"));
   if (requested != MsmAffineRound::kAuto) return requested;
-  return from_env != MsmAffineRound::kAuto ? from_env : kDefaultRound;
+  return from_env != MsmAffineRound::kAuto ? from_env : default_affine_round(coord_bytes);
 }
 
 uint32_t batch_affine_stop() {
@@ -121,9 +171,25 @@ uint32_t batch_affine_stop() {
   return s;
 }
 
+uint64_t budget_for(uint64_t free_bytes, uint64_t cap_bytes) {
+  // Half the free memory: the rest stays for whatever the caller allocates next (a proof's
+  // later MSMs and NTTs share the card); 8 GiB is already ~90 M BLS12-381 G1 points per slice.
+  uint64_t b = std::min<uint64_t>(uint64_t(8) << 30, free_bytes / 2);
+  if (cap_bytes != 0) b = std::min(b, cap_bytes);
+  return b;
+}
+
 uint64_t batch_affine_budget(uint64_t free_bytes) {
-  const uint64_t cap = uint64_t(8) << 30;
-  return std::max<uint64_t>(uint64_t(256) << 20, std::min<uint64_t>(cap, free_bytes / 2));
+  static const uint64_t cap = parse_affine_budget_env(std::getenv("ZKMILL_GPU_MSM_AFFINE_BUDGET_MIB"));
+  return budget_for(free_bytes, cap);
+}
+
+bool msm_trace() {
+  static const bool on = [] {
+    const char* v = std::getenv("ZKMILL_GPU_MSM_TRACE");
+    return v != nullptr && *v != '\0' && std::string(v) != "0";
+  }();
+  return on;
 }
 
 }  // namespace zkmill::cuda::pippenger

@@ -15,27 +15,52 @@ namespace zkmill::cuda::pippenger {
 
 // kAuto below means: as the environment says (ZKMILL_GPU_MSM_ACCUMULATE = xyzz | affine | auto,
 // or for measurements affine-windows | affine-ones: one part batch-affine, the other XYZZ; read
-// once; anything else is an error naming the variable), else by size.
+// once; anything else is an error naming the variable), else by size and free memory.
 
-// Batch-affine for the windows' buckets? `digits` points over `buckets` buckets, coordinates of
-// `coord_bytes` bytes (48 for BLS12-381 G1, 64 for BN254 G2, ...).
-bool batch_affine_windows(MsmAccumulation requested, uint64_t digits, uint32_t buckets, size_t coord_bytes);
+// Batch-affine for the windows' buckets? `digits` points over the buckets, the fullest holding
+// `longest`, coordinates of `coord_bytes` bytes (48 for BLS12-381 G1, 64 for BN254 G2, ...),
+// `free_bytes` of device memory free when the accumulation starts. kAuto: inside the measured
+// size ranges and only when the rounds fit (batch_affine_fits), else XYZZ.
+bool batch_affine_windows(MsmAccumulation requested, uint64_t digits, uint64_t longest, size_t coord_bytes,
+                          uint64_t free_bytes);
 
 // Batch-affine for the sum of the n_one points whose scalar is 1?
 bool batch_affine_ones(MsmAccumulation requested, uint64_t n_one, size_t coord_bytes);
 
 // How one batch-affine round runs (MsmAffineRound, msm.hpp): the requested kind, else
-// ZKMILL_GPU_MSM_AFFINE_ROUND = contiguous | interleaved | fused (read once), else the default.
-// Never kAuto.
-MsmAffineRound batch_affine_round(MsmAffineRound requested);
+// ZKMILL_GPU_MSM_AFFINE_ROUND = contiguous | interleaved (read once), else the measured default
+// of the group (coordinates of `coord_bytes` bytes; today interleaved for every group). Never kAuto.
+MsmAffineRound batch_affine_round(MsmAffineRound requested, size_t coord_bytes);
 
 // Rounds run while the longest run holds more points than this; the rest is XYZZ.
 // ZKMILL_GPU_MSM_AFFINE_STOP = 1..64 (measurements), else the default.
 uint32_t batch_affine_stop();
 
 // Device bytes the batch-affine rounds may hold at once (their arrays), given the free memory:
-// the buckets are processed in slices that fit.
+// half of it, at most 8 GiB, and at most ZKMILL_GPU_MSM_AFFINE_BUDGET_MIB MiB when that is set (a
+// measurement knob: small budgets cut more slices). The buckets are processed in slices that fit.
 uint64_t batch_affine_budget(uint64_t free_bytes);
+
+// Device bytes of the rounds per input point (AffineRounds::bytes_per_input: three quarters of
+// an affine point and half a coordinate): 2 x coord_bytes.
+constexpr uint64_t batch_affine_bytes_per_input(size_t coord_bytes) { return 2 * uint64_t(coord_bytes); }
+
+// Slices the rounds cut `digits` points into for a budget (a lower bound: a slice ends at a
+// bucket's end; at least 1).
+uint64_t batch_affine_slices(uint64_t digits, size_t coord_bytes, uint64_t budget);
+
+// Do the rounds fit `free_bytes`? Their budget must hold the fullest bucket (a slice never splits
+// a bucket) and slices of at least batch_affine_min_slice_digits points (or the whole MSM when it
+// is smaller): every slice pays each of its ~10 rounds' fixed cost (~0.4 ms: host syncs and ~15
+// launches) again, which small slices do not earn back. When not, the MSM runs XYZZ, as it did
+// before batch-affine; an allocation that fails inside the rounds anyway falls back to XYZZ too
+// (pippenger_impl.cuh).
+uint64_t batch_affine_min_slice_digits(size_t coord_bytes);
+bool batch_affine_fits(uint64_t digits, uint64_t longest, size_t coord_bytes, uint64_t free_bytes);
+
+// ZKMILL_GPU_MSM_TRACE=1: each MSM prints its accumulation, free memory, slices and rounds to
+// stderr (measurements; read once).
+bool msm_trace();
 
 // The pieces above without the environment, for tests: the size policy, and the parsers of the
 // variables (nullptr or "" = unset; a bad value throws std::invalid_argument naming the variable).
@@ -46,6 +71,9 @@ struct AccumulationChoice {
 };
 AccumulationChoice parse_accumulate_env(const char* value);
 MsmAffineRound parse_affine_round_env(const char* value);  // kAuto when unset
+MsmAffineRound default_affine_round(size_t coord_bytes);
 uint32_t parse_affine_stop_env(const char* value);
+uint64_t parse_affine_budget_env(const char* value);           // MiB as bytes; 0 when unset (no cap)
+uint64_t budget_for(uint64_t free_bytes, uint64_t cap_bytes);  // batch_affine_budget with an explicit cap
 
 }  // namespace zkmill::cuda::pippenger

@@ -24,10 +24,9 @@
 //   down:  the thread walks its slots backwards from inv = totals[t]^-1: d_j^-1 = inv p_prev,
 //          inv <- inv d_j, and writes the pair's sum to the next round's array.
 // A thread's slots are contiguous, or interleaved across its block so that a warp's lanes touch
-// consecutive prefixes, outputs and input pairs (MsmAffineRound, msm.hpp). Or fused
-// into one kernel: the block's thread products multiplied up a tree in shared memory, one
-// Fermat inversion per block, the inverses pushed back down (affine_round_fused_kernel): no
-// prefix array and no host round trip, but one ~1.5 kBits-product inversion per T * 8 slots.
+// consecutive prefixes, outputs and input pairs (MsmAffineRound, msm.hpp). (A round fused into
+// one kernel, with one Fermat inversion per block of 1024 slots instead of the cross-block
+// inversion, was measured 2.6-4.2x slower on G1 and removed: cuda/bench/NOTES-batch-affine.md.)
 // Denominators, exactly (the exceptional pairs cost nothing extra and need no side path):
 //   P + O or O + Q (O: point at infinity, stored as (0, 0)), or P + (-P)  -> d = 1, the sum
 //          is the other point / O;
@@ -113,7 +112,7 @@ __device__ __forceinline__ uint32_t owner_upto(const uint32_t* off, uint32_t hi,
   return off[hi] <= j ? hi : owner_of(off, hi, j);
 }
 
-// The slots a thread of a split round owns: first + k step for k < n.
+// The slots a thread of a round owns: first + k step for k < n.
 //   contiguous:  thread t owns [t per, t per + per) (the first layout; lanes of a warp read
 //                addresses per slots apart);
 //   interleaved: block g owns [g T per, (g + 1) T per) and its thread i the slots g T per + i + k T,
@@ -157,7 +156,7 @@ __device__ __forceinline__ typename G::Fq slot_denominator(const uint32_t* in_st
   return x2 - x1;
 }
 
-// Split round, step 1: the denominators of the thread's slots, their running products p_j into
+// Round, step 1: the denominators of the thread's slots, their running products p_j into
 // prefix[j], the thread's product into totals[t] (1 for a thread with no slot).
 template <class G>
 __global__ void __launch_bounds__(kAccThreads)
@@ -183,7 +182,7 @@ __global__ void __launch_bounds__(kAccThreads)
   totals[t] = acc;
 }
 
-// Split round, step 3 (after the inversion of the totals): the thread walks its slots backwards
+// Round, step 3 (after the inversion of the totals): the thread walks its slots backwards
 // from inv = 1 / (d_first ... d_last): d_j^-1 = inv p_prev, inv <- inv d_j, and writes each sum.
 template <class G>
 __global__ void __launch_bounds__(kAccThreads)
@@ -208,82 +207,6 @@ __global__ void __launch_bounds__(kAccThreads)
     if (k > 0) {
       inv_j = inv * prefix[j - w.step];            // 1 / d_j
       inv = inv * pair_denominator(p1, p2, kind);  // 1 / (d_first ... d_prev)
-    }
-    out[j] = pair_sum(p1, p2, kind, inv_j);
-  }
-}
-
-// Fused round: one kernel, no prefix array in device memory, no host round trip. Block g owns
-// the kFusedPer * T slots from g T kFusedPer on, thread i the slots g T kFusedPer + i + k T (as
-// the interleaved split layout). Each thread keeps its running products in shared memory; the
-// block multiplies the T thread products up a binary tree in shared memory (node = left child *
-// right child), inverts the root (one Fermat inversion per block, by thread 0), and pushes the
-// inverse down the tree (inv(left) = inv(node) * right, inv(right) = inv(node) * left), so each
-// thread receives 1 / (its product) and walks its slots back as the split round does.
-// Products per slot: 6 as the split round, plus 3 (T - 1) / (T kFusedPer) for the tree, plus
-// one Fermat inversion (~1.5 kBits products, on one thread) per T kFusedPer slots.
-constexpr uint32_t kFusedPer = 8;
-
-template <class F>
-constexpr size_t fused_round_smem() {
-  return (size_t(kFusedPer - 1) * kAccThreads + 2 * kAccThreads - 1) * sizeof(F);
-}
-
-template <class G>
-__global__ void __launch_bounds__(kAccThreads)
-    affine_round_fused_kernel(const uint32_t* in_start, const uint32_t* in_count, const uint32_t* out_start,
-                              uint32_t nb, uint32_t m, const uint32_t* vals, const typename G::Affine* pts,
-                              typename G::Affine* out) {
-  using F = typename G::Fq;
-  constexpr uint32_t T = kAccThreads;
-  extern __shared__ uint4 fused_smem[];
-  F* pre = reinterpret_cast<F*>(fused_smem);  // [kFusedPer - 1][T]: running products
-  F* tree = pre + (kFusedPer - 1) * T;        // [2T - 1]: heap order, leaves at T - 1 + i
-  const uint32_t i = threadIdx.x;
-  const uint64_t j0 = uint64_t(blockIdx.x) * T * kFusedPer + i;
-  const uint32_t n = j0 < m ? min_slots(kFusedPer, (m - j0 + T - 1) / T) : 0u;
-  F acc = F::one();
-  uint32_t b = n ? owner_of(out_start, nb, uint32_t(j0)) : 0u;
-  for (uint32_t k = 0; k < n; ++k) {
-    const uint32_t j = uint32_t(j0) + k * T;
-    b = owner_from(out_start, b, nb, j);
-    const F d = slot_denominator<G>(in_start, in_count, out_start, b, j, vals, pts);
-    acc = k == 0 ? d : acc * d;
-    if (k + 1 < kFusedPer) pre[k * T + i] = acc;
-  }
-  tree[T - 1 + i] = acc;
-  __syncthreads();
-  for (uint32_t cnt = T / 2; cnt >= 1; cnt /= 2) {  // the cnt nodes of a level: cnt - 1 .. 2 cnt - 2
-    if (i < cnt) {
-      const uint32_t v = cnt - 1 + i;
-      tree[v] = tree[2 * v + 1] * tree[2 * v + 2];
-    }
-    __syncthreads();
-  }
-  if (i == 0) tree[0] = tree[0].inverse();  // no denominator is 0 (affine_pair.hpp)
-  __syncthreads();
-  for (uint32_t cnt = 1; cnt < T; cnt *= 2) {
-    if (i < cnt) {
-      const uint32_t v = cnt - 1 + i;
-      const F inv = tree[v], l = tree[2 * v + 1], r = tree[2 * v + 2];
-      tree[2 * v + 1] = inv * r;
-      tree[2 * v + 2] = inv * l;
-    }
-    __syncthreads();
-  }
-  if (n == 0) return;
-  F inv = tree[T - 1 + i];
-  uint32_t j = uint32_t(j0) + (n - 1) * T;
-  b = owner_of(out_start, nb, j);
-  for (uint32_t k = n; k-- > 0; j -= T) {
-    b = owner_upto(out_start, b, j);
-    typename G::Affine p1, p2;
-    round_pair<G>(in_start, in_count, out_start, b, j, vals, pts, p1, p2);
-    const PairKind kind = pair_kind(p1, p2);
-    F inv_j = inv;
-    if (k > 0) {
-      inv_j = inv * pre[(k - 1) * T + i];
-      inv = inv * pair_denominator(p1, p2, kind);
     }
     out[j] = pair_sum(p1, p2, kind, inv_j);
   }
@@ -435,11 +358,7 @@ class AffineRounds {
       const int o = r.vals != nullptr || r.pts != reinterpret_cast<const Affine*>(bufs[0].get()) ? 0 : 1;
       bufs[o].reserve(size_t(m) * sizeof(Affine), "MSM batch-affine points");
       Affine* out = reinterpret_cast<Affine*>(bufs[o].get());
-      if (kind == MsmAffineRound::kFused) {
-        fused_round(r, ostart, nb, m, out, stream);
-      } else {
-        split_round(r, ostart, nb, m, kind == MsmAffineRound::kInterleaved, out, bufs[2], stream);
-      }
+      one_round(r, ostart, nb, m, kind == MsmAffineRound::kInterleaved, out, bufs[2], stream);
       r = Result{nullptr, out, ostart, ocount, r.rounds + 1};
       side = 1 - side;
       max_count = (max_count + 1) / 2;
@@ -452,9 +371,9 @@ class AffineRounds {
   static constexpr double bytes_per_input() { return 0.75 * double(sizeof(Affine)) + 0.5 * double(sizeof(F)); }
 
  private:
-  // A split round: up, the inversion of the thread products, down.
-  void split_round(const Result& r, const uint32_t* ostart, uint32_t nb, uint32_t m, bool interleaved, Affine* out,
-                   DeviceBuffer<uint8_t>& prefix_buf, cudaStream_t stream) {
+  // One round: up, the inversion of the thread products, down.
+  void one_round(const Result& r, const uint32_t* ostart, uint32_t nb, uint32_t m, bool interleaved, Affine* out,
+                 DeviceBuffer<uint8_t>& prefix_buf, cudaStream_t stream) {
     // Enough threads to fill the card (~2^16), at most 16 slots each (the inversion's levels
     // above cost 3/16 products per slot at 16).
     const uint32_t per = uint32_t(std::min<uint64_t>(16, std::max<uint64_t>(1, (uint64_t(m) + 65535) >> 16)));
@@ -473,21 +392,6 @@ class AffineRounds {
     ZK_CUDA_OK_LAUNCH();
   }
 
-  // A fused round: one kernel, one inversion per block (affine_round_fused_kernel).
-  void fused_round(const Result& r, const uint32_t* ostart, uint32_t nb, uint32_t m, Affine* out, cudaStream_t stream) {
-    constexpr size_t smem = fused_round_smem<F>();
-    if (!fused_ready_) {  // above 48 KB of dynamic shared memory only once raised
-      ZK_CUDA_OK(
-          cudaFuncSetAttribute(affine_round_fused_kernel<G>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-      fused_ready_ = true;
-    }
-    const uint64_t tile = uint64_t(kAccThreads) * kFusedPer;
-    affine_round_fused_kernel<G><<<unsigned((uint64_t(m) + tile - 1) / tile), kAccThreads, smem, stream>>>(
-        r.start, r.count, ostart, nb, m, r.vals, r.pts, out);
-    ZK_CUDA_OK_LAUNCH();
-  }
-
-  bool fused_ready_ = false;
   DeviceBuffer<F> totals_;
   BatchInverter<F> inverter_;
 };

@@ -19,11 +19,12 @@ namespace zkmill::cuda {
 // ZKMILL_GPU_MSM_ACCUMULATE (xyzz | affine) says otherwise; the others force one (tests, tuning).
 enum class MsmAccumulation { kAuto, kXyzz, kBatchAffine };
 
-// How one batch-affine round runs (cuda/msm/batch_affine.cuh): split into up / inversion / down
-// kernels with each thread's slots contiguous or interleaved across its block, or fused into one
-// kernel with one inversion per block. kAuto: ZKMILL_GPU_MSM_AFFINE_ROUND, else the measured
-// default (cuda/msm/accumulation.cpp); the others force one (tests, tuning).
-enum class MsmAffineRound { kAuto, kContiguous, kInterleaved, kFused };
+// How one batch-affine round runs (cuda/msm/batch_affine.cuh): up / inversion / down kernels with
+// each thread's slots contiguous or interleaved across its block. kAuto:
+// ZKMILL_GPU_MSM_AFFINE_ROUND, else the measured default of the group (cuda/msm/accumulation.cpp);
+// the others force one (tests, tuning). (A fused one-kernel round was measured 2-4x slower and
+// removed: cuda/bench/NOTES-batch-affine.md, "Fused and interleaved rounds".)
+enum class MsmAffineRound { kAuto, kContiguous, kInterleaved };
 
 struct MsmOptions {
   int window_bits = 0;  // 0: chosen from n (at most 16); 2..22 forces a width (tests, tuning)

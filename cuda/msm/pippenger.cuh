@@ -114,7 +114,8 @@ class Engine {
   void sum_ones(const Affine* d_points, Bucket* dst);
   void sum_list_xyzz(const uint32_t* vals, const Affine* pts, uint32_t count, Bucket* dst);
   int sum_windows(const Affine* d_points);
-  int sum_windows_affine(const Affine* d_points);
+  int sum_windows_affine(const Affine* d_points, uint64_t free_bytes);
+  void trace(uint32_t nsums, int levels, uint64_t free_bytes) const;
   AffineRounds<G>& affine();
   void reduce_windows(uint32_t nsums);
 
@@ -136,6 +137,9 @@ class Engine {
   MsmAffineRound affine_round_ = MsmAffineRound::kAuto;
   std::unique_ptr<AffineRounds<G>> affine_;  // its buffers, allocated on first use
   bool last_affine_ = false;
+  bool last_fallback_ = false;  // the rounds ran out of device memory and XYZZ took over
+  uint64_t last_budget_ = 0;    // the rounds' byte budget and slices in the last batch-affine sum
+  size_t last_slices_ = 0;
 };
 
 // Instantiated once each, in msm_g1.cu and msm_g2_<curve>.cu (+ _reduce.cu).

@@ -36,6 +36,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
@@ -289,9 +290,31 @@ typename Engine<G>::HostJacobian Engine<G>::sum(const Affine* d_points, MsmPhase
   sums_.reserve(size_t(nsums) + 1, "MSM window sums");
   sum_ones(d_points, sums_.get() + nsums);
   int levels = 0;
-  last_affine_ = windows && batch_affine_windows(accumulation_, p.digits(), p.total_buckets, sizeof(typename G::Fq));
-  if (windows) levels = last_affine_ ? sum_windows_affine(d_points) : sum_windows(d_points);
+  last_affine_ = last_fallback_ = false;
+  uint64_t free_bytes = 0;
+  if (windows) {
+    size_t free_b = 0, total_b = 0;
+    ZK_CUDA_OK(cudaMemGetInfo(&free_b, &total_b));
+    free_bytes = free_b;
+    last_affine_ = batch_affine_windows(accumulation_, p.digits(), S.max_count, sizeof(typename G::Fq), free_bytes);
+    if (last_affine_) {
+      try {
+        levels = sum_windows_affine(d_points, free_bytes);
+      } catch (const DeviceAllocError&) {
+        // The card filled up under the rounds (another stream's allocation, or a forced choice
+        // on a full card): drop their buffers and sum by XYZZ from the sorted runs, which the
+        // rounds only read, as the MSM did before batch-affine. A proof never fails for them.
+        ZK_CUDA_OK(cudaStreamSynchronize(stream_));
+        affine_.reset();
+        for (auto& b : S.part) b = DeviceBuffer<uint8_t>();
+        last_affine_ = false;
+        last_fallback_ = true;
+      }
+    }
+    if (!last_affine_) levels = sum_windows(d_points);
+  }
   mark(4);
+  if (msm_trace()) trace(nsums, levels, free_bytes);
   if (windows) reduce_windows(nsums);
   host_sums_.resize(size_t(nsums) + 1);
   ZK_CUDA_OK(cudaMemcpyAsync(host_sums_.data(), sums_.get(), (size_t(nsums) + 1) * sizeof(Bucket),
@@ -334,6 +357,28 @@ void Engine<G>::points_from_image(const HostImage* in, Affine* out, uint32_t n, 
   ZK_CUDA_OK_LAUNCH();
 }
 
+// One line per MSM on stderr (ZKMILL_GPU_MSM_TRACE=1, measurements): how the buckets were
+// accumulated, with the free memory the choice saw and the rounds' slices.
+template <class G>
+void Engine<G>::trace(uint32_t nsums, int levels, uint64_t free_bytes) const {
+  const MsmScratch& S = *s_;
+  const char* how = nsums == 0       ? "no windows"
+                    : last_affine_   ? "batch-affine"
+                    : last_fallback_ ? "XYZZ (fallback: rounds out of memory)"
+                                     : "XYZZ";
+  std::fprintf(stderr,
+               "zkmill msm: %zu-byte coordinates, %u points (%u ones), %llu digits, longest bucket %u, free %llu MiB: "
+               "%s, %d %s",
+               sizeof(typename G::Fq), S.n_other + S.n_one, S.n_one, (unsigned long long)S.plan.digits(), S.max_count,
+               (unsigned long long)(free_bytes >> 20), how, levels, last_affine_ ? "rounds" : "levels");
+  if (last_affine_)
+    std::fprintf(
+        stderr, " in %zu slices (budget %llu MiB, %s rounds)", last_slices_, (unsigned long long)(last_budget_ >> 20),
+        batch_affine_round(affine_round_, sizeof(typename G::Fq)) == MsmAffineRound::kInterleaved ? "interleaved"
+                                                                                                  : "contiguous");
+  std::fprintf(stderr, "\n");
+}
+
 // Sum of the points whose scalar is 1, into *dst (device): batch-affine rounds over their one
 // run when there are enough of them (accumulation.cpp), else the XYZZ list sum below.
 // Infinity (all-zero words) when there are none.
@@ -358,8 +403,9 @@ void Engine<G>::sum_ones(const Affine* d_points, Bucket* dst) {
     S.count[k].reserve(2, "MSM bucket index");
   }
   uint32_t* const meta[4] = {S.start[1].get(), S.count[1].get(), S.start[2].get(), S.count[2].get()};
-  const auto r = affine().run(ones_dev_.get(), ones_dev_.get() + 1, 1, S.n_one, S.idx_one.get(), d_points,
-                              batch_affine_stop(), batch_affine_round(affine_round_), meta, S.temp, S.part, stream_);
+  const auto r =
+      affine().run(ones_dev_.get(), ones_dev_.get() + 1, 1, S.n_one, S.idx_one.get(), d_points, batch_affine_stop(),
+                   batch_affine_round(affine_round_, sizeof(typename G::Fq)), meta, S.temp, S.part, stream_);
   runs_to_buckets_kernel<G><<<1, kAccThreads, 0, stream_>>>(r.start, r.count, 1, r.vals, r.pts, dst);
   ZK_CUDA_OK_LAUNCH();
 }
@@ -409,7 +455,7 @@ void Engine<G>::sum_list_xyzz(const uint32_t* vals, const Affine* pts, uint32_t 
 // buckets whose points fit the memory budget (a slice's runs are contiguous in the sorted
 // digits); returns the number of rounds run (summed over slices).
 template <class G>
-int Engine<G>::sum_windows_affine(const Affine* d_points) {
+int Engine<G>::sum_windows_affine(const Affine* d_points, uint64_t free_bytes) {
   MsmScratch& S = *s_;
   const uint32_t nb = S.plan.total_buckets;
   if (S.host_count.size() != nb) {
@@ -419,10 +465,9 @@ int Engine<G>::sum_windows_affine(const Affine* d_points) {
     ZK_CUDA_OK(cudaStreamSynchronize(stream_));
     S.slices_cap = 0;
   }
-  size_t free_bytes = 0, total_bytes = 0;
-  ZK_CUDA_OK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  const uint64_t cap =
-      std::max<uint64_t>(1, uint64_t(double(batch_affine_budget(free_bytes)) / AffineRounds<G>::bytes_per_input()));
+  static_assert(AffineRounds<G>::bytes_per_input() == double(batch_affine_bytes_per_input(sizeof(typename G::Fq))));
+  last_budget_ = batch_affine_budget(free_bytes);
+  const uint64_t cap = std::max<uint64_t>(1, uint64_t(double(last_budget_) / AffineRounds<G>::bytes_per_input()));
   if (S.slices_cap != cap) {  // cut slices: consecutive buckets while their points fit `cap`
     S.slice_ends.clear();
     uint64_t in_slice = 0;
@@ -442,6 +487,8 @@ int Engine<G>::sum_windows_affine(const Affine* d_points) {
   }
   uint32_t* const meta[4] = {S.start[1].get(), S.count[1].get(), S.start[2].get(), S.count[2].get()};
   buckets_.reserve(nb, "MSM buckets");
+  last_slices_ = S.slice_ends.size();
+  const MsmAffineRound kind = batch_affine_round(affine_round_, sizeof(typename G::Fq));
   int rounds = 0;
   uint32_t first = 0;
   for (const uint32_t end : S.slice_ends) {
@@ -449,7 +496,7 @@ int Engine<G>::sum_windows_affine(const Affine* d_points) {
     for (uint32_t b = first; b < end; ++b) longest = std::max(longest, S.host_count[b]);
     const uint32_t nbs = end - first;
     const auto r = affine().run(S.start[0].get() + first, S.count[0].get() + first, nbs, longest, S.vals, d_points,
-                                batch_affine_stop(), batch_affine_round(affine_round_), meta, S.temp, S.part, stream_);
+                                batch_affine_stop(), kind, meta, S.temp, S.part, stream_);
     runs_to_buckets_kernel<G><<<blocks_for(nbs, kAccThreads), kAccThreads, 0, stream_>>>(r.start, r.count, nbs, r.vals,
                                                                                          r.pts, buckets_.get() + first);
     ZK_CUDA_OK_LAUNCH();

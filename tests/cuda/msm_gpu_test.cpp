@@ -101,8 +101,8 @@ class GpuMsm : public ::testing::Test {
   }
 };
 using MsmTypes = ::testing::Types<Bn254G1, Bls12381G1, Bn254G2, Bls12381G2>;
-constexpr cuda::MsmAffineRound kAffineRounds[] = {cuda::MsmAffineRound::kContiguous, cuda::MsmAffineRound::kInterleaved,
-                                                  cuda::MsmAffineRound::kFused};
+constexpr cuda::MsmAffineRound kAffineRounds[] = {cuda::MsmAffineRound::kContiguous,
+                                                  cuda::MsmAffineRound::kInterleaved};
 TYPED_TEST_SUITE(GpuMsm, MsmTypes);
 
 // Independent random points against the naive sum (no structure shared with the reference).
@@ -286,8 +286,8 @@ TYPED_TEST(GpuMsm, BatchAffineExceptionalRuns) {
   check(pts, small, 5, "random small scalars");
 }
 
-// Every way of running a batch-affine round (contiguous and interleaved split rounds, the fused
-// round with its shared-memory tree) on random points and scalars, at sizes that leave partial
+// Every way of running a batch-affine round (contiguous and interleaved slots) on random points
+// and scalars, at sizes that leave partial
 // blocks and many blocks per round, and on skewed scalars (one huge bucket, many tiny ones),
 // against the exact value.
 TYPED_TEST(GpuMsm, AffineRoundKindsAgree) {
