@@ -295,7 +295,11 @@ typename Engine<G>::HostJacobian Engine<G>::sum(const Affine* d_points, MsmPhase
   if (windows) {
     size_t free_b = 0, total_b = 0;
     ZK_CUDA_OK(cudaMemGetInfo(&free_b, &total_b));
+    // The arrays this engine's scratch already holds (S.part: the last sum's rounds or partial
+    // sums) are room too: the rounds reuse them, and regrowing one frees it first (reserve).
+    // Without them a warm MSM saw half the room of the first and cut twice the slices.
     free_bytes = free_b;
+    for (const auto& b : S.part) free_bytes += b.bytes();
     last_affine_ = batch_affine_windows(accumulation_, p.digits(), S.max_count, sizeof(typename G::Fq), free_bytes);
     if (last_affine_) {
       try {
