@@ -585,28 +585,41 @@ ControlMessage Worker::run_prove(const Prove& p, Task& t) {
   const KeyDirectory::Key* key = keys_.find(p.circuit);
   if (!key) throw std::runtime_error("worker " + id_ + " has no key for circuit " + p.circuit);
   auto t0 = std::chrono::steady_clock::now();
-  wire::FetchOptions fo;
-  fo.max_total_bytes = cfg_.worker.max_bundle_mb << 20;
-  fo.timeout = std::chrono::milliseconds(10000);
-  if (curve_) {
-    if (!CurveKeys::is_z85_key(p.bundle_server_key))
-      throw std::runtime_error("no CURVE public key for the bundle server at " + p.bundle_endpoint +
-                               " (its synth worker has not registered with this coordinator)");
-    fo.curve = wire::CurveClientKeys{curve_->own, p.bundle_server_key};
+  // A partition this worker synthesized itself (the coordinator prefers that for `both`
+  // workers) is proved from the bundle its server publishes, not fetched from itself over
+  // loopback TCP: no connection, handshake, chunking and checksums of bytes that never left
+  // this process, and no copy (for a large bundle, seconds and its size in memory). The test
+  // hook that corrupts a served chunk keeps the network path, which is what it tests.
+  std::shared_ptr<const cs::WitnessBundle> local;
+  if (server_ && p.bundle_endpoint == server_->endpoint() && !corrupt_once_.load()) local = server_->find(p.bundle_key);
+  cs::WitnessBundle fetched;  // the fetched bundle, or the expanded one below
+  if (local) {
+    ++local_bundles_;
+  } else {
+    wire::FetchOptions fo;
+    fo.max_total_bytes = cfg_.worker.max_bundle_mb << 20;
+    fo.timeout = std::chrono::milliseconds(10000);
+    if (curve_) {
+      if (!CurveKeys::is_z85_key(p.bundle_server_key))
+        throw std::runtime_error("no CURVE public key for the bundle server at " + p.bundle_endpoint +
+                                 " (its synth worker has not registered with this coordinator)");
+      fo.curve = wire::CurveClientKeys{curve_->own, p.bundle_server_key};
+    }
+    fetched = wire::fetch_bundle(ctx_, p.bundle_endpoint, p.bundle_key, fo);
   }
-  cs::WitnessBundle w = wire::fetch_bundle(ctx_, p.bundle_endpoint, p.bundle_key, fo);
-  if (w.header().circuit_id != key->digest || w.header().partition != part || w.curve() != key->curve)
+  const cs::WitnessBundle* wp = local ? local.get() : &fetched;
+  if (wp->header().circuit_id != key->digest || wp->header().partition != part || wp->curve() != key->curve)
     throw std::runtime_error("fetched bundle is for another circuit, curve or partition");
   // The statement is the coordinator's: a bundle of other public inputs (a synth worker's bug,
   // or a bundle server serving the wrong bundle) is not proved, and the partition is redone.
-  const auto statement = bundle_statement(w);
+  const auto statement = bundle_statement(*wp);
   if (statement != p.public_inputs)
     throw std::runtime_error("fetched bundle's public inputs are not the partition's statement (the coordinator's)");
   double fetch_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  const uint64_t fetched_bytes = w.bytes().size();  // telemetry: wire bytes of this partition
+  const uint64_t fetched_bytes = wp->bytes().size();  // telemetry: the partition's bundle bytes
   double expand_ms = 0;
   std::shared_ptr<const cs::PceMatrices> device_pce;  // GPU: a, b, c computed on the device from these
-  if (w.kind() == cs::BundleKind::Witness) {
+  if (wp->kind() == cs::BundleKind::Witness) {
     // a, b, c from the circuit's PCE matrices (KEY.pce, opened or recorded once): on the GPU
     // (worker.gpu_pce: the matrices stay resident there), or on our CPU threads before taking
     // a proving slot, which overlaps the proofs running there.
@@ -617,10 +630,11 @@ ControlMessage Worker::run_prove(const Prove& p, Task& t) {
       const auto pce = pce_for<E>(key->path, native_keys_.open<E>(*key)->meta);
       try {
         if (gpu_ && cfg_.worker.gpu_pce) {
-          cs::check_witness_for(w, *pce);
+          cs::check_witness_for(*wp, *pce);
           device_pce = pce;
         } else {
-          w = cs::expand_witness<typename E::Fr>(w, *pce);
+          fetched = cs::expand_witness<typename E::Fr>(*wp, *pce);
+          wp = &fetched;
         }
       } catch (const cs::BundleError&) {
         // Another PCE id: the partition is retried; the file is opened afresh then, in case it
@@ -642,16 +656,16 @@ ControlMessage Worker::run_prove(const Prove& p, Task& t) {
   nlohmann::json proof_json;
   std::string backend;
   if (key->format == KeyDirectory::Format::Zkey) {
-    auto proved = zkeys_.prove(*key, p.circuit, w, bad_proof_once_.exchange(false), gpu_.get(), device);
+    auto proved = zkeys_.prove(*key, p.circuit, *wp, bad_proof_once_.exchange(false), gpu_.get(), device);
     backend = proved.backend;
     proof_json = std::move(proved.proof);
-  } else if (w.kind() != cs::BundleKind::Native && !device_pce) {
-    throw std::runtime_error(std::string("fetched bundle is of kind ") + cs::bundle_kind_name(w.kind()) +
+  } else if (wp->kind() != cs::BundleKind::Native && !device_pce) {
+    throw std::runtime_error(std::string("fetched bundle is of kind ") + cs::bundle_kind_name(wp->kind()) +
                              ", the circuit's key is a native key");
   } else {
     curves::with_curve(key->curve, [&]<class E>(E) {
       const auto pk = native_keys_.open<E>(*key);
-      auto proof = gpu_ ? gpu_->prove(*pk, w, p.circuit, device, device_pce.get()) : groth16::prove<E>(*pk, w);
+      auto proof = gpu_ ? gpu_->prove(*pk, *wp, p.circuit, device, device_pce.get()) : groth16::prove<E>(*pk, *wp);
       backend = gpu_ ? "GPU " + std::to_string(device) : std::string("CPU");
       if (bad_proof_once_.exchange(false)) proof.c = proof.a;  // test hook: well-formed but wrong
       proof_json = groth16::snarkjs::proof_to_json<E>(proof);
@@ -662,9 +676,10 @@ ControlMessage Worker::run_prove(const Prove& p, Task& t) {
   const double wait_ms =
       std::max(0.0, std::chrono::duration<double, std::milli>(t1 - t0).count() - fetch_ms - expand_ms);
   spdlog::info(
-      "worker {}: {} partition {} proved on the {} (fetch {:.1f} ms, expand {:.1f} ms, waited {:.1f} ms for "
+      "worker {}: {} partition {} proved on the {} ({} {:.1f} ms, expand {:.1f} ms, waited {:.1f} ms for "
       "a slot, prove {:.1f} ms, {} bytes fetched)",
-      id_, p.at.job, part, backend, fetch_ms, expand_ms, wait_ms, prove_ms, fetched_bytes);
+      id_, p.at.job, part, backend, local ? "own bundle" : "fetch", fetch_ms, expand_ms, wait_ms, prove_ms,
+      fetched_bytes);
   // fetch_ms, expand_ms (witness-only bundles: a, b, c computed here), slot_wait_ms, prove_ms
   // and bundle_bytes (the partition's wire bytes) are optional telemetry: `zkmill status JOB
   // --json` shows them per partition.

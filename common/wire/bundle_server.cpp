@@ -100,6 +100,12 @@ class BundleServer::Impl {
     return bundles_.count(key) > 0;
   }
 
+  std::shared_ptr<const cs::WitnessBundle> find(const std::string& key) const {
+    std::lock_guard lock(mu_);
+    const auto it = bundles_.find(key);
+    return it == bundles_.end() ? nullptr : it->second;
+  }
+
   size_t active_transfers() const { return active_.load(); }
 
   Stats stats() const {
@@ -342,6 +348,7 @@ void BundleServer::publish(const std::string& key, std::shared_ptr<const cs::Wit
 }
 bool BundleServer::retract(const std::string& key) { return impl_->retract(key); }
 bool BundleServer::has(const std::string& key) const { return impl_->has(key); }
+std::shared_ptr<const cs::WitnessBundle> BundleServer::find(const std::string& key) const { return impl_->find(key); }
 size_t BundleServer::active_transfers() const { return impl_->active_transfers(); }
 BundleServer::Stats BundleServer::stats() const { return impl_->stats(); }
 void BundleServer::stop() { impl_->stop(); }

@@ -72,6 +72,9 @@ class BundleServer {
   // Refuses new fetches of the key; transfers in flight finish. Returns whether it existed.
   bool retract(const std::string& bundle_key);
   bool has(const std::string& bundle_key) const;
+  // The published bundle itself (null if none): a worker that proves a partition it synthesized
+  // takes it from here instead of fetching it from itself over the network.
+  std::shared_ptr<const cs::WitnessBundle> find(const std::string& bundle_key) const;
 
   size_t active_transfers() const;
   Stats stats() const;

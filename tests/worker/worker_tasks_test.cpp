@@ -5,9 +5,11 @@
 // other process: what the worker does with each assignment is read off the messages it sends.
 //   - hello names its role, circuits and bundle server; a synth assignment gives a synth_done
 //     with the partition's honest statement, re-sent until acked;
-//   - a prove assignment fetches that bundle from the worker's own bundle server and gives a
-//     proof that verifies against the statement; a prove whose statement is not the bundle's
-//     is a (retryable) task_failed, and so is a synth for a circuit it has no key for;
+//   - a prove assignment of that bundle gives a proof that verifies against the statement,
+//     the bundle taken from the worker's own bundle server without a network fetch when the
+//     assignment names that server's endpoint, and fetched over TCP when it names another
+//     address of it; a prove whose statement is not the bundle's is a (retryable) task_failed,
+//     and so is a synth for a circuit it has no key for;
 //   - a prove sent to a synth-only worker is not taken; release retracts a held bundle; drain
 //     finishes the work it holds, then bye, and run() returns 0.
 #include <gtest/gtest.h>
@@ -249,6 +251,19 @@ TEST_F(WorkerTasks, SynthesizesProvesAndResendsResultsUntilAcked) {
   EXPECT_EQ(proved.public_inputs, honest.public_inputs);
   EXPECT_TRUE(proved.prove_ms.has_value());
   coordinator_.send(farm::Ack{token('3')});
+  // Both proves named the worker's own bundle server: taken from it, not fetched.
+  EXPECT_EQ(worker_->bundles_proved_locally(), 2u);
+
+  // The same server under another address (a prove worker elsewhere would name it so): fetched
+  // over TCP, checked and proved the same.
+  farm::Hello other = hello;
+  other.bundle_endpoint.replace(0, std::string("tcp://127.0.0.1").size(), "tcp://localhost");
+  coordinator_.send(prove(token('4'), other, done.bundle_key, honest.public_inputs));
+  r = coordinator_.result(token('4'), 60s);
+  ASSERT_TRUE(r && r->as<farm::ProveDone>()) << (r ? std::string(r->type_name()) : "no result");
+  EXPECT_TRUE(key_->verifies(r->as<farm::ProveDone>()->proof, honest.public_inputs));
+  EXPECT_EQ(worker_->bundles_proved_locally(), 2u) << "a fetch from another address was taken locally";
+  coordinator_.send(farm::Ack{token('4')});
 
   // Released: the bundle is no longer held.
   coordinator_.send(farm::Release{done.bundle_key});
