@@ -235,6 +235,12 @@ class ControlMessage {
   const T* as() const {
     return std::get_if<T>(&body);
   }
+  // The attempt an assignment (synth or prove) is for; nullptr for every other message.
+  const AttemptRef* assignment() const {
+    if (const auto* m = as<Synth>()) return &m->at;
+    if (const auto* m = as<Prove>()) return &m->at;
+    return nullptr;
+  }
 
   // The frames to send (after the routing id, on a ROUTER).
   std::vector<zmq::message_t> encode() const;

@@ -192,7 +192,7 @@ ControlMessage Worker::heartbeat() const {
     hb.tasks.push_back({{t->job, t->part, token}, stage});
   }
   for (const auto& q : queued_) {
-    const AttemptRef& at = q.type() == MessageType::Synth ? q.as<Synth>()->at : q.as<Prove>()->at;
+    const AttemptRef& at = *q.assignment();
     hb.tasks.push_back({at, TaskStage::Queued});
   }
   hb.draining = draining_;
@@ -345,9 +345,9 @@ void Worker::handle(const ControlMessage& m) {
                      why);
         return;
       }
-      if (const AttemptRef& at = m.type() == MessageType::Synth ? m.as<Synth>()->at : m.as<Prove>()->at;
+      if (const AttemptRef& at = *m.assignment();
           tasks_.count(at.token) || std::any_of(queued_.begin(), queued_.end(), [&](const ControlMessage& q) {
-            return (q.type() == MessageType::Synth ? q.as<Synth>()->at : q.as<Prove>()->at).token == at.token;
+            return q.assignment()->token == at.token;
           })) {
         spdlog::warn("worker {}: got token {} twice; ignored", id_, at.token);
         return;
@@ -392,7 +392,7 @@ void Worker::return_queued() {
   while (!queued_.empty()) {
     const ControlMessage m = std::move(queued_.front());
     queued_.pop_front();
-    const AttemptRef at = m.type() == MessageType::Synth ? m.as<Synth>()->at : m.as<Prove>()->at;
+    const AttemptRef at = *m.assignment();
     spdlog::info("worker {}: returning {} partition {} unstarted (draining)", id_, at.job, at.part);
     TaskFailed f{at, "returned unstarted: the worker is draining", false};
     f.returned = true;
@@ -404,7 +404,7 @@ void Worker::start_task(const ControlMessage& m) {
   auto task = std::make_unique<Task>();
   Task* t = task.get();
   t->synth = m.type() == MessageType::Synth;
-  const AttemptRef at = t->synth ? m.as<Synth>()->at : m.as<Prove>()->at;
+  const AttemptRef at = *m.assignment();
   t->token = at.token;
   t->job = at.job;
   t->part = at.part;

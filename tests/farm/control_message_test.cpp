@@ -109,6 +109,26 @@ TEST(ControlMessage, EveryTypeDecodesToItsStruct) {
   EXPECT_EQ(s->as<SynthDone>()->at.token, kToken);
 }
 
+// assignment(): the attempt of a synth or prove, nullptr for every other type.
+TEST(ControlMessage, AssignmentIsTheAttemptOfSynthAndProveOnly) {
+  size_t assignments = 0;
+  for (const auto& [type, body] : valid_bodies()) {
+    std::string why;
+    auto m = decode_body(type, body, &why);
+    ASSERT_TRUE(m) << type << ": " << why;
+    const AttemptRef* at = m->assignment();
+    if (m->type() == MessageType::Synth || m->type() == MessageType::Prove) {
+      ASSERT_NE(at, nullptr) << type;
+      EXPECT_EQ(at, m->type() == MessageType::Synth ? &m->as<Synth>()->at : &m->as<Prove>()->at);
+      EXPECT_EQ(at->token, body["token"].get<std::string>()) << type;
+      ++assignments;
+    } else {
+      EXPECT_EQ(at, nullptr) << type;
+    }
+  }
+  EXPECT_EQ(assignments, 2u);
+}
+
 TEST(ControlMessage, TypedRoundTripKeepsOptionalFields) {
   SynthDone s;
   s.at = {"j1", 0, kToken};
