@@ -117,12 +117,15 @@ bool batch_affine_windows_by_size(uint64_t digits, size_t coord_bytes) {
 
 bool batch_affine_ones_by_size(uint64_t n_one, size_t coord_bytes) {
   // The 1-scalar sum is one run of n_one points: log2(n_one) rounds, each with ~0.4 ms of fixed
-  // latency (two host syncs, ~15 launches). Measured on the H200 (NOTES-batch-affine.md): slower
-  // than the XYZZ list sum at 0.4-6.7 M ones (PoRep-mix rows, e.g. BN254 G1 2^24: 9.66 -> 14.19
-  // ms), faster at the 61.9 M ones of a 130M-constraint PoRep partition (forced: BN254 B_G2
-  // 101.3 -> 78.6 ms; "Ones by batch-affine at PoRep scale" for every group). From 2^25 ones, for
-  // every group; slices below the break-even size are refused by batch_affine_ones_fits.
-  (void)coord_bytes;
+  // latency (two host syncs, ~15 launches). Measured on the H200 (NOTES-batch-affine.md, "Ones by
+  // batch-affine at PoRep scale"): slower than the XYZZ list sum at 0.4-6.7 M ones (PoRep-mix
+  // rows, e.g. BN254 G1 2^24: 9.66 -> 14.19 ms), faster at the 61.9 M ones of a 130M-constraint
+  // PoRep partition, warm, against the same proof with the ones XYZZ: BLS12-381 G1 A / B_G1 / L
+  // 71.4 / 67.6 / 70.0 -> 64.3 / 61.4 / 63.3 ms, BLS12-381 G2 269.3 -> 254.4 (two slices), BN254
+  // G2 100.8 -> 75.8; BN254 G1 gains nothing (32.0 / 26.8 / 29.5 -> 29.9 / 26.6 / 29.7, the same
+  // as main's 30.0 / 26.8 / 29.6 in another call): it keeps XYZZ (and its memory). From 2^25
+  // ones; slices below the break-even size are refused by batch_affine_ones_fits.
+  if (coord_bytes == 32) return false;
   return n_one >= (uint64_t(1) << 25);
 }
 
