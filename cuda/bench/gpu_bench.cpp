@@ -6,7 +6,7 @@
 //                    [--prove-sizes 20,22,24] [--porep-log 27] [--check-cpu-log 20] [--g2-cpu-log 20]
 //                    [--runs 3] [--curves bn254,bls12-381] [--msm-c 0,16] [--ceilings 1]
 //                    [--msm-bits 1] [--porep-size 130000000 --porep-partitions 10 --porep-threads 5]
-//                    [--porep-accumulate xyzz,affine]
+//                    [--porep-accumulate xyzz,affine,ones-xyzz,ones-affine]
 //                    (a list "0" or a size 0 skips that part)
 #include <algorithm>
 #include <cstdio>

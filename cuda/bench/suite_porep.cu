@@ -216,21 +216,33 @@ struct PorepWitnesses {
   }
 };
 
-// The accumulations of the extra warm runs of partition 0 (--porep-accumulate xyzz,affine): every
-// MSM engine of the proof forced to one, in the same process, key and memory state as the
-// automatic runs (the real setting of the H MSM: key resident, card nearly full).
-std::vector<std::pair<std::string, MsmAccumulation>> forced_runs(const std::string& list) {
-  std::vector<std::pair<std::string, MsmAccumulation>> out;
+// The accumulations of the extra warm runs of partition 0 (--porep-accumulate xyzz,affine,...):
+// every MSM engine of the proof forced to one (xyzz, affine), or only the 1-scalar sums forced
+// with the windows automatic (ones-xyzz: the policy before the ones could run batch-affine;
+// ones-affine), in the same process, key and memory state as the automatic runs (the real setting
+// of the H MSM: key resident, card nearly full).
+struct ForcedRun {
+  std::string name;
+  MsmAccumulation windows, ones;
+};
+std::vector<ForcedRun> forced_runs(const std::string& list) {
+  constexpr auto X = MsmAccumulation::kXyzz, A = MsmAccumulation::kBatchAffine, U = MsmAccumulation::kAuto;
+  std::vector<ForcedRun> out;
   size_t at = 0;
   while (at <= list.size() && !list.empty()) {
     const size_t end = std::min(list.find(',', at), list.size());
     const std::string item = list.substr(at, end - at);
     if (item == "xyzz")
-      out.emplace_back(item, MsmAccumulation::kXyzz);
+      out.push_back({item, X, X});
     else if (item == "affine")
-      out.emplace_back(item, MsmAccumulation::kBatchAffine);
+      out.push_back({item, A, A});
+    else if (item == "ones-xyzz")
+      out.push_back({item, U, X});
+    else if (item == "ones-affine")
+      out.push_back({item, U, A});
     else if (!item.empty())
-      throw std::invalid_argument("--porep-accumulate takes xyzz and affine, got '" + item + "'");
+      throw std::invalid_argument("--porep-accumulate takes xyzz, affine, ones-xyzz and ones-affine, got '" + item +
+                                  "'");
     at = end + 1;
   }
   return out;
@@ -303,9 +315,16 @@ bool porep_on_device(const GpuBenchOptions& o, PorepWitnesses<E>& in, std::mt199
     const int reps = i == 0 ? 2 + int(forced.size()) : 1;
     for (int rep = 0; rep < reps; ++rep) {
       const bool is_forced = i == 0 && rep >= 2;
-      const MsmAccumulation acc = is_forced ? forced[size_t(rep - 2)].second : MsmAccumulation::kAuto;
-      ctx.state<G>().msm.set_accumulation(acc);
-      ctx.state<G>().msm2.set_accumulation(acc);
+      const ForcedRun acc =
+          is_forced ? forced[size_t(rep - 2)] : ForcedRun{"", MsmAccumulation::kAuto, MsmAccumulation::kAuto};
+      auto set_acc = [&] {
+        auto& cs = ctx.state<G>();
+        cs.msm.set_accumulation(acc.windows);
+        cs.msm.set_ones_accumulation(acc.ones);
+        cs.msm2.set_accumulation(acc.windows);
+        cs.msm2.set_ones_accumulation(acc.ones);
+      };
+      set_acc();
       GpuProveTimings t;
       double regen_ms = 0, b2_ms = 0, sort_ms = 0;
       if (!together && ka.size() == 0) {
@@ -326,8 +345,7 @@ bool porep_on_device(const GpuBenchOptions& o, PorepWitnesses<E>& in, std::mt199
         together = false;
         kb2 = DeviceBuffer<typename G2::Affine>();
         ctx.drop_scratch();
-        ctx.state<G>().msm.set_accumulation(acc);
-        ctx.state<G>().msm2.set_accumulation(acc);
+        set_acc();
         view.b2 = nullptr;
         p = g16::gpu_parts<E>(ctx, view, w, lg, t);
       }
@@ -359,7 +377,7 @@ bool porep_on_device(const GpuBenchOptions& o, PorepWitnesses<E>& in, std::mt199
       ok = ok && same;
       if (!(i == 0 && rep == 0) && !is_forced) gpu_sum += total, gpu_ms.push_back(float(total));
       if (rep == 0) synth_sum += synth_ms;
-      const std::string how = is_forced ? " (forced " + forced[size_t(rep - 2)].first + ")" : "";
+      const std::string how = is_forced ? " (forced " + acc.name + ")" : "";
       char note[640];
       std::snprintf(
           note, sizeof note, "%s%s partition %d%s%s | %s | host synth %.1f s%s",

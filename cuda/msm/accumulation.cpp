@@ -5,6 +5,7 @@
 #include "cuda/msm/accumulation.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <optional>
 #include <stdexcept>
@@ -115,12 +116,17 @@ bool batch_affine_windows_by_size(uint64_t digits, size_t coord_bytes) {
 }
 
 bool batch_affine_ones_by_size(uint64_t n_one, size_t coord_bytes) {
-  // The 1-scalar sum is one run: log2(n_one) rounds, each with fixed latencies (two host syncs,
-  // ~15 launches); measured slower than the XYZZ list sum on every PoRep-mix row (e.g. BN254 G1
-  // 2^24: 9.66 -> 14.19 ms), so it is used only when forced.
-  (void)n_one;
-  (void)coord_bytes;
-  return false;
+  // The 1-scalar sum is one run of n_one points: log2(n_one) rounds, each with ~0.4 ms of fixed
+  // latency (two host syncs, ~15 launches). Measured on the H200 (NOTES-batch-affine.md, "Ones by
+  // batch-affine at PoRep scale"): slower than the XYZZ list sum at 0.4-6.7 M ones (PoRep-mix
+  // rows, e.g. BN254 G1 2^24: 9.66 -> 14.19 ms), faster at the 61.9 M ones of a 130M-constraint
+  // PoRep partition, warm, against the same proof with the ones XYZZ: BLS12-381 G1 A / B_G1 / L
+  // 71.4 / 67.6 / 70.0 -> 64.3 / 61.4 / 63.3 ms, BLS12-381 G2 269.3 -> 254.4 (two slices), BN254
+  // G2 100.8 -> 75.8; BN254 G1 gains nothing (32.0 / 26.8 / 29.5 -> 29.9 / 26.6 / 29.7, the same
+  // as main's 30.0 / 26.8 / 29.6 in another call): it keeps XYZZ (and its memory). From 2^25
+  // ones; slices below the break-even size are refused by batch_affine_ones_fits.
+  if (coord_bytes == 32) return false;
+  return n_one >= (uint64_t(1) << 25);
 }
 
 uint64_t batch_affine_slices(uint64_t digits, size_t coord_bytes, uint64_t budget) {
@@ -141,23 +147,67 @@ uint64_t batch_affine_min_slice_digits(size_t coord_bytes) {
   return uint64_t(1) << 24;
 }
 
-bool batch_affine_fits(uint64_t digits, uint64_t longest, size_t coord_bytes, uint64_t free_bytes) {
+bool batch_affine_fits(uint64_t digits, uint64_t longest, size_t coord_bytes, uint64_t free_bytes, uint64_t cap_bytes) {
   const uint64_t per_input = batch_affine_bytes_per_input(coord_bytes);
-  const uint64_t budget = batch_affine_budget(free_bytes);
+  const uint64_t budget = batch_affine_budget(free_bytes, cap_bytes);
   const uint64_t slice = budget / per_input;  // points a slice holds
   return longest <= slice && slice >= std::min(digits, batch_affine_min_slice_digits(coord_bytes));
 }
 
-bool batch_affine_windows(MsmAccumulation requested, uint64_t digits, uint64_t longest, size_t coord_bytes,
-                          uint64_t free_bytes) {
-  if (const auto forced = forced_choice(requested, env_choice().windows)) return *forced;
-  return batch_affine_windows_by_size(digits, coord_bytes) &&
-         batch_affine_fits(digits, longest, coord_bytes, free_bytes);
+uint64_t batch_affine_ones_min_slice(size_t coord_bytes) {
+  // Break-even pieces of the 1-scalar run: a piece of m points pays ~log2(m) ~ 25 rounds of ~0.41
+  // ms (~10 ms) beside its work; the measured gain per point over the XYZZ list sum at PoRep
+  // scale (NOTES-batch-affine.md) is ~0.5 ns for BN254 G2 ((101.3 - 78.6 + ~10) ms / 61.9 M:
+  // ~20 M points to break even) and ~0.3 ns for BLS12-381 G1 (~33 M). G2's products cost ~3x
+  // G1's on the same bytes, so its pieces pay from fewer points.
+  if (coord_bytes == 32 || coord_bytes == 48) return uint64_t(1) << 25;
+  return uint64_t(1) << 24;
 }
 
-bool batch_affine_ones(MsmAccumulation requested, uint64_t n_one, size_t coord_bytes) {
-  if (const auto forced = forced_choice(requested, env_choice().ones)) return *forced;
-  return batch_affine_ones_by_size(n_one, coord_bytes);
+uint64_t batch_affine_ones_slices(uint64_t n_one, size_t coord_bytes, uint64_t budget) {
+  // At least 256 points a piece: a forced choice on a full card (or a tiny test budget) still cuts
+  // a bounded number of pieces; an allocation that then fails falls back to XYZZ.
+  const uint64_t piece = std::max<uint64_t>(256, budget / batch_affine_bytes_per_input(coord_bytes));
+  return std::max<uint64_t>(1, (n_one + piece - 1) / piece);
+}
+
+bool batch_affine_ones_fits(uint64_t n_one, size_t coord_bytes, uint64_t free_bytes, uint64_t cap_bytes) {
+  const uint64_t piece = batch_affine_budget(free_bytes, cap_bytes) / batch_affine_bytes_per_input(coord_bytes);
+  return piece >= std::min(n_one, batch_affine_ones_min_slice(coord_bytes));
+}
+
+namespace {
+std::atomic<int> g_alloc_fault{-1};  // reservations to let through before the injected failure; < 0: none
+}  // namespace
+
+void inject_affine_alloc_failure(int after) { g_alloc_fault.store(after < 0 ? -1 : after); }
+
+bool affine_alloc_failure_pending() { return g_alloc_fault.load() >= 0; }
+
+bool take_affine_alloc_failure() {
+  int v = g_alloc_fault.load(std::memory_order_relaxed);
+  while (v >= 0) {  // the one that finds 0 fails, and disarms the hook
+    if (g_alloc_fault.compare_exchange_weak(v, v - 1)) return v == 0;
+  }
+  return false;
+}
+
+bool batch_affine_windows(MsmAccumulation requested, uint64_t digits, uint64_t longest, size_t coord_bytes,
+                          uint64_t free_bytes, uint64_t cap_bytes) {
+  if (const auto forced = forced_choice(requested, env_choice().windows)) return *forced;
+  return batch_affine_windows_by_size(digits, coord_bytes) &&
+         batch_affine_fits(digits, longest, coord_bytes, free_bytes, cap_bytes);
+}
+
+uint64_t batch_affine_ones(MsmAccumulation requested, uint64_t n_one, size_t coord_bytes, uint64_t free_bytes,
+                           uint64_t cap_bytes) {
+  if (n_one == 0) return 0;
+  const auto forced = forced_choice(requested, env_choice().ones);
+  if (forced ? !*forced
+             : !(batch_affine_ones_by_size(n_one, coord_bytes) &&
+                 batch_affine_ones_fits(n_one, coord_bytes, free_bytes, cap_bytes)))
+    return 0;
+  return batch_affine_ones_slices(n_one, coord_bytes, batch_affine_budget(free_bytes, cap_bytes));
 }
 
 MsmAffineRound batch_affine_round(MsmAffineRound requested, size_t coord_bytes) {
@@ -179,9 +229,9 @@ uint64_t budget_for(uint64_t free_bytes, uint64_t cap_bytes) {
   return b;
 }
 
-uint64_t batch_affine_budget(uint64_t free_bytes) {
-  static const uint64_t cap = parse_affine_budget_env(std::getenv("ZKMILL_GPU_MSM_AFFINE_BUDGET_MIB"));
-  return budget_for(free_bytes, cap);
+uint64_t batch_affine_budget(uint64_t free_bytes, uint64_t cap_bytes) {
+  static const uint64_t env_cap = parse_affine_budget_env(std::getenv("ZKMILL_GPU_MSM_AFFINE_BUDGET_MIB"));
+  return budget_for(free_bytes, cap_bytes != 0 ? cap_bytes : env_cap);
 }
 
 bool msm_trace() {

@@ -22,10 +22,15 @@ namespace zkmill::cuda::pippenger {
 // `free_bytes` of device memory free when the accumulation starts. kAuto: inside the measured
 // size ranges and only when the rounds fit (batch_affine_fits), else XYZZ.
 bool batch_affine_windows(MsmAccumulation requested, uint64_t digits, uint64_t longest, size_t coord_bytes,
-                          uint64_t free_bytes);
+                          uint64_t free_bytes, uint64_t cap_bytes = 0);
 
-// Batch-affine for the sum of the n_one points whose scalar is 1?
-bool batch_affine_ones(MsmAccumulation requested, uint64_t n_one, size_t coord_bytes);
+// Batch-affine for the sum of the n_one points whose scalar is 1: the number of slices its rounds
+// run in (consecutive pieces of the one run, each reduced by its own rounds; the pieces' sums are
+// added by XYZZ), or 0 for the XYZZ list sum. kAuto: inside the measured size range and only when
+// the rounds fit (batch_affine_ones_fits); forced batch-affine: as many slices as the budget needs.
+// `cap_bytes`: the call's own cap on the rounds' budget (0: none; see batch_affine_budget).
+uint64_t batch_affine_ones(MsmAccumulation requested, uint64_t n_one, size_t coord_bytes, uint64_t free_bytes,
+                           uint64_t cap_bytes = 0);
 
 // How one batch-affine round runs (MsmAffineRound, msm.hpp): the requested kind, else
 // ZKMILL_GPU_MSM_AFFINE_ROUND = contiguous | interleaved (read once), else the measured default
@@ -37,9 +42,10 @@ MsmAffineRound batch_affine_round(MsmAffineRound requested, size_t coord_bytes);
 uint32_t batch_affine_stop();
 
 // Device bytes the batch-affine rounds may hold at once (their arrays), given the free memory:
-// half of it, at most 8 GiB, and at most ZKMILL_GPU_MSM_AFFINE_BUDGET_MIB MiB when that is set (a
-// measurement knob: small budgets cut more slices). The buckets are processed in slices that fit.
-uint64_t batch_affine_budget(uint64_t free_bytes);
+// half of it, at most 8 GiB, and at most `cap_bytes` (the call's MsmOptions::affine_budget_bytes)
+// or else ZKMILL_GPU_MSM_AFFINE_BUDGET_MIB MiB when either is set (knobs for measurements and
+// tests: small budgets cut more slices). The buckets are processed in slices that fit.
+uint64_t batch_affine_budget(uint64_t free_bytes, uint64_t cap_bytes = 0);
 
 // Device bytes of the rounds per input point (AffineRounds::bytes_per_input: three quarters of
 // an affine point and half a coordinate): 2 x coord_bytes.
@@ -56,7 +62,23 @@ uint64_t batch_affine_slices(uint64_t digits, size_t coord_bytes, uint64_t budge
 // before batch-affine; an allocation that fails inside the rounds anyway falls back to XYZZ too
 // (pippenger_impl.cuh).
 uint64_t batch_affine_min_slice_digits(size_t coord_bytes);
-bool batch_affine_fits(uint64_t digits, uint64_t longest, size_t coord_bytes, uint64_t free_bytes);
+bool batch_affine_fits(uint64_t digits, uint64_t longest, size_t coord_bytes, uint64_t free_bytes,
+                       uint64_t cap_bytes = 0);
+
+// The same for the 1-scalar sum, which has no buckets: it is cut anywhere, into equal pieces of at
+// most budget / bytes-per-input points (at least 256: batch_affine_ones_slices), and each piece must hold the
+// break-even count batch_affine_ones_min_slice (or all the ones): one run of m points takes
+// log2(m) rounds at ~0.4 ms of fixed cost each, which a small piece does not earn back.
+uint64_t batch_affine_ones_min_slice(size_t coord_bytes);
+uint64_t batch_affine_ones_slices(uint64_t n_one, size_t coord_bytes, uint64_t budget);
+bool batch_affine_ones_fits(uint64_t n_one, size_t coord_bytes, uint64_t free_bytes, uint64_t cap_bytes = 0);
+
+// Test hook for the fallback (device tests): the rounds' buffer reservation number `after` from now
+// (0: the next one) throws DeviceAllocError as if the card were full, once; a negative value
+// disarms it. The rounds ask take_affine_alloc_failure() before each reservation.
+void inject_affine_alloc_failure(int after);
+bool affine_alloc_failure_pending();
+bool take_affine_alloc_failure();
 
 // ZKMILL_GPU_MSM_TRACE=1: each MSM prints its accumulation, free memory, slices and rounds to
 // stderr (measurements; read once).
@@ -74,6 +96,6 @@ MsmAffineRound parse_affine_round_env(const char* value);  // kAuto when unset
 MsmAffineRound default_affine_round(size_t coord_bytes);
 uint32_t parse_affine_stop_env(const char* value);
 uint64_t parse_affine_budget_env(const char* value);           // MiB as bytes; 0 when unset (no cap)
-uint64_t budget_for(uint64_t free_bytes, uint64_t cap_bytes);  // batch_affine_budget with an explicit cap
+uint64_t budget_for(uint64_t free_bytes, uint64_t cap_bytes);  // batch_affine_budget with an explicit cap, no env
 
 }  // namespace zkmill::cuda::pippenger

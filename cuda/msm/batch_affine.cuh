@@ -39,6 +39,7 @@
 
 #include <algorithm>
 #include <cub/device/device_scan.cuh>
+#include <string>
 #include <vector>
 
 #include "cuda/ec/affine_pair.hpp"
@@ -356,7 +357,7 @@ class AffineRounds {
       ZK_CUDA_OK(cudaStreamSynchronize(stream));
       // Rounds alternate between bufs[0] and bufs[1] (the first reads the MSM's points).
       const int o = r.vals != nullptr || r.pts != reinterpret_cast<const Affine*>(bufs[0].get()) ? 0 : 1;
-      bufs[o].reserve(size_t(m) * sizeof(Affine), "MSM batch-affine points");
+      reserve_for_rounds(bufs[o], size_t(m) * sizeof(Affine), "MSM batch-affine points");
       Affine* out = reinterpret_cast<Affine*>(bufs[o].get());
       one_round(r, ostart, nb, m, kind == MsmAffineRound::kInterleaved, out, bufs[2], stream);
       r = Result{nullptr, out, ostart, ocount, r.rounds + 1};
@@ -371,6 +372,14 @@ class AffineRounds {
   static constexpr double bytes_per_input() { return 0.75 * double(sizeof(Affine)) + 0.5 * double(sizeof(F)); }
 
  private:
+  // Grows one of the rounds' shared arrays; the test hook of accumulation.hpp
+  // (inject_affine_alloc_failure) makes a chosen one fail as a full card would.
+  static void reserve_for_rounds(DeviceBuffer<uint8_t>& buf, size_t bytes, const char* what) {
+    if (take_affine_alloc_failure())
+      throw DeviceAllocError(std::string(what) + " (injected failure)", bytes, __FILE__, __LINE__);
+    buf.reserve(bytes, what);
+  }
+
   // One round: up, the inversion of the thread products, down.
   void one_round(const Result& r, const uint32_t* ostart, uint32_t nb, uint32_t m, bool interleaved, Affine* out,
                  DeviceBuffer<uint8_t>& prefix_buf, cudaStream_t stream) {
@@ -380,7 +389,7 @@ class AffineRounds {
     const uint64_t tile = uint64_t(kAccThreads) * per;
     const uint32_t threads =
         interleaved ? uint32_t((uint64_t(m) + tile - 1) / tile * kAccThreads) : uint32_t((uint64_t(m) + per - 1) / per);
-    prefix_buf.reserve(size_t(m) * sizeof(F), "MSM batch-affine prefixes");
+    reserve_for_rounds(prefix_buf, size_t(m) * sizeof(F), "MSM batch-affine prefixes");
     F* prefix = reinterpret_cast<F*>(prefix_buf.get());
     totals_.reserve(threads, "MSM batch-affine totals");
     affine_round_up_kernel<G><<<blocks_for(threads, kAccThreads), kAccThreads, 0, stream>>>(

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "common/curves/bls12_381.hpp"
 #include "common/curves/bn254.hpp"
@@ -30,6 +31,9 @@ struct MsmOptions {
   int window_bits = 0;  // 0: chosen from n (at most 16); 2..22 forces a width (tests, tuning)
   MsmAccumulation accumulation = MsmAccumulation::kAuto;
   MsmAffineRound affine_round = MsmAffineRound::kAuto;
+  // Cap on the device bytes the batch-affine rounds hold at once (tests, tuning: a small cap cuts
+  // the buckets and the 1-scalar sum into more slices); 0: the default (cuda/msm/accumulation.hpp).
+  uint64_t affine_budget_bytes = 0;
 };
 
 // out = sum_i scalars[i] * points[i], for E = curves::Bn254 or curves::Bls12381 (defined and

@@ -43,6 +43,7 @@ MsmResult msm_from_host(const typename G::HostAffine* points, const typename G::
     Engine<G> engine(stream.get());
     engine.set_accumulation(options.accumulation);
     engine.set_affine_round(options.affine_round);
+    engine.set_affine_budget(options.affine_budget_bytes);
     const auto result = engine.run(d_points.get(), d_scalars.get(), n, options.window_bits);
     *out = result;
   });

@@ -99,10 +99,15 @@ class Engine {
 
   const MsmPlan& plan() const { return plan_; }
 
-  // XYZZ or batch-affine bucket accumulation (kAuto: by size, cuda/msm/accumulation.cpp).
-  void set_accumulation(MsmAccumulation a) { accumulation_ = a; }
+  // XYZZ or batch-affine accumulation (kAuto: by size and free memory, cuda/msm/accumulation.cpp)
+  // for the windows' buckets and the 1-scalar sum; set_ones_accumulation then overrides the
+  // latter alone (measurements: the same proof with only the 1-scalar sums forced).
+  void set_accumulation(MsmAccumulation a) { accumulation_ = ones_accumulation_ = a; }
+  void set_ones_accumulation(MsmAccumulation a) { ones_accumulation_ = a; }
   // How a batch-affine round runs (kAuto: the environment's or the default, accumulation.cpp).
   void set_affine_round(MsmAffineRound r) { affine_round_ = r; }
+  // Cap on the rounds' byte budget (0: the default; MsmOptions::affine_budget_bytes).
+  void set_affine_budget(uint64_t cap_bytes) { affine_cap_ = cap_bytes; }
 
   // CPU-layout points (the bytes of an array of the CPU's affine points, uploaded as they are)
   // to the compact affine layout the kernels read, n of them, ordered on `stream`. The key
@@ -111,7 +116,10 @@ class Engine {
   static void points_from_image(const HostImage* in, Affine* out, uint32_t n, cudaStream_t stream);
 
  private:
+  uint64_t affine_room() const;
+  void drop_affine();
   void sum_ones(const Affine* d_points, Bucket* dst);
+  void sum_ones_affine(const Affine* d_points, Bucket* dst, uint64_t slices);
   void sum_list_xyzz(const uint32_t* vals, const Affine* pts, uint32_t count, Bucket* dst);
   int sum_windows(const Affine* d_points);
   int sum_windows_affine(const Affine* d_points, uint64_t free_bytes);
@@ -133,13 +141,17 @@ class Engine {
   DeviceBuffer<uint32_t> ones_dev_;
   std::vector<uint32_t> ones_meta_;  // host copy of ones_dev_ (kept alive for the async upload)
   std::vector<Bucket> host_sums_;
-  MsmAccumulation accumulation_ = MsmAccumulation::kAuto;
+  MsmAccumulation accumulation_ = MsmAccumulation::kAuto, ones_accumulation_ = MsmAccumulation::kAuto;
+  uint64_t affine_cap_ = 0;
   MsmAffineRound affine_round_ = MsmAffineRound::kAuto;
   std::unique_ptr<AffineRounds<G>> affine_;  // its buffers, allocated on first use
   bool last_affine_ = false;
   bool last_fallback_ = false;  // the rounds ran out of device memory and XYZZ took over
   uint64_t last_budget_ = 0;    // the rounds' byte budget and slices in the last batch-affine sum
   size_t last_slices_ = 0;
+  uint64_t last_ones_slices_ = 0;    // the last 1-scalar sum: batch-affine slices (0: XYZZ)
+  bool last_ones_fallback_ = false;  // ... whose rounds ran out of device memory
+  uint64_t last_ones_room_ = 0;      // the room its choice saw
 };
 
 // Instantiated once each, in msm_g1.cu and msm_g2_<curve>.cu (+ _reduce.cu).

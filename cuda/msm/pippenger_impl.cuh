@@ -293,24 +293,17 @@ typename Engine<G>::HostJacobian Engine<G>::sum(const Affine* d_points, MsmPhase
   last_affine_ = last_fallback_ = false;
   uint64_t free_bytes = 0;
   if (windows) {
-    size_t free_b = 0, total_b = 0;
-    ZK_CUDA_OK(cudaMemGetInfo(&free_b, &total_b));
-    // The arrays this engine's scratch already holds (S.part: the last sum's rounds or partial
-    // sums) are room too: the rounds reuse them, and regrowing one frees it first (reserve).
-    // Without them a warm MSM saw half the room of the first and cut twice the slices.
-    free_bytes = free_b;
-    for (const auto& b : S.part) free_bytes += b.bytes();
-    last_affine_ = batch_affine_windows(accumulation_, p.digits(), S.max_count, sizeof(typename G::Fq), free_bytes);
+    free_bytes = affine_room();
+    last_affine_ =
+        batch_affine_windows(accumulation_, p.digits(), S.max_count, sizeof(typename G::Fq), free_bytes, affine_cap_);
     if (last_affine_) {
       try {
         levels = sum_windows_affine(d_points, free_bytes);
       } catch (const DeviceAllocError&) {
         // The card filled up under the rounds (another stream's allocation, or a forced choice
-        // on a full card): drop their buffers and sum by XYZZ from the sorted runs, which the
-        // rounds only read, as the MSM did before batch-affine. A proof never fails for them.
-        ZK_CUDA_OK(cudaStreamSynchronize(stream_));
-        affine_.reset();
-        for (auto& b : S.part) b = DeviceBuffer<uint8_t>();
+        // on a full card): sum by XYZZ from the sorted runs, which the rounds only read, as the
+        // MSM did before batch-affine. A proof never fails for them.
+        drop_affine();
         last_affine_ = false;
         last_fallback_ = true;
       }
@@ -354,6 +347,28 @@ typename Engine<G>::HostJacobian Engine<G>::sum(const Affine* d_points, MsmPhase
   return result;
 }
 
+// Device bytes the batch-affine rounds may count as room: the free memory plus the arrays this
+// engine's scratch already holds (S.part: the last sum's rounds or partial sums), which the rounds
+// reuse, and which a regrowing reserve frees first. Without them a warm MSM saw half the room of
+// the first and cut twice the slices.
+template <class G>
+uint64_t Engine<G>::affine_room() const {
+  size_t free_b = 0, total_b = 0;
+  ZK_CUDA_OK(cudaMemGetInfo(&free_b, &total_b));
+  uint64_t room = free_b;
+  for (const auto& b : s_->part) room += b.bytes();
+  return room;
+}
+
+// After an allocation failed inside the rounds: wait for the work already queued on their
+// buffers, then release them (and the rounds' own arrays), so that XYZZ gets the room.
+template <class G>
+void Engine<G>::drop_affine() {
+  ZK_CUDA_OK(cudaStreamSynchronize(stream_));
+  affine_.reset();
+  for (auto& b : s_->part) b = DeviceBuffer<uint8_t>();
+}
+
 template <class G>
 void Engine<G>::points_from_image(const HostImage* in, Affine* out, uint32_t n, cudaStream_t stream) {
   if (n == 0) return;
@@ -380,38 +395,85 @@ void Engine<G>::trace(uint32_t nsums, int levels, uint64_t free_bytes) const {
         stderr, " in %zu slices (budget %llu MiB, %s rounds)", last_slices_, (unsigned long long)(last_budget_ >> 20),
         batch_affine_round(affine_round_, sizeof(typename G::Fq)) == MsmAffineRound::kInterleaved ? "interleaved"
                                                                                                   : "contiguous");
+  if (S.n_one != 0) {
+    std::fprintf(stderr, "; ones (room %llu MiB): ", (unsigned long long)(last_ones_room_ >> 20));
+    if (last_ones_slices_ != 0)
+      std::fprintf(stderr, "batch-affine in %llu slices", (unsigned long long)last_ones_slices_);
+    else
+      std::fprintf(stderr, last_ones_fallback_ ? "XYZZ (fallback: rounds out of memory)" : "XYZZ");
+  }
   std::fprintf(stderr, "\n");
 }
 
 // Sum of the points whose scalar is 1, into *dst (device): batch-affine rounds over their one
-// run when there are enough of them (accumulation.cpp), else the XYZZ list sum below.
-// Infinity (all-zero words) when there are none.
+// run, in slices, when there are enough of them and the rounds fit the room (accumulation.cpp),
+// else the XYZZ list sum below; XYZZ too when an allocation fails inside the rounds (the run,
+// idx_one, is only read by them). Infinity (all-zero words) when there are none.
 template <class G>
 void Engine<G>::sum_ones(const Affine* d_points, Bucket* dst) {
   MsmScratch& S = *s_;
+  last_ones_slices_ = 0;
+  last_ones_fallback_ = false;
+  last_ones_room_ = 0;
   if (S.n_one == 0) {
     ZK_CUDA_OK(cudaMemsetAsync(dst, 0, sizeof(Bucket), stream_));
     return;
   }
-  if (!batch_affine_ones(accumulation_, S.n_one, sizeof(typename G::Fq))) {
-    sum_list_xyzz(S.idx_one.get(), d_points, S.n_one, dst);
-    return;
+  if (ones_accumulation_ != MsmAccumulation::kXyzz) {  // a device query only where the rounds may run
+    last_ones_room_ = affine_room();
+    const uint64_t slices =
+        batch_affine_ones(ones_accumulation_, S.n_one, sizeof(typename G::Fq), last_ones_room_, affine_cap_);
+    if (slices != 0) {
+      try {
+        sum_ones_affine(d_points, dst, slices);
+        last_ones_slices_ = slices;
+        return;
+      } catch (const DeviceAllocError&) {
+        drop_affine();
+        last_ones_fallback_ = true;
+      }
+    }
   }
-  // One bucket: (start, count) = (0, n_one) over idx_one; the rounds' runs in start/count[1..2].
-  ones_meta_.assign({0u, S.n_one});
-  ones_dev_.reserve(2, "MSM 1-scalar index");
-  ZK_CUDA_OK(
-      cudaMemcpyAsync(ones_dev_.get(), ones_meta_.data(), 2 * sizeof(uint32_t), cudaMemcpyHostToDevice, stream_));
-  for (int k = 1; k < 3; ++k) {
-    S.start[k].reserve(2, "MSM bucket index");
-    S.count[k].reserve(2, "MSM bucket index");
+  sum_list_xyzz(S.idx_one.get(), d_points, S.n_one, dst);
+}
+
+// The 1-scalar sum by batch-affine rounds: the run idx_one[0, n_one) cut into `slices` equal
+// pieces (as the budget requires), each piece reduced by its own rounds to one XYZZ sum, and the
+// pieces' sums added by one XYZZ thread (a few of them: the budget holds ~40 M points a piece).
+template <class G>
+void Engine<G>::sum_ones_affine(const Affine* d_points, Bucket* dst, uint64_t slices) {
+  MsmScratch& S = *s_;
+  const uint32_t n = S.n_one;
+  const uint32_t piece = uint32_t((uint64_t(n) + slices - 1) / slices);
+  const uint32_t k = (n + piece - 1) / piece;  // pieces cut (<= slices)
+  // (start, count) of each piece over idx_one; then (0, k) and output offsets [0, 1) for the sum
+  // of the pieces' sums (the layout accumulate_partials_kernel reads for one bucket).
+  ones_meta_.clear();
+  for (uint32_t i = 0; i < k; ++i) ones_meta_.insert(ones_meta_.end(), {i * piece, std::min(piece, n - i * piece)});
+  ones_meta_.insert(ones_meta_.end(), {0u, k, 0u, 1u});
+  ones_dev_.reserve(ones_meta_.size(), "MSM 1-scalar index");
+  ZK_CUDA_OK(cudaMemcpyAsync(ones_dev_.get(), ones_meta_.data(), ones_meta_.size() * sizeof(uint32_t),
+                             cudaMemcpyHostToDevice, stream_));
+  for (int j = 1; j < 3; ++j) {
+    S.start[j].reserve(2, "MSM bucket index");
+    S.count[j].reserve(2, "MSM bucket index");
   }
+  if (k > 1) ones_[0].reserve(k, "MSM sum of 1-scalar points");
   uint32_t* const meta[4] = {S.start[1].get(), S.count[1].get(), S.start[2].get(), S.count[2].get()};
-  const auto r =
-      affine().run(ones_dev_.get(), ones_dev_.get() + 1, 1, S.n_one, S.idx_one.get(), d_points, batch_affine_stop(),
-                   batch_affine_round(affine_round_, sizeof(typename G::Fq)), meta, S.temp, S.part, stream_);
-  runs_to_buckets_kernel<G><<<1, kAccThreads, 0, stream_>>>(r.start, r.count, 1, r.vals, r.pts, dst);
-  ZK_CUDA_OK_LAUNCH();
+  const MsmAffineRound kind = batch_affine_round(affine_round_, sizeof(typename G::Fq));
+  for (uint32_t i = 0; i < k; ++i) {
+    const uint32_t* m = ones_dev_.get() + 2 * i;
+    const auto r = affine().run(m, m + 1, 1, ones_meta_[2 * i + 1], S.idx_one.get(), d_points, batch_affine_stop(),
+                                kind, meta, S.temp, S.part, stream_);
+    runs_to_buckets_kernel<G>
+        <<<1, kAccThreads, 0, stream_>>>(r.start, r.count, 1, r.vals, r.pts, k == 1 ? dst : ones_[0].get() + i);
+    ZK_CUDA_OK_LAUNCH();
+  }
+  if (k > 1) {
+    const uint32_t* m = ones_dev_.get() + 2 * k;
+    accumulate_partials_kernel<G><<<1, kAccThreads, 0, stream_>>>(m, m + 1, m + 2, 1, k, 1, ones_[0].get(), dst);
+    ZK_CUDA_OK_LAUNCH();
+  }
 }
 
 // XYZZ sum of `count` points (listed by vals, or pts[0, count) when vals is null) into *dst:
@@ -470,7 +532,7 @@ int Engine<G>::sum_windows_affine(const Affine* d_points, uint64_t free_bytes) {
     S.slices_cap = 0;
   }
   static_assert(AffineRounds<G>::bytes_per_input() == double(batch_affine_bytes_per_input(sizeof(typename G::Fq))));
-  last_budget_ = batch_affine_budget(free_bytes);
+  last_budget_ = batch_affine_budget(free_bytes, affine_cap_);
   const uint64_t cap = std::max<uint64_t>(1, uint64_t(double(last_budget_) / AffineRounds<G>::bytes_per_input()));
   if (S.slices_cap != cap) {  // cut slices: consecutive buckets while their points fit `cap`
     S.slice_ends.clear();

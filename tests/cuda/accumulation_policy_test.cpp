@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The GPU MSM's accumulation policy (cuda/msm/accumulation.cpp) on any host: forced choices win
 // over the size policy, the size policy keeps batch-affine inside the measured ranges only, the
-// automatic choice falls back to XYZZ when the rounds would not fit the free memory, each group
+// automatic choice falls back to XYZZ when the rounds would not fit the free memory (for the
+// windows and, in slices, for the 1-scalar sum), the fallback's test hook fires once, each group
 // gets its measured round kind, the environment variables parse to what the docs say and bad
 // values are refused with the variable's name, and the rounds' memory budget stays within its
 // bounds. No GPU needed.
@@ -34,15 +35,18 @@ TEST(AccumulationPolicy, ForcedChoiceWinsOverSize) {
         EXPECT_FALSE(pip::batch_affine_windows(MsmAccumulation::kXyzz, digits, 64, coord, free_bytes));
       }
     }
-    EXPECT_TRUE(pip::batch_affine_ones(MsmAccumulation::kBatchAffine, k2(22), coord));
-    EXPECT_FALSE(pip::batch_affine_ones(MsmAccumulation::kXyzz, k2(22), coord));
+    for (const uint64_t free_bytes : {uint64_t(0), kRoomy}) {
+      EXPECT_GE(pip::batch_affine_ones(MsmAccumulation::kBatchAffine, k2(22), coord, free_bytes), 1u);
+      EXPECT_EQ(pip::batch_affine_ones(MsmAccumulation::kXyzz, k2(26), coord, free_bytes), 0u);
+    }
   }
 }
 
 // The size policy as measured on the H200 (cuda/bench/NOTES-batch-affine.md): batch-affine for G1 of both
 // curves at 2^22..2^27 points (2^26..2^31 digits at c = 16: up to a PoRep partition's H MSM) and
-// BN254 G2 at 2^20..2^24 (2^24..2^28 digits); never for BLS12-381 G2, outside the measured ranges,
-// or the 1-scalar sum.
+// BN254 G2 at 2^20..2^24 (2^24..2^28 digits); never for BLS12-381 G2 or outside the measured
+// ranges. The 1-scalar sum: batch-affine from 2^25 ones (slower at the 0.4-6.7 M of the PoRep-mix
+// rows, faster at a partition's 61.9 M) but for BN254 G1 (no gain measured there).
 TEST(AccumulationPolicy, SizePolicyStaysInsideTheMeasuredRanges) {
   for (const size_t g1 : {kBnG1, kBlsG1}) {
     EXPECT_FALSE(pip::batch_affine_windows_by_size(k2(26) - 1, g1)) << g1;
@@ -60,8 +64,13 @@ TEST(AccumulationPolicy, SizePolicyStaysInsideTheMeasuredRanges) {
   EXPECT_FALSE(pip::batch_affine_windows_by_size(k2(28) + 1, kBnG2));
   for (int e = 10; e <= 31; ++e) {
     EXPECT_FALSE(pip::batch_affine_windows_by_size(k2(e), kBlsG2)) << "2^" << e;
-    EXPECT_FALSE(pip::batch_affine_ones_by_size(k2(e), kBnG1)) << "2^" << e;
-    EXPECT_FALSE(pip::batch_affine_ones_by_size(k2(e), kBlsG1)) << "2^" << e;
+  }
+  for (int e = 10; e <= 31; ++e) EXPECT_FALSE(pip::batch_affine_ones_by_size(k2(e), kBnG1)) << "2^" << e;
+  for (const size_t coord : {kBlsG1, kBnG2, kBlsG2}) {
+    for (int e = 10; e <= 31; ++e) EXPECT_EQ(pip::batch_affine_ones_by_size(k2(e), coord), e >= 25) << "2^" << e;
+    EXPECT_FALSE(pip::batch_affine_ones_by_size(k2(25) - 1, coord));
+    EXPECT_FALSE(pip::batch_affine_ones_by_size(6'700'000, coord));  // the PoRep mix at 2^24: XYZZ measured faster
+    EXPECT_TRUE(pip::batch_affine_ones_by_size(61'900'000, coord));  // a 130M-constraint partition's ones
   }
 }
 
@@ -78,7 +87,7 @@ TEST(AccumulationPolicy, AutoFollowsTheSizePolicyWhenTheEnvironmentIsSilent) {
       EXPECT_EQ(pip::batch_affine_windows(MsmAccumulation::kAuto, k2(e), 4096, coord, kRoomy),
                 pip::batch_affine_windows_by_size(k2(e), coord))
           << coord << " B, 2^" << e;
-      EXPECT_EQ(pip::batch_affine_ones(MsmAccumulation::kAuto, k2(e), coord),
+      EXPECT_EQ(pip::batch_affine_ones(MsmAccumulation::kAuto, k2(e), coord, kRoomy) != 0,
                 pip::batch_affine_ones_by_size(k2(e), coord));
     }
   }
@@ -131,6 +140,73 @@ TEST(AccumulationPolicy, AutoFallsBackToXyzzWhenTheRoundsDoNotFit) {
   // Never batch-affine outside the size ranges, however much is free.
   EXPECT_FALSE(pip::batch_affine_windows(MsmAccumulation::kAuto, k2(24), 64, kBnG1, kRoomy));
   EXPECT_FALSE(pip::batch_affine_windows(MsmAccumulation::kAuto, k2(26), 64, kBlsG2, kRoomy));
+}
+
+// The 1-scalar sum's memory gate: with the budget of the room (half of it, 8 GiB at most), equal
+// pieces of at least the break-even size (BLS12-381 and BN254 G1 2^25 points, G2 2^24) or all the
+// ones, else XYZZ; the slices are as many as the budget needs. Cases: the 61.9 M ones of a 130M
+// PoRep partition, with rooms like those its MSMs saw on the H200 (12.6 GiB warm at BLS12-381, 36 GiB at BN254).
+TEST(AccumulationPolicy, OnesBatchAffineOnlyWhenItsSlicesFit) {
+  const char* env = std::getenv("ZKMILL_GPU_MSM_ACCUMULATE");
+  if (env != nullptr && *env != '\0' && std::string(env) != "auto") GTEST_SKIP() << "ZKMILL_GPU_MSM_ACCUMULATE is set";
+  const char* cap = std::getenv("ZKMILL_GPU_MSM_AFFINE_BUDGET_MIB");
+  if (cap != nullptr && *cap != '\0') GTEST_SKIP() << "ZKMILL_GPU_MSM_AFFINE_BUDGET_MIB is set";
+  const uint64_t ones = 61'900'000;
+  auto aut = [&](size_t coord, uint64_t room_mib, uint64_t n = 61'900'000) {
+    return pip::batch_affine_ones(MsmAccumulation::kAuto, n, coord, room_mib * kMiB);
+  };
+  EXPECT_EQ(pip::batch_affine_ones_min_slice(kBnG1), k2(25));
+  EXPECT_EQ(pip::batch_affine_ones_min_slice(kBlsG1), k2(25));
+  EXPECT_EQ(pip::batch_affine_ones_min_slice(kBnG2), k2(24));
+  EXPECT_EQ(pip::batch_affine_ones_min_slice(kBlsG2), k2(24));
+  // BLS12-381 G1: 96 B a point, 5.5 GiB of rounds; 12.5 GiB of room: one slice.
+  EXPECT_EQ(aut(kBlsG1, 12800), 1u);
+  // 6 GiB of room: 3 GiB budget, pieces of 33.5 M (just 2^25): two slices; 4 GiB: 22 M, XYZZ.
+  EXPECT_EQ(aut(kBlsG1, 6 * 1024), 2u);
+  EXPECT_EQ(aut(kBlsG1, 4 * 1024), 0u);
+  EXPECT_EQ(aut(kBlsG1, 0), 0u);
+  // BN254 G2: 128 B a point (7.4 GiB); 28.5 GiB of room: 8 GiB budget, one slice.
+  EXPECT_EQ(aut(kBnG2, 29184), 1u);
+  // BLS12-381 G2: 192 B a point (11.1 GiB); the 8 GiB budget takes 44.7 M a piece: two slices;
+  // with 12.5 GiB of room, pieces of 34.9 M: two; with 5 GiB, 13.9 M (< 2^24): XYZZ.
+  EXPECT_EQ(aut(kBlsG2, 29184), 2u);
+  EXPECT_EQ(aut(kBlsG2, 12800), 2u);
+  EXPECT_EQ(aut(kBlsG2, 5 * 1024), 0u);
+  // Fewer ones than a minimal piece need only fit once: 2^25 + 1 BN254 G2 ones in 4 GiB of room.
+  EXPECT_EQ(aut(kBnG2, 4 * 1024 + 1, k2(25) + 1), 2u);
+  EXPECT_EQ(aut(kBnG2, 10 * 1024, k2(25) + 1), 1u);
+  // Below the size threshold, or BN254 G1: XYZZ however much is free.
+  EXPECT_EQ(aut(kBnG2, 100 * 1024, k2(25) - 1), 0u);
+  EXPECT_EQ(aut(kBnG1, 100 * 1024), 0u);
+  EXPECT_EQ(aut(kBlsG1, 100 * 1024, 0), 0u);
+  // Slices: as many as the budget needs (equal pieces), at least one.
+  EXPECT_EQ(pip::batch_affine_ones_slices(ones, kBlsG2, 8 * kGiB), 2u);
+  EXPECT_EQ(pip::batch_affine_ones_slices(ones, kBlsG1, 8 * kGiB), 1u);
+  EXPECT_EQ(pip::batch_affine_ones_slices(ones, kBnG1, kGiB), 4u);
+  EXPECT_EQ(pip::batch_affine_ones_slices(5, kBnG1, 0), 1u);  // no budget: pieces of 256 points
+  EXPECT_EQ(pip::batch_affine_ones_slices(1000, kBnG1, 0), 4u);
+  // A call's own cap (MsmOptions::affine_budget_bytes) cuts forced sums into small pieces: 6001
+  // BN254 G1 ones at 64 B a point in 64 KiB pieces of 1024.
+  EXPECT_EQ(pip::batch_affine_ones(MsmAccumulation::kBatchAffine, 6001, kBnG1, kRoomy, 64 * 1024), 6u);
+  EXPECT_EQ(pip::batch_affine_ones(MsmAccumulation::kAuto, ones, kBlsG1, kRoomy, 64 * 1024), 0u);
+  EXPECT_EQ(pip::batch_affine_budget(kRoomy, 64 * 1024), 64u * 1024);
+}
+
+// The test hook behind the device tests of the fallback: the chosen reservation fails once.
+TEST(AccumulationPolicy, InjectedAllocationFailureFiresOnce) {
+  EXPECT_FALSE(pip::affine_alloc_failure_pending());
+  EXPECT_FALSE(pip::take_affine_alloc_failure());
+  pip::inject_affine_alloc_failure(2);
+  EXPECT_TRUE(pip::affine_alloc_failure_pending());
+  EXPECT_FALSE(pip::take_affine_alloc_failure());
+  EXPECT_FALSE(pip::take_affine_alloc_failure());
+  EXPECT_TRUE(pip::take_affine_alloc_failure());
+  EXPECT_FALSE(pip::affine_alloc_failure_pending());
+  EXPECT_FALSE(pip::take_affine_alloc_failure());
+  pip::inject_affine_alloc_failure(0);
+  pip::inject_affine_alloc_failure(-1);  // disarmed before it fired
+  EXPECT_FALSE(pip::affine_alloc_failure_pending());
+  EXPECT_FALSE(pip::take_affine_alloc_failure());
 }
 
 // The round kind: one default for every group (interleaved; the measured per-group differences

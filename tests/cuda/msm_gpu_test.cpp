@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/msm/pippenger.hpp"
+#include "cuda/msm/accumulation.hpp"
 #include "cuda/msm/msm.hpp"
 #include "tests/cuda/cpu_reference.hpp"
 #include "tests/support/gpu.hpp"
@@ -284,6 +285,79 @@ TYPED_TEST(GpuMsm, BatchAffineExceptionalRuns) {
   std::vector<Fr> small(pts.size());
   for (auto& s : small) s = Fr::from_u64(2 + rng() % 16);
   check(pts, small, 5, "random small scalars");
+}
+
+// The 1-scalar sum cut into slices (the budget a call may cap: one piece, a few, the 256-point
+// floor), every slice its own run of batch-affine rounds and the slices' sums added by XYZZ, on
+// random points mixed with the exceptional pairs (P + P, P + (-P), O) inside and across pieces,
+// beside zero and windowed scalars; against the naive CPU sum, with XYZZ and batch-affine.
+TYPED_TEST(GpuMsm, OnesSumInSlicesMatchesNaive) {
+  ZKMILL_REQUIRE_GPU();
+  using F = TestFixture;
+  using Fr = typename F::Fr;
+  using A = typename F::A;
+  auto rng = F::rng(800);
+  const A p = F::random_point(rng), q = F::random_point(rng), o = A::identity();
+  std::vector<A> pts;
+  std::vector<Fr> sc;
+  for (size_t i = 0; i < 2 * TypeParam::kExceptional + 1; ++i) {
+    const size_t kind = (i * 5 + i / 17) % 8;
+    pts.push_back(kind == 0 ? p : kind == 1 ? -p : kind == 2 ? q : kind == 3 ? o : F::random_point(rng));
+    sc.push_back(i % 11 == 0 ? Fr::zero() : i % 13 == 0 ? Fr::random(rng) : Fr::one());  // mostly ones
+  }
+  const auto want = naive_msm<typename F::C, typename F::GP>(pts, sc);
+  cuda::MsmOptions opt;
+  opt.accumulation = cuda::MsmAccumulation::kXyzz;
+  EXPECT_EQ(F::gpu_once(pts, sc, opt), want) << "XYZZ";
+  opt.accumulation = cuda::MsmAccumulation::kBatchAffine;
+  const uint64_t per_point = 2 * sizeof(typename F::C::Fq) * (TypeParam::kG2 ? 2 : 1);  // bytes per input
+  // No cap (one slice), ~3 pieces, pieces of 512 points, and the 256-point floor (a 1-byte cap).
+  for (const uint64_t cap : {uint64_t(0), per_point * pts.size() / 3, per_point * 512, uint64_t(1)}) {
+    opt.affine_budget_bytes = cap;
+    for (const auto round : kAffineRounds) {
+      opt.affine_round = round;
+      EXPECT_EQ(F::gpu_once(pts, sc, opt), want) << "batch-affine, cap " << cap << " B, round " << int(round);
+    }
+  }
+  // All ones of one repeated point in pieces of 256: every piece's sum is the same point, so the
+  // pieces' XYZZ sum doubles.
+  const std::vector<A> same(1500, p);
+  const std::vector<Fr> ones(same.size(), Fr::one());
+  opt.affine_budget_bytes = 1;
+  EXPECT_EQ(F::gpu_once(same, ones, opt), (naive_msm<typename F::C, typename F::GP>(same, ones)));
+}
+
+// An allocation that fails inside the batch-affine rounds (the test hook of accumulation.hpp, at
+// the first reservation and at a later one, when the rounds already hold buffers) releases their
+// buffers and sums by XYZZ: for the 1-scalar sum and for the windows, each against the exact
+// value; the failure must have fired (else the rounds never ran and the test proves nothing), and
+// the next MSM runs normally.
+TYPED_TEST(GpuMsm, AllocationFailureInsideTheRoundsFallsBackToXyzz) {
+  ZKMILL_REQUIRE_GPU();
+  using F = TestFixture;
+  using Fr = typename F::Fr;
+  namespace pip = cuda::pippenger;
+  auto r = F::rng(900);
+  const auto kp = F::points(12, r);
+  auto random_sc = random_scalars<Fr>(kp.points.size(), r);
+  std::vector<Fr> ones_sc(kp.points.size(), Fr::one());
+  for (size_t i = 0; i < ones_sc.size(); i += 97) ones_sc[i] = random_sc[i];  // a few windowed scalars
+  cuda::MsmOptions opt;
+  opt.accumulation = cuda::MsmAccumulation::kBatchAffine;
+  opt.window_bits = 6;  // buckets of ~64 points: several rounds in the windows too
+  for (const auto* sc : {&ones_sc, &random_sc}) {
+    const auto want = expected_msm<typename F::C>(kp, *sc);
+    const bool ones = sc == &ones_sc;
+    for (const int after : {0, 3}) {
+      // With the ones forced batch-affine too, the windows' rounds come after theirs: fail the
+      // ones' reservations here, and the windows' where there are no ones (random scalars).
+      pip::inject_affine_alloc_failure(after);
+      EXPECT_EQ(F::gpu_once(kp.points, *sc, opt), want) << (ones ? "ones" : "windows") << ", failure at " << after;
+      EXPECT_FALSE(pip::affine_alloc_failure_pending()) << "the injected failure never fired";
+      pip::inject_affine_alloc_failure(-1);
+    }
+    EXPECT_EQ(F::gpu_once(kp.points, *sc, opt), want) << "after the fallbacks";
+  }
 }
 
 // Every way of running a batch-affine round (contiguous and interleaved slots) on random points
