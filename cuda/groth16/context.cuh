@@ -15,7 +15,6 @@
 #include <string>
 #include <thread>
 #include <type_traits>
-#include <vector>
 
 #include "common/util/thread_pool.hpp"
 #include "cuda/ec/g1.hpp"
@@ -84,32 +83,21 @@ class PinnedPool {
   template <class T, class Issue>
   void stream_chunks(const T* src, size_t count, cudaStream_t stream, Issue&& issue) {
     static_assert(std::is_trivially_copyable_v<T>);
-    stream_slots(count, kSlotBytes / sizeof(T), stream, [&](uint8_t* slot, size_t off, size_t len) {
-      const uint8_t* from = reinterpret_cast<const uint8_t*>(src + off);
-      stagers_.parallel_for(
-          len * sizeof(T), [&](size_t lo, size_t hi) { std::memcpy(slot + lo, from + lo, hi - lo); }, size_t(1) << 20);
-      issue(reinterpret_cast<const T*>(slot), off, len);
-    });
-  }
-  // The slots' ring itself: `count` items in chunks of at most `per`; per chunk, once a slot is
-  // free, `fill_and_issue(slot, off, len)` writes the slot (host) and queues on `stream` what
-  // reads it; the slot is reused once that work has completed.
-  template <class FillIssue>
-  void stream_slots(size_t count, size_t per, cudaStream_t stream, FillIssue&& fill_and_issue) {
+    const size_t per = kSlotBytes / sizeof(T);
     for (size_t off = 0; off < count; off += per) {
       const size_t len = count - off < per ? count - off : per;
       Event& ev = ev_[next_];
       if (used_[next_]) ZK_CUDA_OK(cudaEventSynchronize(ev.get()));
-      fill_and_issue(slot_[next_]->get(), off, len);
+      uint8_t* slot = slot_[next_]->get();
+      const uint8_t* from = reinterpret_cast<const uint8_t*>(src + off);
+      stagers_.parallel_for(
+          len * sizeof(T), [&](size_t lo, size_t hi) { std::memcpy(slot + lo, from + lo, hi - lo); }, size_t(1) << 20);
+      issue(reinterpret_cast<const T*>(slot), off, len);
       ev.record(stream);
       used_[next_] = true;
       next_ = (next_ + 1) % kSlots;
     }
   }
-  // The staging threads, for callers of stream_slots that fill slots in parallel, and a host
-  // scratch of theirs (one thread uses the pool at a time).
-  util::ThreadPool& stagers() { return stagers_; }
-  std::vector<uint64_t>& scratch() { return scratch_; }
   // dst[0 .. count) <- src[0 .. count), ordered on `stream`.
   template <class T>
   void upload(T* dst, const T* src, size_t count, cudaStream_t stream) {
@@ -120,7 +108,6 @@ class PinnedPool {
 
  private:
   util::ThreadPool stagers_;
-  std::vector<uint64_t> scratch_;
   std::unique_ptr<PinnedBuffer> slot_[kSlots];
   Event ev_[kSlots];
   bool used_[kSlots] = {};
@@ -245,8 +232,6 @@ struct CurveState {
   DeviceBuffer<F> packed_full;
   DeviceBuffer<uint64_t> packed_words;
   DeviceBuffer<unsigned char> unpack_scratch;
-  // Full bundles: one bit-packed chunk of z, a, b or c as staged (prove.cuh, upload_values).
-  DeviceBuffer<unsigned char> packed_chunk;
   DeviceBuffer<unsigned long long> bad_row;
 };
 

@@ -33,7 +33,6 @@
 #include <string>
 #include <tuple>
 
-#include "common/cs/bit_pack.hpp"
 #include "common/cs/witness_expand.hpp"
 #include "common/groth16/assemble.hpp"
 #include "common/msm/pippenger.hpp"
@@ -157,53 +156,6 @@ std::pair<const typename G::Fr*, uint64_t> quotient_scalars(CurveState<G>& st, u
   return {st.t.get(), n - 1};
 }
 
-// Full bundles' vectors are packed when at most this fraction of a sample is whole (neither 0
-// nor 1): a packed chunk then moves at most ~1/4 of its bytes over PCIe, and the host reads each
-// element once instead of copying it.
-inline constexpr double kPackWholeFraction = 0.25;
-
-// Elements of one packed chunk: the most whose worst case (every element whole) fits a slot.
-template <class F>
-constexpr size_t packed_chunk_elements() {
-  return (PinnedPool::kSlotBytes - 256) * 4 / (4 * sizeof(F) + 1) / 64 * 64;
-}
-
-// dst[0 .. src.size()) <- src on the copy stream cp, through the pinned pool: bit-packed chunk
-// by chunk on the staging threads (cs::pack_bits), each chunk copied into st.packed_chunk and
-// expanded there by the witness unpack (the one kernel witness-only bundles use) when a sample
-// of src is mostly 0 and 1; else copied as it is. st.packed_chunk and st.unpack_scratch are
-// reserved by the caller (reserve_packing), before anything is queued that uses them.
-template <class G>
-void upload_values(DeviceContext& ctx, CurveState<G>& st, typename G::Fr* dst, std::span<const typename G::HostFr> src,
-                   cudaStream_t cp) {
-  using F = typename G::Fr;
-  using HostFr = typename G::HostFr;
-  if (src.empty()) return;
-  if (cs::whole_fraction(src) > kPackWholeFraction) {
-    ctx.pinned.upload(reinterpret_cast<HostFr*>(dst), src.data(), src.size(), cp);
-    return;
-  }
-  unsigned char* staged = st.packed_chunk.get();
-  ctx.pinned.stream_slots(src.size(), packed_chunk_elements<F>(), cp, [&](uint8_t* slot, size_t off, size_t len) {
-    const cs::BitPackedChunk c =
-        cs::pack_bits<HostFr>(src.subspan(off, len), slot, ctx.pinned.stagers(), ctx.pinned.scratch());
-    ZK_CUDA_OK(cudaMemcpyAsync(staged, slot, c.bytes, cudaMemcpyHostToDevice, cp));
-    const auto* words = reinterpret_cast<const uint64_t*>(staged);
-    const pce::DevicePackedAux<F> packed{
-        reinterpret_cast<const F*>(staged + c.full_offset), words, words + c.map_words, c.n, c.n_full, c.map_words};
-    pce::unpack_aux<HostFr>(packed, dst + off, st.unpack_scratch.get(), cp);
-  });
-}
-
-// Device room for upload_values.
-template <class G>
-void reserve_packing(CurveState<G>& st) {
-  using F = typename G::Fr;
-  st.packed_chunk.reserve(PinnedPool::kSlotBytes, "prover packed chunk");
-  st.unpack_scratch.reserve(pce::unpack_aux_scratch_bytes<typename G::HostFr>(packed_chunk_elements<F>() / 64),
-                            "prover witness unpack");
-}
-
 template <class E>
 struct GpuParts {
   typename E::G1 a, b1, l, h;
@@ -245,7 +197,6 @@ GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>
   if (plan.snarkjs && plan.k != 1) st.u.reserve(n, "prover permutation scratch");
   st.z.reserve(n_in + n_aux, "prover scalars");
   st.bad_row.reserve(1, "prover row check");
-  if (!witness_only) reserve_packing(st);
   const cudaStream_t cs = ctx.compute.get(), cp = ctx.copy.get();
   // Device F and host Fr have the same bytes (G1Device static_asserts it).
   auto dev = [](F* p) { return reinterpret_cast<HostFr*>(p); };
@@ -255,9 +206,7 @@ GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>
   bool unpacked_on_device = false;
   ctx.pinned.upload(dev(st.z.get()), w.inputs<HostFr>().data(), n_in, cp);
   const auto map = witness_only ? w.packed(cs::PackedMap::Full) : std::span<const uint64_t>{};
-  if (!witness_only) {
-    upload_values<G>(ctx, st, st.z.get() + n_in, aux, cp);
-  } else if (map.empty() && aux.size() == n_aux) {
+  if (!witness_only || (map.empty() && aux.size() == n_aux)) {
     ctx.pinned.upload(dev(st.z.get()) + n_in, aux.data(), aux.size(), cp);  // every aux whole
   } else {
     // The packed aux (whole values, map, bits) is uploaded and unpacked into z on the device.
@@ -310,7 +259,7 @@ GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>
       } else {
         const std::span<const HostFr> src[3] = {w.a<HostFr>(), w.b<HostFr>(), w.c<HostFr>()};
         for (int k = 0; k < 3; ++k) {
-          upload_values<G>(ctx, st, dst[k], src[k].first(rows), cp);
+          ctx.pinned.upload(dev(dst[k]), src[k].data(), rows, cp);
           if (k == 0) a_done();
         }
       }

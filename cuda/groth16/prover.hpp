@@ -14,7 +14,6 @@
 #pragma once
 
 #include <cstdint>
-#include <span>
 #include <string>
 
 #include "common/cs/witness_bundle.hpp"
@@ -90,13 +89,6 @@ template <class E>
 GpuResult prove_gpu(const groth16::ProvingKey<E>& pk, const cs::WitnessBundle& w, const typename E::Fr& r,
                     const typename E::Fr& s, groth16::Proof<E>* out, GpuProveTimings* timings = nullptr,
                     const GpuProveOptions& options = {}) noexcept;
-
-// Tests: src through the prover's upload path for a full bundle's vectors (g16::upload_values:
-// bit-packed chunks expanded on the device, or a plain copy) and back into out (src.size()
-// elements); *packed says which path it took.
-template <class E>
-GpuResult upload_trip_gpu(std::span<const typename E::Fr> src, std::span<typename E::Fr> out, int device,
-                          bool* packed) noexcept;
 
 // The key-cache budget of a device in bytes (default: half of the device's memory; the rest is
 // left to the per-proof buffers and MSM scratch). Shrinking evicts at once.

@@ -26,25 +26,6 @@ GpuResult prove_gpu(const formats::ZkeyProvingKey<E>& pk, const cs::WitnessBundl
   return g16::prove_zkey_impl<E>(pk, w, r, s, out, timings, options);
 }
 
-template <class E>
-GpuResult upload_trip_gpu(std::span<const typename E::Fr> src, std::span<typename E::Fr> out, int device,
-                          bool* packed) noexcept {
-  return run_guarded([&] {
-    using G = curve::G1Device<E>;
-    if (out.size() != src.size()) throw std::invalid_argument("upload_trip_gpu: output size differs");
-    g16::ContextLease lease = g16::acquire_context(device);
-    g16::DeviceContext& ctx = *lease.ctx;
-    g16::CurveState<G>& st = ctx.state<G>();
-    g16::reserve_packing(st);
-    DeviceBuffer<typename G::Fr> d(src.size(), "upload test values");
-    const cudaStream_t cp = ctx.copy.get();
-    if (packed) *packed = cs::whole_fraction(src) <= g16::kPackWholeFraction;
-    g16::upload_values<G>(ctx, st, d.get(), src, cp);
-    if (!src.empty()) ZK_CUDA_OK(cudaMemcpyAsync(out.data(), d.get(), out.size_bytes(), cudaMemcpyDeviceToHost, cp));
-    ZK_CUDA_OK(cudaStreamSynchronize(cp));
-  });
-}
-
 }  // namespace zkmill::cuda
 
 // Explicit instantiations of both entry points and of the prover's device part for Curve.
@@ -56,7 +37,6 @@ GpuResult upload_trip_gpu(std::span<const typename E::Fr> src, std::span<typenam
   template GpuResult prove_gpu<Curve>(const formats::ZkeyProvingKey<Curve>&, const cs::WitnessBundle&,               \
                                       const Curve::Fr&, const Curve::Fr&, groth16::Proof<Curve>*, GpuProveTimings*,  \
                                       const GpuProveOptions&) noexcept;                                              \
-  template GpuResult upload_trip_gpu<Curve>(std::span<const Curve::Fr>, std::span<Curve::Fr>, int, bool*) noexcept;  \
   }                                                                                                                  \
   namespace zkmill::cuda::g16 {                                                                                      \
   template GpuParts<Curve> gpu_parts<Curve>(DeviceContext&, const DeviceKeyView<curve::G1Device<Curve>>&,            \

@@ -6,7 +6,6 @@
 
 #include <random>
 #include <string>
-#include <vector>
 
 #include "common/curves/bls12_381.hpp"
 #include "common/curves/bn254.hpp"
@@ -108,45 +107,6 @@ TYPED_TEST(GpuGroth16, PorepPartitionSameProofAsCpu) {
     EXPECT_TRUE(gpu == cpu) << "porep partition " << part << " (domain 2^" << pk.meta.domain_log2 << ")";
     EXPECT_TRUE(pvk.verify(gpu, groth16::public_inputs<E>(w))) << "porep partition " << part;
   }
-}
-
-// The upload path of a full bundle's vectors (z's aux, a, b, c): bit-packed chunks expanded on
-// the device when a sample is mostly 0 and 1, a plain copy otherwise; what arrives must equal
-// what was sent either way. Sizes cross the packed chunk (~1.04 M elements) and its 64-element
-// words; the mostly-bits vector holds one chunk of whole values only (a packed chunk's worst case),
-// runs of ones longer than a word, and a tail that is not a whole word.
-TYPED_TEST(GpuGroth16, UploadedValuesArriveAsSent) {
-  ZKMILL_REQUIRE_GPU();
-  using E = typename TestFixture::E;
-  using Fr = typename TestFixture::Fr;
-  constexpr size_t kChunk = 1040384;  // about g16::packed_chunk_elements: the test does not rely on it
-  auto& rng = this->rng;
-  auto check = [&](const std::vector<Fr>& src, bool want_packed, const char* what) {
-    std::vector<Fr> back(src.size(), Fr::zero());
-    bool packed = !want_packed;
-    const cuda::GpuResult res = cuda::upload_trip_gpu<E>(src, back, 0, &packed);
-    ASSERT_TRUE(res.ok()) << what << ": " << res.message;
-    EXPECT_EQ(packed, want_packed) << what;
-    size_t bad = 0;
-    for (size_t i = 0; i < src.size(); ++i) bad += !(back[i] == src[i]);
-    EXPECT_EQ(bad, 0u) << what << ": " << bad << " of " << src.size() << " elements differ";
-  };
-  std::vector<Fr> bits(5 * kChunk + kChunk / 3 + 17);
-  for (size_t i = 0; i < bits.size(); ++i) {
-    const uint64_t u = rng();
-    if (i >= kChunk + 100 && i < 2 * kChunk + 100)
-      bits[i] = Fr::random(rng);  // a whole chunk's worth of whole values
-    else if ((i / 200) % 7 == 3)
-      bits[i] = Fr::one();  // runs of ones
-    else
-      bits[i] = u % 100 == 0 ? Fr::random(rng) : (u & 2 ? Fr::one() : Fr::zero());
-  }
-  check(bits, true, "mostly bits, one chunk whole");
-  check(std::vector<Fr>(kChunk + 63, Fr::zero()), true, "all zero");
-  check(std::vector<Fr>(77, Fr::one()), true, "a few ones");
-  std::vector<Fr> dense(kChunk + 5);
-  for (auto& v : dense) v = rng() % 10 == 0 ? Fr::one() : Fr::random(rng);
-  check(dense, false, "dense");
 }
 
 TYPED_TEST(GpuGroth16, ZeroBlindersMatchToo) {
