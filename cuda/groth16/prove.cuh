@@ -8,18 +8,19 @@
 //   [CPU-G2 mode: B_G2 MSM started on the CPU pool (std::async), first of all]
 //   key: cache hit, or chunks -> image -> affine (pinned pool)
 //   z = (inputs, aux) through the pool   H2D z                  waits z
-//   uploader thread: a, b, c via pool    H2D a, b, c            digits of z sorted once;
+//   uploader thread: a, b, c via pool    H2D a, then b, c       digits of z sorted once;
 //                                                               MSM A, B_G1, B_G2, L
-//   join uploader                                               waits a, b, c; row check;
-//                                                               native: a,b,c: iNTT -> coset NTT;
-//                                                               a <- (a b - c) (g^n - 1)^-1;
+//                                                               waits a; a -> coefficients
+//   join uploader                                               waits b, c; row check;
+//                                                               a -> coset; b, c: iNTT -> coset;
+//                                                               native: a <- (a b - c) (g^n - 1)^-1;
 //                                                               t <- icoset iNTT(a) = h
 //                                                               MSM H over t[0 .. n-2];
-//                                                               snarkjs: see snarkjs_quotient
+//                                                               snarkjs: see quotient_scalars
 //   [CPU-G2 mode: join G2]; groth16::assemble_proof on the host, as the CPU provers.
 // The a, b, c uploads (host memcpy into pinned slots + DMA) thus overlap the A, B_G1, B_G2 and
-// L MSMs. The default runs B_G2 on the GPU (cuda/bench/NOTES.md: 30-100x faster than the CPU
-// pool at 2^20-2^24); GpuProveOptions::g2_on_cpu keeps the former CPU path.
+// L MSMs and a's first NTT. The default runs B_G2 on the GPU (cuda/bench/NOTES.md: 30-100x faster
+// than the CPU pool at 2^20-2^24); GpuProveOptions::g2_on_cpu keeps the former CPU path.
 #pragma once
 
 #include <chrono>
@@ -88,36 +89,71 @@ struct QuotientPlan {
   HostFr zeta = HostFr::one();  // the odd coset's shift
 };
 
-// The snarkjs H scalars on the device, from st.a, st.b, st.c (consumed); returns where the n
-// scalars are (st.a or st.t). Per x in a, b, c: into our domain's order (k != 1), inverse NTT
-// over <w> (coefficients), coset NTT with shift zeta (values at zeta w^i); then a b - c
-// pointwise (no division: snarkjs folds 1/Z(zeta w^i) = -1/2 into its H points) and back into
-// snarkjs's order. The CPU's SnarkjsQuotient does the same steps, so results are identical.
+// x -> its values on the coset the plan names, in two halves so that the first can run before
+// the row check (which reads x as uploaded): interpolate() reads x only and leaves its
+// coefficients in st.t (through st.u when snarkjs's order differs from ours), evaluate()
+// overwrites x with st.t's values on the coset. Native keys: inverse NTT over <w>, coset NTT
+// with shift g. snarkjs keys: x into our domain's order first (k != 1), coset shift zeta. One
+// point: interpolation and evaluation are the identity.
 template <class G>
-const typename G::Fr* snarkjs_quotient(CurveState<G>& st, uint32_t log_n, const QuotientPlan<typename G::HostFr>& plan,
-                                       cudaStream_t cs) {
+struct CosetSteps {
   using F = typename G::Fr;
-  const uint64_t n = uint64_t(1) << log_n;
-  const bool permute = plan.k != 1;
-  if (permute) st.u.reserve(n, "prover permutation scratch");
-  if (n > 1) {  // one point: interpolation and evaluation are the identity
-    for (F* v : {st.a.get(), st.b.get(), st.c.get()}) {
-      const F* src = v;
-      if (permute) {
-        permute_kernel<F><<<blocks_of(n, 256), 256, 0, cs>>>(v, st.u.get(), n, plan.k, true);
-        ZK_CUDA_OK_LAUNCH();
-        src = st.u.get();
-      }
-      st.ntt.run(src, st.t.get(), int(log_n), NttDirection::kInverse);
-      st.ntt.run(st.t.get(), v, int(log_n), NttDirection::kCosetForward, plan.zeta);
+  CurveState<G>& st;
+  uint32_t log_n;
+  const QuotientPlan<typename G::HostFr>& plan;
+  cudaStream_t cs;
+
+  uint64_t n() const { return uint64_t(1) << log_n; }
+  void interpolate(const F* x) const {
+    if (n() == 1) return;
+    if (plan.snarkjs && plan.k != 1) {
+      permute_kernel<F><<<blocks_of(n(), 256), 256, 0, cs>>>(x, st.u.get(), n(), plan.k, true);
+      ZK_CUDA_OK_LAUNCH();
+      x = st.u.get();
     }
+    st.ntt.run(x, st.t.get(), int(log_n), NttDirection::kInverse);
   }
-  quotient_kernel<F><<<blocks_of(n, 256), 256, 0, cs>>>(st.a.get(), st.b.get(), st.c.get(), n, F::one());
+  void evaluate(F* x) const {
+    if (n() == 1) return;
+    if (plan.snarkjs)
+      st.ntt.run(st.t.get(), x, int(log_n), NttDirection::kCosetForward, plan.zeta);
+    else
+      st.ntt.run(st.t.get(), x, int(log_n), NttDirection::kCosetForward);
+  }
+};
+
+// The H scalars from st.a, st.b, st.c already on the coset (CosetSteps; consumed); returns
+// where the scalars are (st.a or st.t) and their count. Native keys: a <- (a b - c) / Z(g w^i)
+// pointwise, Z = g^n - 1 on the whole coset, then the coset inverse NTT: the n - 1
+// coefficients of h = (a b - c) / Z. snarkjs keys: a b - c pointwise (no division: snarkjs
+// folds 1/Z(zeta w^i) = -1/2 into its H points) and back into snarkjs's order: n values. The
+// CPU's SnarkjsQuotient does the same steps, so results are identical.
+template <class G>
+std::pair<const typename G::Fr*, uint64_t> quotient_scalars(CurveState<G>& st, uint32_t log_n,
+                                                            const QuotientPlan<typename G::HostFr>& plan,
+                                                            cudaStream_t cs) {
+  using F = typename G::Fr;
+  using HostFr = typename G::HostFr;
+  const uint64_t n = uint64_t(1) << log_n;
+  if (plan.snarkjs) {
+    quotient_kernel<F><<<blocks_of(n, 256), 256, 0, cs>>>(st.a.get(), st.b.get(), st.c.get(), n, F::one());
+    ZK_CUDA_OK_LAUNCH();
+    if (plan.k == 1) return {st.a.get(), n};
+    permute_kernel<F><<<blocks_of(n, 256), 256, 0, cs>>>(st.a.get(), st.t.get(), n, plan.k, false);
+    ZK_CUDA_OK_LAUNCH();
+    return {st.t.get(), n};
+  }
+  if (n == 1) {
+    ZK_CUDA_OK(cudaMemsetAsync(st.t.get(), 0, sizeof(F), cs));  // h has no coefficients
+    return {st.t.get(), 0};
+  }
+  HostFr gn = HostFr::generator();
+  for (uint32_t i = 0; i < log_n; ++i) gn = gn.square();
+  const F zinv = F::from_host((gn - HostFr::one()).inverse());
+  quotient_kernel<F><<<blocks_of(n, 256), 256, 0, cs>>>(st.a.get(), st.b.get(), st.c.get(), n, zinv);
   ZK_CUDA_OK_LAUNCH();
-  if (!permute) return st.a.get();
-  permute_kernel<F><<<blocks_of(n, 256), 256, 0, cs>>>(st.a.get(), st.t.get(), n, plan.k, false);
-  ZK_CUDA_OK_LAUNCH();
-  return st.t.get();
+  st.ntt.run(st.a.get(), st.t.get(), int(log_n), NttDirection::kCosetInverse);
+  return {st.t.get(), n - 1};
 }
 
 template <class E>
@@ -131,7 +167,9 @@ struct GpuParts {
 // says: the four G1 MSMs and, when key.b2 is set, B_G2. The key's sections are read from `key`
 // (device-resident). log_n: the key's domain. A, B_G1 and B_G2 take the same scalars z, so
 // their digits are sorted once; B_G2 runs before L and H, while the a, b, c uploads (host
-// staging, the slowest part of the upload) are still going on.
+// staging, the slowest part of the upload) are still going on, and a's interpolation runs as
+// soon as a is there (at 2^27 the three vectors are 12 GiB: 0.23 s of PCIe at 55 GB/s, more
+// than the BN254 MSMs take).
 //
 // Witness-only bundles: `matrices` (the circuit's, resident) compute a, b, c on the device from
 // z instead of uploading them, and z's aux is uploaded as the bundle holds it (bit-packed) and
@@ -156,6 +194,7 @@ GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>
   st.b.reserve(n, "prover b");
   st.c.reserve(n, "prover c");
   st.t.reserve(n, "prover h");
+  if (plan.snarkjs && plan.k != 1) st.u.reserve(n, "prover permutation scratch");
   st.z.reserve(n_in + n_aux, "prover scalars");
   st.bad_row.reserve(1, "prover row check");
   const cudaStream_t cs = ctx.compute.get(), cp = ctx.copy.get();
@@ -188,26 +227,47 @@ GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>
   z_ready.record(cp);
   ZK_CUDA_OK(cudaStreamWaitEvent(cs, z_ready.get(), 0));
   double upload_ms = ms_since(t0);
+  const double z_ms = upload_ms;  // the compute stream has nothing to do before z is there
 
-  // a, b, c on a second host thread, behind the MSMs below: uploaded, or (witness-only
-  // bundles) computed from z by the PCE mat-vec on the copy stream, after z's upload there.
+  // a, b, c on a second host thread, behind the MSMs below: uploaded (a first, then b and c), or
+  // (witness-only bundles) computed from z by the PCE mat-vec on the copy stream, after z's
+  // upload there. a_ready is recorded once a is on the device, abc_ready once all three are;
+  // `a_recorded` tells this thread that a_ready has been recorded (a stream cannot wait for an
+  // event before its record is issued), or carries the uploader's error.
   const int device = ctx.device;
-  Event spmv0, spmv1;
-  auto uploader = std::async(std::launch::async, [&, device] {
+  Event a_ready, spmv0, spmv1;
+  std::promise<void> a_promise;
+  std::future<void> a_recorded = a_promise.get_future();
+  auto uploader = std::async(std::launch::async, [&, device, a_promise = std::move(a_promise)]() mutable {
     const auto u0 = std::chrono::steady_clock::now();
-    ZK_CUDA_OK(cudaSetDevice(device));
-    F* dst[3] = {st.a.get(), st.b.get(), st.c.get()};
-    for (int k = 0; k < 3; ++k)
-      if (rows < n) ZK_CUDA_OK(cudaMemsetAsync(dst[k] + rows, 0, (n - rows) * sizeof(F), cp));
-    if (matrices) {
-      spmv0.record(cp);
-      pce::spmv<HostFr>(*matrices, st.z.get(), dst[0], dst[1], dst[2], cp);
-      spmv1.record(cp);
-    } else {
-      const std::span<const HostFr> src[3] = {w.a<HostFr>(), w.b<HostFr>(), w.c<HostFr>()};
-      for (int k = 0; k < 3; ++k) ctx.pinned.upload(dev(dst[k]), src[k].data(), rows, cp);
+    bool a_told = false;
+    auto a_done = [&] {
+      a_ready.record(cp);
+      a_promise.set_value();
+      a_told = true;
+    };
+    try {
+      ZK_CUDA_OK(cudaSetDevice(device));
+      F* dst[3] = {st.a.get(), st.b.get(), st.c.get()};
+      for (int k = 0; k < 3; ++k)
+        if (rows < n) ZK_CUDA_OK(cudaMemsetAsync(dst[k] + rows, 0, (n - rows) * sizeof(F), cp));
+      if (matrices) {
+        spmv0.record(cp);
+        pce::spmv<HostFr>(*matrices, st.z.get(), dst[0], dst[1], dst[2], cp);
+        spmv1.record(cp);
+        a_done();
+      } else {
+        const std::span<const HostFr> src[3] = {w.a<HostFr>(), w.b<HostFr>(), w.c<HostFr>()};
+        for (int k = 0; k < 3; ++k) {
+          ctx.pinned.upload(dev(dst[k]), src[k].data(), rows, cp);
+          if (k == 0) a_done();
+        }
+      }
+      abc_ready.record(cp);
+    } catch (...) {  // the proof's thread may be waiting for a: it gets the error instead
+      if (!a_told) a_promise.set_exception(std::current_exception());
+      throw;
     }
-    abc_ready.record(cp);
     return ms_since(u0);
   });
 
@@ -228,46 +288,41 @@ GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>
   m0 = std::chrono::steady_clock::now();
   out.l = st.msm.run(key.l, st.z.get() + n_in, n_aux);
   t.msm_l_ms = ms_since(m0);
-  const auto u1 = std::chrono::steady_clock::now();
-  const double z_ms = upload_ms;
+
+  // H on the device. a's interpolation reads a only, so it runs as soon as a is there, while b
+  // and c may still be on their way; the row check then reads a, b, c as uploaded, before any
+  // of them is overwritten. wait0 -> wait1 on the compute stream is its idle time waiting for
+  // b and c (none when they came during the MSMs or a's interpolation).
+  const CosetSteps<G> coset{st, log_n, plan, cs};
+  a_recorded.get();  // rethrows the uploader's error, if it failed before a was there
+  ZK_CUDA_OK(cudaStreamWaitEvent(cs, a_ready.get(), 0));
+  Event wait0, wait1;
+  h0.record(cs);
+  coset.interpolate(st.a.get());
+  wait0.record(cs);
   upload_ms += uploader.get();
   t.upload_ms = upload_ms;
-  t.upload_wait_ms = z_ms + ms_since(u1);
-
-  // H on the device.
   ZK_CUDA_OK(cudaStreamWaitEvent(cs, abc_ready.get(), 0));
-  h0.record(cs);
+  wait1.record(cs);
   ZK_CUDA_OK(cudaMemsetAsync(st.bad_row.get(), 0xff, sizeof(unsigned long long), cs));
   if (rows > 0) {
     check_rows_kernel<F>
         <<<blocks_of(rows, 256), 256, 0, cs>>>(st.a.get(), st.b.get(), st.c.get(), rows, st.bad_row.get());
     ZK_CUDA_OK_LAUNCH();
   }
-  const F* h_scalars = st.t.get();
-  uint64_t h_count = n - 1;
-  if (plan.snarkjs) {
-    h_scalars = snarkjs_quotient<G>(st, log_n, plan, cs);
-    h_count = n;
-  } else if (n == 1) {
-    ZK_CUDA_OK(cudaMemsetAsync(st.t.get(), 0, sizeof(F), cs));  // h has no coefficients
-  } else {
-    for (F* v : {st.a.get(), st.b.get(), st.c.get()}) {
-      st.ntt.run(v, st.t.get(), int(log_n), NttDirection::kInverse);
-      st.ntt.run(st.t.get(), v, int(log_n), NttDirection::kCosetForward);
-    }
-    // Z(g w^i) = g^n - 1 on the whole coset.
-    HostFr gn = HostFr::generator();
-    for (uint32_t i = 0; i < log_n; ++i) gn = gn.square();
-    const F zinv = F::from_host((gn - HostFr::one()).inverse());
-    quotient_kernel<F><<<blocks_of(n, 256), 256, 0, cs>>>(st.a.get(), st.b.get(), st.c.get(), n, zinv);
-    ZK_CUDA_OK_LAUNCH();
-    st.ntt.run(st.a.get(), st.t.get(), int(log_n), NttDirection::kCosetInverse);
+  coset.evaluate(st.a.get());
+  for (F* v : {st.b.get(), st.c.get()}) {
+    coset.interpolate(v);
+    coset.evaluate(v);
   }
+  const auto [h_scalars, h_count] = quotient_scalars<G>(st, log_n, plan, cs);
   h1.record(cs);
   unsigned long long bad = 0;
   ZK_CUDA_OK(cudaMemcpyAsync(&bad, st.bad_row.get(), sizeof bad, cudaMemcpyDeviceToHost, cs));
   ZK_CUDA_OK(cudaStreamSynchronize(cs));
-  t.h_ms = h1.since(h0);
+  t.abc_wait_ms = wait1.since(wait0);
+  t.upload_wait_ms = z_ms + t.abc_wait_ms;
+  t.h_ms = h1.since(h0) - t.abc_wait_ms;
   if (matrices) {
     t.spmv_ms = spmv1.since(spmv0);
     if (unpacked_on_device) t.unpack_ms = unpack1.since(unpack0);

@@ -34,9 +34,10 @@ struct GpuProveTimings {
   double key_upload_ms = 0;  // 0 on a key-cache hit
   double upload_ms = 0;      // host time of the scalar and a, b, c uploads through the pinned pool
   // Of that, the time the proof waited for it: the scalars' upload (the MSMs need all of z)
-  // plus any wait for the a, b, c upload after the MSMs it overlaps.
-  double upload_wait_ms = 0;
-  double h_ms = 0;  // H on the device: from a's first NTT to h ready (CUDA events)
+  // plus abc_wait_ms, the compute stream's idle time waiting for b and c (or, witness-only, the
+  // mat-vec) after the MSMs and a's first NTT it overlaps (CUDA events on that stream).
+  double upload_wait_ms = 0, abc_wait_ms = 0;
+  double h_ms = 0;  // H on the device: from a's first NTT to h ready, less abc_wait_ms (CUDA events)
   double msm_a_ms = 0, msm_b_g1_ms = 0, msm_l_ms = 0, msm_h_ms = 0;  // G1 MSMs on the GPU
   // B_G2: msm_b_g2_ms on the GPU (the default), or in CPU-G2 mode (g2_on_cpu) g2_cpu_ms on the
   // CPU pool, concurrent with the above, and g2_wait_ms the GPU side's wait for it afterwards.
