@@ -26,6 +26,10 @@ struct GpuBenchOptions {
   // Extra warm runs of the first partition with every MSM forced to one accumulation, e.g.
   // "xyzz,affine" (the automatic policy against each, in the same process and memory state).
   std::string porep_accumulate;
+  // PoRep row with porep_size: "full" bundles (a, b, c synthesized on the host and uploaded) or
+  // "witness" (witness-only bundles, a, b, c computed on the device by the circuit's PCE
+  // matrices, recorded once on the host first: the farm's default, worker.bundle_kind).
+  std::string porep_bundle = "full";
   int check_cpu_log = 20;  // also run the CPU prover at this prove size and compare; 0: skip
   int g2_cpu_log = 20;     // also prove with B_G2 on the CPU pool at this size (the old path); 0: skip
   int runs = 3;

@@ -9,7 +9,9 @@
 #include <condition_variable>
 #include <cstdio>
 #include <exception>
+#include <future>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <random>
@@ -22,6 +24,7 @@
 #include "common/circuits/porep.hpp"
 #include "common/groth16/builtin.hpp"
 #include "cuda/bench/suite_common.cuh"
+#include "cuda/groth16/pce_resident.cuh"
 #include "cuda/groth16/prove.cuh"
 
 namespace zkmill::cuda::bench {
@@ -38,8 +41,11 @@ __global__ void tile_kernel(const T* src, uint64_t m, T* out, uint64_t n, uint64
 // points: a synthetic key, so its proofs do not verify; the witness side is what is measured).
 // Witness: synthetic (porep_size 0: the progression bundle of 2^porep_log rows, as the other
 // rows) or real: porep_partitions partitions of the `porep` circuit at porep_size constraints,
-// synthesized on host threads (plain ProvingCS, a, b, c in the same pass) while the GPU proves
-// the ones before (a pipelined job). The device checks a o b = c row by row before the MSMs
+// synthesized on host threads while the GPU proves the ones before (a pipelined job), as full
+// bundles (plain ProvingCS, a, b, c in the same pass: 16.8 GB over PCIe at 130M constraints) or,
+// with --porep-bundle witness, as witness-only bundles (the farm's default, worker.bundle_kind:
+// the circuit's PCE matrices are recorded once on the host, uploaded once, and a, b, c are
+// computed on the device from z). The device checks a o b = c row by row before the MSMs
 // (gpu_parts), so a real witness that the circuit does not satisfy is an error, not a figure.
 
 // The key meta of porep at `size` without a recording pass (seconds at 130M constraints): the
@@ -78,8 +84,10 @@ groth16::KeyMeta porep_meta(uint64_t size) {
 template <class E>
 class PorepPipeline {
  public:
-  PorepPipeline(const groth16::KeyMeta& meta, int partitions, int threads)
-      : meta_(meta), n_(partitions), limit_(size_t(threads)) {
+  // `pce` valid: witness-only bundles by those matrices (each synthesis waits for them).
+  PorepPipeline(const groth16::KeyMeta& meta, int partitions, int threads,
+                std::shared_future<std::shared_ptr<const cs::PceMatrices>> pce = {})
+      : meta_(meta), n_(partitions), limit_(size_t(threads)), pce_(std::move(pce)) {
     for (int t = 0; t < threads; ++t) workers_.emplace_back([this] { run(); });
   }
   ~PorepPipeline() {
@@ -120,9 +128,19 @@ class PorepPipeline {
       }
       try {
         const auto t0 = std::chrono::steady_clock::now();
-        auto w = groth16::synthesize_builtin<E>(meta_, /*seed=*/42, uint64_t(i));
-        const double ms = g16::ms_since(t0);
-        std::printf("porep %s partition %d synthesized on the host in %.1f s\n", E::kName, i, ms / 1000);
+        cs::WitnessBundle w;
+        double ms = 0;
+        if (pce_.valid()) {
+          const std::shared_ptr<const cs::PceMatrices> m = pce_.get();  // rethrows a recording error
+          const auto t1 = std::chrono::steady_clock::now();
+          w = groth16::synthesize_builtin_witness<E>(*m, meta_, /*seed=*/42, uint64_t(i));
+          ms = g16::ms_since(t1);
+        } else {
+          w = groth16::synthesize_builtin<E>(meta_, /*seed=*/42, uint64_t(i));
+          ms = g16::ms_since(t0);
+        }
+        std::printf("porep %s partition %d synthesized on the host in %.1f s (%s bundle)\n", E::kName, i, ms / 1000,
+                    pce_.valid() ? "witness-only" : "full");
         std::fflush(stdout);
         std::lock_guard lock(m_);
         ready_.emplace(i, std::make_pair(std::move(w), ms));
@@ -136,6 +154,7 @@ class PorepPipeline {
   const groth16::KeyMeta meta_;
   const int n_;
   const size_t limit_;  // bundles alive at once: synthesizing, ready, or being proved
+  const std::shared_future<std::shared_ptr<const cs::PceMatrices>> pce_;
   std::mutex m_;
   std::condition_variable cv_;
   std::map<int, std::pair<cs::WitnessBundle, double>> ready_;
@@ -182,6 +201,8 @@ struct PorepWitnesses {
   bool real = false;
   int parts = 1;
   std::optional<PorepPipeline<E>> pipeline;
+  // --porep-bundle witness: the circuit's matrices, recorded on a host thread of their own.
+  std::shared_future<std::shared_ptr<const cs::PceMatrices>> pce;
   cs::WitnessBundle synthetic;
   double synthetic_ms = 0;
   std::chrono::steady_clock::time_point job0 = std::chrono::steady_clock::now();
@@ -206,13 +227,29 @@ struct PorepWitnesses {
       threads = std::max(1, std::min(int(std::thread::hardware_concurrency()) - 1, int(0.6 * mem_gib / bundle_gib)));
     }
     threads = std::min(threads, parts);
+    const bool witness_only = o.porep_bundle == "witness";
     std::printf(
-        "porep %s: real witnesses, %llu constraints (+%llu input rows), %llu aux, domain 2^%u, %.1f GiB per bundle; "
-        "%d partition(s), %d synthesized at once on host threads (plain ProvingCS)\n",
+        "porep %s: real witnesses, %llu constraints (+%llu input rows), %llu aux, domain 2^%u, %.1f GiB per full "
+        "bundle; %d partition(s), %d synthesized at once on host threads (%s)\n",
         E::kName, (unsigned long long)(meta.n_constraints - meta.n_inputs), (unsigned long long)meta.n_inputs,
-        (unsigned long long)meta.n_aux, lg, bundle_gib, parts, threads);
+        (unsigned long long)meta.n_aux, lg, bundle_gib, parts, threads,
+        witness_only ? "witness-only bundles: PCE matrices recorded first" : "full bundles, plain ProvingCS");
     std::fflush(stdout);
-    pipeline.emplace(meta, parts, threads);
+    if (witness_only) {
+      const groth16::KeyMeta m = meta;
+      pce = std::async(std::launch::async, [m] {
+              const auto t0 = std::chrono::steady_clock::now();
+              auto image = groth16::record_pce_image<E>(m);
+              auto out = std::make_shared<const cs::PceMatrices>(
+                  cs::PceMatrices::from_image(std::move(image), groth16::pce_shape<E>(m), "porep (in memory)"));
+              std::printf("porep %s: PCE matrices recorded on the host in %.1f s (%llu non-zeros, %.1f GiB)\n",
+                          E::kName, g16::ms_since(t0) / 1000, (unsigned long long)out->nnz(),
+                          double(out->image_bytes()) / double(1 << 30));
+              std::fflush(stdout);
+              return std::shared_ptr<const cs::PceMatrices>(std::move(out));
+            }).share();
+    }
+    pipeline.emplace(meta, parts, threads, pce);
   }
 };
 
@@ -300,6 +337,26 @@ bool porep_on_device(const GpuBenchOptions& o, PorepWitnesses<E>& in, std::mt199
               together ? "resident together" : "one after the other (both do not fit)");
   std::fflush(stdout);
 
+  // Witness-only bundles: the circuit's matrices resident beside the key, uploaded once (as a
+  // prove worker's key cache holds them). When they do not fit beside both keys, the G2 key goes.
+  std::unique_ptr<g16::PceEntry<pce::DeviceFr<typename E::Fr>>> pce_entry;
+  auto upload_matrices = [&] {
+    const std::shared_ptr<const cs::PceMatrices> m = in.pce.get();
+    const auto u0 = std::chrono::steady_clock::now();
+    try {
+      pce_entry = g16::upload_pce<typename E::Fr>(ctx, *m, g16::pce_cache_id(E::kName, *m));
+    } catch (const DeviceAllocError&) {
+      if (!together) throw;
+      std::printf("porep: the PCE matrices do not fit beside both keys; G2 key dropped, B_G2 split off\n");
+      together = false;
+      kb2 = DeviceBuffer<typename G2::Affine>();
+      pce_entry = g16::upload_pce<typename E::Fr>(ctx, *m, g16::pce_cache_id(E::kName, *m));
+    }
+    std::printf("porep %s: PCE matrices uploaded in %.0f ms (%.1f GiB resident)\n", E::kName, g16::ms_since(u0),
+                double(pce_entry->bytes) / double(1 << 30));
+    std::fflush(stdout);
+  };
+
   bool ok = true;
   double gpu_sum = 0, synth_sum = 0, first_ready_ms = 0;
   std::vector<float> gpu_ms;
@@ -310,6 +367,7 @@ bool porep_on_device(const GpuBenchOptions& o, PorepWitnesses<E>& in, std::mt199
     if (real) std::tie(owned, synth_ms) = in.pipeline->take(i);
     const cs::WitnessBundle& w = real ? owned : in.synthetic;
     if (i == 0) first_ready_ms = g16::ms_since(in.job0);
+    if (real && in.pce.valid() && !pce_entry) upload_matrices();
     // The first partition twice: the second run is warm, and both must agree (determinism);
     // then once per forced accumulation (same parts again: every MSM is exact either way).
     const int reps = i == 0 ? 2 + int(forced.size()) : 1;
@@ -336,8 +394,10 @@ bool porep_on_device(const GpuBenchOptions& o, PorepWitnesses<E>& in, std::mt199
       g16::DeviceKeyView<G> view{ka.get(), kb.get(), kl.get(), kh.get(), n_vars, n_aux, n};
       if (together) view.b2 = kb2.get();
       g16::GpuParts<E> p;
+      const auto matrices = pce_entry ? std::optional(pce_entry->view()) : std::nullopt;
+      const auto* mv = matrices ? &*matrices : nullptr;
       try {
-        p = g16::gpu_parts<E>(ctx, view, w, lg, t);
+        p = g16::gpu_parts<E>(ctx, view, w, lg, t, {}, mv);
       } catch (const DeviceAllocError&) {
         if (!together) throw;
         // The proof's scratch did not fit beside both keys: drop the G2 key and go on split.
@@ -347,7 +407,7 @@ bool porep_on_device(const GpuBenchOptions& o, PorepWitnesses<E>& in, std::mt199
         ctx.drop_scratch();
         set_acc();
         view.b2 = nullptr;
-        p = g16::gpu_parts<E>(ctx, view, w, lg, t);
+        p = g16::gpu_parts<E>(ctx, view, w, lg, t, {}, mv);
       }
       double total = g16::ms_since(p0);
       if (!together) {
@@ -411,6 +471,7 @@ bool porep_on_device(const GpuBenchOptions& o, PorepWitnesses<E>& in, std::mt199
   }
   free_g1();
   kb2 = DeviceBuffer<typename G2::Affine>();
+  pce_entry.reset();
   ctx.drop_scratch();  // the next curve's row starts from an empty card
   lease.lock.unlock();
   (void)release_gpu_context(0);
