@@ -141,17 +141,38 @@ TEST_F(FarmIntegrityTest, ForgedFailuresAndResultsFromOtherPeersAreIgnored) {
       "end return ''";
   std::string stolen;
   uint64_t stolen_part = 0;
-  for (int i = 0; i < 1000 && stolen.empty(); ++i) {
-    // Heartbeats keep `evil` registered meanwhile (a loaded machine can take longer than the
-    // coordinator's liveness): its forged results must be refused as not its own, not merely
-    // answered with `reconnect`.
-    if (i % 5 == 0) evil.heartbeat();
-    const std::string found = redis_cli({"EVAL", scan, "0", job, std::to_string(n)});
-    if (const auto sp = found.find(' '); sp != std::string::npos) {
-      stolen_part = std::stoull(found.substr(0, sp));
-      stolen = found.substr(sp + 1);
-    } else {
-      std::this_thread::sleep_for(5ms);
+  auto steal = [&] {
+    stolen.clear();
+    for (int i = 0; i < 1000 && stolen.empty(); ++i) {
+      // Heartbeats keep `evil` registered meanwhile (a loaded machine can take longer than the
+      // coordinator's liveness): its forged results must be refused as not its own, not merely
+      // answered with `reconnect`.
+      if (i % 5 == 0) evil.heartbeat();
+      const std::string found = redis_cli({"EVAL", scan, "0", job, std::to_string(n)});
+      if (const auto sp = found.find(' '); sp != std::string::npos) {
+        stolen_part = std::stoull(found.substr(0, sp));
+        stolen = found.substr(sp + 1);
+      } else {
+        std::this_thread::sleep_for(5ms);
+      }
+    }
+  };
+  // A forged failure naming the stolen attempt must be refused as not from its holder. The
+  // attempt may end between the scan and the coordinator's handling of the message (then the
+  // coordinator says "stale token", or nothing once the partition is recorded), so steal again,
+  // from the next attempt in flight, until that refusal shows or no attempt is left.
+  const auto refusal_of = [&](uint64_t part) {
+    return "refused task_failed for " + job + " partition " + std::to_string(part) +
+           " from 'evil': not from the worker the lease names";
+  };
+  bool refused_live = false;
+  for (int round = 0; round < 20 && !refused_live; ++round) {
+    steal();
+    if (stolen.empty()) break;
+    evil.send(farm::TaskFailed{farm::AttemptRef{job, stolen_part, stolen}, "evil says no", true});
+    for (int k = 0; k < 100 && !refused_live; ++k) {
+      refused_live = contains(log("coordinator"), refusal_of(stolen_part));
+      if (!refused_live) std::this_thread::sleep_for(20ms);
     }
   }
   ASSERT_TRUE(farm::is_attempt_token(stolen)) << "'" << stolen << "'\n" << all_logs();
@@ -198,9 +219,7 @@ TEST_F(FarmIntegrityTest, ForgedFailuresAndResultsFromOtherPeersAreIgnored) {
     EXPECT_TRUE(p["worker"] == "prove-1" && p["synth_worker"] == "synth-1") << p.dump();
   }
   const std::string coord = log("coordinator");
-  EXPECT_TRUE(
-      contains(coord, "refused task_failed for " + job + " partition " + std::to_string(stolen_part) + " from 'evil'"))
-      << coord;
+  EXPECT_TRUE(refused_live && contains(coord, refusal_of(stolen_part))) << coord;
   EXPECT_TRUE(contains(coord, "not from the worker the lease names")) << coord;
   EXPECT_FALSE(contains(coord, "PROOF REJECTED")) << "a forged result reached verification: " << coord;
   EXPECT_FALSE(contains(coord, "QUARANTINED")) << coord;
