@@ -340,6 +340,13 @@ bool porep_on_device(const GpuBenchOptions& o, PorepWitnesses<E>& in, std::mt199
   // Witness-only bundles: the circuit's matrices resident beside the key, uploaded once (as a
   // prove worker's key cache holds them). When they do not fit beside both keys, the G2 key goes.
   std::unique_ptr<g16::PceEntry<pce::DeviceFr<typename E::Fr>>> pce_entry;
+  // What did not fit beside both keys (the matrices, the proof's scratch) makes room by dropping
+  // the G2 key: B_G2 then runs apart, after the G1 MSMs, on a re-tiled key.
+  auto drop_g2_key = [&](const char* what) {
+    std::printf("porep: %s not fit beside both keys; G2 key dropped, B_G2 split off\n", what);
+    together = false;
+    kb2 = DeviceBuffer<typename G2::Affine>();
+  };
   auto upload_matrices = [&] {
     const std::shared_ptr<const cs::PceMatrices> m = in.pce.get();
     const auto u0 = std::chrono::steady_clock::now();
@@ -347,9 +354,7 @@ bool porep_on_device(const GpuBenchOptions& o, PorepWitnesses<E>& in, std::mt199
       pce_entry = g16::upload_pce<typename E::Fr>(ctx, *m, g16::pce_cache_id(E::kName, *m));
     } catch (const DeviceAllocError&) {
       if (!together) throw;
-      std::printf("porep: the PCE matrices do not fit beside both keys; G2 key dropped, B_G2 split off\n");
-      together = false;
-      kb2 = DeviceBuffer<typename G2::Affine>();
+      drop_g2_key("the PCE matrices do");
       pce_entry = g16::upload_pce<typename E::Fr>(ctx, *m, g16::pce_cache_id(E::kName, *m));
     }
     std::printf("porep %s: PCE matrices uploaded in %.0f ms (%.1f GiB resident)\n", E::kName, g16::ms_since(u0),
@@ -400,10 +405,7 @@ bool porep_on_device(const GpuBenchOptions& o, PorepWitnesses<E>& in, std::mt199
         p = g16::gpu_parts<E>(ctx, view, w, lg, t, {}, mv);
       } catch (const DeviceAllocError&) {
         if (!together) throw;
-        // The proof's scratch did not fit beside both keys: drop the G2 key and go on split.
-        std::printf("porep: the proof's scratch does not fit beside both keys; G2 key dropped, B_G2 split off\n");
-        together = false;
-        kb2 = DeviceBuffer<typename G2::Affine>();
+        drop_g2_key("the proof's scratch does");
         ctx.drop_scratch();
         set_acc();
         view.b2 = nullptr;

@@ -89,6 +89,11 @@ class GpuMsm : public ::testing::Test {
   static auto points(size_t log_n, std::mt19937_64& rng) { return progression_points<C, GP>(size_t(1) << log_n, rng); }
   static std::mt19937_64 rng(uint64_t seed) { return std::mt19937_64(seed + T::kSeed); }
   static A random_point(std::mt19937_64& rng) { return (P::generator() * Fr::random(rng)).to_affine(); }
+  // The exceptional inputs of an addition mixed into a run: kind 0 P, 1 -P, 2 Q, 3 infinity, any
+  // other a fresh random point.
+  static A exceptional_mix(size_t kind, const A& p, const A& q, std::mt19937_64& rng) {
+    return kind == 0 ? p : kind == 1 ? -p : kind == 2 ? q : kind == 3 ? A::identity() : random_point(rng);
+  }
 
   void random_at(size_t log_n, uint64_t seed, bool with_cpu_msm) {
     auto r = rng(seed);
@@ -269,12 +274,7 @@ TYPED_TEST(GpuMsm, BatchAffineExceptionalRuns) {
   std::vector<Fr> ones, few;
   for (size_t i = 0; i < 2 * TypeParam::kExceptional + 1; ++i) {  // odd total
     const size_t kind = (i * 7 + i / 13) % 6;
-    pts.push_back(kind == 0   ? p
-                  : kind == 1 ? -p
-                  : kind == 2 ? q
-                  : kind == 3 ? o
-                  : kind == 4 ? p
-                              : F::random_point(rng));
+    pts.push_back(F::exceptional_mix(kind == 4 ? 0 : kind, p, q, rng));  // P twice as often
     ones.push_back(Fr::one());
     few.push_back(Fr::from_u64(uint64_t(i % 5 + 2)));  // buckets of ~n/5 points each
   }
@@ -297,12 +297,11 @@ TYPED_TEST(GpuMsm, OnesSumInSlicesMatchesNaive) {
   using Fr = typename F::Fr;
   using A = typename F::A;
   auto rng = F::rng(800);
-  const A p = F::random_point(rng), q = F::random_point(rng), o = A::identity();
+  const A p = F::random_point(rng), q = F::random_point(rng);
   std::vector<A> pts;
   std::vector<Fr> sc;
   for (size_t i = 0; i < 2 * TypeParam::kExceptional + 1; ++i) {
-    const size_t kind = (i * 5 + i / 17) % 8;
-    pts.push_back(kind == 0 ? p : kind == 1 ? -p : kind == 2 ? q : kind == 3 ? o : F::random_point(rng));
+    pts.push_back(F::exceptional_mix((i * 5 + i / 17) % 8, p, q, rng));
     sc.push_back(i % 11 == 0 ? Fr::zero() : i % 13 == 0 ? Fr::random(rng) : Fr::one());  // mostly ones
   }
   const auto want = naive_msm<typename F::C, typename F::GP>(pts, sc);
