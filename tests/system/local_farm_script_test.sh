@@ -8,7 +8,7 @@
 #     tried (the script's ZKMILL_LOCAL_FARM_FIRST_PORT hook makes redis and the coordinator try
 #     a port this test holds first);
 #  4. 6 farms started at once all come up, round after round, on distinct ports
-#     (ZKMILL_FARM_STRESS_ROUNDS rounds, default 3): the race that once failed
+#     (ZKMILL_FARM_STRESS_ROUNDS rounds, default 2): the race that once failed
 #     ZkeyFarmTest.SubmitRefusesTruncatedOtherCurveWrongSizeAndOversizeWitnesses;
 #  5. --set SECTION.KEY=VALUE reaches the coordinator's config (farm.yaml) and each worker's,
 #     scale reuses it, a malformed one is refused before anything starts (exit 2), and a key the
@@ -98,7 +98,7 @@ err=$(start "$work/s3" 1 1 --set coordinator.no_such_key=1 2>&1 > /dev/null); rc
 [[ -z "$(ls "$work/s3"/*.pid 2> /dev/null)" ]] || fail "unknown --set key: processes left: $(ls "$work/s3"/*.pid)"
 
 # 4. Farms started in parallel all come up.
-rounds=${ZKMILL_FARM_STRESS_ROUNDS:-3}
+rounds=${ZKMILL_FARM_STRESS_ROUNDS:-2}
 for ((round = 1; round <= rounds; round++)); do
   for i in 1 2 3 4 5 6; do
     (start "$work/p$i" 1 1 > "$work/p$i.out" 2>&1; echo $? > "$work/p$i.rc") &
