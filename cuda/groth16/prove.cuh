@@ -162,18 +162,19 @@ std::pair<const typename G::Fr*, uint64_t> quotient_scalars(CurveState<G>& st, u
 // With a witness-only bundle the PCE mat-vec runs on the copy stream while the first MSMs run:
 // both are memory-bound when the first is A (mostly-bit scalars: gathers of points), so A took
 // 70 ms instead of 30 beside it at 130M; B_G2's Fq2 arithmetic leaves the memory system to the
-// mat-vec. ZKMILL_GPU_PROVE_ORDER=a-first|b2-first overrides (auto: b2-first beside a mat-vec),
-// so one binary measures both.
-inline bool b2_runs_first(bool beside_matvec) {
-  static const int forced = [] {
+// mat-vec. `order` (CurveState::order) forces one; else ZKMILL_GPU_PROVE_ORDER=a-first|b2-first
+// does; else (auto) B_G2 goes first beside a mat-vec.
+inline bool b2_runs_first(bool beside_matvec, MsmOrder order) {
+  if (order != MsmOrder::kAuto) return order == MsmOrder::kB2First;
+  static const MsmOrder from_env = [] {
     const char* v = std::getenv("ZKMILL_GPU_PROVE_ORDER");
-    if (v == nullptr || *v == '\0' || std::string_view(v) == "auto") return -1;
-    if (std::string_view(v) == "a-first") return 0;
-    if (std::string_view(v) == "b2-first") return 1;
+    if (v == nullptr || *v == '\0' || std::string_view(v) == "auto") return MsmOrder::kAuto;
+    if (std::string_view(v) == "a-first") return MsmOrder::kAFirst;
+    if (std::string_view(v) == "b2-first") return MsmOrder::kB2First;
     throw std::invalid_argument(std::string("ZKMILL_GPU_PROVE_ORDER: '") + v +
                                 "' is not one of auto, a-first, b2-first");
   }();
-  return forced < 0 ? beside_matvec : forced == 1;
+  return from_env == MsmOrder::kAuto ? beside_matvec : from_env == MsmOrder::kB2First;
 }
 
 template <class E>
@@ -302,7 +303,7 @@ GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>
     out.has_b2 = true;
     t.msm_b_g2_ms = ms_since(m0);
   };
-  const bool b2_first = b2_runs_first(matrices != nullptr);
+  const bool b2_first = b2_runs_first(matrices != nullptr, st.order);
   if (b2_first) b2_msm();
   m0 = std::chrono::steady_clock::now();
   out.a = st.msm.sum(key.a);
