@@ -9,7 +9,9 @@
 //   e_k = x0 S(z) + d T(z),  S(z) = (1 - z^n) / (1 - z),  T(z) = sum_j j z^j = (z - n z^n + (n-1) z^(n+1)) / (1 - z)^2
 // (z != 1; for z = 1, S = n and T = n(n-1)/2). So 33 outputs of each forward direction are
 // checked in O(log n) host work each, and each inverse direction is checked on every element by
-// a round trip on the device (inverse(forward(a)) == a).
+// a round trip on the device (inverse(forward(a)) == a). The inverse to coset is checked as the
+// prover uses it: forward(inverse_to_coset(forward(a))) against the closed form of the coset
+// forward at 33 indices, then against the coset forward of a on every element.
 #include <algorithm>
 #include <cstdio>
 #include <random>
@@ -92,7 +94,8 @@ void bench_ntt(const char* name, const GpuBenchOptions& o, std::vector<Row>& row
   const std::pair<const char*, NttDirection> dirs[] = {{"ntt_fwd", NttDirection::kForward},
                                                        {"ntt_inv", NttDirection::kInverse},
                                                        {"ntt_coset_fwd", NttDirection::kCosetForward},
-                                                       {"ntt_coset_inv", NttDirection::kCosetInverse}};
+                                                       {"ntt_coset_inv", NttDirection::kCosetInverse},
+                                                       {"ntt_inv_to_coset", NttDirection::kInverseToCoset}};
   for (int lg : o.ntt_sizes) {
     const uint64_t n = uint64_t(1) << lg;
     // The prefix of `in` is the progression of length n too: check before timing.
@@ -100,13 +103,16 @@ void bench_ntt(const char* name, const GpuBenchOptions& o, std::vector<Row>& row
     check_forward<HostFr>(out.get(), lg, false, x0, d, rng, stream.get());
     engine.run(out.get(), back.get(), lg, NttDirection::kInverse);
     uint64_t bad = count_mismatches(in.get(), back.get(), n, stream.get());
-    engine.run(in.get(), out.get(), lg, NttDirection::kCosetForward);
+    engine.run(out.get(), back.get(), lg, NttDirection::kInverseToCoset);  // out: forward(a), still
+    engine.run(back.get(), out.get(), lg, NttDirection::kForward);         // out: the prover's pair
     check_forward<HostFr>(out.get(), lg, true, x0, d, rng, stream.get());
-    engine.run(out.get(), back.get(), lg, NttDirection::kCosetInverse);
-    bad += count_mismatches(in.get(), back.get(), n, stream.get());
+    engine.run(in.get(), back.get(), lg, NttDirection::kCosetForward);
+    bad += count_mismatches(out.get(), back.get(), n, stream.get());
+    engine.run(back.get(), out.get(), lg, NttDirection::kCosetInverse);
+    bad += count_mismatches(in.get(), out.get(), n, stream.get());
     if (bad != 0)
-      throw std::runtime_error("NTT 2^" + std::to_string(lg) + ": inverse(forward(a)) != a at " + std::to_string(bad) +
-                               " elements");
+      throw std::runtime_error("NTT 2^" + std::to_string(lg) + ": round trips or the coset pair differ at " +
+                               std::to_string(bad) + " elements");
     for (const auto& [op, dir] : dirs) {
       engine.run(in.get(), out.get(), lg, dir);  // warm-up (and table setup)
       stream.sync();

@@ -92,11 +92,12 @@ struct QuotientPlan {
 };
 
 // x -> its values on the coset the plan names, in two halves so that the first can run before
-// the row check (which reads x as uploaded): interpolate() reads x only and leaves its
-// coefficients in st.t (through st.u when snarkjs's order differs from ours), evaluate()
-// overwrites x with st.t's values on the coset. Native keys: inverse NTT over <w>, coset NTT
-// with shift g. snarkjs keys: x into our domain's order first (k != 1), coset shift zeta. One
-// point: interpolation and evaluation are the identity.
+// the row check (which reads x as uploaded): interpolate() reads x only and leaves in st.t the
+// coefficients of x(s X) for the coset's shift s (through st.u when snarkjs's order differs from
+// ours), evaluate() overwrites x with st.t's forward NTT, x's values on the coset s<w>: the coset
+// scaling is paid once, in the inverse's last pass (NttDirection::kInverseToCoset). Native keys:
+// s = g. snarkjs keys: x into our domain's order first (k != 1), s = zeta. One point:
+// interpolation and evaluation are the identity.
 template <class G>
 struct CosetSteps {
   using F = typename G::Fr;
@@ -113,14 +114,12 @@ struct CosetSteps {
       ZK_CUDA_OK_LAUNCH();
       x = st.u.get();
     }
-    st.ntt.run(x, st.t.get(), int(log_n), NttDirection::kInverse);
+    const auto shift = plan.snarkjs ? plan.zeta : G::HostFr::generator();
+    st.ntt.run(x, st.t.get(), int(log_n), NttDirection::kInverseToCoset, shift);
   }
   void evaluate(F* x) const {
     if (n() == 1) return;
-    if (plan.snarkjs)
-      st.ntt.run(st.t.get(), x, int(log_n), NttDirection::kCosetForward, plan.zeta);
-    else
-      st.ntt.run(st.t.get(), x, int(log_n), NttDirection::kCosetForward);
+    st.ntt.run(st.t.get(), x, int(log_n), NttDirection::kForward);
   }
 };
 

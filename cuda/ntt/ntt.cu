@@ -14,11 +14,11 @@ template class Engine<ff::Bls12381Fr>;
 
 // Body of the per-curve host entries: upload, one transform, download.
 template <class HostFr>
-NttResult ntt_from_host(HostFr* data, size_t n, NttDirection dir) noexcept {
+NttResult ntt_from_host(HostFr* data, size_t n, NttDirection dir, const HostFr& shift) noexcept {
   if (n == 0 || (n & (n - 1)) != 0)
     return {GpuErrc::kInvalidArgument, "GPU NTT: size must be a power of two, got " + std::to_string(n)};
   if (data == nullptr) return {GpuErrc::kInvalidArgument, "GPU NTT: data pointer is null"};
-  if (n == 1) return {};  // every direction is the identity on one element (w = g^0 = 1)
+  if (n == 1) return {};  // every direction is the identity on one element (w^0 = g^0 = 1)
   return run_guarded([&] {
     using F = typename Engine<HostFr>::F;
     int log_n = 0;
@@ -33,7 +33,7 @@ NttResult ntt_from_host(HostFr* data, size_t n, NttDirection dir) noexcept {
     static_assert(sizeof(F) == sizeof(HostFr), "device Fr must have the CPU Fr's bytes");
     ZK_CUDA_OK(cudaMemcpyAsync(in.get(), data, n * sizeof(HostFr), cudaMemcpyHostToDevice, stream.get()));
     Engine<HostFr> engine(stream.get());
-    engine.run(in.get(), out.get(), log_n, dir);
+    engine.run(in.get(), out.get(), log_n, dir, shift);
     ZK_CUDA_OK(cudaMemcpyAsync(data, out.get(), n * sizeof(HostFr), cudaMemcpyDeviceToHost, stream.get()));
     stream.sync();
   });
@@ -44,11 +44,11 @@ NttResult ntt_from_host(HostFr* data, size_t n, NttDirection dir) noexcept {
 namespace zkmill::cuda {
 
 template <class Fr>
-NttResult ntt_in_place(Fr* data, size_t n, NttDirection dir) noexcept {
-  return ntt::ntt_from_host(data, n, dir);
+NttResult ntt_in_place(Fr* data, size_t n, NttDirection dir, const Fr& shift) noexcept {
+  return ntt::ntt_from_host(data, n, dir, shift);
 }
 
-template NttResult ntt_in_place<ff::Bls12381Fr>(ff::Bls12381Fr*, size_t, NttDirection) noexcept;
-template NttResult ntt_in_place<ff::Bn254Fr>(ff::Bn254Fr*, size_t, NttDirection) noexcept;
+template NttResult ntt_in_place<ff::Bls12381Fr>(ff::Bls12381Fr*, size_t, NttDirection, const ff::Bls12381Fr&) noexcept;
+template NttResult ntt_in_place<ff::Bn254Fr>(ff::Bn254Fr*, size_t, NttDirection, const ff::Bn254Fr&) noexcept;
 
 }  // namespace zkmill::cuda

@@ -6,7 +6,10 @@
 //   forward:       e_k = sum_j a_j w^(jk),            w = Fr::root_of_unity(log n)
 //   inverse:       a_j = n^-1 sum_k e_k w^(-jk)
 //   coset forward: e_k = sum_j a_j (g w^k)^j,          g = Fr::generator() unless given
-//   coset inverse: a_j = g^-j n^-1 sum_k e_k w^(-jk).
+//   coset inverse: a_j = g^-j n^-1 sum_k e_k w^(-jk)
+//   inverse to coset: b_j = g^j n^-1 sum_k e_k w^(-jk) = g^j a_j (kInverseToCoset), whose plain
+//                  forward transform is the coset forward of a: the prover's interpolate-then-
+//                  evaluate pair pays g^j once, in this inverse's last pass, not in both.
 // The coset shift g is an argument of Engine::run: the native prover takes the multiplicative
 // generator, the snarkjs (.zkey) prover a primitive 2n-th root of unity (its odd coset).
 //
@@ -33,8 +36,9 @@
 //  - the inverse uses inverse_DFT(a) = forward_DFT(a') / n with a'_j = a_(-j mod n) (substitute
 //    j -> -j), i.e. a negated gather index, and the 1/n factor in the first step (in the coset
 //    inverse's output scaling instead);
-//  - coset scaling by g^j (forward, on input) and g^-j (inverse, on output) multiply by
-//    hi[j >> 12] * lo[j & 4095] from two small tables instead of a table of n powers.
+//  - coset scaling by g^j (forward, on input) and g^-j (inverse; g^j inverse to coset; on
+//    output) multiply by hi[j >> 12] * lo[j & 4095] from two small tables instead of a table of
+//    n powers.
 // Twiddles: stage s uses w_(2^(s+1))^j = W^(j 2^(m-1-s)) for j < 2^s, W = w_(2^m), so one table
 // T[i] = W^i, i < 2^(m-1), holds every stage's (stage s at stride 2^(m-1-s)); m is the largest
 // log n seen, so the table serves every smaller size. n/2 entries: 2 GiB at 2^27, where per-stage
@@ -59,7 +63,8 @@ enum class Gather : int {
   kForward,      // bit-reversed gather
   kCoset,        // bit-reversed gather times g^j
   kInverse,      // negated bit-reversed gather, times n^-1 (folded into the first step)
-  kNegated,      // negated bit-reversed gather (a coset inverse: n^-1 goes with g^-j on output)
+  kNegated,      // negated bit-reversed gather (coset inverse, inverse to coset: n^-1 goes with g^-j
+                 // or g^j on output)
 };
 
 template <class F>
@@ -110,11 +115,12 @@ __device__ __forceinline__ void butterfly(F& u, F& v) {
   u = u + t;
 }
 
-// kPostScale: multiply the output by g^-j n^-1 (last pass of a coset inverse).
+// kPostScale: multiply the output by h^j n^-1 with h^j = post_hi[j >> 12] post_lo[j mod 2^12] (last
+// pass of a coset inverse, h = g^-1, or of an inverse to coset, h = g).
 template <class F, Gather kGather, bool kPostScale>
 __global__ void __launch_bounds__(kPassThreads, 3)
     ntt_pass_kernel(const F* __restrict__ src, F* __restrict__ dst, const F* __restrict__ tw, PassArgs<F> a,
-                    const F* g_lo, const F* g_hi, const F* ginv_lo, const F* ginv_hi) {
+                    const F* g_lo, const F* g_hi, const F* post_lo, const F* post_hi) {
   extern __shared__ __align__(16) unsigned char ntt_smem[];
   const uint32_t lb = a.lo_bits, k = a.k, s0 = a.s0;
   const uint32_t tile_log = k + lb;
@@ -255,11 +261,11 @@ __global__ void __launch_bounds__(kPassThreads, 3)
     step_compute(st, r4, false, e, x);
     // No barrier before the next write: each thread writes back only the elements it read.
   }
-  // Last step's results: straight to device memory. A coset inverse multiplies by
-  // g^-j n^-1 = ginv_hi[j >> 12] (ginv_lo[j mod 2^12] n^-1); the 4 elements of a thread differ only
+  // Last step's results: straight to device memory. A post-scale multiplies by
+  // h^j n^-1 = post_hi[j >> 12] (post_lo[j mod 2^12] n^-1); the 4 elements of a thread differ only
   // in bits >= s0, so once s0 >= 12 the bracket is one product per thread, not per element.
   const uint32_t lo_of0 = global_index(e[0]) & (kPowLo - 1);
-  const F lo_scaled = kPostScale ? ginv_lo[lo_of0] * a.scale : F::one();
+  const F lo_scaled = kPostScale ? post_lo[lo_of0] * a.scale : F::one();
 #pragma unroll
   for (int c = 0; c < 4; ++c) {
     if (c >= 2 && !has_second) continue;
@@ -267,7 +273,7 @@ __global__ void __launch_bounds__(kPassThreads, 3)
     F v = x[c];
     if constexpr (kPostScale) {
       const uint32_t lo = gi & (kPowLo - 1);
-      v = v * (ginv_hi[gi >> kPowLoLog] * (lo == lo_of0 ? lo_scaled : ginv_lo[lo] * a.scale));
+      v = v * (post_hi[gi >> kPowLoLog] * (lo == lo_of0 ? lo_scaled : post_lo[lo] * a.scale));
     }
     dst[gi] = v;
   }
@@ -284,12 +290,12 @@ struct LaunchShape {
 // whichever device is current).
 template <class F, Gather kGather, bool kPostScale>
 void launch_pass(const LaunchShape& s, const F* src, F* dst, const F* tw, const PassArgs<F>& a, const F* g_lo,
-                 const F* g_hi, const F* ginv_lo, const F* ginv_hi) {
+                 const F* g_hi, const F* post_lo, const F* post_hi) {
   if (s.smem > 48 * 1024)
     ZK_CUDA_OK(cudaFuncSetAttribute(ntt_pass_kernel<F, kGather, kPostScale>,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize, int(s.smem)));
   ntt_pass_kernel<F, kGather, kPostScale>
-      <<<s.blocks, s.threads, s.smem, s.stream>>>(src, dst, tw, a, g_lo, g_hi, ginv_lo, ginv_hi);
+      <<<s.blocks, s.threads, s.smem, s.stream>>>(src, dst, tw, a, g_lo, g_hi, post_lo, post_hi);
   ZK_CUDA_OK_LAUNCH();
 }
 
@@ -300,13 +306,15 @@ void Engine<HostFr>::run(const F* d_in, F* d_out, int log_n, NttDirection dir, c
                                 std::to_string(log_n));
   if (d_in == d_out) throw std::invalid_argument("GPU NTT: input and output must be distinct buffers");
   ensure_twiddles(log_n);
-  const bool coset = dir == NttDirection::kCosetForward || dir == NttDirection::kCosetInverse;
+  const bool to_coset = dir == NttDirection::kInverseToCoset;
+  const bool coset = dir == NttDirection::kCosetForward || dir == NttDirection::kCosetInverse || to_coset;
   const CosetTables* ct = coset ? &coset_tables(log_n, shift) : nullptr;
-  const bool inverse = dir == NttDirection::kInverse || dir == NttDirection::kCosetInverse;
-  Gather gather = dir == NttDirection::kInverse        ? Gather::kInverse
-                  : dir == NttDirection::kCosetInverse ? Gather::kNegated
-                  : coset                              ? Gather::kCoset
-                                                       : Gather::kForward;
+  const bool inverse = dir == NttDirection::kInverse || dir == NttDirection::kCosetInverse || to_coset;
+  const bool post = dir == NttDirection::kCosetInverse || to_coset;  // scaled on output, by g^-j or g^j
+  Gather gather = dir == NttDirection::kInverse ? Gather::kInverse
+                  : post                        ? Gather::kNegated
+                  : coset                       ? Gather::kCoset
+                                                : Gather::kForward;
   PassArgs<F> a{};
   a.log_n = uint32_t(log_n);
   a.tw_top = uint32_t(tw_log_) - 1;
@@ -317,6 +325,8 @@ void Engine<HostFr>::run(const F* d_in, F* d_out, int log_n, NttDirection dir, c
   const F* g_hi = coset ? ct->pow.get() + 2 * kPowLo : nullptr;
   const F* ginv_lo = coset ? ct->pow.get() + kPowLo : nullptr;
   const F* ginv_hi = coset ? ct->pow.get() + 2 * kPowLo + ct->hi_count : nullptr;
+  const F* post_lo = to_coset ? g_lo : ginv_lo;
+  const F* post_hi = to_coset ? g_hi : ginv_hi;
   uint32_t ks[8];
   const int passes = plan_passes(uint32_t(log_n), ks);
   uint32_t s0 = 0;
@@ -324,7 +334,7 @@ void Engine<HostFr>::run(const F* d_in, F* d_out, int log_n, NttDirection dir, c
     a.s0 = s0;
     a.lo_bits = s0 == 0 ? 0u : (s0 < 2 ? s0 : 2u);
     a.k = ks[p];
-    const bool post_scale = dir == NttDirection::kCosetInverse && p + 1 == passes;
+    const bool post_scale = post && p + 1 == passes;
     const uint32_t tile_log = a.k + a.lo_bits;
     const uint32_t threads = tile_log >= 2 ? 1u << (tile_log - 2) : 1u;
     // Shared memory: none for a one-step pass, else the tile plus the staged twiddles.
@@ -335,24 +345,24 @@ void Engine<HostFr>::run(const F* d_in, F* d_out, int log_n, NttDirection dir, c
     switch (gather) {
       case Gather::kInPlace:
         if (post_scale)
-          launch_pass<F, Gather::kInPlace, true>(shape, d_in, d_out, tw_.get(), a, g_lo, g_hi, ginv_lo, ginv_hi);
+          launch_pass<F, Gather::kInPlace, true>(shape, d_in, d_out, tw_.get(), a, g_lo, g_hi, post_lo, post_hi);
         else
-          launch_pass<F, Gather::kInPlace, false>(shape, d_in, d_out, tw_.get(), a, g_lo, g_hi, ginv_lo, ginv_hi);
+          launch_pass<F, Gather::kInPlace, false>(shape, d_in, d_out, tw_.get(), a, g_lo, g_hi, post_lo, post_hi);
         break;
       case Gather::kForward:
-        launch_pass<F, Gather::kForward, false>(shape, d_in, d_out, tw_.get(), a, g_lo, g_hi, ginv_lo, ginv_hi);
+        launch_pass<F, Gather::kForward, false>(shape, d_in, d_out, tw_.get(), a, g_lo, g_hi, post_lo, post_hi);
         break;
       case Gather::kCoset:
-        launch_pass<F, Gather::kCoset, false>(shape, d_in, d_out, tw_.get(), a, g_lo, g_hi, ginv_lo, ginv_hi);
+        launch_pass<F, Gather::kCoset, false>(shape, d_in, d_out, tw_.get(), a, g_lo, g_hi, post_lo, post_hi);
         break;
       case Gather::kInverse:
-        launch_pass<F, Gather::kInverse, false>(shape, d_in, d_out, tw_.get(), a, g_lo, g_hi, ginv_lo, ginv_hi);
+        launch_pass<F, Gather::kInverse, false>(shape, d_in, d_out, tw_.get(), a, g_lo, g_hi, post_lo, post_hi);
         break;
-      case Gather::kNegated:  // a coset inverse: one pass (n <= 2^kTileLog) scales on output too
+      case Gather::kNegated:  // scaled on output: one pass (n <= 2^kTileLog) does it in its only pass
         if (post_scale)
-          launch_pass<F, Gather::kNegated, true>(shape, d_in, d_out, tw_.get(), a, g_lo, g_hi, ginv_lo, ginv_hi);
+          launch_pass<F, Gather::kNegated, true>(shape, d_in, d_out, tw_.get(), a, g_lo, g_hi, post_lo, post_hi);
         else
-          launch_pass<F, Gather::kNegated, false>(shape, d_in, d_out, tw_.get(), a, g_lo, g_hi, ginv_lo, ginv_hi);
+          launch_pass<F, Gather::kNegated, false>(shape, d_in, d_out, tw_.get(), a, g_lo, g_hi, post_lo, post_hi);
         break;
     }
     gather = Gather::kInPlace;

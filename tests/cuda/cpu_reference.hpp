@@ -155,14 +155,17 @@ void ntt_reference(std::vector<F>& a, cuda::NttDirection dir) {
       break;
     }
     case cuda::NttDirection::kInverse:
-    case cuda::NttDirection::kCosetInverse: {
+    case cuda::NttDirection::kCosetInverse:
+    case cuda::NttDirection::kInverseToCoset: {
       fft_reference(a, w.inverse());
       const F n_inv = F::from_u64(a.size()).inverse();
-      const F gi = g.inverse();
+      const F step = dir == cuda::NttDirection::kInverse        ? F::one()
+                     : dir == cuda::NttDirection::kCosetInverse ? g.inverse()
+                                                                : g;
       F x = n_inv;
       for (auto& v : a) {
         v *= x;
-        if (dir == cuda::NttDirection::kCosetInverse) x *= gi;
+        x *= step;
       }
       break;
     }
