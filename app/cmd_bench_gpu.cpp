@@ -22,7 +22,7 @@ std::function<int()> attach_bench_gpu(CLI::App& bench) {
     int porep_log = 27, check_cpu_log = 20, g2_cpu_log = 20, runs = 3;
     uint64_t porep_size = 0;
     int porep_partitions = 1, porep_threads = 0;
-    std::string porep_accumulate, porep_order, porep_bundle = "full";
+    std::string porep_accumulate, porep_order, porep_bundle = "full", h_basis = "coset_lagrange";
     bool ceilings = true, msm_bits = true;
     std::vector<std::string> curves{"bn254", "bls12-381"};
   };
@@ -64,6 +64,11 @@ std::function<int()> attach_bench_gpu(CLI::App& bench) {
                   "once on the host, resident on the card, and a, b, c are computed there)")
       ->capture_default_str()
       ->check(CLI::IsMember({"full", "witness"}));
+  gpu->add_option("--h-basis", o->h_basis,
+                  "H basis of the synthetic keys: coset_lagrange (what setup writes), monomial (keys written before: "
+                  "one NTT more per proof) or both, comma-separated (prove rows per basis; the PoRep row's first "
+                  "partition once more in the second)")
+      ->capture_default_str();
   gpu->add_option("--check-cpu-log", o->check_cpu_log, "Compare with the CPU prover at this prove size (0: skip)")
       ->capture_default_str();
   gpu->add_option("--g2-cpu-log", o->g2_cpu_log,
@@ -97,6 +102,7 @@ std::function<int()> attach_bench_gpu(CLI::App& bench) {
     b.porep_accumulate = o->porep_accumulate;
     b.porep_order = o->porep_order;
     b.porep_bundle = o->porep_bundle;
+    b.h_basis = o->h_basis;
     b.check_cpu_log = o->check_cpu_log;
     b.g2_cpu_log = o->g2_cpu_log;
     b.runs = o->runs < 1 ? 1 : o->runs;

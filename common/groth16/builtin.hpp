@@ -24,7 +24,8 @@ namespace zkmill::groth16 {
 
 template <class E>
 ProvingKey<E> setup_builtin(const std::string& circuit, uint64_t size, ToxicWaste<typename E::Fr> tw,
-                            util::ThreadPool& pool = util::ThreadPool::global()) {
+                            util::ThreadPool& pool = util::ThreadPool::global(),
+                            HBasis h_basis = HBasis::kCosetLagrange) {
   using Fr = typename E::Fr;
   auto c = circuits::make_circuit<Fr>(circuit, size, /*seed=*/0, /*partition=*/0);
   cs::RecordingCS<Fr> rec;
@@ -34,6 +35,7 @@ ProvingKey<E> setup_builtin(const std::string& circuit, uint64_t size, ToxicWast
   meta.circuit = circuit;
   meta.size = size;
   meta.created_by = std::string("zkmill ") + build::kVersion + " (" + build::kGitCommit + ") dev setup";
+  meta.h_basis = h_basis;
   return generate_parameters<E>(r1cs, std::move(meta), tw, pool);
 }
 

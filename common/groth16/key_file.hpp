@@ -29,7 +29,12 @@ enum class SectionId : uint32_t {
   BG1 = 5,   // G1 per variable: v_j(tau)
   BG2 = 6,   // G2 per variable: v_j(tau)
   L = 7,     // G1 per aux variable: (beta u_j + alpha v_j + w_j) / delta
-  H = 8,     // G1 per domain point i: tau^i Z(tau) / delta
+  H = 8,     // G1 per domain point i: tau^i Z(tau) / delta (Meta's h_basis "monomial")
+  // G1 per coset point x_i = g w^i: L_i(tau) Z(tau) / (delta Z(x_i)), L_i the coset's Lagrange
+  // basis (Meta's h_basis "coset_lagrange"). Its own id, so that a build older than the basis
+  // field, which reads section 8, refuses such a key ("missing section 8") instead of proving
+  // against points of the wrong basis.
+  HCosetLagrange = 9,
 };
 
 // The error for any malformed, truncated or mismatched key file; what() names the file.

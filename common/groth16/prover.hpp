@@ -3,7 +3,9 @@
 //   A = alpha + sum_j z_j u_j(tau) + r delta                       (G1)
 //   B = beta  + sum_j z_j v_j(tau) + s delta                       (G2, and in G1 for C)
 //   C = sum_{aux j} z_j L_j + sum_i h_i H_i + s A + r B_G1 - r s delta   (G1)
-// with z = (inputs, aux), h the coefficients of (a(x)b(x) - c(x)) / Z(x) and r, s fresh
+// with z = (inputs, aux), h the H scalars as the key's H basis wants them (proving_key.hpp's
+// HBasis: the coefficients of (a(x)b(x) - c(x)) / Z(x), or the values of a b - c on a coset) and
+// r, s fresh
 // random blinders (or given explicitly, so CPU and GPU provers can be compared bit for bit).
 #pragma once
 
@@ -154,8 +156,9 @@ Proof<E> prove_with_randomness(const ProvingKey<E>& pk, const cs::WitnessBundle&
     throw UnsatisfiedError(uint64_t(row),
                            "unsatisfied witness: constraint row " + std::to_string(row) + " has a*b != c");
 
-  // H scalars: the n - 1 coefficients of h = (a b - c) / Z, computed in place in domain-sized
-  // zero-padded working copies (the bundle itself stays untouched).
+  // H scalars in the key's basis (HBasis), computed in place in domain-sized zero-padded
+  // working copies (the bundle itself stays untouched): coset Lagrange, the n values
+  // (a b - c)(g w^i); monomial, the n - 1 coefficients of h = (a b - c) / Z, one more transform.
   auto h_scalars = [&](util::ThreadPool& p) {
     auto domain = poly::EvaluationDomain<Fr>::from_log_size(pk.meta.domain_log2);
     auto padded = [n](std::span<const Fr> x) {
@@ -166,6 +169,10 @@ Proof<E> prove_with_randomness(const ProvingKey<E>& pk, const cs::WitnessBundle&
     std::vector<Fr> ha = padded(w.a<Fr>());
     {
       std::vector<Fr> hb = padded(w.b<Fr>()), hc = padded(w.c<Fr>());
+      if (pk.meta.h_basis == HBasis::kCosetLagrange) {
+        poly::groth16_coset_values_in_place<Fr>(domain, ha, hb, hc, p);
+        return ha;
+      }
       poly::groth16_h_in_place<Fr>(domain, ha, hb, hc, p);
     }
     ha.resize(n - 1);

@@ -8,6 +8,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -15,6 +16,21 @@
 #include "common/groth16/key_file.hpp"
 
 namespace zkmill::groth16 {
+
+// Which basis a native key's H points are in, i.e. which scalars the prover pairs them with
+// (docs/formats.md). n = 2^domain_log2, w the domain's root of unity, g = Fr::generator(),
+// Z(X) = X^n - 1, h = (A B - C) / Z the Groth16 quotient (deg h <= n - 2):
+//   kMonomial (keys written before the field existed, "monomial"): H_i = tau^i Z(tau) / delta,
+//     scalars the n - 1 coefficients of h (three NTTs to the coset g<w>, then the inverse coset
+//     NTT back to coefficients);
+//   kCosetLagrange ("coset_lagrange"): H_i = L_i(tau) Z(tau) / (delta (g^n - 1)) with L_i the
+//     Lagrange basis of the coset x_i = g w^i, scalars the n values (A B - C)(x_i) (no division
+//     and no seventh NTT: sum_i (A B - C)(x_i) H_i = sum_i h(x_i) L_i(tau) Z(tau)/delta =
+//     h(tau) Z(tau)/delta, since Z(x_i) = g^n - 1 on the whole coset and deg h < n).
+enum class HBasis { kMonomial, kCosetLagrange };
+
+inline const char* h_basis_name(HBasis b) { return b == HBasis::kMonomial ? "monomial" : "coset_lagrange"; }
+inline SectionId h_section(HBasis b) { return b == HBasis::kMonomial ? SectionId::H : SectionId::HCosetLagrange; }
 
 // What the key was made for; stored as JSON in the Meta section.
 struct KeyMeta {
@@ -25,6 +41,8 @@ struct KeyMeta {
   uint64_t n_constraints = 0;  // R1CS rows including the input rows
   uint32_t domain_log2 = 0;
   std::string created_by;
+  // What setup writes; a key file without the field predates it and is monomial.
+  HBasis h_basis = HBasis::kCosetLagrange;
 
   nlohmann::json to_json() const {
     return {{"circuit", circuit},
@@ -33,7 +51,8 @@ struct KeyMeta {
             {"n_aux", n_aux},
             {"n_constraints", n_constraints},
             {"domain_log2", domain_log2},
-            {"created_by", created_by}};
+            {"created_by", created_by},
+            {"h_basis", h_basis_name(h_basis)}};
   }
   static KeyMeta from_json(const nlohmann::json& j) {
     KeyMeta m;
@@ -44,6 +63,14 @@ struct KeyMeta {
     m.n_constraints = j.at("n_constraints").get<uint64_t>();
     m.domain_log2 = j.at("domain_log2").get<uint32_t>();
     m.created_by = j.value("created_by", "");
+    const std::string basis = j.value("h_basis", "monomial");
+    if (basis == "monomial")
+      m.h_basis = HBasis::kMonomial;
+    else if (basis == "coset_lagrange")
+      m.h_basis = HBasis::kCosetLagrange;
+    else
+      throw std::invalid_argument("unknown h_basis \"" + basis +
+                                  "\" (this build knows \"monomial\" and \"coset_lagrange\")");
     return m;
   }
 };
@@ -117,7 +144,7 @@ class ProvingKey {
     write_points<G1A>(w, SectionId::BG1, b_g1);
     write_points<G2A>(w, SectionId::BG2, b_g2);
     write_points<G1A>(w, SectionId::L, l);
-    write_points<G1A>(w, SectionId::H, h);
+    write_points<G1A>(w, h_section(meta.h_basis), h);
     w.finish();
   }
 
@@ -148,7 +175,7 @@ class ProvingKey {
     b_g1 = section_points<G1A>(SectionId::BG1, nvars, "B_G1");
     b_g2 = section_points<G2A>(SectionId::BG2, nvars, "B_G2");
     l = section_points<G1A>(SectionId::L, meta.n_aux, "L");
-    h = section_points<G1A>(SectionId::H, uint64_t(1) << meta.domain_log2, "H");
+    h = section_points<G1A>(h_section(meta.h_basis), uint64_t(1) << meta.domain_log2, "H");
   }
 
   template <class P>

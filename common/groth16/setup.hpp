@@ -6,7 +6,16 @@
 //   u_j(tau) = sum_i A_ij L_i(tau),  v_j = sum_i B_ij L_i(tau),  w_j = sum_i C_ij L_i(tau)
 // and L_i(tau) = w^i (tau^n - 1) / (n (tau - w^i)). The key holds
 //   A_j = u_j G1, B_j = v_j G1 and v_j G2, IC_j = (beta u_j + alpha v_j + w_j)/gamma G1 (inputs),
-//   L_j = (beta u_j + alpha v_j + w_j)/delta G1 (aux), H_i = tau^i Z(tau)/delta G1 (i < n).
+//   L_j = (beta u_j + alpha v_j + w_j)/delta G1 (aux), and n H points in the basis meta.h_basis
+// names (proving_key.hpp's HBasis): monomial H_i = tau^i Z(tau)/delta G1, or (the default)
+// coset Lagrange H_i = L'_i(tau) Z(tau) / (delta Z(x_i)) G1 over the coset x_i = g w^i,
+// g = Fr::generator() (the prover's coset, common/poly/groth16_h.cpp; outside every 2-power
+// subgroup, so the coset is disjoint from <w> and Z(x_i) = g^n w^(in) - 1 = g^n - 1 != 0).
+// The coset's vanishing polynomial is X^n - g^n, whose derivative at x_i is n x_i^(n-1) =
+// n g^n / x_i, so its Lagrange basis is
+//   L'_i(X) = (X^n - g^n) / ((X - x_i) n x_i^(n-1)) = x_i (X^n - g^n) / (n g^n (X - x_i)),
+// and H_i = x_i * [(tau^n - g^n) Z(tau) / (n g^n (g^n - 1) delta)] / (tau - x_i): one constant,
+// one batch inversion of tau - x_i (tau must avoid the coset too: tau^n != g^n).
 #pragma once
 
 #include <stdexcept>
@@ -81,9 +90,19 @@ ProvingKey<E> generate_parameters(const cs::R1CS<typename E::Fr>& r1cs, KeyMeta 
       l_s[j - r1cs.n_inputs] = k * delta_inv;
   }
   std::vector<Fr> h_s(n);
-  {
+  if (meta.h_basis == HBasis::kMonomial) {
     Fr p = zt * delta_inv;
     for (size_t i = 0; i < n; ++i, p *= tw.tau) h_s[i] = p;
+  } else {
+    const Fr g = domain.coset_generator(), gn = domain.z_on_coset() + Fr::one();
+    const Fr tn_gn = zt + Fr::one() - gn;  // tau^n - g^n
+    if (tn_gn.is_zero()) throw std::invalid_argument("setup: tau lies in the prover's coset; draw again");
+    Fr xi = g;
+    for (size_t i = 0; i < n; ++i, xi *= domain.omega()) h_s[i] = tw.tau - xi;
+    ff::batch_inverse(h_s.data(), n);
+    const Fr scale = tn_gn * zt * delta_inv * domain.size_inv() * gn.inverse() * domain.z_on_coset_inv();
+    xi = g;
+    for (size_t i = 0; i < n; ++i, xi *= domain.omega()) h_s[i] *= xi * scale;
   }
 
   ec::FixedBaseTable<G1P> g1(E::G1::generator());

@@ -14,8 +14,10 @@
 //      forward transform evaluates on gH), left in bit-reversed order;
 //   2. fft_bitrev_to_natural(v, forward): sum_i v'_i g^i w^(ik) = V(g w^k), natural order.
 // No bit reversal is needed in between because step 1 leaves exactly the order step 2 reads.
-// Then a_k <- a_k b_k - c_k pointwise, and finally the inverse coset FFT of a with the constant
-// factor (g^n - 1)^-1 merged into its n^-1 (one scalar, folded into the twiddle products):
+// Then a_k <- a_k b_k - c_k pointwise (groth16_coset_values_in_place stops here: a key whose H is
+// in the coset's Lagrange basis takes these n values as they are), and finally the inverse
+// coset FFT of a with the constant factor (g^n - 1)^-1 merged into its n^-1 (one scalar, folded
+// into the twiddle products):
 //   3. fft_natural_to_bitrev(a, inverse, s = n^-1 (g^n - 1)^-1, coset -1), then bit reversal.
 // Bellman (src/groth16/prover.rs, src/domain.rs) does the same algebra as ifft, coset_fft
 // (distribute_powers + fft), mul_assign, sub_assign, divide_by_z_on_coset, icoset_fft, each FFT
@@ -78,13 +80,19 @@ void coset_values_to_h(const EvaluationDomain<F>& domain, std::span<F> a, Thread
 }  // namespace
 
 template <class F>
-void groth16_h_in_place(const EvaluationDomain<F>& domain, std::span<F> a, std::span<F> b, std::span<F> c,
-                        ThreadPool& pool) {
+void groth16_coset_values_in_place(const EvaluationDomain<F>& domain, std::span<F> a, std::span<F> b, std::span<F> c,
+                                   ThreadPool& pool) {
   require_length(domain, a.size(), "a", false);
   require_length(domain, b.size(), "b", false);
   require_length(domain, c.size(), "c", false);
   for (std::span<F> v : {a, b, c}) values_to_coset_values(domain, v, pool);
   mul_sub<F>(a, b, c, pool);
+}
+
+template <class F>
+void groth16_h_in_place(const EvaluationDomain<F>& domain, std::span<F> a, std::span<F> b, std::span<F> c,
+                        ThreadPool& pool) {
+  groth16_coset_values_in_place(domain, a, b, c, pool);
   coset_values_to_h(domain, a, pool);
 }
 
@@ -108,10 +116,12 @@ std::vector<F> groth16_h(const EvaluationDomain<F>& domain, std::vector<F> a, st
   return a;
 }
 
-#define ZKMILL_INSTANTIATE_GROTH16_H(F)                                                                            \
-  template void groth16_h_in_place<F>(const EvaluationDomain<F>&, std::span<F>, std::span<F>, std::span<F>,        \
-                                      ThreadPool&);                                                                \
-  template std::vector<F> groth16_h<F>(const EvaluationDomain<F>&, std::vector<F>, std::vector<F>, std::vector<F>, \
+#define ZKMILL_INSTANTIATE_GROTH16_H(F)                                                                                \
+  template void groth16_coset_values_in_place<F>(const EvaluationDomain<F>&, std::span<F>, std::span<F>, std::span<F>, \
+                                                 ThreadPool&);                                                         \
+  template void groth16_h_in_place<F>(const EvaluationDomain<F>&, std::span<F>, std::span<F>, std::span<F>,            \
+                                      ThreadPool&);                                                                    \
+  template std::vector<F> groth16_h<F>(const EvaluationDomain<F>&, std::vector<F>, std::vector<F>, std::vector<F>,     \
                                        ThreadPool&);
 
 ZKMILL_INSTANTIATE_GROTH16_H(ff::Bn254Fr)

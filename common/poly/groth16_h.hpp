@@ -37,6 +37,14 @@ template <class F>
 void groth16_h_in_place(const EvaluationDomain<F>& domain, std::span<F> a, std::span<F> b, std::span<F> c,
                         ThreadPool& pool = ThreadPool::global());
 
+// Steps 1 and 2 and the pointwise product of groth16_h_in_place, without its final inverse
+// coset FFT: on return a[i] = (A B - C)(g w^i) for i < n, g = domain.coset_generator(), natural
+// order (the scalars of a proving key whose H points are in the coset's Lagrange basis,
+// groth16::HBasis::kCosetLagrange); b, c overwritten. Same lengths and memory as above.
+template <class F>
+void groth16_coset_values_in_place(const EvaluationDomain<F>& domain, std::span<F> a, std::span<F> b, std::span<F> c,
+                                   ThreadPool& pool = ThreadPool::global());
+
 // Owning form: takes a, b, c (move them in to avoid copies; each may be shorter than n and is
 // zero-padded, longer throws std::invalid_argument) and returns h's n - 1 coefficients, lowest
 // degree first (the vector is a's storage, truncated). b and c are freed before the final

@@ -7,7 +7,7 @@
 //                    [--runs 3] [--curves bn254,bls12-381] [--msm-c 0,16] [--ceilings 1]
 //                    [--msm-bits 1] [--porep-size 130000000 --porep-partitions 10 --porep-threads 5]
 //                    [--porep-accumulate xyzz,affine,ones-xyzz,ones-affine] [--porep-order a-first,b2-first]
-//                    [--porep-bundle full|witness]
+//                    [--porep-bundle full|witness] [--h-basis coset_lagrange|monomial|coset_lagrange,monomial]
 //                    (a list "0" or a size 0 skips that part)
 #include <algorithm>
 #include <cstdio>
@@ -67,7 +67,9 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "--porep-bundle takes full or witness, got '%s'\n", v);
         return 2;
       }
-    } else if (k == "--check-cpu-log")
+    } else if (k == "--h-basis")
+      o.h_basis = v;
+    else if (k == "--check-cpu-log")
       o.check_cpu_log = std::atoi(v);
     else if (k == "--runs")
       o.runs = std::max(1, std::atoi(v));

@@ -31,6 +31,11 @@ struct GpuBenchOptions {
   // "witness" (witness-only bundles, a, b, c computed on the device by the circuit's PCE
   // matrices, recorded once on the host first: the farm's default, worker.bundle_kind).
   std::string porep_bundle = "full";
+  // The H basis of the synthetic keys (prove rows, PoRep row): "coset_lagrange" (what setup
+  // writes), "monomial" (keys written before, one NTT more per proof), or both comma-separated:
+  // prove rows for each basis; the PoRep row runs in the first, with one extra warm run of its
+  // first partition in each other basis (the before/after in one process).
+  std::string h_basis = "coset_lagrange";
   int check_cpu_log = 20;  // also run the CPU prover at this prove size and compare; 0: skip
   int g2_cpu_log = 20;     // also prove with B_G2 on the CPU pool at this size (the old path); 0: skip
   int runs = 3;

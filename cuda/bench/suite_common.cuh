@@ -17,11 +17,13 @@
 #include <chrono>
 #include <random>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "common/cs/witness_bundle.hpp"
 #include "common/ec/short_weierstrass.hpp"
+#include "common/groth16/proving_key.hpp"
 #include "common/util/thread_pool.hpp"
 #include "cuda/bench/suite.hpp"
 #include "cuda/ec/g1.hpp"
@@ -38,6 +40,24 @@ struct Row {
   float median_ms, min_ms;
   std::string note;
 };
+
+// GpuBenchOptions::h_basis as a list; throws std::invalid_argument on an unknown name.
+inline std::vector<groth16::HBasis> h_bases(const std::string& list) {
+  std::vector<groth16::HBasis> out;
+  size_t at = 0;
+  while (at <= list.size()) {
+    const size_t end = std::min(list.find(',', at), list.size());
+    const std::string item = list.substr(at, end - at);
+    if (item == "coset_lagrange")
+      out.push_back(groth16::HBasis::kCosetLagrange);
+    else if (item == "monomial")
+      out.push_back(groth16::HBasis::kMonomial);
+    else
+      throw std::invalid_argument("--h-basis takes coset_lagrange and monomial, got '" + item + "'");
+    at = end + 1;
+  }
+  return out;
+}
 
 inline float median(std::vector<float> v) {
   std::sort(v.begin(), v.end());

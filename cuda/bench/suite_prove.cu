@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The proof parts of the GPU benchmark suite (suite_common.cuh): full GPU proofs through
 // prove_gpu<E> on synthetic keys (cold and warm key cache, B_G2 on the GPU and on the CPU, and the
-// CPU prover's proof on the same inputs at check_cpu_log); also the synthetic witness and the
-// phase note that the PoRep rows (suite_porep.cu) share.
+// CPU prover's proof on the same inputs at check_cpu_log), in each H basis of --h-basis (the
+// same points labelled either way: a synthetic key's proofs do not verify, the GPU == CPU check
+// holds per basis); also the synthetic witness and the phase note that the PoRep rows
+// (suite_porep.cu) share.
 #include <chrono>
 #include <cstdio>
 #include <random>
@@ -66,7 +68,7 @@ std::vector<P> tiled(const std::vector<P>& pool, size_t n, size_t offset) {
 }
 
 template <class E>
-groth16::ProvingKey<E> synthetic_key(uint32_t log_n, std::mt19937_64& rng) {
+groth16::ProvingKey<E> synthetic_key(uint32_t log_n, std::mt19937_64& rng, groth16::HBasis basis) {
   using Fr = typename E::Fr;
   const uint64_t n = uint64_t(1) << log_n;
   const auto g1 = progression<E>(Fr::random(rng), Fr::random(rng), size_t(1) << kQLog, E::G1::generator().to_affine());
@@ -78,6 +80,7 @@ groth16::ProvingKey<E> synthetic_key(uint32_t log_n, std::mt19937_64& rng) {
   meta.n_aux = n - 2;
   meta.n_constraints = n;
   meta.domain_log2 = log_n;
+  meta.h_basis = basis;
   groth16::VerifyingKey<E> vk;
   vk.alpha_g1 = g1[1];
   vk.beta_g1 = g1[2];
@@ -120,51 +123,56 @@ template <class E>
 bool bench_prove(const GpuBenchOptions& o, std::vector<Row>& rows) {
   using Fr = typename E::Fr;
   bool all_ok = true;
+  const auto bases = h_bases(o.h_basis);
   for (int lg : o.prove_sizes) {
     std::mt19937_64 rng(1000 + lg);
     const auto k0 = std::chrono::steady_clock::now();
-    auto pk = synthetic_key<E>(uint32_t(lg), rng);
+    auto pk = synthetic_key<E>(uint32_t(lg), rng, bases[0]);
     auto w = synthetic_bundle<E>(uint32_t(lg), rng);
     std::printf("prove %-10s 2^%d: synthetic key + bundle in %.0f ms (host, not timed below)\n", E::kName, lg,
                 g16::ms_since(k0));
     const Fr r = Fr::random(rng), s = Fr::random(rng);
-    groth16::Proof<E> proof{}, first{};
-    // Default mode (B_G2 on the GPU) cold then warm; at g2_cpu_log also the CPU-G2 mode (its
-    // own cache entry: cold then warm), whose proof must be the same.
-    const bool both = lg == o.g2_cpu_log;
-    for (int rep = 0; rep < (both ? 4 : 2); ++rep) {
-      GpuProveTimings t;
-      GpuProveOptions po;
-      po.g2_on_cpu = rep >= 2;
-      const char* op = po.g2_on_cpu ? "prove_gpu_g2cpu" : "prove_gpu";
-      const GpuResult res = prove_dispatch<E>(pk, w, r, s, &proof, &t, po);
-      if (!res.ok()) {
-        std::printf("prove %s 2^%d FAILED: %s: %s\n", E::kName, lg, to_string(res.code), res.message.c_str());
-        rows.push_back({op, E::kName, lg, 0, 0, "WRONG: " + res.message});
-        all_ok = false;
-        break;
+    for (const groth16::HBasis basis : bases) {
+      pk.meta.h_basis = basis;  // its own key-cache entry: the fingerprint covers the metadata
+      const std::string suffix = basis == groth16::HBasis::kMonomial ? "_monoH" : "";
+      groth16::Proof<E> proof{}, first{};
+      // Default mode (B_G2 on the GPU) cold then warm; at g2_cpu_log also the CPU-G2 mode (its
+      // own cache entry: cold then warm), whose proof must be the same.
+      const bool both = lg == o.g2_cpu_log;
+      for (int rep = 0; rep < (both ? 4 : 2); ++rep) {
+        GpuProveTimings t;
+        GpuProveOptions po;
+        po.g2_on_cpu = rep >= 2;
+        const std::string op = (po.g2_on_cpu ? "prove_gpu_g2cpu" : "prove_gpu") + suffix;
+        const GpuResult res = prove_dispatch<E>(pk, w, r, s, &proof, &t, po);
+        if (!res.ok()) {
+          std::printf("prove %s 2^%d FAILED: %s: %s\n", E::kName, lg, to_string(res.code), res.message.c_str());
+          rows.push_back({op, E::kName, lg, 0, 0, "WRONG: " + res.message});
+          all_ok = false;
+          break;
+        }
+        if (rep == 0) first = proof;
+        std::string note = phase_note(t);
+        if (rep >= 1 && !(proof == first)) {
+          note = "WRONG (differs from the first proof) " + note;
+          all_ok = false;
+        }
+        rows.push_back({op, E::kName, lg, float(t.total_ms), float(t.total_ms), note});
+        std::printf("%s %-10s 2^%d total %.1f ms  %s\n", op.c_str(), E::kName, lg, t.total_ms, note.c_str());
+        std::fflush(stdout);
       }
-      if (rep == 0) first = proof;
-      std::string note = phase_note(t);
-      if (rep >= 1 && !(proof == first)) {
-        note = "WRONG (differs from the first proof) " + note;
-        all_ok = false;
+      if (lg == o.check_cpu_log) {
+        groth16::ProveTimings ct;
+        const auto cpu = groth16::prove_with_randomness<E>(pk, w, r, s, util::ThreadPool::global(), &ct);
+        const bool same = cpu == first;
+        all_ok = all_ok && same;
+        char note[200];
+        std::snprintf(
+            note, sizeof note, "%s GPU proof == CPU proof | CPU: H %.0f A %.0f B1 %.0f B2 %.0f L %.0f Hmsm %.0f",
+            same ? "OK" : "WRONG", ct.h_ms, ct.msm_a_ms, ct.msm_b_g1_ms, ct.msm_b_g2_ms, ct.msm_l_ms, ct.msm_h_ms);
+        rows.push_back({"prove_cpu" + suffix, E::kName, lg, float(ct.total_ms), float(ct.total_ms), note});
+        std::printf("prove_cpu%s %-10s 2^%d total %.1f ms  %s\n", suffix.c_str(), E::kName, lg, ct.total_ms, note);
       }
-      rows.push_back({op, E::kName, lg, float(t.total_ms), float(t.total_ms), note});
-      std::printf("%s %-10s 2^%d total %.1f ms  %s\n", op, E::kName, lg, t.total_ms, note.c_str());
-      std::fflush(stdout);
-    }
-    if (lg == o.check_cpu_log) {
-      groth16::ProveTimings ct;
-      const auto cpu = groth16::prove_with_randomness<E>(pk, w, r, s, util::ThreadPool::global(), &ct);
-      const bool same = cpu == first;
-      all_ok = all_ok && same;
-      char note[200];
-      std::snprintf(
-          note, sizeof note, "%s GPU proof == CPU proof | CPU: H %.0f A %.0f B1 %.0f B2 %.0f L %.0f Hmsm %.0f",
-          same ? "OK" : "WRONG", ct.h_ms, ct.msm_a_ms, ct.msm_b_g1_ms, ct.msm_b_g2_ms, ct.msm_l_ms, ct.msm_h_ms);
-      rows.push_back({"prove_cpu", E::kName, lg, float(ct.total_ms), float(ct.total_ms), note});
-      std::printf("prove_cpu %-10s 2^%d total %.1f ms  %s\n", E::kName, lg, ct.total_ms, note);
     }
   }
   (void)release_gpu_context(0);

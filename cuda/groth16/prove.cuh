@@ -13,10 +13,11 @@
 //                                                               waits a; a -> coefficients
 //   join uploader                                               waits b, c; row check;
 //                                                               a -> coset; b, c: iNTT -> coset;
-//                                                               native: a <- (a b - c) (g^n - 1)^-1;
-//                                                               t <- icoset iNTT(a) = h
-//                                                               MSM H over t[0 .. n-2];
-//                                                               snarkjs: see quotient_scalars
+//                                                               a <- a b - c; MSM H over a[0 .. n-1]
+//                                                               (monomial-H keys: a <- a/(g^n - 1),
+//                                                               t <- icoset iNTT(a) = h, MSM H over
+//                                                               t[0 .. n-2]; snarkjs: see
+//                                                               quotient_scalars)
 //   [CPU-G2 mode: join G2]; groth16::assemble_proof on the host, as the CPU provers.
 // The a, b, c uploads (host memcpy into pinned slots + DMA) thus overlap the A, B_G1, B_G2 and
 // L MSMs and a's first NTT. The default runs B_G2 on the GPU (cuda/bench/NOTES.md: 30-100x faster
@@ -80,15 +81,29 @@ __global__ void permute_kernel(const F* src, F* dst, uint64_t n, uint64_t k, boo
 
 inline unsigned blocks_of(uint64_t n, unsigned threads) { return unsigned((n + threads - 1) / threads); }
 
-// How a key format wants its H scalars from a, b, c (evaluations over the domain).
+// How a key wants its H scalars from a, b, c (evaluations over the domain): which coset they
+// are evaluated on (CosetSteps) and which basis the key's H points are in (quotient_scalars).
+//   native keys, basis kMonomial (written before the basis field): the n - 1 coefficients of
+//     h = (a b - c) / Z, through the coset g<w> and back (the coset inverse NTT);
+//   native keys, basis kCosetLagrange (what setup writes now): the n values a b - c on g<w>,
+//     Z(g w^i) = g^n - 1 folded into the H points (groth16/setup.hpp): one NTT fewer;
+//   snarkjs keys (snarkjs = true, always kCosetLagrange): the n values a' b' - c' on snarkjs's
+//     odd coset zeta <w_snarkjs>, with x' = x interpolated over snarkjs's domain
+//     (formats::SnarkjsQuotient, the CPU version), 1/Z folded into the points likewise.
 template <class HostFr>
 struct QuotientPlan {
-  // false (native keys): the n - 1 coefficients of h = (a b - c) / Z, through the coset g<w>.
-  // true (snarkjs keys): the n values a' b' - c' on snarkjs's odd coset zeta <w_snarkjs>, with
-  // x' = x interpolated over snarkjs's domain (formats::SnarkjsQuotient, the CPU version).
-  bool snarkjs = false;
+  groth16::HBasis basis = groth16::HBasis::kMonomial;
+  bool snarkjs = false;         // the coset is snarkjs's (k, zeta) rather than g<w>
   uint64_t k = 1;               // snarkjs's root of unity is ours^k
   HostFr zeta = HostFr::one();  // the odd coset's shift
+
+  // The plan a native key's H basis calls for.
+  static QuotientPlan native(groth16::HBasis b) {
+    QuotientPlan p;
+    p.basis = b;
+    return p;
+  }
+  bool lagrange() const { return basis == groth16::HBasis::kCosetLagrange; }
 };
 
 // x -> its values on the coset the plan names, in two halves so that the first can run before
@@ -124,11 +139,12 @@ struct CosetSteps {
 };
 
 // The H scalars from st.a, st.b, st.c already on the coset (CosetSteps; consumed); returns
-// where the scalars are (st.a or st.t) and their count. Native keys: a <- (a b - c) / Z(g w^i)
+// where the scalars are (st.a or st.t) and their count. Monomial H: a <- (a b - c) / Z(g w^i)
 // pointwise, Z = g^n - 1 on the whole coset, then the coset inverse NTT: the n - 1
-// coefficients of h = (a b - c) / Z. snarkjs keys: a b - c pointwise (no division: snarkjs
-// folds 1/Z(zeta w^i) = -1/2 into its H points) and back into snarkjs's order: n values. The
-// CPU's SnarkjsQuotient does the same steps, so results are identical.
+// coefficients of h = (a b - c) / Z. Coset-Lagrange H: a b - c pointwise, n values (no
+// division: setup folds 1/Z(x_i) into the points, g^n - 1 for native keys, -1/2 for snarkjs's),
+// for snarkjs keys back into snarkjs's order. The CPU (groth16_coset_values_in_place,
+// groth16_h_in_place, SnarkjsQuotient) does the same steps, so results are identical.
 template <class G>
 std::pair<const typename G::Fr*, uint64_t> quotient_scalars(CurveState<G>& st, uint32_t log_n,
                                                             const QuotientPlan<typename G::HostFr>& plan,
@@ -136,10 +152,10 @@ std::pair<const typename G::Fr*, uint64_t> quotient_scalars(CurveState<G>& st, u
   using F = typename G::Fr;
   using HostFr = typename G::HostFr;
   const uint64_t n = uint64_t(1) << log_n;
-  if (plan.snarkjs) {
+  if (plan.lagrange()) {
     quotient_kernel<F><<<blocks_of(n, 256), 256, 0, cs>>>(st.a.get(), st.b.get(), st.c.get(), n, F::one());
     ZK_CUDA_OK_LAUNCH();
-    if (plan.k == 1) return {st.a.get(), n};
+    if (!plan.snarkjs || plan.k == 1) return {st.a.get(), n};
     permute_kernel<F><<<blocks_of(n, 256), 256, 0, cs>>>(st.a.get(), st.t.get(), n, plan.k, false);
     ZK_CUDA_OK_LAUNCH();
     return {st.t.get(), n};
@@ -208,7 +224,8 @@ GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>
   const std::span<const HostFr> aux = w.aux<HostFr>();  // witness-only: the whole values alone
   const uint64_t n = uint64_t(1) << log_n;
   const uint64_t rows = w.n_rows(), n_in = w.n_inputs(), n_aux = w.n_aux();
-  if (key.n_vars != n_in + n_aux || key.n_aux != n_aux || key.n_h + 1 < n || (plan.snarkjs && key.n_h < n) || rows > n)
+  if (key.n_vars != n_in + n_aux || key.n_aux != n_aux || key.n_h + 1 < n || (plan.lagrange() && key.n_h < n) ||
+      rows > n)
     throw std::invalid_argument("GPU prover: device key shape does not match the witness bundle");
   CurveState<G>& st = ctx.state<G>();
   st.a.reserve(n, "prover a");
@@ -633,7 +650,8 @@ GpuResult prove_key(const HostKey<E>& pk, Validate&& validate, const cs::Witness
   return res;
 }
 
-// Native keys (groth16::ProvingKey): H is the n - 1 coefficients of (a b - c) / Z.
+// Native keys (groth16::ProvingKey): the H scalars as the key's meta.h_basis says
+// (QuotientPlan::native), so keys written before the basis field still prove.
 template <class E>
 GpuResult prove_impl(const groth16::ProvingKey<E>& pk, const cs::WitnessBundle& w, const typename E::Fr& r,
                      const typename E::Fr& s, groth16::Proof<E>* out, GpuProveTimings* timings,
@@ -655,7 +673,8 @@ GpuResult prove_impl(const groth16::ProvingKey<E>& pk, const cs::WitnessBundle& 
     if (pk.a.size() != nvars || pk.b_g1.size() != nvars || pk.b_g2.size() != nvars || pk.l.size() != pk.meta.n_aux)
       throw std::invalid_argument("GPU prover: proving key sections do not match its metadata");
   };
-  return prove_key<E>(key, validate, w, pk.meta.domain_log2, QuotientPlan<typename E::Fr>{}, r, s, out, timings, o);
+  return prove_key<E>(key, validate, w, pk.meta.domain_log2, QuotientPlan<typename E::Fr>::native(pk.meta.h_basis), r,
+                      s, out, timings, o);
 }
 
 }  // namespace zkmill::cuda::g16

@@ -33,6 +33,7 @@ GpuResult prove_zkey_impl(const formats::ZkeyProvingKey<E>& pk, const cs::Witnes
                                                : std::string();
     key = {pk.a, pk.b1, pk.c, pk.h, pk.b2, &pk.vk, shape};
     const auto coset = formats::SnarkjsCoset<Fr>::of(log_n);
+    plan.basis = groth16::HBasis::kCosetLagrange;
     plan.snarkjs = true;
     plan.k = coset.k;
     plan.zeta = coset.zeta;

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // GPU Groth16 prover (cuda/groth16/prover.hpp) against the CPU prover: bit-identical proofs for
-// fixed r, s on both curves, chain and merkle at several sizes and a porep partition, verification, the
-// resident-key cache (reuse counter, budget refusal), and wrong/unsatisfied bundles as errors.
+// fixed r, s on both curves, chain and merkle at several sizes and a porep partition, with keys in
+// both H bases (coset Lagrange, as setup writes them, and monomial, as keys written before the
+// basis field hold them), verification, the resident-key cache (reuse counter, budget refusal),
+// and wrong/unsatisfied bundles as errors.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -53,8 +55,10 @@ class GpuGroth16 : public ::testing::Test {
   using E = typename T::E;
   using Fr = typename E::Fr;
   std::mt19937_64 rng{2024};
-  groth16::ProvingKey<E> key(const std::string& circuit, uint64_t size) {
-    return groth16::setup_builtin<E>(circuit, size, groth16::ToxicWaste<Fr>::random(rng));
+  groth16::ProvingKey<E> key(const std::string& circuit, uint64_t size,
+                             groth16::HBasis basis = groth16::HBasis::kCosetLagrange) {
+    return groth16::setup_builtin<E>(circuit, size, groth16::ToxicWaste<Fr>::random(rng), util::ThreadPool::global(),
+                                     basis);
   }
   groth16::Proof<E> gpu(const groth16::ProvingKey<E>& pk, const cs::WitnessBundle& w, const Fr& r, const Fr& s,
                         cuda::GpuProveTimings* t = nullptr) {
@@ -72,21 +76,44 @@ TYPED_TEST(GpuGroth16, SameProofAsCpuAndVerifies) {
   ZKMILL_REQUIRE_GPU();
   using E = typename TestFixture::E;
   using Fr = typename TestFixture::Fr;
-  for (const char* circuit : {"chain", "merkle"}) {
-    for (uint64_t size : {uint64_t(3), uint64_t(100), uint64_t(1500), uint64_t(9000)}) {
-      auto pk = this->key(circuit, size);
-      groth16::PreparedVerifyingKey<E> pvk(pk.vk);
-      for (uint64_t part : {0, 5}) {
-        auto w = groth16::synthesize_builtin<E>(pk.meta, 9, part);
-        const Fr r = Fr::random(this->rng), s = Fr::random(this->rng);
-        const auto cpu = groth16::prove_with_randomness<E>(pk, w, r, s);
-        const auto gpu = this->gpu(pk, w, r, s);
-        EXPECT_TRUE(gpu == cpu) << circuit << " size " << size << " partition " << part << " (domain 2^"
-                                << pk.meta.domain_log2 << ")";
-        EXPECT_TRUE(pvk.verify(gpu, groth16::public_inputs<E>(w))) << circuit << " size " << size;
+  for (const groth16::HBasis basis : {groth16::HBasis::kCosetLagrange, groth16::HBasis::kMonomial}) {
+    for (const char* circuit : {"chain", "merkle"}) {
+      for (uint64_t size : {uint64_t(3), uint64_t(100), uint64_t(1500), uint64_t(9000)}) {
+        auto pk = this->key(circuit, size, basis);
+        groth16::PreparedVerifyingKey<E> pvk(pk.vk);
+        for (uint64_t part : {0, 5}) {
+          auto w = groth16::synthesize_builtin<E>(pk.meta, 9, part);
+          const Fr r = Fr::random(this->rng), s = Fr::random(this->rng);
+          const auto cpu = groth16::prove_with_randomness<E>(pk, w, r, s);
+          const auto gpu = this->gpu(pk, w, r, s);
+          EXPECT_TRUE(gpu == cpu) << groth16::h_basis_name(basis) << " " << circuit << " size " << size << " partition "
+                                  << part << " (domain 2^" << pk.meta.domain_log2 << ")";
+          EXPECT_TRUE(pvk.verify(gpu, groth16::public_inputs<E>(w))) << circuit << " size " << size;
+        }
       }
     }
   }
+}
+
+// One toxic waste in both H bases: the GPU's proofs equal each other and the CPU's for fixed r, s
+// (both commit to h(tau) Z(tau) / delta), and each key keeps its own resident cache entry (the
+// fingerprint covers the metadata, so the same shape in the other basis is not a cache hit).
+TYPED_TEST(GpuGroth16, BothHBasesGiveTheSameProof) {
+  ZKMILL_REQUIRE_GPU();
+  using E = typename TestFixture::E;
+  using Fr = typename TestFixture::Fr;
+  const auto tw = groth16::ToxicWaste<Fr>::random(this->rng);
+  auto lag = groth16::setup_builtin<E>("merkle", 2500, tw, util::ThreadPool::global(), groth16::HBasis::kCosetLagrange);
+  auto mono = groth16::setup_builtin<E>("merkle", 2500, tw, util::ThreadPool::global(), groth16::HBasis::kMonomial);
+  auto w = groth16::synthesize_builtin<E>(lag.meta, 4, 1);
+  const Fr r = Fr::random(this->rng), s = Fr::random(this->rng);
+  cuda::GpuProveTimings t_lag, t_mono;
+  const auto on_lag = this->gpu(lag, w, r, s, &t_lag);
+  const auto on_mono = this->gpu(mono, w, r, s, &t_mono);
+  EXPECT_FALSE(t_mono.key_cache_hit) << "the monomial key was taken for the coset-Lagrange one";
+  EXPECT_TRUE(on_lag == on_mono);
+  EXPECT_TRUE(on_lag == groth16::prove_with_randomness<E>(lag, w, r, s));
+  EXPECT_TRUE(groth16::PreparedVerifyingKey<E>(lag.vk).verify(on_lag, groth16::public_inputs<E>(w)));
 }
 
 // The PoRep shape (issue 14): SHA-256 and Poseidon gadgets make almost every aux value a bit, so

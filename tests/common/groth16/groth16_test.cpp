@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 // Groth16 end to end on both curves: setup -> synthesize -> prove -> verify, plus the
-// negative cases (tampered proof, wrong public input, unsatisfied witness, bad batch).
+// negative cases (tampered proof, wrong public input, unsatisfied witness, bad batch), in both
+// bases of the key's H points (HBasis: monomial keys, as written before the basis field, must
+// keep proving), and key files that claim the wrong basis or an unknown one.
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
 
 #include "common/curves/bls12_381.hpp"
@@ -24,8 +27,8 @@ class Groth16 : public ::testing::Test {
  protected:
   using Fr = typename E::Fr;
   std::mt19937_64 rng{77};
-  ProvingKey<E> key(const std::string& circuit, uint64_t size) {
-    return setup_builtin<E>(circuit, size, ToxicWaste<Fr>::random(rng));
+  ProvingKey<E> key(const std::string& circuit, uint64_t size, HBasis basis = HBasis::kCosetLagrange) {
+    return setup_builtin<E>(circuit, size, ToxicWaste<Fr>::random(rng), util::ThreadPool::global(), basis);
   }
   // Proofs of partitions 0..count-1 of (pk's circuit, seed), with their statements.
   struct Statements {
@@ -48,21 +51,79 @@ TYPED_TEST_SUITE(Groth16, Curves);
 
 TYPED_TEST(Groth16, ProveAndVerifyBothCircuitsSeveralSizes) {
   using E = TypeParam;
-  for (const char* circuit : {"chain", "merkle"}) {
-    for (uint64_t size : {uint64_t(40), uint64_t(700)}) {
-      auto pk = this->key(circuit, size);
-      PreparedVerifyingKey<E> pvk(pk.vk);
-      for (uint64_t part : {0, 3}) {
-        auto w = synthesize_builtin<E>(pk.meta, 11, part);
-        auto proof = prove<E>(pk, w);
-        auto inputs = public_inputs<E>(w);
-        EXPECT_TRUE(pvk.verify(proof, inputs)) << circuit << " size " << size << " partition " << part;
-        // Wrong public input.
-        auto bad = inputs;
-        bad[0] += TestFixture::Fr::one();
-        EXPECT_FALSE(pvk.verify(proof, bad));
+  for (const HBasis basis : {HBasis::kCosetLagrange, HBasis::kMonomial}) {
+    for (const char* circuit : {"chain", "merkle"}) {
+      for (uint64_t size : {uint64_t(40), uint64_t(700)}) {
+        auto pk = this->key(circuit, size, basis);
+        ASSERT_EQ(pk.meta.h_basis, basis);
+        PreparedVerifyingKey<E> pvk(pk.vk);
+        for (uint64_t part : {0, 3}) {
+          auto w = synthesize_builtin<E>(pk.meta, 11, part);
+          auto proof = prove<E>(pk, w);
+          auto inputs = public_inputs<E>(w);
+          EXPECT_TRUE(pvk.verify(proof, inputs))
+              << h_basis_name(basis) << " " << circuit << " size " << size << " partition " << part;
+          // Wrong public input.
+          auto bad = inputs;
+          bad[0] += TestFixture::Fr::one();
+          EXPECT_FALSE(pvk.verify(proof, bad)) << h_basis_name(basis);
+        }
       }
     }
+  }
+}
+
+// Setup's H points against a direct evaluation of their definition for fixed toxic waste:
+// monomial H_i = tau^i Z(tau) / delta, coset Lagrange H_i = L_i(tau) Z(tau) / (delta (g^n - 1))
+// with L_i(tau) = prod_(j != i) (tau - x_j) / (x_i - x_j) over x_j = g w^j (the product form, not
+// setup's closed form). Every other section is the same in both keys.
+TYPED_TEST(Groth16, SetupHPointsAreTheirDefinitionInBothBases) {
+  using E = TypeParam;
+  using Fr = typename TestFixture::Fr;
+  const ToxicWaste<Fr> tw{Fr::from_u64(1234567), Fr::from_u64(11), Fr::from_u64(13), Fr::from_u64(17),
+                          Fr::from_u64(19)};
+  auto mono = setup_builtin<E>("chain", 40, tw, util::ThreadPool::global(), HBasis::kMonomial);
+  auto lag = setup_builtin<E>("chain", 40, tw, util::ThreadPool::global(), HBasis::kCosetLagrange);
+  const size_t n = size_t(1) << lag.meta.domain_log2;
+  ASSERT_GE(n, 64u);
+  ASSERT_EQ(lag.h.size(), n);
+  ASSERT_EQ(mono.h.size(), n);
+  const auto domain = poly::EvaluationDomain<Fr>::from_log_size(lag.meta.domain_log2);
+  const Fr g = Fr::generator(), zt = tw.tau.pow(uint64_t(n)) - Fr::one();
+  const Fr delta_inv = tw.delta.inverse(), gn1_inv = (g.pow(uint64_t(n)) - Fr::one()).inverse();
+  std::vector<Fr> x(n);
+  x[0] = g;
+  for (size_t j = 1; j < n; ++j) x[j] = x[j - 1] * domain.omega();
+  Fr tau_i = Fr::one();
+  for (size_t i = 0; i < n; ++i, tau_i *= tw.tau) {
+    Fr num = Fr::one(), den = Fr::one();
+    for (size_t j = 0; j < n; ++j)
+      if (j != i) num *= tw.tau - x[j], den *= x[i] - x[j];
+    const Fr l_i = num * den.inverse();
+    ASSERT_EQ(lag.h[i], (E::G1::generator() * (l_i * zt * delta_inv * gn1_inv)).to_affine()) << "coset H_" << i;
+    ASSERT_EQ(mono.h[i], (E::G1::generator() * (tau_i * zt * delta_inv)).to_affine()) << "monomial H_" << i;
+  }
+  ASSERT_EQ(lag.a.size(), mono.a.size());
+  for (size_t j = 0; j < lag.a.size(); ++j) ASSERT_EQ(lag.a[j], mono.a[j]);
+  for (size_t j = 0; j < lag.l.size(); ++j) ASSERT_EQ(lag.l[j], mono.l[j]);
+  EXPECT_EQ(lag.vk.ic, mono.vk.ic);
+}
+
+// Both bases commit to the same h(tau) Z(tau) / delta, so for the same toxic waste, witness and
+// r, s the two keys give the same proof bit for bit (a check that needs no pairing).
+TYPED_TEST(Groth16, BothHBasesGiveTheSameProof) {
+  using E = TypeParam;
+  using Fr = typename TestFixture::Fr;
+  for (const char* circuit : {"chain", "merkle"}) {
+    std::mt19937_64 seeded(5);
+    const auto tw = ToxicWaste<Fr>::random(seeded);
+    auto mono = setup_builtin<E>(circuit, 300, tw, util::ThreadPool::global(), HBasis::kMonomial);
+    auto lag = setup_builtin<E>(circuit, 300, tw, util::ThreadPool::global(), HBasis::kCosetLagrange);
+    auto w = synthesize_builtin<E>(lag.meta, 8, 1);
+    const Fr r = Fr::random(this->rng), s = Fr::random(this->rng);
+    const auto p = prove_with_randomness<E>(lag, w, r, s);
+    EXPECT_TRUE(p == prove_with_randomness<E>(mono, w, r, s)) << circuit;
+    EXPECT_TRUE(PreparedVerifyingKey<E>(lag.vk).verify(p, public_inputs<E>(w))) << circuit;
   }
 }
 
@@ -214,6 +275,93 @@ TYPED_TEST(Groth16, KeyFileRoundTripAndRejections) {
     EXPECT_NE(std::string(e.what()).find("curve"), std::string::npos) << e.what();
   }
   EXPECT_THROW(ProvingKey<E>::open(path + ".missing"), std::runtime_error);
+}
+
+// Copies the key file `from` to `to` with its metadata edited by `edit` and its H points under
+// section `h_id`: a key as a build before the basis field wrote it, or one that lies about it.
+template <class E, class Edit>
+void rewrite_key(const std::string& from, const std::string& to, Edit&& edit, SectionId h_id) {
+  using G1A = typename E::G1Affine;
+  KeyFileReader in(from);
+  KeyFileWriter out(to, E::kId);
+  uint64_t n = 0;
+  const auto m = in.section(SectionId::Meta, 1, &n);
+  nlohmann::json j = nlohmann::json::parse(m.begin(), m.end());
+  edit(j);
+  const std::string text = j.dump();
+  out.add_section(SectionId::Meta, 1, text.size(), {reinterpret_cast<const uint8_t*>(text.data()), text.size()});
+  const std::pair<SectionId, uint32_t> rest[] = {{SectionId::Vk, 1},
+                                                 {SectionId::Ic, sizeof(G1A)},
+                                                 {SectionId::A, sizeof(G1A)},
+                                                 {SectionId::BG1, sizeof(G1A)},
+                                                 {SectionId::BG2, sizeof(typename E::G2Affine)},
+                                                 {SectionId::L, sizeof(G1A)}};
+  for (const auto& [id, size] : rest) {
+    const auto bytes = in.section(id, size, &n);
+    out.add_section(id, size, n, bytes);
+  }
+  const auto h = in.section(in.has(SectionId::H) ? SectionId::H : SectionId::HCosetLagrange, sizeof(G1A), &n);
+  out.add_section(h_id, sizeof(G1A), n, h);
+  out.finish();
+}
+
+// The basis on file: setup's key holds section 9 and says coset_lagrange; a key without the
+// field (written before it) is monomial and proves; an unknown value is refused naming the file;
+// a key whose points are in the other basis than it claims yields proofs the verifier rejects.
+TYPED_TEST(Groth16, KeyFileHBasis) {
+  using E = TypeParam;
+  using Fr = typename TestFixture::Fr;
+  const std::string dir = ::testing::TempDir() + "/zkmill_hbasis_" + E::kName;
+  const auto tw = ToxicWaste<Fr>::random(this->rng);
+  const auto lag = setup_builtin<E>("merkle", 200, tw, util::ThreadPool::global(), HBasis::kCosetLagrange);
+  const auto mono = setup_builtin<E>("merkle", 200, tw, util::ThreadPool::global(), HBasis::kMonomial);
+  lag.write(dir + ".lag");
+  mono.write(dir + ".mono");
+  {
+    KeyFileReader r(dir + ".lag");
+    EXPECT_TRUE(r.has(SectionId::HCosetLagrange));
+    EXPECT_FALSE(r.has(SectionId::H)) << "a build before the basis field would read these points as monomial";
+  }
+  EXPECT_EQ(ProvingKey<E>::open(dir + ".lag").meta.h_basis, HBasis::kCosetLagrange);
+  EXPECT_EQ(ProvingKey<E>::open(dir + ".mono").meta.h_basis, HBasis::kMonomial);
+  auto w = synthesize_builtin<E>(lag.meta, 3, 2);
+  const auto inputs = public_inputs<E>(w);
+  PreparedVerifyingKey<E> pvk(lag.vk);
+  auto verifies = [&](const std::string& path) { return pvk.verify(prove<E>(ProvingKey<E>::open(path), w), inputs); };
+  EXPECT_TRUE(verifies(dir + ".lag"));
+  EXPECT_TRUE(verifies(dir + ".mono"));
+
+  // Written before the field: no h_basis, H in section 8.
+  rewrite_key<E>(
+      dir + ".mono", dir + ".old", [](nlohmann::json& j) { j.erase("h_basis"); }, SectionId::H);
+  EXPECT_EQ(ProvingKey<E>::open(dir + ".old").meta.h_basis, HBasis::kMonomial);
+  EXPECT_TRUE(verifies(dir + ".old"));
+
+  // An unknown basis.
+  rewrite_key<E>(
+      dir + ".lag", dir + ".unknown", [](nlohmann::json& j) { j["h_basis"] = "coset_lagrange_v2"; },
+      SectionId::HCosetLagrange);
+  try {
+    ProvingKey<E>::open(dir + ".unknown");
+    FAIL() << "a key of an unknown H basis was opened";
+  } catch (const KeyFileError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(dir + ".unknown"), std::string::npos) << what;
+    EXPECT_NE(what.find("coset_lagrange_v2"), std::string::npos) << what;
+  }
+  // Claims coset_lagrange, holds only section 8.
+  rewrite_key<E>(
+      dir + ".mono", dir + ".nosec", [](nlohmann::json& j) { j["h_basis"] = "coset_lagrange"; }, SectionId::H);
+  EXPECT_THROW(ProvingKey<E>::open(dir + ".nosec"), KeyFileError);
+
+  // Points of one basis labelled as the other: the prover cannot tell, the verifier does.
+  rewrite_key<E>(
+      dir + ".lag", dir + ".lie1", [](nlohmann::json& j) { j["h_basis"] = "monomial"; }, SectionId::H);
+  rewrite_key<E>(
+      dir + ".mono", dir + ".lie2", [](nlohmann::json& j) { j["h_basis"] = "coset_lagrange"; },
+      SectionId::HCosetLagrange);
+  EXPECT_FALSE(verifies(dir + ".lie1"));
+  EXPECT_FALSE(verifies(dir + ".lie2"));
 }
 
 }  // namespace zkmill::test
