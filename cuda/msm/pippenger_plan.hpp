@@ -58,8 +58,12 @@ inline double window_cost(uint64_t n, int bits, int c) {
 }
 
 constexpr int kMaxAutoWindow = 16;
+// From this many windowed points on, the automatic width is kLargeWindow instead.
+constexpr size_t kLargeWindowFrom = size_t(1) << 26;
+constexpr int kLargeWindow = 20;
 
-// `c_override` = 0 picks c by window_cost (at most kMaxAutoWindow); otherwise it is used as
+// `c_override` = 0 picks c by window_cost (at most kMaxAutoWindow; kLargeWindow from
+// kLargeWindowFrom points); otherwise it is used as
 // given (tests force small windows to make buckets large). n must be below 2^31: the sign
 // shares the point index word.
 inline MsmPlan make_plan(size_t n, int scalar_bits, int c_override = 0) {
@@ -71,6 +75,13 @@ inline MsmPlan make_plan(size_t n, int scalar_bits, int c_override = 0) {
   p.scalar_bits = scalar_bits;
   if (c_override) {
     p.c = c_override;
+  } else if (n >= kLargeWindowFrom) {
+    // From 2^26 points on, c = 20 (H200, 2026-12-02, docs/benchmarks.md "G1 window widths at
+    // 2^25..2^27"): with 2^7..2^8 points per bucket the imbalance that made c > 16 lose at
+    // 2^22..2^24 is gone, and W = 13 instead of 16 cuts the additions and the sort by 19%. G1
+    // c = 16 -> 20 at 2^27: BN254 498 -> 443 ms, BLS12-381 1119 -> 979; at 2^26: 252 -> 240, 559
+    // -> 518; at 2^25 c = 16 was still best (128 vs 140, 281 vs 284). Above 2^27 not measured.
+    p.c = kLargeWindow;
   } else {
     // Automatic widths stop at 16. Measured on the H200 (cuda/bench/NOTES.md, 2026-11-30): the
     // cost model's c = 17..20 at 2^22..2^24 ran 10-25% slower than c = 16 on both curves,

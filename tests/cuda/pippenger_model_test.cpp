@@ -145,6 +145,17 @@ TEST(PippengerPlan, WindowChoiceAndLimits) {
   EXPECT_LE(cuda::pippenger::make_plan(size_t(1) << 10, 255).c, 10);
   EXPECT_EQ(p24.windows, 255 / p24.c + 1);
   EXPECT_LT(uint64_t(p24.sentinel()), uint64_t(1) << p24.key_bits);
+  // From 2^26 points the automatic width is the wider one measured best there, for both scalar
+  // fields, and its digits still fit the sort (W * n < 2^32) and the sentinel its key.
+  EXPECT_EQ(cuda::pippenger::make_plan(cuda::pippenger::kLargeWindowFrom - 1, 255).c, cuda::pippenger::kMaxAutoWindow);
+  for (int bits : {254, 255})
+    for (size_t n : {cuda::pippenger::kLargeWindowFrom, size_t(1) << 27, size_t(1) << 28}) {
+      const MsmPlan p = cuda::pippenger::make_plan(n, bits);
+      EXPECT_EQ(p.c, cuda::pippenger::kLargeWindow) << n;
+      EXPECT_EQ(p.windows, bits / p.c + 1);
+      EXPECT_LT(p.digits(), uint64_t(1) << 32);
+      EXPECT_LT(uint64_t(p.sentinel()), uint64_t(1) << p.key_bits);
+    }
   EXPECT_THROW(cuda::pippenger::make_plan(10, 255, 1), std::invalid_argument);
   EXPECT_THROW(cuda::pippenger::make_plan(10, 255, 23), std::invalid_argument);
 }
