@@ -22,7 +22,7 @@ std::function<int()> attach_bench_gpu(CLI::App& bench) {
     int porep_log = 27, check_cpu_log = 20, g2_cpu_log = 20, runs = 3;
     uint64_t porep_size = 0;
     int porep_partitions = 1, porep_threads = 0;
-    std::string porep_accumulate, porep_order, porep_bundle = "full", h_basis = "coset_lagrange";
+    std::string porep_accumulate, porep_bundle = "full", h_basis = "coset_lagrange";
     bool ceilings = true, msm_bits = true;
     std::vector<std::string> curves{"bn254", "bls12-381"};
   };
@@ -54,10 +54,6 @@ std::function<int()> attach_bench_gpu(CLI::App& bench) {
   gpu->add_option("--porep-accumulate", o->porep_accumulate,
                   "PoRep row: extra warm runs of the first partition with every MSM forced to these accumulations "
                   "(e.g. xyzz,affine), beside the automatic policy");
-  gpu->add_option("--porep-order", o->porep_order,
-                  "PoRep row: extra warm runs of the first partition with the proof's MSMs in these orders "
-                  "(a-first: A, B_G1, B_G2, L; b2-first: B_G2 first), beside the automatic policy (B_G2 first when "
-                  "the PCE mat-vec runs beside the MSMs)");
   gpu->add_option("--porep-bundle", o->porep_bundle,
                   "PoRep row with --porep-size: full bundles (a, b, c made on the host and uploaded) or witness "
                   "(witness-only bundles as the farm ships them by default: the circuit's PCE matrices are recorded "
@@ -100,7 +96,6 @@ std::function<int()> attach_bench_gpu(CLI::App& bench) {
     b.porep_partitions = o->porep_partitions;
     b.porep_threads = o->porep_threads;
     b.porep_accumulate = o->porep_accumulate;
-    b.porep_order = o->porep_order;
     b.porep_bundle = o->porep_bundle;
     b.h_basis = o->h_basis;
     b.check_cpu_log = o->check_cpu_log;

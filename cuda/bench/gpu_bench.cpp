@@ -6,8 +6,8 @@
 //                    [--prove-sizes 20,22,24] [--porep-log 27] [--check-cpu-log 20] [--g2-cpu-log 20]
 //                    [--runs 3] [--curves bn254,bls12-381] [--msm-c 0,16] [--ceilings 1]
 //                    [--msm-bits 1] [--porep-size 130000000 --porep-partitions 10 --porep-threads 5]
-//                    [--porep-accumulate xyzz,affine,ones-xyzz,ones-affine] [--porep-order a-first,b2-first]
-//                    [--porep-bundle full|witness] [--h-basis coset_lagrange|monomial|coset_lagrange,monomial]
+//                    [--porep-accumulate xyzz,affine,ones-xyzz,ones-affine] [--porep-bundle full|witness]
+//                    [--h-basis coset_lagrange|monomial|coset_lagrange,monomial]
 //                    (a list "0" or a size 0 skips that part)
 #include <algorithm>
 #include <cstdio>
@@ -59,8 +59,6 @@ int main(int argc, char** argv) {
       o.porep_threads = std::max(0, std::atoi(v));
     else if (k == "--porep-accumulate")
       o.porep_accumulate = v;
-    else if (k == "--porep-order")
-      o.porep_order = v;
     else if (k == "--porep-bundle") {
       o.porep_bundle = v;
       if (o.porep_bundle != "full" && o.porep_bundle != "witness") {

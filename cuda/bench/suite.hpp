@@ -26,7 +26,6 @@ struct GpuBenchOptions {
   // Extra warm runs of the first partition with every MSM forced to one accumulation, e.g.
   // "xyzz,affine" (the automatic policy against each, in the same process and memory state).
   std::string porep_accumulate;
-  std::string porep_order;  // extra warm runs in these MSM orders (a-first, b2-first)
   // PoRep row with porep_size: "full" bundles (a, b, c synthesized on the host and uploaded) or
   // "witness" (witness-only bundles, a, b, c computed on the device by the circuit's PCE
   // matrices, recorded once on the host first: the farm's default, worker.bundle_kind).

@@ -253,29 +253,22 @@ struct PorepWitnesses {
   }
 };
 
-// The extra warm runs of partition 0, in the same process, key and memory state as the automatic
-// runs (the real setting of the H MSM: key resident, card nearly full):
-// --porep-accumulate xyzz,affine,...: every MSM engine of the proof forced to one accumulation
-// (xyzz, affine), or only the 1-scalar sums forced with the windows automatic (ones-xyzz: the
-// policy before the ones could run batch-affine; ones-affine);
-// --porep-order a-first,b2-first: the proof's MSMs in one order (MsmOrder), accumulations automatic.
+// The accumulations of the extra warm runs of partition 0 (--porep-accumulate xyzz,affine,...):
+// every MSM engine of the proof forced to one (xyzz, affine), or only the 1-scalar sums forced
+// with the windows automatic (ones-xyzz: the policy before the ones could run batch-affine;
+// ones-affine), in the same process, key and memory state as the automatic runs (the real setting
+// of the H MSM: key resident, card nearly full).
 struct ForcedRun {
   std::string name;
   MsmAccumulation windows, ones;
-  g16::MsmOrder order = g16::MsmOrder::kAuto;
 };
-std::vector<ForcedRun> forced_runs(const std::string& accumulate, const std::string& order) {
+std::vector<ForcedRun> forced_runs(const std::string& list) {
   constexpr auto X = MsmAccumulation::kXyzz, A = MsmAccumulation::kBatchAffine, U = MsmAccumulation::kAuto;
   std::vector<ForcedRun> out;
-  auto each = [](const std::string& list, auto&& f) {
-    size_t at = 0;
-    while (at <= list.size() && !list.empty()) {
-      const size_t end = std::min(list.find(',', at), list.size());
-      if (end > at) f(list.substr(at, end - at));
-      at = end + 1;
-    }
-  };
-  each(accumulate, [&](const std::string& item) {
+  size_t at = 0;
+  while (at <= list.size() && !list.empty()) {
+    const size_t end = std::min(list.find(',', at), list.size());
+    const std::string item = list.substr(at, end - at);
     if (item == "xyzz")
       out.push_back({item, X, X});
     else if (item == "affine")
@@ -284,18 +277,11 @@ std::vector<ForcedRun> forced_runs(const std::string& accumulate, const std::str
       out.push_back({item, U, X});
     else if (item == "ones-affine")
       out.push_back({item, U, A});
-    else
+    else if (!item.empty())
       throw std::invalid_argument("--porep-accumulate takes xyzz, affine, ones-xyzz and ones-affine, got '" + item +
                                   "'");
-  });
-  each(order, [&](const std::string& item) {
-    if (item == "a-first")
-      out.push_back({item, U, U, g16::MsmOrder::kAFirst});
-    else if (item == "b2-first")
-      out.push_back({item, U, U, g16::MsmOrder::kB2First});
-    else
-      throw std::invalid_argument("--porep-order takes a-first and b2-first, got '" + item + "'");
-  });
+    at = end + 1;
+  }
   return out;
 }
 
@@ -308,7 +294,7 @@ bool porep_on_device(const GpuBenchOptions& o, PorepWitnesses<E>& in, std::mt199
   const int parts = in.parts;
   const uint32_t lg = in.lg;
   const groth16::KeyMeta& meta = in.meta;
-  const auto forced = forced_runs(o.porep_accumulate, o.porep_order);
+  const auto forced = forced_runs(o.porep_accumulate);
   // The key's H basis (the tiled points read as either); partition 0 runs once more in each other
   // basis of --h-basis (its H differs, the other parts must not).
   const auto bases = h_bases(o.h_basis);
@@ -405,7 +391,6 @@ bool porep_on_device(const GpuBenchOptions& o, PorepWitnesses<E>& in, std::mt199
         cs.msm.set_ones_accumulation(acc.ones);
         cs.msm2.set_accumulation(acc.windows);
         cs.msm2.set_ones_accumulation(acc.ones);
-        cs.order = acc.order;
       };
       set_acc();
       GpuProveTimings t;
@@ -479,7 +464,6 @@ bool porep_on_device(const GpuBenchOptions& o, PorepWitnesses<E>& in, std::mt199
     }
     ctx.state<G>().msm.set_accumulation(MsmAccumulation::kAuto);
     ctx.state<G>().msm2.set_accumulation(MsmAccumulation::kAuto);
-    ctx.state<G>().order = g16::MsmOrder::kAuto;
     if (real) {
       owned = cs::WitnessBundle();
       in.pipeline->release();

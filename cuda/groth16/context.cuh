@@ -215,10 +215,6 @@ class KeyCache {
 
 // Engines and per-proof device buffers of one curve on one device (kept across proofs; they
 // only grow).
-// Which of a proof's MSMs goes first after the digits' sort (gpu_parts, b2_runs_first): kAuto
-// is the measured policy, the others force one order (the bench times both in one process).
-enum class MsmOrder { kAuto, kAFirst, kB2First };
-
 template <class G>
 struct CurveState {
   using F = typename G::Fr;
@@ -237,7 +233,6 @@ struct CurveState {
   DeviceBuffer<uint64_t> packed_words;
   DeviceBuffer<unsigned char> unpack_scratch;
   DeviceBuffer<unsigned long long> bad_row;
-  MsmOrder order = MsmOrder::kAuto;
 };
 
 class DeviceContext {

@@ -28,12 +28,10 @@
 #include <climits>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <future>
 #include <span>
 #include <stdexcept>
 #include <string>
-#include <string_view>
 #include <tuple>
 
 #include "common/cs/witness_expand.hpp"
@@ -173,25 +171,6 @@ std::pair<const typename G::Fr*, uint64_t> quotient_scalars(CurveState<G>& st, u
   return {st.t.get(), n - 1};
 }
 
-// Whether B_G2 is the first MSM of a proof (after the digits' sort) rather than the third.
-// With a witness-only bundle the PCE mat-vec runs on the copy stream while the first MSMs run:
-// both are memory-bound when the first is A (mostly-bit scalars: gathers of points), so A took
-// 70 ms instead of 30 beside it at 130M; B_G2's Fq2 arithmetic leaves the memory system to the
-// mat-vec. `order` (CurveState::order) forces one; else ZKMILL_GPU_PROVE_ORDER=a-first|b2-first
-// does; else (auto) B_G2 goes first beside a mat-vec.
-inline bool b2_runs_first(bool beside_matvec, MsmOrder order) {
-  if (order != MsmOrder::kAuto) return order == MsmOrder::kB2First;
-  static const MsmOrder from_env = [] {
-    const char* v = std::getenv("ZKMILL_GPU_PROVE_ORDER");
-    if (v == nullptr || *v == '\0' || std::string_view(v) == "auto") return MsmOrder::kAuto;
-    if (std::string_view(v) == "a-first") return MsmOrder::kAFirst;
-    if (std::string_view(v) == "b2-first") return MsmOrder::kB2First;
-    throw std::invalid_argument(std::string("ZKMILL_GPU_PROVE_ORDER: '") + v +
-                                "' is not one of auto, a-first, b2-first");
-  }();
-  return from_env == MsmOrder::kAuto ? beside_matvec : from_env == MsmOrder::kB2First;
-}
-
 template <class E>
 struct GpuParts {
   typename E::G1 a, b1, l, h;
@@ -202,8 +181,7 @@ struct GpuParts {
 // The MSMs of a proof on the device, with H computed there from the bundle's a, b, c as `plan`
 // says: the four G1 MSMs and, when key.b2 is set, B_G2. The key's sections are read from `key`
 // (device-resident). log_n: the key's domain. A, B_G1 and B_G2 take the same scalars z, so
-// their digits are sorted once; B_G2 runs before L and H (first of all beside a mat-vec:
-// b2_runs_first), while the a, b, c uploads (host
+// their digits are sorted once; B_G2 runs before L and H, while the a, b, c uploads (host
 // staging, the slowest part of the upload) are still going on, and a's interpolation runs as
 // soon as a is there (at 2^27 the three vectors are 12 GiB: 0.23 s of PCIe at 55 GB/s, more
 // than the BN254 MSMs take).
@@ -312,22 +290,17 @@ GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>
   GpuParts<E> out;
   auto m0 = std::chrono::steady_clock::now();
   st.msm.prepare(st.z.get(), n_in + n_aux);  // shared by A, B_G1 and B_G2
-  auto b2_msm = [&] {
-    if (key.b2 == nullptr) return;
-    m0 = std::chrono::steady_clock::now();
-    out.b2 = st.msm2.sum(key.b2);
-    out.has_b2 = true;
-    t.msm_b_g2_ms = ms_since(m0);
-  };
-  const bool b2_first = b2_runs_first(matrices != nullptr, st.order);
-  if (b2_first) b2_msm();
-  m0 = std::chrono::steady_clock::now();
   out.a = st.msm.sum(key.a);
   t.msm_a_ms = ms_since(m0);
   m0 = std::chrono::steady_clock::now();
   out.b1 = st.msm.sum(key.b1);
   t.msm_b_g1_ms = ms_since(m0);
-  if (!b2_first) b2_msm();
+  if (key.b2 != nullptr) {
+    m0 = std::chrono::steady_clock::now();
+    out.b2 = st.msm2.sum(key.b2);
+    out.has_b2 = true;
+    t.msm_b_g2_ms = ms_since(m0);
+  }
   m0 = std::chrono::steady_clock::now();
   out.l = st.msm.run(key.l, st.z.get() + n_in, n_aux);
   t.msm_l_ms = ms_since(m0);
