@@ -179,19 +179,20 @@ struct GpuParts {
 };
 
 // The MSMs of a proof on the device, with H computed there from the bundle's a, b, c as `plan`
-// says: the four G1 MSMs and, when key.b2 is set, B_G2. The key's sections are read from `key`
-// (device-resident). log_n: the key's domain. A, B_G1 and B_G2 take the same scalars z, so
-// their digits are sorted once; B_G2 runs before L and H, while the a, b, c uploads (host
-// staging, the slowest part of the upload) are still going on, and a's interpolation runs as
-// soon as a is there (at 2^27 the three vectors are 12 GiB: 0.23 s of PCIe at 55 GB/s, more
-// than the BN254 MSMs take).
+// says (no default: the plan must match the key's H points, QuotientPlan::native(basis) or a
+// .zkey's, else the proof fails verification): the four G1 MSMs and, when key.b2 is set, B_G2.
+// The key's sections are read from `key` (device-resident). log_n: the key's domain. A, B_G1
+// and B_G2 take the same scalars z, so their digits are sorted once; B_G2 runs before L and H,
+// while the a, b, c uploads (host staging, the slowest part of the upload) are still going on,
+// and a's interpolation runs as soon as a is there (at 2^27 the three vectors are 12 GiB: 0.23 s
+// of PCIe at 55 GB/s, more than the BN254 MSMs take).
 //
 // Witness-only bundles: `matrices` (the circuit's, resident) compute a, b, c on the device from
 // z instead of uploading them, and z's aux is uploaded as the bundle holds it (bit-packed) and
 // unpacked on the device (cuda/cs/witness_unpack.cuh).
 template <class E>
 GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>>& key, const cs::WitnessBundle& w,
-                      uint32_t log_n, GpuProveTimings& t, const QuotientPlan<typename E::Fr>& plan = {},
+                      uint32_t log_n, GpuProveTimings& t, const QuotientPlan<typename E::Fr>& plan,
                       const pce::DeviceMatrices<typename curve::G1Device<E>::Fr>* matrices = nullptr) {
   using G = curve::G1Device<E>;
   using F = typename G::Fr;
