@@ -19,6 +19,7 @@
 #pragma once
 
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "common/cs/recording_cs.hpp"
@@ -43,6 +44,28 @@ struct ToxicWaste {
   }
 };
 
+namespace detail {
+// The Lagrange basis of the coset x_i = s w^i (s = 1: the domain <w> itself) at tau, times
+// `extra`: out[i] = extra x_i (tau^n - s^n) / (n s^n (tau - x_i)), the coset's vanishing
+// polynomial X^n - s^n having derivative n s^n / x_i at x_i. One batch inversion of tau - x_i;
+// tau must avoid the coset (tau^n != s^n), else `where` names it in the error.
+template <class Fr>
+std::vector<Fr> lagrange_at(const poly::EvaluationDomain<Fr>& domain, const Fr& tau, const Fr& s, const Fr& extra,
+                            const char* where) {
+  const size_t n = domain.size();
+  const Fr sn = s.pow(uint64_t(n)), diff = tau.pow(uint64_t(n)) - sn;
+  if (diff.is_zero()) throw std::invalid_argument(std::string("setup: tau lies in ") + where + "; draw again");
+  std::vector<Fr> out(n);
+  Fr xi = s;
+  for (size_t i = 0; i < n; ++i, xi *= domain.omega()) out[i] = tau - xi;
+  ff::batch_inverse(out.data(), n);
+  const Fr scale = extra * diff * domain.size_inv() * sn.inverse();
+  xi = s;
+  for (size_t i = 0; i < n; ++i, xi *= domain.omega()) out[i] *= xi * scale;
+  return out;
+}
+}  // namespace detail
+
 template <class E>
 ProvingKey<E> generate_parameters(const cs::R1CS<typename E::Fr>& r1cs, KeyMeta meta, ToxicWaste<typename E::Fr> tw,
                                   util::ThreadPool& pool = util::ThreadPool::global()) {
@@ -53,19 +76,9 @@ ProvingKey<E> generate_parameters(const cs::R1CS<typename E::Fr>& r1cs, KeyMeta 
   poly::EvaluationDomain<Fr> domain(rows);
   const size_t n = domain.size();
   // tau must avoid the domain (then tau^n != 1 and every tau - w^i is invertible).
-  Fr zt = domain.evaluate_vanishing(tw.tau);
-  if (zt.is_zero()) throw std::invalid_argument("setup: tau lies in the evaluation domain; draw again");
-
+  const Fr zt = domain.evaluate_vanishing(tw.tau);
   // Lagrange coefficients at tau.
-  std::vector<Fr> lag(n);
-  {
-    Fr wi = Fr::one();
-    for (size_t i = 0; i < n; ++i, wi *= domain.omega()) lag[i] = tw.tau - wi;
-    ff::batch_inverse(lag.data(), n);
-    Fr scale = zt * domain.size_inv();
-    wi = Fr::one();
-    for (size_t i = 0; i < n; ++i, wi *= domain.omega()) lag[i] *= wi * scale;
-  }
+  const std::vector<Fr> lag = detail::lagrange_at(domain, tw.tau, Fr::one(), Fr::one(), "the evaluation domain");
 
   // u, v, w per variable: scatter each matrix row's coefficients times L_i.
   std::vector<Fr> u(nvars, Fr::zero()), v(nvars, Fr::zero()), w(nvars, Fr::zero());
@@ -94,15 +107,8 @@ ProvingKey<E> generate_parameters(const cs::R1CS<typename E::Fr>& r1cs, KeyMeta 
     Fr p = zt * delta_inv;
     for (size_t i = 0; i < n; ++i, p *= tw.tau) h_s[i] = p;
   } else {
-    const Fr g = domain.coset_generator(), gn = domain.z_on_coset() + Fr::one();
-    const Fr tn_gn = zt + Fr::one() - gn;  // tau^n - g^n
-    if (tn_gn.is_zero()) throw std::invalid_argument("setup: tau lies in the prover's coset; draw again");
-    Fr xi = g;
-    for (size_t i = 0; i < n; ++i, xi *= domain.omega()) h_s[i] = tw.tau - xi;
-    ff::batch_inverse(h_s.data(), n);
-    const Fr scale = tn_gn * zt * delta_inv * domain.size_inv() * gn.inverse() * domain.z_on_coset_inv();
-    xi = g;
-    for (size_t i = 0; i < n; ++i, xi *= domain.omega()) h_s[i] *= xi * scale;
+    h_s = detail::lagrange_at(domain, tw.tau, domain.coset_generator(), zt * delta_inv * domain.z_on_coset_inv(),
+                              "the prover's coset");
   }
 
   ec::FixedBaseTable<G1P> g1(E::G1::generator());

@@ -41,21 +41,29 @@ struct Row {
   std::string note;
 };
 
-// GpuBenchOptions::h_basis as a list; throws std::invalid_argument on an unknown name.
+// The items of a comma-separated option value ("" has none; "a,,b" has an empty middle one).
+inline std::vector<std::string> split_list(const std::string& list) {
+  std::vector<std::string> out;
+  for (size_t at = 0; !list.empty() && at <= list.size();) {
+    const size_t end = std::min(list.find(',', at), list.size());
+    out.push_back(list.substr(at, end - at));
+    at = end + 1;
+  }
+  return out;
+}
+
+// GpuBenchOptions::h_basis as a list; throws std::invalid_argument on an unknown name or none.
 inline std::vector<groth16::HBasis> h_bases(const std::string& list) {
   std::vector<groth16::HBasis> out;
-  size_t at = 0;
-  while (at <= list.size()) {
-    const size_t end = std::min(list.find(',', at), list.size());
-    const std::string item = list.substr(at, end - at);
+  for (const std::string& item : split_list(list)) {
     if (item == "coset_lagrange")
       out.push_back(groth16::HBasis::kCosetLagrange);
     else if (item == "monomial")
       out.push_back(groth16::HBasis::kMonomial);
     else
       throw std::invalid_argument("--h-basis takes coset_lagrange and monomial, got '" + item + "'");
-    at = end + 1;
   }
+  if (out.empty()) throw std::invalid_argument("--h-basis names no basis");
   return out;
 }
 

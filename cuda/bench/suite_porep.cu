@@ -265,10 +265,7 @@ struct ForcedRun {
 std::vector<ForcedRun> forced_runs(const std::string& list) {
   constexpr auto X = MsmAccumulation::kXyzz, A = MsmAccumulation::kBatchAffine, U = MsmAccumulation::kAuto;
   std::vector<ForcedRun> out;
-  size_t at = 0;
-  while (at <= list.size() && !list.empty()) {
-    const size_t end = std::min(list.find(',', at), list.size());
-    const std::string item = list.substr(at, end - at);
+  for (const std::string& item : split_list(list)) {
     if (item == "xyzz")
       out.push_back({item, X, X});
     else if (item == "affine")
@@ -280,7 +277,6 @@ std::vector<ForcedRun> forced_runs(const std::string& list) {
     else if (!item.empty())
       throw std::invalid_argument("--porep-accumulate takes xyzz, affine, ones-xyzz and ones-affine, got '" + item +
                                   "'");
-    at = end + 1;
   }
   return out;
 }

@@ -91,9 +91,11 @@ inline unsigned blocks_of(uint64_t n, unsigned threads) { return unsigned((n + t
 template <class HostFr>
 struct QuotientPlan {
   groth16::HBasis basis = groth16::HBasis::kMonomial;
-  bool snarkjs = false;         // the coset is snarkjs's (k, zeta) rather than g<w>
-  uint64_t k = 1;               // snarkjs's root of unity is ours^k
-  HostFr zeta = HostFr::one();  // the odd coset's shift
+  bool snarkjs = false;  // the coset is snarkjs's (k, zeta) rather than g<w>
+  uint64_t k = 1;        // snarkjs's root of unity is ours^k
+  // The coset's shift s: g = Fr::generator() for native keys, snarkjs's odd-coset zeta for .zkey
+  // keys (prove_zkey.cuh sets it).
+  HostFr shift = HostFr::generator();
 
   // The plan a native key's H basis calls for.
   static QuotientPlan native(groth16::HBasis b) {
@@ -127,8 +129,7 @@ struct CosetSteps {
       ZK_CUDA_OK_LAUNCH();
       x = st.u.get();
     }
-    const auto shift = plan.snarkjs ? plan.zeta : G::HostFr::generator();
-    st.ntt.run(x, st.t.get(), int(log_n), NttDirection::kInverseToCoset, shift);
+    st.ntt.run(x, st.t.get(), int(log_n), NttDirection::kInverseToCoset, plan.shift);
   }
   void evaluate(F* x) const {
     if (n() == 1) return;
@@ -162,12 +163,12 @@ std::pair<const typename G::Fr*, uint64_t> quotient_scalars(CurveState<G>& st, u
     ZK_CUDA_OK(cudaMemsetAsync(st.t.get(), 0, sizeof(F), cs));  // h has no coefficients
     return {st.t.get(), 0};
   }
-  HostFr gn = HostFr::generator();
-  for (uint32_t i = 0; i < log_n; ++i) gn = gn.square();
-  const F zinv = F::from_host((gn - HostFr::one()).inverse());
+  HostFr sn = plan.shift;
+  for (uint32_t i = 0; i < log_n; ++i) sn = sn.square();
+  const F zinv = F::from_host((sn - HostFr::one()).inverse());
   quotient_kernel<F><<<blocks_of(n, 256), 256, 0, cs>>>(st.a.get(), st.b.get(), st.c.get(), n, zinv);
   ZK_CUDA_OK_LAUNCH();
-  st.ntt.run(st.a.get(), st.t.get(), int(log_n), NttDirection::kCosetInverse);
+  st.ntt.run(st.a.get(), st.t.get(), int(log_n), NttDirection::kCosetInverse, plan.shift);
   return {st.t.get(), n - 1};
 }
 

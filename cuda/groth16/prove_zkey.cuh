@@ -36,7 +36,7 @@ GpuResult prove_zkey_impl(const formats::ZkeyProvingKey<E>& pk, const cs::Witnes
     plan.basis = groth16::HBasis::kCosetLagrange;
     plan.snarkjs = true;
     plan.k = coset.k;
-    plan.zeta = coset.zeta;
+    plan.shift = coset.zeta;
   });
   if (!made.ok()) return made;
   auto validate = [&] {

@@ -37,6 +37,13 @@ F identity_defect(const EvaluationDomain<F>& d, const std::vector<F>& a, const s
          horner(h, t) * d.evaluate_vanishing(t);
 }
 
+// v zero-padded to the domain's size: the in-place forms' input.
+template <class F>
+std::vector<F> padded(const EvaluationDomain<F>& d, std::vector<F> v) {
+  v.resize(d.size(), F::zero());
+  return v;
+}
+
 }  // namespace
 
 template <class F>
@@ -74,10 +81,7 @@ TYPED_TEST(QuotientTest, SatisfiedSystemsGiveTheExactQuotient) {
       ASSERT_EQ(identity_defect(d, a, b, c, h, t), F::zero()) << "m = " << m;
     }
     // The in-place form leaves the same h plus a zero top coefficient.
-    auto ia = a, ib = b, ic = c;
-    ia.resize(d.size());
-    ib.resize(d.size());
-    ic.resize(d.size());
+    auto ia = padded(d, a), ib = padded(d, b), ic = padded(d, c);
     groth16_h_in_place<F>(d, ia, ib, ic);
     EXPECT_TRUE(ia.back().is_zero()) << "m = " << m;
     ia.pop_back();
@@ -95,10 +99,7 @@ TYPED_TEST(QuotientTest, UnsatisfiedSystemBreaksTheIdentity) {
     auto h = groth16_h(d, a, b, c);
     const F t = F::random(this->rng);
     EXPECT_NE(identity_defect(d, a, b, c, h, t), F::zero()) << "m = " << m;
-    auto ia = a, ib = b, ic = c;
-    ia.resize(d.size());
-    ib.resize(d.size());
-    ic.resize(d.size());
+    auto ia = padded(d, a), ib = padded(d, b), ic = padded(d, c);
     groth16_h_in_place<F>(d, ia, ib, ic);
     EXPECT_FALSE(ia.back().is_zero()) << "m = " << m;
   }
@@ -135,8 +136,7 @@ TYPED_TEST(QuotientTest, CosetValuesAreTheProductOnTheCoset) {
     std::vector<F> a, b, c;
     this->satisfied(m, a, b, c);
     const auto h = groth16_h(d, a, b, c);
-    auto va = a, vb = b, vc = c;
-    for (auto* v : {&va, &vb, &vc}) v->resize(d.size());
+    auto va = padded(d, a), vb = padded(d, b), vc = padded(d, c);
     groth16_coset_values_in_place<F>(d, va, vb, vc);
     const F zinv = d.z_on_coset().inverse();
     F x = d.coset_generator();
