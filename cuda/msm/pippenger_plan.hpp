@@ -76,8 +76,8 @@ inline MsmPlan make_plan(size_t n, int scalar_bits, int c_override = 0) {
   if (c_override) {
     p.c = c_override;
   } else if (n >= kLargeWindowFrom) {
-    // From 2^26 points on, c = 20 (H200, 2026-12-02, docs/benchmarks.md "G1 window widths at
-    // 2^25..2^27"): with 2^7..2^8 points per bucket the imbalance that made c > 16 lose at
+    // From 2^26 points on, c = 20 (H200, 2026-12-02, docs/benchmarks.md "window width 20 from
+    // 2^26 points"): with 2^7..2^8 points per bucket the imbalance that made c > 16 lose at
     // 2^22..2^24 is gone, and W = 13 instead of 16 cuts the additions and the sort by 19%. G1
     // c = 16 -> 20 at 2^27: BN254 498 -> 443 ms, BLS12-381 1119 -> 979; at 2^26: 252 -> 240, 559
     // -> 518; at 2^25 c = 16 was still best (128 vs 140, 281 vs 284). Above 2^27 not measured.
