@@ -24,6 +24,7 @@
 // than the CPU pool at 2^20-2^24); GpuProveOptions::g2_on_cpu keeps the former CPU path.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <cstdint>
@@ -33,6 +34,7 @@
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include "common/cs/witness_expand.hpp"
 #include "common/groth16/assemble.hpp"
@@ -291,7 +293,7 @@ GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>
 
   GpuParts<E> out;
   auto m0 = std::chrono::steady_clock::now();
-  st.msm.prepare(st.z.get(), n_in + n_aux);  // shared by A, B_G1 and B_G2
+  st.msm.prepare(st.z.get(), n_in + n_aux, 0, false, key.copies_of(key.n_vars));  // shared by A, B_G1 and B_G2
   out.a = st.msm.sum(key.a);
   t.msm_a_ms = ms_since(m0);
   m0 = std::chrono::steady_clock::now();
@@ -304,7 +306,7 @@ GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>
     t.msm_b_g2_ms = ms_since(m0);
   }
   m0 = std::chrono::steady_clock::now();
-  out.l = st.msm.run(key.l, st.z.get() + n_in, n_aux);
+  out.l = st.msm.run(key.l, st.z.get() + n_in, n_aux, 0, nullptr, key.copies_of(key.n_aux));
   t.msm_l_ms = ms_since(m0);
 
   // H on the device. a's interpolation reads a only, so it runs as soon as a is there, while b
@@ -349,7 +351,7 @@ GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>
     throw std::invalid_argument("unsatisfied witness: constraint row " + std::to_string(bad) + " has a*b != c");
 
   m0 = std::chrono::steady_clock::now();
-  out.h = st.msm.run(key.h, h_scalars, h_count);
+  out.h = st.msm.run(key.h, h_scalars, h_count, 0, nullptr, key.copies_of(key.n_h));
   t.msm_h_ms = ms_since(m0);
   return out;
 }
@@ -419,13 +421,13 @@ std::string key_fingerprint(const HostKey<E>& k) {
 
 // One section (G1 or G2), CPU layout, into resident compact affine points: pinned chunks are copied to
 // a device staging image and converted there (ordered on the copy stream, so one staging
-// buffer serves every chunk).
+// buffer serves every chunk); then, with pc.copies > 1, the precomputed copies after them.
 template <class G>
 void upload_section(DeviceContext& ctx, std::span<const typename G::HostAffine> src,
                     DeviceBuffer<typename G::Affine>& dst, DeviceBuffer<typename G::HostImage>& staging,
-                    const char* what) {
+                    const char* what, const pippenger::PointCopies& pc) {
   using Img = typename G::HostImage;
-  dst.reserve(src.size(), what);
+  dst.reserve(src.size() * size_t(pc.copies), what);
   if (src.empty()) return;
   const cudaStream_t cp = ctx.copy.get();
   ctx.pinned.stream_chunks(
@@ -433,12 +435,16 @@ void upload_section(DeviceContext& ctx, std::span<const typename G::HostAffine> 
         ZK_CUDA_OK(cudaMemcpyAsync(staging.get(), chunk, len * sizeof(Img), cudaMemcpyHostToDevice, cp));
         pippenger::Engine<G>::points_from_image(staging.get(), dst.get() + off, uint32_t(len), cp);
       });
+  pippenger::Engine<G>::precompute(dst.get(), uint32_t(src.size()), pc.copies,
+                                   pippenger::precompute_shift(G::Fr::kBits, pc.c, pc.copies), cp);
 }
 
-// The key's G1 sections and, with_b2, its B_G2 section.
+// The key's G1 sections and, with_b2, its B_G2 section, each as `copies` precomputed copies for
+// window width c (copies = 1: plain).
 template <class E>
 std::unique_ptr<KeyEntry<curve::G1Device<E>>> upload_key(DeviceContext& ctx, const HostKey<E>& pk,
-                                                         const std::string& id, uint64_t bytes, bool with_b2) {
+                                                         const std::string& id, uint64_t bytes, bool with_b2,
+                                                         int copies, int c) {
   using G = curve::G1Device<E>;
   auto e = std::make_unique<KeyEntry<G>>();
   e->id = id;
@@ -446,21 +452,46 @@ std::unique_ptr<KeyEntry<curve::G1Device<E>>> upload_key(DeviceContext& ctx, con
   e->n_vars = pk.a.size();
   e->n_aux = pk.l.size();
   e->n_h = pk.h.size();
+  e->copies = copies;
+  e->c = c;
+  auto pc = [&](size_t n) { return pippenger::PointCopies{copies, c, uint32_t(n)}; };
   DeviceBuffer<typename G::HostImage> staging(PinnedPool::kSlotBytes / sizeof(typename G::HostImage), "key staging");
-  upload_section<G>(ctx, pk.a, e->a, staging, "resident key A");
-  upload_section<G>(ctx, pk.b1, e->b1, staging, "resident key B_G1");
-  upload_section<G>(ctx, pk.l, e->l, staging, "resident key L");
-  upload_section<G>(ctx, pk.h, e->h, staging, "resident key H");
+  upload_section<G>(ctx, pk.a, e->a, staging, "resident key A", pc(pk.a.size()));
+  upload_section<G>(ctx, pk.b1, e->b1, staging, "resident key B_G1", pc(pk.b1.size()));
+  upload_section<G>(ctx, pk.l, e->l, staging, "resident key L", pc(pk.l.size()));
+  upload_section<G>(ctx, pk.h, e->h, staging, "resident key H", pc(pk.h.size()));
   if (with_b2) {
     using G2 = G2Of<G>;
     DeviceBuffer<typename G2::HostImage> staging2(PinnedPool::kSlotBytes / sizeof(typename G2::HostImage),
                                                   "key staging (G2)");
-    upload_section<G2>(ctx, pk.b2, e->b2, staging2, "resident key B_G2");
+    upload_section<G2>(ctx, pk.b2, e->b2, staging2, "resident key B_G2", pc(pk.b2.size()));
     ctx.copy.sync();  // before staging2 is freed
     e->has_b2 = true;
   }
   ctx.copy.sync();
   return e;
+}
+
+// The precomputed copies of a key whose plain sections take `plain_bytes` (its largest section
+// n points: t n must stay below 2^31), t asked for: (copies, width). t copies when they fit the key-cache budget, else
+// as many as fit (a line on stderr says so), none (1) below two.
+inline std::pair<int, int> key_copies(int t, uint64_t n, uint64_t plain_bytes, int bits, uint64_t budget, int device) {
+  if (t <= 1 || n == 0) return {1, 0};
+  const int c = pippenger::precompute_window(n, bits, t);
+  const int want = pippenger::precompute_copies(bits, c, t);
+  const uint64_t fit = plain_bytes == 0 ? uint64_t(want) : budget / plain_bytes;
+  int copies = int(std::min<uint64_t>(uint64_t(want), fit));
+  if (uint64_t(copies) * n >= (uint64_t(1) << 31)) copies = int(((uint64_t(1) << 31) - 1) / n);
+  copies = pippenger::precompute_copies(bits, c, copies);  // the fewest for the same windows
+  if (copies < want)
+    std::fprintf(stderr,
+                 "zkmill gpu prover: %d precomputed key copies (%llu MiB) do not fit device %d's key-cache budget "
+                 "(%llu MiB) or the MSM's 2^31 points: %s\n",
+                 want, (unsigned long long)((plain_bytes * uint64_t(want)) >> 20), device,
+                 (unsigned long long)(budget >> 20),
+                 copies >= 2 ? ("using " + std::to_string(copies)).c_str() : "precompute off");
+  if (copies < 2) return {1, 0};
+  return {copies, c};
 }
 
 // One proof of either key format: `validate` (throws std::invalid_argument) checks the bundle
@@ -528,11 +559,18 @@ GpuResult prove_key(const HostKey<E>& pk, Validate&& validate, const cs::Witness
 
     ContextLease lease = acquire_context(o.device);
     DeviceContext& ctx = *lease.ctx;
-    // A key cached with its B_G2 section is a different entry from one cached without it.
-    const std::string id =
-        std::string(E::kName) + "|" + (o.key_id.empty() ? key_fingerprint(pk) : o.key_id) + (gpu_g2 ? "|with-g2" : "");
-    const uint64_t bytes = (2 * nvars + pk.l.size() + pk.h.size()) * sizeof(typename G::Affine) +
-                           (gpu_g2 ? nvars * sizeof(typename G2Of<G>::Affine) : 0);
+    // Precomputed copies (fixed bases): t copies of every section for one width, within the
+    // key-cache budget (fewer copies when t do not fit, none when two do not: never a refusal).
+    const uint64_t plain_bytes = (2 * nvars + pk.l.size() + pk.h.size()) * sizeof(typename G::Affine) +
+                                 (gpu_g2 ? nvars * sizeof(typename G2Of<G>::Affine) : 0);
+    const auto [copies, copy_c] =
+        key_copies(pippenger::precompute_factor(o.precompute), std::max<uint64_t>({nvars, pk.l.size(), pk.h.size()}),
+                   plain_bytes, Fr::kBits, ctx.cache.budget(), o.device);
+    // A key cached with its B_G2 section, or with copies, is a different entry from one without.
+    const std::string id = std::string(E::kName) + "|" + (o.key_id.empty() ? key_fingerprint(pk) : o.key_id) +
+                           (gpu_g2 ? "|with-g2" : "") +
+                           (copies > 1 ? "|copies-" + std::to_string(copies) + "-c" + std::to_string(copy_c) : "");
+    const uint64_t bytes = plain_bytes * uint64_t(copies);
     KeyEntryBase* found = ctx.cache.find(id);
     if (found != nullptr && found->bytes != bytes)
       throw std::invalid_argument("GPU prover: key id '" + id + "' is resident with a different shape");
@@ -549,11 +587,11 @@ GpuResult prove_key(const HostKey<E>& pk, Validate&& validate, const cs::Witness
       ctx.cache.evict_until_fits(bytes, nullptr);
       std::unique_ptr<KeyEntry<G>> entry;
       try {
-        entry = upload_key<E>(ctx, pk, id, bytes, gpu_g2);
+        entry = upload_key<E>(ctx, pk, id, bytes, gpu_g2, copies, copy_c);
       } catch (const DeviceAllocError&) {  // make room from everything else, then once more
         ctx.cache.evict_all_but(nullptr);
         ctx.drop_scratch();
-        entry = upload_key<E>(ctx, pk, id, bytes, gpu_g2);
+        entry = upload_key<E>(ctx, pk, id, bytes, gpu_g2, copies, copy_c);
       }
       found = ctx.cache.insert(std::move(entry));
       t.key_upload_ms = ms_since(k0);
