@@ -18,7 +18,7 @@ namespace zkmill::cli {
 std::function<int()> attach_bench_gpu(CLI::App& bench) {
   struct Opts {
     std::vector<int> msm{20, 22, 24, 26}, msm_g2{20, 22}, ntt{20, 21, 22, 23, 24, 25, 26, 27}, prove{20, 22, 24},
-        widths{0};
+        widths{0}, precompute{1};
     int porep_log = 27, check_cpu_log = 20, g2_cpu_log = 20, runs = 3;
     uint64_t porep_size = 0;
     int porep_partitions = 1, porep_threads = 0;
@@ -35,6 +35,10 @@ std::function<int()> attach_bench_gpu(CLI::App& bench) {
       ->delimiter(',')
       ->capture_default_str();
   gpu->add_option("--msm-c", o->widths, "MSM window widths (0: automatic)")->delimiter(',')->capture_default_str();
+  gpu->add_option("--precompute", o->precompute,
+                  "Precomputed copies of the MSM points / resident key, t per row (1: plain; t >= W: one window)")
+      ->delimiter(',')
+      ->capture_default_str();
   gpu->add_option("--porep-log", o->porep_log, "PoRep-sized partition of each curve, log2 domain (0: skip)")
       ->capture_default_str();
   gpu->add_option("--porep-size", o->porep_size,
@@ -91,6 +95,7 @@ std::function<int()> attach_bench_gpu(CLI::App& bench) {
     b.ntt_sizes = nonzero(o->ntt);
     b.prove_sizes = nonzero(o->prove);
     b.msm_widths = o->widths.empty() ? std::vector<int>{0} : o->widths;
+    b.precompute = nonzero(o->precompute).empty() ? std::vector<int>{1} : nonzero(o->precompute);
     b.porep_log = o->porep_log;
     b.porep_size = o->porep_size;
     b.porep_partitions = o->porep_partitions;

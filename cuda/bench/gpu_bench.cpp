@@ -5,7 +5,8 @@
 //   zkmill_gpu_bench [--msm-sizes 20,22,24,26] [--msm-g2-sizes 20,22] [--ntt-sizes 20,...,27]
 //                    [--prove-sizes 20,22,24] [--porep-log 27] [--check-cpu-log 20] [--g2-cpu-log 20]
 //                    [--runs 3] [--curves bn254,bls12-381] [--msm-c 0,16] [--ceilings 1]
-//                    [--msm-bits 1] [--porep-size 130000000 --porep-partitions 10 --porep-threads 5]
+//                    [--msm-bits 1] [--precompute 1,2,99] [--porep-size 130000000 --porep-partitions 10 --porep-threads
+//                    5]
 //                    [--porep-accumulate xyzz,affine,ones-xyzz,ones-affine] [--porep-bundle full|witness]
 //                    [--h-basis coset_lagrange|monomial|coset_lagrange,monomial]
 //                    (a list "0" or a size 0 skips that part)
@@ -49,6 +50,8 @@ int main(int argc, char** argv) {
       o.prove_sizes = parse_list(v);
     else if (k == "--msm-c")
       o.msm_widths = parse_list(v).empty() ? std::vector<int>{0} : parse_list(v);
+    else if (k == "--precompute")
+      o.precompute = parse_list(v).empty() ? std::vector<int>{1} : parse_list(v);
     else if (k == "--porep-log")
       o.porep_log = std::atoi(v);
     else if (k == "--porep-size")

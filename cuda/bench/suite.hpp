@@ -15,6 +15,11 @@ struct GpuBenchOptions {
   std::vector<int> ntt_sizes{20, 21, 22, 23, 24, 25, 26, 27};
   std::vector<int> prove_sizes{20, 22, 24};  // log2 domain of synthetic-key proofs
   std::vector<int> msm_widths{0};            // window widths (0: automatic)
+  // Precompute factors t (fixed bases, pippenger_plan.hpp): each G1/G2 MSM row and each prove
+  // size runs once per t; 1 = plain points, t >= W = one window. MSM rows time the MSM over
+  // copies made beforehand (their bytes and build time in the note); prove rows with t > 1 are
+  // extra cold + warm proofs whose key is cached with t copies (GpuProveOptions::precompute).
+  std::vector<int> precompute{1};
   bool msm_bits = true;  // also each MSM size on a PoRep-like mix (55% 0, 40% 1, 5% full): "_bits" rows
   int porep_log = 27;    // PoRep-sized partition of each curve (device-generated key); 0: skip
   // porep_size > 0: real `porep` witnesses of that many constraints (the domain follows from the

@@ -80,6 +80,7 @@ bool bench_msm(const char* op, const char* name, const std::vector<int>& sizes, 
   bool all_ok = true;
   // The engines' kernels are compiled in msm_g1.cu / msm_g2_<curve>*.cu (extern templates in pippenger.cuh).
   pippenger::Engine<G> engine(stream.get());
+  DeviceBuffer<typename G::Affine> copies;  // precomputed copies of the first n points (t > 1)
   for (int lg : sizes)
     for (int mix = 0; mix < (o.msm_bits ? 2 : 1); ++mix) {
       const size_t n = size_t(1) << lg;
@@ -101,31 +102,59 @@ bool bench_msm(const char* op, const char* name, const std::vector<int>& sizes, 
         rk += dr;
       }
       const auto want = Jac::generator() * e;
-      for (int c : o.msm_widths) {
-        const auto got = engine.run(d_pts.get(), d_scalars, n, c);  // warm-up, also the correctness check
-        const bool ok = got == want;
-        all_ok = all_ok && ok;
-        std::vector<float> ms;
-        Event a, b;
-        for (int r = 0; r < o.runs; ++r) {
-          a.record(stream.get());
-          (void)engine.run(d_pts.get(), d_scalars, n, c);
-          b.record(stream.get());
-          ms.push_back(b.since(a));
+      for (int tp : o.precompute)
+        for (int c : o.msm_widths) {
+          // Precomputed copies (t > 1): made once here, outside the timed runs (their build time
+          // and bytes go into the note); c = 0 takes the width chosen for them.
+          pippenger::PointCopies pc;
+          const typename G::Affine* pts = d_pts.get();
+          float build_ms = 0;
+          if (tp > 1) {
+            pc.c = c != 0 ? c : pippenger::precompute_window(n, Fr::kBits, tp);
+            pc.copies = pippenger::precompute_copies(Fr::kBits, pc.c, tp);
+            pc.n = uint32_t(n);
+            copies.reserve(n * size_t(pc.copies), "bench precomputed copies");
+            Event a, b;
+            a.record(stream.get());
+            ZK_CUDA_OK(cudaMemcpyAsync(copies.get(), d_pts.get(), n * sizeof(typename G::Affine),
+                                       cudaMemcpyDeviceToDevice, stream.get()));
+            pippenger::Engine<G>::precompute(copies.get(), uint32_t(n), pc.copies,
+                                             pippenger::precompute_shift(Fr::kBits, pc.c, pc.copies), stream.get());
+            b.record(stream.get());
+            stream.sync();
+            build_ms = b.since(a);
+            pts = copies.get();
+          }
+          const auto got = engine.run(pts, d_scalars, n, c, nullptr, pc);  // warm-up, also the correctness check
+          const bool ok = got == want;
+          all_ok = all_ok && ok;
+          std::vector<float> ms;
+          Event a, b;
+          for (int r = 0; r < o.runs; ++r) {
+            a.record(stream.get());
+            (void)engine.run(pts, d_scalars, n, c, nullptr, pc);
+            b.record(stream.get());
+            ms.push_back(b.since(a));
+          }
+          pippenger::MsmPhaseTimes t;
+          (void)engine.run(pts, d_scalars, n, c, &t, pc);
+          const auto& p = engine.plan();
+          char pre[96] = "";
+          if (tp > 1)
+            std::snprintf(pre, sizeof pre, " t=%d (%.0f MiB, built in %.0f ms)", pc.copies,
+                          double(n * size_t(pc.copies) * sizeof(typename G::Affine)) / double(1 << 20), build_ms);
+          char note[352];
+          std::snprintf(
+              note, sizeof note,
+              "%s c=%d%s W=%d%s ones=%u windowed=%u | split+digits %.2f sort %.2f bounds %.2f acc %.2f (%d %s) "
+              "reduce %.2f host %.2f",
+              ok ? "OK" : "WRONG", p.c, c == 0 ? "(auto)" : "", p.windows, pre, t.n_one, t.n_other, t.digits, t.sort,
+              t.bounds, t.accumulate, t.levels, t.affine ? "affine rounds" : "xyzz lvl", t.reduce, t.host_tail);
+          const std::string op_t = tp > 1 ? row_op + "_pre" + std::to_string(tp) : row_op;
+          rows.push_back({op_t, name, lg, median(ms), *std::min_element(ms.begin(), ms.end()), note});
+          std::printf("%s %-10s 2^%d  median %8.2f ms  %s\n", op_t.c_str(), name, lg, rows.back().median_ms, note);
+          std::fflush(stdout);
         }
-        pippenger::MsmPhaseTimes t;
-        (void)engine.run(d_pts.get(), d_scalars, n, c, &t);
-        const auto& p = engine.plan();
-        char note[256];
-        std::snprintf(note, sizeof note,
-                      "%s c=%d%s W=%d ones=%u windowed=%u | split+digits %.2f sort %.2f bounds %.2f acc %.2f (%d %s) "
-                      "reduce %.2f host %.2f",
-                      ok ? "OK" : "WRONG", p.c, c == 0 ? "(auto)" : "", p.windows, t.n_one, t.n_other, t.digits, t.sort,
-                      t.bounds, t.accumulate, t.levels, t.affine ? "affine rounds" : "xyzz lvl", t.reduce, t.host_tail);
-        rows.push_back({row_op, name, lg, median(ms), *std::min_element(ms.begin(), ms.end()), note});
-        std::printf("%s %-10s 2^%d  median %8.2f ms  %s\n", row_op.c_str(), name, lg, rows.back().median_ms, note);
-        std::fflush(stdout);
-      }
     }
   return all_ok;
 }

@@ -139,11 +139,18 @@ bool bench_prove(const GpuBenchOptions& o, std::vector<Row>& rows) {
       // Default mode (B_G2 on the GPU) cold then warm; at g2_cpu_log also the CPU-G2 mode (its
       // own cache entry: cold then warm), whose proof must be the same.
       const bool both = lg == o.g2_cpu_log;
-      for (int rep = 0; rep < (both ? 4 : 2); ++rep) {
+      // Then, per precompute factor t > 1, cold and warm with the key cached as t copies.
+      std::vector<int> pre;
+      for (int tp : o.precompute)
+        if (tp > 1) pre.push_back(tp);
+      const int plain_reps = both ? 4 : 2;
+      for (int rep = 0; rep < plain_reps + 2 * int(pre.size()); ++rep) {
         GpuProveTimings t;
         GpuProveOptions po;
-        po.g2_on_cpu = rep >= 2;
-        const std::string op = (po.g2_on_cpu ? "prove_gpu_g2cpu" : "prove_gpu") + suffix;
+        po.g2_on_cpu = rep >= 2 && rep < plain_reps;
+        po.precompute = rep >= plain_reps ? pre[size_t(rep - plain_reps) / 2] : 1;
+        const std::string op = (po.g2_on_cpu ? "prove_gpu_g2cpu" : "prove_gpu") + suffix +
+                               (po.precompute > 1 ? "_pre" + std::to_string(po.precompute) : "");
         const GpuResult res = prove_dispatch<E>(pk, w, r, s, &proof, &t, po);
         if (!res.ok()) {
           std::printf("prove %s 2^%d FAILED: %s: %s\n", E::kName, lg, to_string(res.code), res.message.c_str());
@@ -153,6 +160,10 @@ bool bench_prove(const GpuBenchOptions& o, std::vector<Row>& rows) {
         }
         if (rep == 0) first = proof;
         std::string note = phase_note(t);
+        if (po.precompute > 1) {  // the copies' memory: what the key cache holds now
+          KeyCacheStats ks;
+          if (key_cache_stats(0, &ks).ok()) note += " | cache " + std::to_string(ks.resident_bytes >> 20) + " MiB";
+        }
         if (rep >= 1 && !(proof == first)) {
           note = "WRONG (differs from the first proof) " + note;
           all_ok = false;

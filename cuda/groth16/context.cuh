@@ -132,6 +132,9 @@ struct KeyEntry final : KeyEntryBase {
   DeviceBuffer<typename G2Of<G>::Affine> b2;  // empty unless the key was cached for GPU G2
   size_t n_vars = 0, n_aux = 0, n_h = 0;
   bool has_b2 = false;
+  // Precomputed copies (pippenger_plan.hpp, PointCopies): every section holds `copies` copies
+  // of its points for window width c, one after the other (1: plain points).
+  int copies = 1, c = 0;
 };
 
 // Device-resident views the prover core reads (from a KeyEntry, or synthetic in benchmarks).
@@ -143,11 +146,16 @@ struct DeviceKeyView {
   const typename G::Affine* h = nullptr;   // n_h >= domain - 1 points
   size_t n_vars = 0, n_aux = 0, n_h = 0;
   const typename G2Of<G>::Affine* b2 = nullptr;  // n_vars G2 points, or nullptr: no G2 MSM on the GPU
+  // Every section as `copies` precomputed copies for window width c (1: plain points; the
+  // sections' sizes above are per copy).
+  int copies = 1, c = 0;
+  pippenger::PointCopies copies_of(size_t n) const { return {copies, c, uint32_t(n)}; }
 };
 
 template <class G>
 DeviceKeyView<G> view_of(const KeyEntry<G>& e) {
-  return {e.a.get(), e.b1.get(), e.l.get(), e.h.get(), e.n_vars, e.n_aux, e.n_h, e.has_b2 ? e.b2.get() : nullptr};
+  return {e.a.get(), e.b1.get(), e.l.get(), e.h.get(), e.n_vars, e.n_aux, e.n_h, e.has_b2 ? e.b2.get() : nullptr,
+          e.copies,  e.c};
 }
 
 // LRU list of resident keys under a byte budget. Not thread-safe: the owning context's mutex

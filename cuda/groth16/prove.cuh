@@ -24,6 +24,7 @@
 // than the CPU pool at 2^20-2^24); GpuProveOptions::g2_on_cpu keeps the former CPU path.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <cstdint>
@@ -33,6 +34,7 @@
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include "common/cs/witness_expand.hpp"
 #include "common/groth16/assemble.hpp"
@@ -41,6 +43,7 @@
 #include "cuda/cs/witness_unpack.cuh"
 #include "cuda/groth16/context.cuh"
 #include "cuda/groth16/pce_resident.cuh"
+#include "cuda/groth16/resident_key.cuh"
 
 namespace zkmill::cuda::g16 {
 
@@ -291,7 +294,7 @@ GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>
 
   GpuParts<E> out;
   auto m0 = std::chrono::steady_clock::now();
-  st.msm.prepare(st.z.get(), n_in + n_aux);  // shared by A, B_G1 and B_G2
+  st.msm.prepare(st.z.get(), n_in + n_aux, 0, false, key.copies_of(key.n_vars));  // shared by A, B_G1 and B_G2
   out.a = st.msm.sum(key.a);
   t.msm_a_ms = ms_since(m0);
   m0 = std::chrono::steady_clock::now();
@@ -304,7 +307,7 @@ GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>
     t.msm_b_g2_ms = ms_since(m0);
   }
   m0 = std::chrono::steady_clock::now();
-  out.l = st.msm.run(key.l, st.z.get() + n_in, n_aux);
+  out.l = st.msm.run(key.l, st.z.get() + n_in, n_aux, 0, nullptr, key.copies_of(key.n_aux));
   t.msm_l_ms = ms_since(m0);
 
   // H on the device. a's interpolation reads a only, so it runs as soon as a is there, while b
@@ -349,7 +352,7 @@ GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>
     throw std::invalid_argument("unsatisfied witness: constraint row " + std::to_string(bad) + " has a*b != c");
 
   m0 = std::chrono::steady_clock::now();
-  out.h = st.msm.run(key.h, h_scalars, h_count);
+  out.h = st.msm.run(key.h, h_scalars, h_count, 0, nullptr, key.copies_of(key.n_h));
   t.msm_h_ms = ms_since(m0);
   return out;
 }
@@ -364,104 +367,6 @@ extern template GpuParts<curves::Bn254> gpu_parts<curves::Bn254>(DeviceContext&,
 extern template GpuParts<curves::Bls12381> gpu_parts<curves::Bls12381>(
     DeviceContext&, const DeviceKeyView<curve::Bls12381G1>&, const cs::WitnessBundle&, uint32_t, GpuProveTimings&,
     const QuotientPlan<curves::Bls12381::Fr>&, const pce::DeviceMatrices<curve::Bls12381G1::Fr>*);
-
-// FNV-1a over bytes.
-struct Fnv64 {
-  uint64_t h = 1469598103934665603ull;
-  void add(const uint8_t* p, size_t n) {
-    for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
-  }
-  template <class T>
-  void add_obj(const T& v) {
-    add(reinterpret_cast<const uint8_t*>(&v), sizeof v);
-  }
-  void add_str(const std::string& s) { add(reinterpret_cast<const uint8_t*>(s.data()), s.size()); }
-};
-
-// A proving key's sections on the host, as both key formats hold them: A, B1, B2 over all
-// variables, L (native) or C (snarkjs) over the aux variables, H over the domain.
-template <class E>
-struct HostKey {
-  std::span<const typename E::G1Affine> a, b1, l, h;
-  std::span<const typename E::G2Affine> b2;
-  const groth16::VerifyingKey<E>* vk = nullptr;
-  std::string shape;  // the format's metadata, as text: part of the fingerprint
-};
-
-// Cache identity of a key when the caller gives none: curve, metadata, section sizes, the
-// verifying key and 4096 sampled points of every section, B_G2 included (coordinates only:
-// padding bytes of in-memory points are unspecified).
-template <class E>
-std::string key_fingerprint(const HostKey<E>& k) {
-  Fnv64 f;
-  f.add_str(E::kName);
-  f.add_str(k.shape);
-  auto point = [&](const auto& p) {
-    f.add_obj(p.x);
-    f.add_obj(p.y);
-    f.add_obj(p.infinity);
-  };
-  auto sample = [&](const auto& sec) {
-    f.add_obj(uint64_t(sec.size()));
-    const size_t samples = sec.size() < 4096 ? sec.size() : 4096;
-    for (size_t i = 0; i < samples; ++i) point(sec[sec.size() * i / samples]);
-  };
-  point(k.vk->alpha_g1);
-  point(k.vk->beta_g1);
-  point(k.vk->delta_g1);
-  const std::span<const typename E::G1Affine> sections[] = {k.a, k.b1, k.l, k.h};
-  for (const auto& sec : sections) sample(sec);
-  sample(k.b2);
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "fp:%016llx", static_cast<unsigned long long>(f.h));
-  return buf;
-}
-
-// One section (G1 or G2), CPU layout, into resident compact affine points: pinned chunks are copied to
-// a device staging image and converted there (ordered on the copy stream, so one staging
-// buffer serves every chunk).
-template <class G>
-void upload_section(DeviceContext& ctx, std::span<const typename G::HostAffine> src,
-                    DeviceBuffer<typename G::Affine>& dst, DeviceBuffer<typename G::HostImage>& staging,
-                    const char* what) {
-  using Img = typename G::HostImage;
-  dst.reserve(src.size(), what);
-  if (src.empty()) return;
-  const cudaStream_t cp = ctx.copy.get();
-  ctx.pinned.stream_chunks(
-      reinterpret_cast<const Img*>(src.data()), src.size(), cp, [&](const Img* chunk, size_t off, size_t len) {
-        ZK_CUDA_OK(cudaMemcpyAsync(staging.get(), chunk, len * sizeof(Img), cudaMemcpyHostToDevice, cp));
-        pippenger::Engine<G>::points_from_image(staging.get(), dst.get() + off, uint32_t(len), cp);
-      });
-}
-
-// The key's G1 sections and, with_b2, its B_G2 section.
-template <class E>
-std::unique_ptr<KeyEntry<curve::G1Device<E>>> upload_key(DeviceContext& ctx, const HostKey<E>& pk,
-                                                         const std::string& id, uint64_t bytes, bool with_b2) {
-  using G = curve::G1Device<E>;
-  auto e = std::make_unique<KeyEntry<G>>();
-  e->id = id;
-  e->bytes = bytes;
-  e->n_vars = pk.a.size();
-  e->n_aux = pk.l.size();
-  e->n_h = pk.h.size();
-  DeviceBuffer<typename G::HostImage> staging(PinnedPool::kSlotBytes / sizeof(typename G::HostImage), "key staging");
-  upload_section<G>(ctx, pk.a, e->a, staging, "resident key A");
-  upload_section<G>(ctx, pk.b1, e->b1, staging, "resident key B_G1");
-  upload_section<G>(ctx, pk.l, e->l, staging, "resident key L");
-  upload_section<G>(ctx, pk.h, e->h, staging, "resident key H");
-  if (with_b2) {
-    using G2 = G2Of<G>;
-    DeviceBuffer<typename G2::HostImage> staging2(PinnedPool::kSlotBytes / sizeof(typename G2::HostImage),
-                                                  "key staging (G2)");
-    upload_section<G2>(ctx, pk.b2, e->b2, staging2, "resident key B_G2");
-    ctx.copy.sync();  // before staging2 is freed
-    e->has_b2 = true;
-  }
-  ctx.copy.sync();
-  return e;
-}
 
 // One proof of either key format: `validate` (throws std::invalid_argument) checks the bundle
 // against the key, then the key is found in (or uploaded to) the device's key cache, the MSMs
@@ -528,11 +433,18 @@ GpuResult prove_key(const HostKey<E>& pk, Validate&& validate, const cs::Witness
 
     ContextLease lease = acquire_context(o.device);
     DeviceContext& ctx = *lease.ctx;
-    // A key cached with its B_G2 section is a different entry from one cached without it.
-    const std::string id =
-        std::string(E::kName) + "|" + (o.key_id.empty() ? key_fingerprint(pk) : o.key_id) + (gpu_g2 ? "|with-g2" : "");
-    const uint64_t bytes = (2 * nvars + pk.l.size() + pk.h.size()) * sizeof(typename G::Affine) +
-                           (gpu_g2 ? nvars * sizeof(typename G2Of<G>::Affine) : 0);
+    // Precomputed copies (fixed bases): t copies of every section for one width, within the
+    // key-cache budget (fewer copies when t do not fit, none when two do not: never a refusal).
+    const uint64_t plain_bytes = (2 * nvars + pk.l.size() + pk.h.size()) * sizeof(typename G::Affine) +
+                                 (gpu_g2 ? nvars * sizeof(typename G2Of<G>::Affine) : 0);
+    const auto [copies, copy_c] =
+        key_copies(pippenger::precompute_factor(o.precompute), std::max<uint64_t>({nvars, pk.l.size(), pk.h.size()}),
+                   plain_bytes, Fr::kBits, ctx.cache.budget(), o.device);
+    // A key cached with its B_G2 section, or with copies, is a different entry from one without.
+    const std::string id = std::string(E::kName) + "|" + (o.key_id.empty() ? key_fingerprint(pk) : o.key_id) +
+                           (gpu_g2 ? "|with-g2" : "") +
+                           (copies > 1 ? "|copies-" + std::to_string(copies) + "-c" + std::to_string(copy_c) : "");
+    const uint64_t bytes = plain_bytes * uint64_t(copies);
     KeyEntryBase* found = ctx.cache.find(id);
     if (found != nullptr && found->bytes != bytes)
       throw std::invalid_argument("GPU prover: key id '" + id + "' is resident with a different shape");
@@ -549,11 +461,11 @@ GpuResult prove_key(const HostKey<E>& pk, Validate&& validate, const cs::Witness
       ctx.cache.evict_until_fits(bytes, nullptr);
       std::unique_ptr<KeyEntry<G>> entry;
       try {
-        entry = upload_key<E>(ctx, pk, id, bytes, gpu_g2);
+        entry = upload_key<E>(ctx, pk, id, bytes, gpu_g2, copies, copy_c);
       } catch (const DeviceAllocError&) {  // make room from everything else, then once more
         ctx.cache.evict_all_but(nullptr);
         ctx.drop_scratch();
-        entry = upload_key<E>(ctx, pk, id, bytes, gpu_g2);
+        entry = upload_key<E>(ctx, pk, id, bytes, gpu_g2, copies, copy_c);
       }
       found = ctx.cache.insert(std::move(entry));
       t.key_upload_ms = ms_since(k0);

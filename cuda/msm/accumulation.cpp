@@ -66,38 +66,37 @@ MsmAffineRound default_affine_round(size_t coord_bytes) {
   return MsmAffineRound::kInterleaved;
 }
 
-uint32_t parse_affine_stop_env(const char* value) {
-  if (value == nullptr || *value == '\0') return kDefaultStop;
-  const std::string s(value);
-  size_t used = 0;
-  unsigned long v = 0;
-  if (s[0] >= '0' && s[0] <= '9') {  // std::stoul alone would skip blanks and take a sign
-    try {
-      v = std::stoul(s, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-  }
-  if (used != s.size() || used == 0 || v < 1 || v > 64)
-    throw std::invalid_argument("ZKMILL_GPU_MSM_AFFINE_STOP must be an integer in 1..64, got '" + s + "'");
-  return uint32_t(v);
-}
+namespace {
 
-uint64_t parse_affine_budget_env(const char* value) {
-  if (value == nullptr || *value == '\0') return 0;
+// An integer in [lo, hi] from the environment variable `name`'s value, digits only (std::stoull
+// alone would skip blanks and take a sign); anything else is refused with a message naming it.
+uint64_t parse_bounded(const char* value, const char* name, uint64_t lo, uint64_t hi) {
   const std::string s(value);
   size_t used = 0;
   unsigned long long v = 0;
-  if (s[0] >= '0' && s[0] <= '9') {
+  if (!s.empty() && s[0] >= '0' && s[0] <= '9') {
     try {
       v = std::stoull(s, &used);
     } catch (const std::exception&) {
       used = 0;
     }
   }
-  if (used != s.size() || used == 0 || v < 1 || v > (uint64_t(1) << 20))
-    throw std::invalid_argument("ZKMILL_GPU_MSM_AFFINE_BUDGET_MIB must be an integer in 1..1048576, got '" + s + "'");
-  return uint64_t(v) << 20;
+  if (used != s.size() || used == 0 || v < lo || v > hi)
+    throw std::invalid_argument(std::string(name) + " must be an integer in " + std::to_string(lo) + ".." +
+                                std::to_string(hi) + ", got '" + s + "'");
+  return v;
+}
+
+}  // namespace
+
+uint32_t parse_affine_stop_env(const char* value) {
+  if (value == nullptr || *value == '\0') return kDefaultStop;
+  return uint32_t(parse_bounded(value, "ZKMILL_GPU_MSM_AFFINE_STOP", 1, 64));
+}
+
+uint64_t parse_affine_budget_env(const char* value) {
+  if (value == nullptr || *value == '\0') return 0;
+  return parse_bounded(value, "ZKMILL_GPU_MSM_AFFINE_BUDGET_MIB", 1, uint64_t(1) << 20) << 20;
 }
 
 bool batch_affine_windows_by_size(uint64_t digits, size_t coord_bytes) {
@@ -232,6 +231,17 @@ uint64_t budget_for(uint64_t free_bytes, uint64_t cap_bytes) {
 uint64_t batch_affine_budget(uint64_t free_bytes, uint64_t cap_bytes) {
   static const uint64_t env_cap = parse_affine_budget_env(std::getenv("ZKMILL_GPU_MSM_AFFINE_BUDGET_MIB"));
   return budget_for(free_bytes, cap_bytes != 0 ? cap_bytes : env_cap);
+}
+
+int parse_precompute_env(const char* value) {
+  if (value == nullptr || *value == '\0') return 0;
+  return int(parse_bounded(value, "ZKMILL_GPU_MSM_PRECOMPUTE", 1, 64));
+}
+
+int precompute_factor(int requested) {
+  if (requested > 0) return requested;
+  static const int from_env = parse_precompute_env(std::getenv("ZKMILL_GPU_MSM_PRECOMPUTE"));
+  return from_env > 0 ? from_env : 1;
 }
 
 bool msm_trace() {

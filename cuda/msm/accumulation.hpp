@@ -80,6 +80,11 @@ void inject_affine_alloc_failure(int after);
 bool affine_alloc_failure_pending();
 bool take_affine_alloc_failure();
 
+// Precomputed copies of fixed bases (pippenger_plan.hpp, PointCopies): `requested` when > 0 (an
+// MsmOptions / GpuProveOptions field), else ZKMILL_GPU_MSM_PRECOMPUTE = t (an integer in 1..64,
+// read once; t >= W means one window), else 1 (off).
+int precompute_factor(int requested);
+
 // ZKMILL_GPU_MSM_TRACE=1: each MSM prints its accumulation, free memory, slices and rounds to
 // stderr (measurements; read once).
 bool msm_trace();
@@ -96,6 +101,7 @@ MsmAffineRound parse_affine_round_env(const char* value);  // kAuto when unset
 MsmAffineRound default_affine_round(size_t coord_bytes);
 uint32_t parse_affine_stop_env(const char* value);
 uint64_t parse_affine_budget_env(const char* value);           // MiB as bytes; 0 when unset (no cap)
+int parse_precompute_env(const char* value);                   // 0 when unset
 uint64_t budget_for(uint64_t free_bytes, uint64_t cap_bytes);  // batch_affine_budget with an explicit cap, no env
 
 }  // namespace zkmill::cuda::pippenger

@@ -34,6 +34,12 @@ struct MsmOptions {
   // Cap on the device bytes the batch-affine rounds hold at once (tests, tuning: a small cap cuts
   // the buckets and the 1-scalar sum into more slices); 0: the default (cuda/msm/accumulation.hpp).
   uint64_t affine_budget_bytes = 0;
+  // Precomputed copies of the points (fixed bases; pippenger_plan.hpp): t copies cut the windows
+  // with their own buckets from W to ceil(W / t), for t times the points' device memory; t >= W
+  // leaves one window. 0: ZKMILL_GPU_MSM_PRECOMPUTE, else off; 1: off. Here the copies are made
+  // per call (tests, measurements); the prover keeps them with its resident keys. With copies,
+  // window_bits = 0 takes the width chosen for them (pippenger::precompute_window).
+  int precompute = 0;
 };
 
 // out = sum_i scalars[i] * points[i], for E = curves::Bn254 or curves::Bls12381 (defined and

@@ -5,6 +5,8 @@
 // instantiate the engine it runs).
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 
 #include "cuda/msm/msm.hpp"
@@ -23,11 +25,20 @@ MsmResult msm_from_host(const typename G::HostAffine* points, const typename G::
       *out = G::HostJacobian::identity();
       return;
     }
-    (void)make_plan(n, G::Fr::kBits, options.window_bits);  // reject bad sizes before allocating
+    // Precomputed copies: t of them for the width chosen for them (or forced).
+    constexpr int bits = G::Fr::kBits;
+    const int t = precompute_factor(options.precompute);
+    PointCopies copies;
+    if (t > 1) {
+      copies.c = options.window_bits != 0 ? options.window_bits : precompute_window(n, bits, t);
+      copies.copies = precompute_copies(bits, copies.c, t);
+      copies.n = uint32_t(std::min<size_t>(n, UINT32_MAX));
+    }
+    (void)make_plan(n, bits, options.window_bits, copies);  // reject bad sizes before allocating
     int devices = 0;
     ZK_CUDA_OK(cudaGetDeviceCount(&devices));
     Stream stream;
-    DeviceBuffer<typename G::Affine> d_points(n, "MSM points");
+    DeviceBuffer<typename G::Affine> d_points(n * size_t(copies.copies), "MSM points");
     DeviceBuffer<typename G::Fr> d_scalars(n, "MSM scalars");
     {
       // The CPU array is copied byte for byte (DeviceGroup static_asserts the layout) and
@@ -38,13 +49,15 @@ MsmResult msm_from_host(const typename G::HostAffine* points, const typename G::
       Engine<G>::points_from_image(image.get(), d_points.get(), uint32_t(n), stream.get());
       ZK_CUDA_OK(cudaMemcpyAsync(d_scalars.get(), scalars, n * sizeof(typename G::HostFr), cudaMemcpyHostToDevice,
                                  stream.get()));
+      Engine<G>::precompute(d_points.get(), uint32_t(n), copies.copies, precompute_shift(bits, copies.c, copies.copies),
+                            stream.get());
       stream.sync();  // `image` is freed at the end of this scope
     }
     Engine<G> engine(stream.get());
     engine.set_accumulation(options.accumulation);
     engine.set_affine_round(options.affine_round);
     engine.set_affine_budget(options.affine_budget_bytes);
-    const auto result = engine.run(d_points.get(), d_scalars.get(), n, options.window_bits);
+    const auto result = engine.run(d_points.get(), d_scalars.get(), n, options.window_bits, nullptr, copies);
     *out = result;
   });
 }

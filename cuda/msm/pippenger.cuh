@@ -86,15 +86,19 @@ class Engine {
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
-  // MSM of n device-resident points (compact affine) and scalars (Montgomery form).
+  // MSM of n device-resident points (compact affine) and scalars (Montgomery form). With
+  // `copies` (copies.copies > 1) the points are precomputed copies (precompute()): d_points holds
+  // copies.copies * copies.n points and the width is theirs.
   HostJacobian run(const Affine* d_points, const Fr* d_scalars, size_t n, int c_override = 0,
-                   MsmPhaseTimes* times = nullptr);
+                   MsmPhaseTimes* times = nullptr, const PointCopies& copies = {});
 
-  // Bit-aware split, digits, sort and bucket runs of n scalars into the scratch (for sum()).
-  void prepare(const Fr* d_scalars, size_t n, int c_override = 0, bool timed = false);
+  // Bit-aware split, digits, sort and bucket runs of n scalars into the scratch (for sum()), for
+  // plain points or for precomputed copies as described by `copies`.
+  void prepare(const Fr* d_scalars, size_t n, int c_override = 0, bool timed = false, const PointCopies& copies = {});
 
   // sum_i scalars[i] * points[i] for the scalars of the last prepare() on this scratch (by this
-  // or another engine sharing it); points must hold at least that many entries.
+  // or another engine sharing it); points must hold at least that many entries (laid out as the
+  // prepare's PointCopies say: every engine sharing a prepare sums copies of the same shape).
   HostJacobian sum(const Affine* d_points, MsmPhaseTimes* times = nullptr, bool after_prepare = false);
 
   const MsmPlan& plan() const { return plan_; }
@@ -114,6 +118,11 @@ class Engine {
   // upload of the prover and the MSM entry use it; here so that its kernel is compiled with
   // the engine's.
   static void points_from_image(const HostImage* in, Affine* out, uint32_t n, cudaStream_t stream);
+
+  // Precomputed copies in place: pts holds room for `copies` * n points, the first n filled;
+  // copy j becomes 2^(shift j) times them (shift = precompute_shift(bits, c, copies)). Ordered
+  // on `stream`.
+  static void precompute(Affine* pts, uint32_t n, int copies, int shift, cudaStream_t stream);
 
  private:
   uint64_t affine_room() const;

@@ -61,6 +61,28 @@ __global__ void image_to_affine_kernel(const typename G::HostImage* in, typename
   out[i] = a.infinity ? G::Affine::infinity() : typename G::Affine{F::from_words(a.x), F::from_words(a.y)};
 }
 
+// Precomputed copies, in place: pts[0, n) holds the points; copy j (pts[j n, (j + 1) n)) becomes
+// 2^(shift j) times them, by XYZZ doublings and one inversion per copy (Fermat; a per-point
+// inversion is about 1.5 x the c W' doublings it follows, and this runs once per resident key).
+template <class G>
+__global__ void precompute_copies_kernel(typename G::Affine* pts, uint32_t n, int copies, int shift) {
+  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const typename G::Affine p = pts[i];
+  if (p.is_infinity()) {
+    for (int j = 1; j < copies; ++j) pts[size_t(j) * n + i] = p;
+    return;
+  }
+  typename G::Bucket q = G::Bucket::from_affine(p.x, p.y);
+  for (int j = 1; j < copies; ++j) {
+    for (int k = 0; k < shift; ++k) q = q.dbl();
+    // (X / ZZ, Y / ZZZ) with one inversion: inv = 1 / (ZZ ZZZ), 1 / ZZ = ZZZ inv, 1 / ZZZ = ZZ inv.
+    // The subgroup has odd prime order, so a multiple of a finite point is never infinity.
+    const typename G::Fq inv = (q.ZZ * q.ZZZ).inverse();
+    pts[size_t(j) * n + i] = typename G::Affine{q.X * (q.ZZZ * inv), q.Y * (q.ZZ * inv)};
+  }
+}
+
 // Bit-aware split: idx_other[i] = idx_one[i] = i, with flags saying which list keeps i (scalars
 // are fully reduced Montgomery words, so 0 and 1 are recognised without a multiplication; the
 // lists are then compacted in place by cub::DeviceSelect::Flagged, preserving order).
@@ -77,7 +99,8 @@ __global__ void classify_kernel(const Fr* scalars, uint32_t n, uint32_t* idx_oth
   is_one[i] = one;
 }
 
-// Digits of the scalars listed in idx (the non-0/1 ones); values carry the original index.
+// Digits of the scalars listed in idx (the non-0/1 ones); values carry the original index, in
+// the copy that holds the digit's window when the points are precomputed (plan.copies > 1).
 template <class Fr>
 __global__ void digits_kernel(const Fr* scalars, const uint32_t* idx, MsmPlan plan, uint32_t* keys, uint32_t* vals) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -85,11 +108,13 @@ __global__ void digits_kernel(const Fr* scalars, const uint32_t* idx, MsmPlan pl
   const uint32_t src = idx[i];
   const Fr s = scalars[src].to_canonical();
   uint32_t carry = 0;
-  for (int w = 0; w < plan.windows; ++w) {
+  for (int w = 0; w < plan.scalar_windows; ++w) {
     bool neg = false;
     const uint32_t mag = signed_digit(s.v, w, plan.c, carry, neg);
+    int j = 0, wp = 0;
+    copy_of_window(plan, w, j, wp);
     uint32_t key = 0, val = 0;
-    digit_key(plan, w, mag, neg, src, key, val);
+    digit_key(plan, wp, mag, neg, src + uint32_t(j) * plan.stride, key, val);
     const size_t at = size_t(w) * plan.n + i;
     keys[at] = key;
     vals[at] = val;
@@ -176,20 +201,20 @@ AffineRounds<G>& Engine<G>::affine() {
 
 template <class G>
 typename Engine<G>::HostJacobian Engine<G>::run(const Affine* d_points, const Fr* d_scalars, size_t n, int c_override,
-                                                MsmPhaseTimes* times) {
+                                                MsmPhaseTimes* times, const PointCopies& copies) {
   if (n == 0) return HostJacobian::identity();
-  prepare(d_scalars, n, c_override, times != nullptr);
+  prepare(d_scalars, n, c_override, times != nullptr, copies);
   return sum(d_points, times, true);
 }
 
 template <class G>
-void Engine<G>::prepare(const Fr* d_scalars, size_t n, int c_override, bool timed) {
+void Engine<G>::prepare(const Fr* d_scalars, size_t n, int c_override, bool timed, const PointCopies& copies) {
   MsmScratch& S = *s_;
   S.ready = false;
   S.host_count.clear();
   S.slice_ends.clear();
   S.slices_cap = 0;
-  (void)make_plan(n, Fr::kBits, c_override);  // rejects bad sizes and widths before any work
+  (void)make_plan(n, Fr::kBits, c_override, copies);  // rejects bad sizes and widths before any work
   auto mark = [&](int i) {
     if (timed) ev_[i].record(stream_);
   };
@@ -219,7 +244,7 @@ void Engine<G>::prepare(const Fr* d_scalars, size_t n, int c_override, bool time
   S.n_other = counts[0];
   S.n_one = counts[1];
 
-  S.plan = make_plan(S.n_other, Fr::kBits, c_override);
+  S.plan = make_plan(S.n_other, Fr::kBits, c_override, copies);
   const MsmPlan& p = S.plan;
   S.max_count = 0;
   if (S.n_other == 0) {  // every scalar is 0 or 1: no windows at all
@@ -367,6 +392,13 @@ void Engine<G>::drop_affine() {
   ZK_CUDA_OK(cudaStreamSynchronize(stream_));
   affine_.reset();
   for (auto& b : s_->part) b = DeviceBuffer<uint8_t>();
+}
+
+template <class G>
+void Engine<G>::precompute(Affine* pts, uint32_t n, int copies, int shift, cudaStream_t stream) {
+  if (n == 0 || copies <= 1) return;
+  precompute_copies_kernel<G><<<blocks_for(n, kAccThreads), kAccThreads, 0, stream>>>(pts, n, copies, shift);
+  ZK_CUDA_OK_LAUNCH();
 }
 
 template <class G>

@@ -17,6 +17,13 @@
 // a parallel reduction; only 1 + log2 K points per window come back to the host, which does the
 // few dozen doublings that remain (a short serial tail is faster on one CPU core than on one
 // GPU thread).
+//
+// Precomputed copies (fixed bases: a proving key's points never change): a point set P_i may be
+// stored as t copies Q_{j,i} = 2^(c W' j) P_i, j < t, W' = ceil(W / t), laid out copy after copy
+// (t * stride points). Window w = j W' + w' of scalar i then goes to point j * stride + i at
+// window w': the MSM is an ordinary one over t * stride points with W' windows (W' bucket sets,
+// W' reductions, W' windows to combine); the digits per scalar stay W. Everything after the
+// digit step is unchanged, and t = 1 is the plain MSM.
 #pragma once
 
 #include <bit>
@@ -30,13 +37,16 @@
 namespace zkmill::cuda::pippenger {
 
 struct MsmPlan {
-  uint32_t n = 0;              // points
+  uint32_t n = 0;              // scalars (points per copy that carry a digit)
   int scalar_bits = 0;         // bit length of the scalar field's modulus
   int c = 0;                   // window width in bits
-  int windows = 0;             // W = floor(bits / c) + 1: the top window can absorb the last carry
+  int scalar_windows = 0;      // W = floor(bits / c) + 1 digits per scalar: the top one absorbs the last carry
+  int copies = 1;              // t precomputed copies of the points (1: none)
+  uint32_t stride = 0;         // points per copy (copy j of point i is point j * stride + i)
+  int windows = 0;             // W' = ceil(W / t) windows with their own buckets, reduction and combination
   int bucket_bits = 0;         // c - 1
   uint32_t buckets = 0;        // B = 2^(c-1) buckets per window (|d| = 1 .. B)
-  uint32_t total_buckets = 0;  // W * B
+  uint32_t total_buckets = 0;  // W' * B
   int key_bits = 0;            // sort key width: bucket_bits + bit_width(W) (zero digits sort last)
   int group_bits = 0;          // log2 G
   int group_count_bits = 0;    // log2 K, K = B / G
@@ -44,7 +54,7 @@ struct MsmPlan {
   uint32_t chunk2 = 0;         // later levels: at most this many partial sums per thread
 
   ZK_HD uint32_t groups() const { return buckets >> group_bits; }
-  ZK_HD uint64_t digits() const { return uint64_t(windows) * n; }
+  ZK_HD uint64_t digits() const { return uint64_t(scalar_windows) * n; }
   ZK_HD uint32_t sentinel() const { return uint32_t(windows) << bucket_bits; }
   ZK_HD int sums_per_window() const { return 1 + group_count_bits; }
 };
@@ -57,6 +67,24 @@ inline double window_cost(uint64_t n, int bits, int c) {
   return w * (10.0 * double(n) + 28.0 * double(uint64_t(1) << (c - 1)));
 }
 
+// A precomputed point set: `copies` copies of `n` points made for window width c (copy j holds
+// 2^(c * ceil(W / copies) * j) times the points; precompute_shift). copies = 1: plain points.
+struct PointCopies {
+  int copies = 1;
+  int c = 0;
+  uint32_t n = 0;
+};
+
+// W for width c, and the doublings between consecutive copies (c W').
+inline int scalar_windows_for(int scalar_bits, int c) { return scalar_bits / c + 1; }
+inline int copy_windows(int scalar_bits, int c, int copies) {
+  const int w = scalar_windows_for(scalar_bits, c);
+  return (w + copies - 1) / copies;
+}
+inline int precompute_shift(int scalar_bits, int c, int copies) {
+  return copies <= 1 ? 0 : c * copy_windows(scalar_bits, c, copies);
+}
+
 constexpr int kMaxAutoWindow = 16;
 // From this many windowed points on, the automatic width is kLargeWindow instead.
 constexpr size_t kLargeWindowFrom = size_t(1) << 26;
@@ -66,8 +94,28 @@ constexpr int kLargeWindow = 20;
 // kLargeWindowFrom points); otherwise it is used as
 // given (tests force small windows to make buckets large). n must be below 2^31: the sign
 // shares the point index word.
-inline MsmPlan make_plan(size_t n, int scalar_bits, int c_override = 0) {
+//
+// With precomputed copies (pc.copies > 1) the width is theirs (c_override is ignored), the
+// copies must number at most W (the caller clamps: precompute_copies) and t * pc.n must stay
+// below 2^31 (the sign shares the point index word); n (the scalars) must be at most pc.n.
+inline MsmPlan make_plan(size_t n, int scalar_bits, int c_override = 0, const PointCopies& pc = {}) {
   if (n >= (size_t(1) << 31)) throw std::invalid_argument("GPU MSM: at most 2^31 - 1 points per call");
+  const bool pre = pc.copies > 1;
+  if (pre) {
+    c_override = pc.c;
+    if (pc.c < 2 || pc.c > 22)
+      throw std::invalid_argument("GPU MSM: precomputed copies for window bits " + std::to_string(pc.c) +
+                                  ", outside [2, 22]");
+    if (pc.copies > scalar_windows_for(scalar_bits, pc.c))
+      throw std::invalid_argument("GPU MSM: " + std::to_string(pc.copies) + " precomputed copies for " +
+                                  std::to_string(scalar_windows_for(scalar_bits, pc.c)) + " windows");
+    if (uint64_t(pc.copies) * pc.n >= (uint64_t(1) << 31))
+      throw std::invalid_argument("GPU MSM: " + std::to_string(pc.copies) + " precomputed copies of " +
+                                  std::to_string(pc.n) + " points are 2^31 or more points (the limit of one call)");
+    if (n > pc.n)
+      throw std::invalid_argument("GPU MSM: " + std::to_string(n) + " scalars for " + std::to_string(pc.n) +
+                                  " precomputed points");
+  }
   if (c_override != 0 && (c_override < 2 || c_override > 22))
     throw std::invalid_argument("GPU MSM: window bits must be in [2, 22], got " + std::to_string(c_override));
   MsmPlan p;
@@ -91,7 +139,10 @@ inline MsmPlan make_plan(size_t n, int scalar_bits, int c_override = 0) {
     for (int c = 3; c <= kMaxAutoWindow; ++c)
       if (window_cost(n, scalar_bits, c) < window_cost(n, scalar_bits, p.c)) p.c = c;
   }
-  p.windows = scalar_bits / p.c + 1;
+  p.scalar_windows = scalar_windows_for(scalar_bits, p.c);
+  p.copies = pre ? pc.copies : 1;
+  p.stride = pre ? pc.n : uint32_t(n);
+  p.windows = copy_windows(scalar_bits, p.c, p.copies);
   p.bucket_bits = p.c - 1;
   p.buckets = uint32_t(1) << p.bucket_bits;
   p.total_buckets = uint32_t(p.windows) * p.buckets;
@@ -132,6 +183,42 @@ ZK_HD uint32_t signed_digit(const uint32_t (&s)[N], int w, int c, uint32_t& carr
   carry = 0;
   neg = false;
   return raw;
+}
+
+// Width for precomputed copies of n points, t of them asked for (t = 1: the plain choice):
+// kPrecomputeLargeWindow from kPrecomputeLargeFrom points, else window_cost with the reduction
+// paid W' = ceil(W / t) times instead of W, up to kMaxAutoWindow. Measured on the H200 with t = W
+// (cuda/bench/NOTES.md, "Precomputed copies"): at 2^24 c = 20 beat 16 and 22 on both curves (the
+// accumulation -13..-17% against plain c = 16); at 2^20 and 2^22 c = 16 beat 20 and 22 (buckets
+// of 26-104 points: XYZZ, no batch-affine rounds to gain from).
+constexpr size_t kPrecomputeLargeFrom = size_t(1) << 24;
+constexpr int kPrecomputeLargeWindow = 20;
+inline int precompute_window(size_t n, int scalar_bits, int t) {
+  if (t <= 1) return make_plan(n, scalar_bits).c;
+  if (n >= kPrecomputeLargeFrom) return kPrecomputeLargeWindow;
+  auto cost = [&](int c) {
+    const int w = scalar_windows_for(scalar_bits, c), wp = (w + t - 1) / t;
+    return 10.0 * double(w) * double(n) + 28.0 * double(wp) * double(uint64_t(1) << (c - 1));
+  };
+  int best = 2;
+  for (int c = 3; c <= kMaxAutoWindow; ++c)
+    if (cost(c) < cost(best)) best = c;
+  return best;
+}
+
+// The copies actually made for t asked at width c: the fewest that give the windows t gives,
+// W' = ceil(W / t), i.e. ceil(W / W') (at most W: t >= W is one window; 13 windows and t = 11
+// is W' = 2, which 7 copies give), at least 1.
+inline int precompute_copies(int scalar_bits, int c, int t) {
+  if (t <= 1) return 1;
+  const int w = scalar_windows_for(scalar_bits, c), wp = (w + t - 1) / t;
+  return (w + wp - 1) / wp;
+}
+
+// Scalar window w (of W) to (copy j, window w' of W') under plan p.
+ZK_HD void copy_of_window(const MsmPlan& p, int w, int& j, int& wp) {
+  j = w / p.windows;
+  wp = w - j * p.windows;
 }
 
 // The sort key and value of one digit: key = w * B + (|d| - 1), or the sentinel for d = 0;

@@ -2,10 +2,11 @@
 // GPU Groth16 prover (cuda/groth16/prover.hpp) against the CPU prover: bit-identical proofs for
 // fixed r, s on both curves, chain and merkle at several sizes and a porep partition, with keys in
 // both H bases (coset Lagrange, as setup writes them, and monomial, as keys written before the
-// basis field hold them), verification, the resident-key cache (reuse counter, budget refusal),
-// and wrong/unsatisfied bundles as errors.
+// basis field hold them), verification, the resident-key cache (reuse counter, budget refusal,
+// precomputed key copies within the budget), and wrong/unsatisfied bundles as errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 
@@ -15,6 +16,7 @@
 #include "common/groth16/prover.hpp"
 #include "common/groth16/verifier.hpp"
 #include "cuda/groth16/prover.hpp"
+#include "cuda/msm/pippenger_plan.hpp"
 #include "tests/support/gpu.hpp"
 
 namespace zkmill::test {
@@ -133,7 +135,59 @@ TYPED_TEST(GpuGroth16, PorepPartitionSameProofAsCpu) {
     const auto gpu = this->gpu(pk, w, r, s);
     EXPECT_TRUE(gpu == cpu) << "porep partition " << part << " (domain 2^" << pk.meta.domain_log2 << ")";
     EXPECT_TRUE(pvk.verify(gpu, groth16::public_inputs<E>(w))) << "porep partition " << part;
+    // The key as precomputed copies, one window (the bit-aware split's 1-scalar sums read copy 0).
+    cuda::GpuProveOptions o;
+    o.precompute = 64;
+    groth16::Proof<E> pre{};
+    const auto res = TypeParam::prove(pk, w, r, s, &pre, nullptr, o);
+    ASSERT_TRUE(res.ok()) << res.message;
+    EXPECT_TRUE(pre == cpu) << "porep partition " << part << ", precomputed key";
   }
+}
+
+// Precomputed key copies (GpuProveOptions::precompute): t = 3 and t = 64 (W copies, one window)
+// give the CPU's proof for fixed r, s, and it verifies; the entry holds t copies of every section.
+// Under a budget that holds only two copies the key gets two, under one that holds fewer it gets
+// none (plain points), and the proof is right either way.
+TYPED_TEST(GpuGroth16, PrecomputedKeyCopiesGiveTheSameProof) {
+  ZKMILL_REQUIRE_GPU();
+  using E = typename TestFixture::E;
+  using Fr = typename TestFixture::Fr;
+  auto pk = this->key("merkle", 1200);
+  groth16::PreparedVerifyingKey<E> pvk(pk.vk);
+  auto w = groth16::synthesize_builtin<E>(pk.meta, 6, 2);
+  const Fr r = Fr::random(this->rng), s = Fr::random(this->rng);
+  const auto cpu = groth16::prove_with_randomness<E>(pk, w, r, s);
+  const uint64_t nvars = pk.meta.n_inputs + pk.meta.n_aux, n = uint64_t(1) << pk.meta.domain_log2;
+  const uint64_t plain =
+      (2 * nvars + pk.meta.n_aux + n) * 2 * sizeof(typename E::Fq) + nvars * 4 * sizeof(typename E::Fq);
+  cuda::KeyCacheStats st{};
+  ASSERT_TRUE(cuda::key_cache_stats(0, &st).ok());
+  auto prove_with = [&](int t, uint64_t budget, const char* what) -> uint64_t {
+    EXPECT_TRUE(cuda::set_key_cache_budget(0, 0).ok());  // empty cache: resident bytes are this key's
+    EXPECT_TRUE(cuda::set_key_cache_budget(0, budget).ok());
+    cuda::GpuProveOptions o;
+    o.key_id = "precompute-test";
+    o.precompute = t;
+    groth16::Proof<E> p{};
+    const auto res = TypeParam::prove(pk, w, r, s, &p, nullptr, o);
+    EXPECT_TRUE(res.ok()) << what << ": " << res.message;
+    EXPECT_TRUE(p == cpu) << what;
+    EXPECT_TRUE(pvk.verify(p, groth16::public_inputs<E>(w))) << what;
+    cuda::KeyCacheStats after{};
+    EXPECT_TRUE(cuda::key_cache_stats(0, &after).ok());
+    return after.resident_bytes;
+  };
+  // The prover picks the copies' width for the key's largest section (H: the domain).
+  const int bits = int(Fr::kBits);
+  const size_t largest = std::max<size_t>({nvars, pk.l.size(), pk.h.size()});
+  const int w_all = cuda::pippenger::scalar_windows_for(bits, cuda::pippenger::precompute_window(largest, bits, 64));
+  const int c3 = cuda::pippenger::precompute_window(largest, bits, 3);
+  EXPECT_EQ(prove_with(3, st.budget_bytes, "t = 3"), uint64_t(cuda::pippenger::precompute_copies(bits, c3, 3)) * plain);
+  EXPECT_EQ(prove_with(64, st.budget_bytes, "t = 64"), uint64_t(w_all) * plain);
+  EXPECT_EQ(prove_with(64, 2 * plain + plain / 2, "t = 64, room for 2"), 2 * plain);
+  EXPECT_EQ(prove_with(64, plain + plain / 2, "t = 64, room for 1"), plain);
+  ASSERT_TRUE(cuda::set_key_cache_budget(0, st.budget_bytes).ok());
 }
 
 TYPED_TEST(GpuGroth16, ZeroBlindersMatchToo) {
