@@ -125,9 +125,17 @@ std::unique_ptr<KeyEntry<curve::G1Device<E>>> upload_key(DeviceContext& ctx, con
   return e;
 }
 
+// Fewer copies than this, when the budget cuts a larger request down, are not worth their memory:
+// warm 2^24 proofs on the H200 (docs/benchmarks.md, "precomputed copies of fixed bases", lead's
+// call) with 2 / 3 / 4 / 7 copies against none: BN254 +3.4% / -1.5% / -5.8% / -11.4%, BLS12-381
+// +6.2% / +2.4% / -2.6% / -10.8% (at c = 20, W' = 7 or 5 windows keep most of the reduction and
+// lengthen each slice's runs).
+constexpr int kMinBudgetCutCopies = 4;
+
 // The precomputed copies of a key whose plain sections take `plain_bytes` (its largest section
-// n points: t n must stay below 2^31), t asked for: (copies, width). t copies when they fit the key-cache budget, else
-// as many as fit (a line on stderr says so), none (1) below two.
+// n points: t n must stay below 2^31), t asked for: (copies, width). t copies when they fit the
+// key-cache budget; else as many as fit (a line on stderr says so), none (1) when that is fewer
+// than kMinBudgetCutCopies. An explicit small t (2, 3) is made as asked (tests, measurements).
 inline std::pair<int, int> key_copies(int t, uint64_t n, uint64_t plain_bytes, int bits, uint64_t budget, int device) {
   if (t <= 1 || n == 0) return {1, 0};
   const int c = pippenger::precompute_window(n, bits, t);
@@ -136,6 +144,7 @@ inline std::pair<int, int> key_copies(int t, uint64_t n, uint64_t plain_bytes, i
   int copies = int(std::min<uint64_t>(uint64_t(want), fit));
   if (uint64_t(copies) * n >= (uint64_t(1) << 31)) copies = int(((uint64_t(1) << 31) - 1) / n);
   copies = pippenger::precompute_copies(bits, c, copies);  // the fewest for the same windows
+  if (copies < want && copies < kMinBudgetCutCopies) copies = 1;
   if (copies < want)
     std::fprintf(stderr,
                  "zkmill gpu prover: %d precomputed key copies (%llu MiB) do not fit device %d's key-cache budget "
