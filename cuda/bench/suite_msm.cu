@@ -106,13 +106,10 @@ bool bench_msm(const char* op, const char* name, const std::vector<int>& sizes, 
         for (int c : o.msm_widths) {
           // Precomputed copies (t > 1): made once here, outside the timed runs (their build time
           // and bytes go into the note); c = 0 takes the width chosen for them.
-          pippenger::PointCopies pc;
+          const pippenger::PointCopies pc = pippenger::copies_for(n, Fr::kBits, tp, c);
           const typename G::Affine* pts = d_pts.get();
           float build_ms = 0;
           if (tp > 1) {
-            pc.c = c != 0 ? c : pippenger::precompute_window(n, Fr::kBits, tp);
-            pc.copies = pippenger::precompute_copies(Fr::kBits, pc.c, tp);
-            pc.n = uint32_t(n);
             // Copies that do not fit beside the bench's own points skip this row (the prover makes
             // fewer copies instead); the other rows of this size still run.
             try {

@@ -73,7 +73,8 @@ struct GpuProveOptions {
   // Precomputed copies of the resident key (fixed bases, pippenger_plan.hpp): t copies of every
   // section cut the MSMs' windows from W to ceil(W / t) for t times the key's device memory
   // (t >= W: one window). 0: ZKMILL_GPU_MSM_PRECOMPUTE, else off; 1: off. Fewer copies when t
-  // do not fit the key-cache budget, none when two do not (a line on stderr; the proof goes on).
+  // do not fit the key-cache budget, none when that leaves fewer than four (a line on stderr; the
+  // proof goes on).
   int precompute = 0;
 };
 

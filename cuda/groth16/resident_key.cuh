@@ -138,8 +138,8 @@ constexpr int kMinBudgetCutCopies = 4;
 // than kMinBudgetCutCopies. An explicit small t (2, 3) is made as asked (tests, measurements).
 inline std::pair<int, int> key_copies(int t, uint64_t n, uint64_t plain_bytes, int bits, uint64_t budget, int device) {
   if (t <= 1 || n == 0) return {1, 0};
-  const int c = pippenger::precompute_window(n, bits, t);
-  const int want = pippenger::precompute_copies(bits, c, t);
+  const pippenger::PointCopies asked = pippenger::copies_for(n, bits, t);
+  const int c = asked.c, want = asked.copies;
   const uint64_t fit = plain_bytes == 0 ? uint64_t(want) : budget / plain_bytes;
   int copies = int(std::min<uint64_t>(uint64_t(want), fit));
   if (uint64_t(copies) * n >= (uint64_t(1) << 31)) copies = int(((uint64_t(1) << 31) - 1) / n);

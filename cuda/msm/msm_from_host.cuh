@@ -5,7 +5,6 @@
 // instantiate the engine it runs).
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 
@@ -27,13 +26,7 @@ MsmResult msm_from_host(const typename G::HostAffine* points, const typename G::
     }
     // Precomputed copies: t of them for the width chosen for them (or forced).
     constexpr int bits = G::Fr::kBits;
-    const int t = precompute_factor(options.precompute);
-    PointCopies copies;
-    if (t > 1) {
-      copies.c = options.window_bits != 0 ? options.window_bits : precompute_window(n, bits, t);
-      copies.copies = precompute_copies(bits, copies.c, t);
-      copies.n = uint32_t(std::min<size_t>(n, UINT32_MAX));
-    }
+    const PointCopies copies = copies_for(n, bits, precompute_factor(options.precompute), options.window_bits);
     (void)make_plan(n, bits, options.window_bits, copies);  // reject bad sizes before allocating
     int devices = 0;
     ZK_CUDA_OK(cudaGetDeviceCount(&devices));

@@ -26,6 +26,7 @@
 // digit step is unchanged, and t = 1 is the plain MSM.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -197,8 +198,8 @@ inline int precompute_window(size_t n, int scalar_bits, int t) {
   if (t <= 1) return make_plan(n, scalar_bits).c;
   if (n >= kPrecomputeLargeFrom) return kPrecomputeLargeWindow;
   auto cost = [&](int c) {
-    const int w = scalar_windows_for(scalar_bits, c), wp = (w + t - 1) / t;
-    return 10.0 * double(w) * double(n) + 28.0 * double(wp) * double(uint64_t(1) << (c - 1));
+    return 10.0 * double(scalar_windows_for(scalar_bits, c)) * double(n) +
+           28.0 * double(copy_windows(scalar_bits, c, t)) * double(uint64_t(1) << (c - 1));
   };
   int best = 2;
   for (int c = 3; c <= kMaxAutoWindow; ++c)
@@ -211,8 +212,19 @@ inline int precompute_window(size_t n, int scalar_bits, int t) {
 // is W' = 2, which 7 copies give), at least 1.
 inline int precompute_copies(int scalar_bits, int c, int t) {
   if (t <= 1) return 1;
-  const int w = scalar_windows_for(scalar_bits, c), wp = (w + t - 1) / t;
-  return (w + wp - 1) / wp;
+  const int wp = copy_windows(scalar_bits, c, t);
+  return (scalar_windows_for(scalar_bits, c) + wp - 1) / wp;
+}
+
+// The copies of n points for t asked: width c when given (non-zero), else the one chosen for
+// copies (precompute_window); the fewest copies that give t's windows. t <= 1: plain points.
+inline PointCopies copies_for(size_t n, int scalar_bits, int t, int c = 0) {
+  PointCopies pc;
+  if (t <= 1) return pc;
+  pc.c = c != 0 ? c : precompute_window(n, scalar_bits, t);
+  pc.copies = precompute_copies(scalar_bits, pc.c, t);
+  pc.n = uint32_t(std::min<size_t>(n, UINT32_MAX));
+  return pc;
 }
 
 // Scalar window w (of W) to (copy j, window w' of W') under plan p.

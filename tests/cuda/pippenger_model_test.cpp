@@ -259,6 +259,18 @@ TEST(PippengerPlan, PrecomputedCopies) {
     EXPECT_LE(pip::precompute_window(1000, bits, 99), pip::kMaxAutoWindow);
   }
   EXPECT_EQ(pip::precompute_window(size_t(1) << 24, 255, 1), pip::make_plan(size_t(1) << 24, 255).c);
+  // copies_for, what the prover, msm_g1/g2 and the bench ask: plain for t <= 1, else the width
+  // chosen (or given) and the fewest copies for t's windows, over all n points.
+  EXPECT_EQ(pip::copies_for(size_t(1) << 24, 255, 1).copies, 1);
+  for (int t : {2, 7, 64}) {
+    const pip::PointCopies pc = pip::copies_for(size_t(1) << 24, 255, t);
+    EXPECT_EQ(pc.c, pip::kPrecomputeLargeWindow);
+    EXPECT_EQ(pc.copies, pip::precompute_copies(255, pc.c, t));
+    EXPECT_EQ(pc.n, uint32_t(1) << 24);
+    const pip::PointCopies forced = pip::copies_for(5000, 254, t, 7);
+    EXPECT_EQ(forced.c, 7);
+    EXPECT_EQ(forced.copies, pip::precompute_copies(254, 7, t));
+  }
   // t * n >= 2^31 points, more scalars than points per copy, more copies than windows, a bad width.
   auto message = [](auto&& f) {
     try {
