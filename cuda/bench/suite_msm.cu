@@ -10,6 +10,7 @@
 #include "cuda/bench/suite_common.cuh"
 // batch_affine.cuh: the engine's batch-affine state (AffineRounds) must be a complete type
 // wherever an Engine is constructed (its unique_ptr member); it includes pippenger.cuh.
+#include "cuda/ec/xyzz_out_of_line.cuh"
 #include "cuda/msm/batch_affine.cuh"
 #include "cuda/msm/pippenger.cuh"
 
@@ -26,8 +27,7 @@ __global__ void make_points_kernel(const typename G::Affine* q, const typename G
   const auto& b = r[i >> kQLog];
   auto s = G::Bucket::from_affine(a.x, a.y);
   s.add_affine(b.x, b.y);
-  const auto t = (s.ZZ * s.ZZZ).inverse();  // 1/ZZ = ZZZ t, 1/ZZZ = ZZ t
-  out[i] = {s.X * (s.ZZZ * t), s.Y * (s.ZZ * t)};
+  out[i] = curve::affine_out_of_line(s);
 }
 
 }  // namespace

@@ -232,6 +232,7 @@ struct alignas(16) Fp32 {
     e[0] = sub_cc(K.p[0], 2u, cy);
     for (int i = 1; i < N; ++i) e[i] = subc_cc(K.p[i], 0u, cy);
     Fp32 r = one();
+    ZK_NO_UNROLL
     for (int i = kBits - 1; i >= 0; --i) {
       r = r.sqr();
       if ((e[i >> 5] >> (i & 31)) & 1u) r = r * *this;

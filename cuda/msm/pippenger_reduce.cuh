@@ -4,24 +4,17 @@
 // instantiated in two translation units that compile in parallel: over Fq2 (G2) these kernels
 // hold most of the engine's point additions (each a few thousand fully unrolled Fq products),
 // so msm_g2_<curve>_reduce.cu instantiates reduce_windows alone and msm_g2_<curve>.cu the rest.
-// The G1 units, small enough either way, include both headers.
+// The G1 units, small enough either way, include both headers. The reduction's additions are out
+// of line (cuda/ec/xyzz_out_of_line.cuh says why): it runs (2^c / G) (G + log2 K) additions per
+// window, not one per point, so a call per addition is noise beside the accumulation.
 #pragma once
 
 #include <algorithm>
 
+#include "cuda/ec/xyzz_out_of_line.cuh"
 #include "cuda/msm/pippenger.cuh"
 
 namespace zkmill::cuda::pippenger {
-
-// The reduction's additions go through one out-of-line body per group. Inlined, each XYZZ
-// addition over Fq2 is thousands of unrolled Fq products, and the five call sites below made
-// these units the slowest of the whole build (cicc alone: 211 s for BLS12-381 G2 on dev-2c).
-// The reduction runs (2^c / G) (G + log2 K) additions per window, not one per point, so a call
-// per addition is noise beside the accumulation.
-template <class B>
-__device__ __noinline__ void reduce_add(B& acc, const B& p) {
-  acc.add(p);
-}
 
 // Thread (w, g): running sums over the G buckets of group g, top down: R_g = sum S, T_g = sum j S.
 template <class G>
@@ -35,8 +28,8 @@ __global__ void __launch_bounds__(kAccThreads) bucket_groups_kernel(const typena
   const typename G::Bucket* base = buckets + size_t(w) * plan.buckets + size_t(g) * gsize;
   typename G::Bucket r = G::Bucket::infinity(), s = G::Bucket::infinity();
   for (uint32_t j = gsize; j-- > 0;) {
-    reduce_add(r, base[j]);
-    reduce_add(s, r);
+    curve::add_out_of_line(r, base[j]);
+    curve::add_out_of_line(s, r);
   }
   tri[t] = s;
   run[t] = r;
@@ -61,16 +54,16 @@ __global__ void __launch_bounds__(kReduceThreads)
   B acc = B::infinity();
   for (uint32_t g = part * kReduceThreads + threadIdx.x; g < k; g += split * kReduceThreads) {
     if (o == 0)
-      reduce_add(acc, tri[size_t(w) * k + g]);
+      curve::add_out_of_line(acc, tri[size_t(w) * k + g]);
     else if ((g >> (o - 1)) & 1u)
-      reduce_add(acc, run[size_t(w) * k + g]);
+      curve::add_out_of_line(acc, run[size_t(w) * k + g]);
   }
   sm[threadIdx.x] = acc;
   __syncthreads();
   for (int stride = kReduceThreads / 2; stride > 0; stride >>= 1) {
     if (int(threadIdx.x) < stride) {
       B a = sm[threadIdx.x];
-      reduce_add(a, sm[threadIdx.x + stride]);
+      curve::add_out_of_line(a, sm[threadIdx.x + stride]);
       sm[threadIdx.x] = a;
     }
     __syncthreads();

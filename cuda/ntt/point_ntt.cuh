@@ -34,6 +34,7 @@
 #include "common/formats/snarkjs_roots.hpp"
 #include "cuda/ec/g1.hpp"
 #include "cuda/ec/g2.hpp"
+#include "cuda/ec/xyzz_out_of_line.cuh"
 #include "cuda/ntt/point_ntt.hpp"
 #include "cuda/runtime/gpu_memory.cuh"
 
@@ -82,19 +83,9 @@ __device__ __forceinline__ int booth_digit(const uint32_t (&k)[4], int i) {
   return int(v >> 1) + int(v & 1u) - 16 * int(v >> 4);
 }
 
-// The group operations out of line: one body each per group in this unit, called from every
-// site. Inlined at each of the ~10 sites (XYZZ's add inlines its doubling case too), the
-// BLS12-381 unit (G1 and Fq2 G2) took over 20 CPU minutes to compile; a call costs nothing
-// next to the 100-300 field products of each operation.
-template <class G>
-__device__ __noinline__ void add_to(typename G::Bucket& a, const typename G::Bucket& b) {
-  a.add(b);
-}
-template <class G>
-__device__ __noinline__ typename G::Bucket doubled(const typename G::Bucket& a) {
-  return a.dbl();
-}
-
+// The group operations are out of line (cuda/ec/xyzz_out_of_line.cuh): inlined at each of the
+// ~10 sites (XYZZ's add inlines its doubling case too), the BLS12-381 unit (G1 and Fq2 G2) took
+// over 20 CPU minutes to compile.
 // k P for a GLV-decomposed k (see the top of the file).
 template <class G>
 __device__ __noinline__ typename G::Bucket glv_mul(const typename G::Bucket& p, const GlvWords& k,
@@ -102,11 +93,11 @@ __device__ __noinline__ typename G::Bucket glv_mul(const typename G::Bucket& p, 
   using Xyzz = typename G::Bucket;
   Xyzz table[8];  // table[d - 1] = d P
   table[0] = p;
-  table[1] = doubled<G>(p);
+  table[1] = curve::dbl_out_of_line(p);
 #pragma unroll 1
   for (int d = 2; d < 8; ++d) {
     table[d] = table[d - 1];
-    add_to<G>(table[d], p);
+    curve::add_out_of_line(table[d], p);
   }
   Xyzz acc = Xyzz::infinity();
   bool started = false;
@@ -115,7 +106,7 @@ __device__ __noinline__ typename G::Bucket glv_mul(const typename G::Bucket& p, 
   for (int i = 32; i >= 0; --i) {
     if (started) {
 #pragma unroll 1
-      for (int b = 0; b < 4; ++b) acc = doubled<G>(acc);
+      for (int b = 0; b < 4; ++b) acc = curve::dbl_out_of_line(acc);
     }
 #pragma unroll 1
     for (int h = 0; h < 2; ++h) {
@@ -125,7 +116,7 @@ __device__ __noinline__ typename G::Bucket glv_mul(const typename G::Bucket& p, 
       Xyzz q = table[(d < 0 ? -d : d) - 1];
       if (d < 0) q.Y = -q.Y;
       if (h == 1) q.X = scale_by_beta(q.X, beta);
-      add_to<G>(acc, q);
+      curve::add_out_of_line(acc, q);
       started = true;
     }
   }
@@ -165,10 +156,10 @@ __global__ void stage_kernel(typename G::Bucket* a, const GlvWords* tw, const Gl
   if (k != nullptr) t = glv_mul<G>(t, *k, beta);
   const Xyzz u = a[i1];
   Xyzz sum = u;
-  add_to<G>(sum, t);
+  curve::add_out_of_line(sum, t);
   t.Y = -t.Y;
   Xyzz diff = u;
-  add_to<G>(diff, t);
+  curve::add_out_of_line(diff, t);
   a[i1] = sum;
   a[i2] = diff;
 }

@@ -19,3 +19,11 @@
 #else
 #define ZK_UNROLL _Pragma("GCC unroll 32")
 #endif
+// ZK_NO_UNROLL keeps a long loop rolled on the device: nvcc unrolls a loop of constant trip count
+// (an exponentiation by a constant exponent: hundreds of inlined multiplications) on its own, at
+// a compile-time cost of minutes per kernel that calls it and no run-time gain worth having.
+#if defined(__CUDA_ARCH__)
+#define ZK_NO_UNROLL _Pragma("unroll 1")
+#else
+#define ZK_NO_UNROLL
+#endif
