@@ -19,7 +19,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$(pwd)
 BUILD_DIR=${BUILD_DIR:-build}
 
-step() { printf '\n==> [setup] %s\n' "$*"; }
+# Each step says when it starts and how long the run has taken so far (bash's SECONDS), so a
+# slow CI log shows where its time went.
+step() { printf '\n==> [setup %s, +%ds] %s\n' "$(date -u +%T)" "$SECONDS" "$*"; }
 note() { printf '    %s\n' "$*"; }
 die() {
   printf 'setup.sh: error: %s\n' "$*" >&2

@@ -11,7 +11,9 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 BUILD_DIR=${BUILD_DIR:-build}
 
-step() { printf '\n==> [test] %s\n' "$*"; }
+# Each step says when it starts and how long the run has taken so far (bash's SECONDS), so a
+# slow CI log shows where its time went.
+step() { printf '\n==> [test %s, +%ds] %s\n' "$(date -u +%T)" "$SECONDS" "$*"; }
 
 # The tree must match the committed .clang-format (C++ and CUDA sources we track). Checked
 # first: it takes seconds and a misformatted file fails the run before anything is built.
@@ -105,4 +107,4 @@ if [[ -z ${ZKMILL_SKIP_CHAOS:-} ]]; then
 else
   echo "test.sh: ZKMILL_SKIP_CHAOS is set: the chaos runs were NOT run"
 fi
-echo "test.sh: all tests passed"
+echo "test.sh: all tests passed (${SECONDS} s)"
