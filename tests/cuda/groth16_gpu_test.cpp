@@ -24,7 +24,7 @@ namespace {
 
 using namespace zkmill;
 
-struct Bn {
+struct BnProver {
   using E = curves::Bn254;
   static cuda::GpuResult prove(const groth16::ProvingKey<E>& pk, const cs::WitnessBundle& w, const E::Fr& r,
                                const E::Fr& s, groth16::Proof<E>* out, cuda::GpuProveTimings* t = nullptr,
@@ -32,7 +32,7 @@ struct Bn {
     return cuda::prove_gpu(pk, w, r, s, out, t, o);
   }
 };
-struct Bls {
+struct BlsProver {
   using E = curves::Bls12381;
   static cuda::GpuResult prove(const groth16::ProvingKey<E>& pk, const cs::WitnessBundle& w, const E::Fr& r,
                                const E::Fr& s, groth16::Proof<E>* out, cuda::GpuProveTimings* t = nullptr,
@@ -71,8 +71,8 @@ class GpuGroth16 : public ::testing::Test {
   }
 };
 
-using Curves = ::testing::Types<Bn, Bls>;
-TYPED_TEST_SUITE(GpuGroth16, Curves);
+using Provers = ::testing::Types<BnProver, BlsProver>;
+TYPED_TEST_SUITE(GpuGroth16, Provers);
 
 TYPED_TEST(GpuGroth16, SameProofAsCpuAndVerifies) {
   ZKMILL_REQUIRE_GPU();

@@ -11,6 +11,7 @@
 
 #include "common/circuits/chain.hpp"
 #include "common/cs/proving_cs.hpp"
+#include "tests/common/cs/bundle_bytes.hpp"
 
 namespace zkmill::test {
 
@@ -30,10 +31,6 @@ std::vector<uint8_t> make_image(uint64_t size = 500) {
 
 std::span<const uint8_t> header_of(const std::vector<uint8_t>& image) {
   return std::span(image).first(WitnessBundle::kHeaderSize);
-}
-
-void put_u64(std::vector<uint8_t>& b, size_t off, uint64_t v) {
-  for (int i = 0; i < 8; ++i) b[off + i] = uint8_t(v >> (8 * i));
 }
 
 // Sets element k (run index) to all-ones, which is >= p, and fixes the trailing checksum so

@@ -10,6 +10,7 @@
 #include "common/circuits/chain.hpp"
 #include "common/cs/bundle_receiver.hpp"
 #include "common/cs/proving_cs.hpp"
+#include "tests/common/cs/bundle_bytes.hpp"
 
 namespace zkmill::test {
 
@@ -26,25 +27,6 @@ WitnessBundle make_bundle(uint64_t size = 300, uint64_t partition = 5) {
   CircuitId id;
   for (size_t i = 0; i < id.size(); ++i) id[i] = uint8_t(i * 7 + 1);
   return std::move(prover).into_bundle(id, partition);
-}
-
-void put_u64(std::vector<uint8_t>& b, size_t off, uint64_t v) {
-  for (int i = 0; i < 8; ++i) b[off + i] = uint8_t(v >> (8 * i));
-}
-
-// Rewrites both checksums so that only the deliberate change remains to be found.
-void reseal(std::vector<uint8_t>& bytes, const BundleLayout& l) {
-  put_u64(bytes, 88, checksum64(std::span(bytes).first(88)));
-  put_u64(bytes, l.checksum_offset, checksum64(std::span(bytes).first(l.checksum_offset)));
-}
-
-std::string error_of(std::span<const uint8_t> bytes) {
-  try {
-    WitnessBundle::parse(bytes);
-  } catch (const BundleError& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 }  // namespace

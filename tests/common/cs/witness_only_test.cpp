@@ -14,6 +14,7 @@
 #include "common/cs/proving_cs.hpp"
 #include "common/cs/recording_cs.hpp"
 #include "common/cs/witness_expand.hpp"
+#include "tests/common/cs/bundle_bytes.hpp"
 
 namespace zkmill::test {
 
@@ -62,23 +63,6 @@ PceId some_pce_id(uint8_t salt) {
   PceId id;
   for (size_t i = 0; i < id.size(); ++i) id[i] = uint8_t(i ^ salt);
   return id;
-}
-
-std::string error_of(std::span<const uint8_t> bytes) {
-  try {
-    WitnessBundle::parse(bytes);
-  } catch (const BundleError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-void put_u64(std::vector<uint8_t>& b, size_t off, uint64_t v) {
-  for (int i = 0; i < 8; ++i) b[off + i] = uint8_t(v >> (8 * i));
-}
-void reseal(std::vector<uint8_t>& bytes, const BundleLayout& l) {
-  put_u64(bytes, 88, checksum64(std::span(bytes).first(88)));
-  put_u64(bytes, l.checksum_offset, checksum64(std::span(bytes).first(l.checksum_offset)));
 }
 
 TYPED_TEST(WitnessOnly, PackAndUnpackRoundTripEveryAuxValueAtEveryShape) {
