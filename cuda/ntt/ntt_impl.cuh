@@ -34,11 +34,13 @@
 //  - the bit-reversal permutation is the first pass's gather (each Fr is one 32-byte sector,
 //    so the scattered reads waste no bandwidth);
 //  - the inverse uses inverse_DFT(a) = forward_DFT(a') / n with a'_j = a_(-j mod n) (substitute
-//    j -> -j), i.e. a negated gather index, and the 1/n factor in the first step (in the coset
-//    inverse's output scaling instead);
-//  - coset scaling by g^j (forward, on input) and g^-j (inverse; g^j inverse to coset; on
-//    output) multiply by hi[j >> 12] * lo[j & 4095] from two small tables instead of a table of
-//    n powers.
+//    j -> -j), i.e. a negated gather index; n^-1 = 2^-log n is not a product but a k-bit
+//    Montgomery reduction step (Fp32::div_pow2, ~a tenth of one), on the gather of the inverse
+//    and on the last step's per-thread factor of the coset inverse and the inverse to coset;
+//  - coset scaling by g^j (forward, on input) multiplies by hi[j >> 12] * lo[j & 4095] from two
+//    small tables instead of a table of n powers; g^-j (coset inverse) and g^j (inverse to coset)
+//    on output go into the last step: h^j0 from the tables once per thread, folded into the
+//    twiddle its x1 and x3 get, and three constants h^(cD) (ntt_pass_kernel's step_compute).
 // Twiddles: stage s uses w_(2^(s+1))^j = W^(j 2^(m-1-s)) for j < 2^s, W = w_(2^m), so one table
 // T[i] = W^i, i < 2^(m-1), holds every stage's (stage s at stride 2^(m-1-s)); m is the largest
 // log n seen, so the table serves every smaller size. n/2 entries: 2 GiB at 2^27, where per-stage
@@ -62,9 +64,9 @@ enum class Gather : int {
   kInPlace = 0,  // not the first pass: read and write dst
   kForward,      // bit-reversed gather
   kCoset,        // bit-reversed gather times g^j
-  kInverse,      // negated bit-reversed gather, times n^-1 (folded into the first step)
+  kInverse,      // negated bit-reversed gather, times n^-1 (Fp32::div_pow2: no product)
   kNegated,      // negated bit-reversed gather (coset inverse, inverse to coset: n^-1 goes with g^-j
-                 // or g^j on output)
+                 // or g^j into the last step)
 };
 
 template <class F>
@@ -74,8 +76,7 @@ struct PassArgs {
   uint32_t k;        // stages in this pass
   uint32_t lo_bits;  // log2 of the consecutive low indices a tile takes (0 on the first pass)
   uint32_t tw_top;   // m - 1: stage s reads the twiddle table at stride 2^(tw_top - s)
-  F scale;           // n^-1 (inverse directions)
-  F scale_w4;        // n^-1 w_4: the inverse's n^-1 folded into the first step's stage 1
+  F post_g[3];       // post-scaled last pass: h^D, h^2D, h^3D, D = 2^(s0 + its last step's stage)
 };
 
 // x^e for e < 2^(kPowLoLog + hi_bits), from lo[i] = x^i (i < 2^kPowLoLog) and hi[h] = x^(h 2^kPowLoLog).
@@ -115,8 +116,8 @@ __device__ __forceinline__ void butterfly(F& u, F& v) {
   u = u + t;
 }
 
-// kPostScale: multiply the output by h^j n^-1 with h^j = post_hi[j >> 12] post_lo[j mod 2^12] (last
-// pass of a coset inverse, h = g^-1, or of an inverse to coset, h = g).
+// kPostScale: multiply the output by h^j n^-1 (last pass of a coset inverse, h = g^-1, or of an
+// inverse to coset, h = g), inside the last step (see step_compute).
 template <class F, Gather kGather, bool kPostScale>
 __global__ void __launch_bounds__(kPassThreads, 3)
     ntt_pass_kernel(const F* __restrict__ src, F* __restrict__ dst, const F* __restrict__ tw, PassArgs<F> a,
@@ -135,8 +136,6 @@ __global__ void __launch_bounds__(kPassThreads, 3)
   const uint32_t n_mask = (1u << a.log_n) - 1;
   // A tile of 2 elements (n = 2) has one butterfly: the radix-2 step's second one is absent.
   const bool has_second = tile_log >= 2;
-  // n^-1 of an inverse: in the first radix-2^2 step when there is one (k >= 2), else on input.
-  const bool scale_here = kGather == Gather::kInverse && k >= 2;
 
   auto global_index = [&](uint32_t e) -> uint32_t {
     return (hi << (s0 + k)) | ((e >> lb) << s0) | (lo_base + (e & lo_mask));
@@ -180,28 +179,46 @@ __global__ void __launch_bounds__(kPassThreads, 3)
     }
   };
   // One step on registers. first: twiddles from tw (the prologue is not yet visible).
-  auto step_compute = [&](uint32_t st, bool r4, bool first, const uint32_t(&e)[4], F(&x)[4]) {
+  // last (post-scaled pass only): every output j also gets h^j n^-1. The step's outputs sit at
+  // j0 + c D (radix-2^2, c = 0..3) or at two pairs (j, j + D) (radix-2), D = 2^(s0 + st), so
+  // h^j n^-1 = K h^(cD) with K = h^j0 n^-1 shared by the thread's four (or each pair's two): K goes
+  // on the step's inputs (a linear map commutes with it), folded into the twiddle that x1 and x3
+  // get anyway, and h^(cD) (PassArgs::post_g) on the outputs: 7 products per 4 elements with K's
+  // (n^-1 by div_pow2), where a product to form h^j and one to apply it made 8 (+1 for n^-1).
+  auto step_compute = [&](uint32_t st, bool r4, bool first, bool last, const uint32_t(&e)[4], F(&x)[4]) {
     auto w = [&](uint32_t s, uint32_t low, uint32_t lo_off) {
       return first ? tw_global(s, low, lo_off) : tw_shared(s, low, lo_off);
     };
+    // Stage 0 is the first step of the first pass. A post-scaled step that is also the first is
+    // stage 0 of a one-step pass (n <= 4: later passes have k >= 3), one thread with j0 = 0, so
+    // K = n^-1 (div_pow2, no table). Spelled with `first` and kGather so that each inlined copy
+    // (first step, loop; in-place or gathering) carries only the code it can run (compile time).
+    const bool stage0 = kGather != Gather::kInPlace && first && s0 == 0;
+    const bool ps = kPostScale && last && (kGather != Gather::kInPlace || !first);
+    F ka = F::one(), kb = F::one();
+    if (ps && !first) {
+      ka = table_pow(post_lo, post_hi, global_index(e[0])).div_pow2(a.log_n);
+      if (!r4 && has_second) kb = table_pow(post_lo, post_hi, global_index(e[2])).div_pow2(a.log_n);
+    }
     const uint32_t m_mask = (1u << st) - 1;
     if (r4) {
       const uint32_t low = (e[0] >> lb) & m_mask, lo_off = e[0] & lo_mask;
-      if (s0 + st == 0) {
-        // Stage 0 (w_2^0 = 1), then stage 1: x2 by w_4^0 = 1, x3 by w_4. An inverse's n^-1 goes
-        // here (4 products per 4 elements, one of them with w_4 folded in) rather than on input.
+      if (stage0) {
+        // Stage 0 (w_2^0 = 1), then stage 1: x2 by w_4^0 = 1, x3 by w_4.
+        if (ps) {
+#pragma unroll
+          for (int c = 0; c < 4; ++c) x[c] = x[c].div_pow2(a.log_n);
+        }
         butterfly(x[0], x[1]);
         butterfly(x[2], x[3]);
-        if (scale_here) {
-          x[0] = x[0] * a.scale;
-          x[1] = x[1] * a.scale;
-          x[2] = x[2] * a.scale;
-          x[3] = x[3] * a.scale_w4;
-        } else {
-          x[3] = x[3] * w(1, 1, 0);
-        }
+        x[3] = x[3] * w(1, 1, 0);
       } else {
-        const F wa = w(st, low, lo_off);
+        F wa = w(st, low, lo_off);
+        if (ps && !first) {
+          wa = wa * ka;
+          x[0] = x[0] * ka;
+          x[2] = x[2] * ka;
+        }
         x[1] = x[1] * wa;
         x[3] = x[3] * wa;
         butterfly(x[0], x[1]);
@@ -211,13 +228,37 @@ __global__ void __launch_bounds__(kPassThreads, 3)
       }
       butterfly(x[0], x[2]);
       butterfly(x[1], x[3]);
+      if (ps) {
+        x[1] = x[1] * a.post_g[0];
+        x[2] = x[2] * a.post_g[1];
+        x[3] = x[3] * a.post_g[2];
+      }
     } else {
-      if (s0 + st != 0) {
-        x[1] = x[1] * w(st, (e[0] >> lb) & m_mask, e[0] & lo_mask);
-        if (has_second) x[3] = x[3] * w(st, (e[2] >> lb) & m_mask, e[2] & lo_mask);
+      if (!stage0) {
+        F wa = w(st, (e[0] >> lb) & m_mask, e[0] & lo_mask);
+        if (ps && !first) {
+          wa = wa * ka;
+          x[0] = x[0] * ka;
+        }
+        x[1] = x[1] * wa;
+        if (has_second) {
+          F wb = w(st, (e[2] >> lb) & m_mask, e[2] & lo_mask);
+          if (ps && !first) {
+            wb = wb * kb;
+            x[2] = x[2] * kb;
+          }
+          x[3] = x[3] * wb;
+        }
+      } else if (ps) {
+#pragma unroll
+        for (int c = 0; c < 4; ++c) x[c] = x[c].div_pow2(a.log_n);
       }
       butterfly(x[0], x[1]);
       butterfly(x[2], x[3]);
+      if (ps) {
+        x[1] = x[1] * a.post_g[0];
+        x[3] = x[3] * a.post_g[0];
+      }
     }
   };
 
@@ -243,11 +284,11 @@ __global__ void __launch_bounds__(kPassThreads, 3)
       if (kGather == Gather::kInverse || kGather == Gather::kNegated) from = (n_mask + 1 - from) & n_mask;
       F v = src[from];
       if constexpr (kGather == Gather::kCoset) v = v * table_pow(g_lo, g_hi, from);
-      if (kGather == Gather::kInverse && !scale_here) v = v * a.scale;
+      if constexpr (kGather == Gather::kInverse) v = v.div_pow2(a.log_n);
       x[c] = v;
     }
   }
-  step_compute(0, step_r4(0), true, e, x);
+  step_compute(0, step_r4(0), true, steps == 1, e, x);
   for (uint32_t i = 1; i < steps; ++i) {
 #pragma unroll
     for (int c = 0; c < 4; ++c)
@@ -258,24 +299,14 @@ __global__ void __launch_bounds__(kPassThreads, 3)
     step_indices(st, r4, e);
 #pragma unroll
     for (int c = 0; c < 4; ++c) x[c] = sm[e[c]];
-    step_compute(st, r4, false, e, x);
+    step_compute(st, r4, false, i + 1 == steps, e, x);
     // No barrier before the next write: each thread writes back only the elements it read.
   }
-  // Last step's results: straight to device memory. A post-scale multiplies by
-  // h^j n^-1 = post_hi[j >> 12] (post_lo[j mod 2^12] n^-1); the 4 elements of a thread differ only
-  // in bits >= s0, so once s0 >= 12 the bracket is one product per thread, not per element.
-  const uint32_t lo_of0 = global_index(e[0]) & (kPowLo - 1);
-  const F lo_scaled = kPostScale ? post_lo[lo_of0] * a.scale : F::one();
+  // Last step's results: straight to device memory.
 #pragma unroll
   for (int c = 0; c < 4; ++c) {
     if (c >= 2 && !has_second) continue;
-    const uint32_t gi = global_index(e[c]);
-    F v = x[c];
-    if constexpr (kPostScale) {
-      const uint32_t lo = gi & (kPowLo - 1);
-      v = v * (post_hi[gi >> kPowLoLog] * (lo == lo_of0 ? lo_scaled : post_lo[lo] * a.scale));
-    }
-    dst[gi] = v;
+    dst[global_index(e[c])] = x[c];
   }
 }
 
@@ -309,7 +340,6 @@ void Engine<HostFr>::run(const F* d_in, F* d_out, int log_n, NttDirection dir, c
   const bool to_coset = dir == NttDirection::kInverseToCoset;
   const bool coset = dir == NttDirection::kCosetForward || dir == NttDirection::kCosetInverse || to_coset;
   const CosetTables* ct = coset ? &coset_tables(log_n, shift) : nullptr;
-  const bool inverse = dir == NttDirection::kInverse || dir == NttDirection::kCosetInverse || to_coset;
   const bool post = dir == NttDirection::kCosetInverse || to_coset;  // scaled on output, by g^-j or g^j
   Gather gather = dir == NttDirection::kInverse ? Gather::kInverse
                   : post                        ? Gather::kNegated
@@ -318,9 +348,7 @@ void Engine<HostFr>::run(const F* d_in, F* d_out, int log_n, NttDirection dir, c
   PassArgs<F> a{};
   a.log_n = uint32_t(log_n);
   a.tw_top = uint32_t(tw_log_) - 1;
-  const HostFr n_inv = HostFr::from_u64(uint64_t(1) << log_n).inverse();
-  a.scale = inverse ? F::from_host(n_inv) : F::one();
-  a.scale_w4 = F::from_host(n_inv * HostFr::root_of_unity(2));  // w_4 = the twiddle table's
+  const HostFr post_h = to_coset ? shift : post ? shift.inverse() : HostFr::one();
   const F* g_lo = coset ? ct->pow.get() : nullptr;
   const F* g_hi = coset ? ct->pow.get() + 2 * kPowLo : nullptr;
   const F* ginv_lo = coset ? ct->pow.get() + kPowLo : nullptr;
@@ -335,6 +363,15 @@ void Engine<HostFr>::run(const F* d_in, F* d_out, int log_n, NttDirection dir, c
     a.lo_bits = s0 == 0 ? 0u : (s0 < 2 ? s0 : 2u);
     a.k = ks[p];
     const bool post_scale = post && p + 1 == passes;
+    if (post_scale) {
+      // The last step's output spacing D = 2^(s0 + its stage) (step_compute): h^D, h^2D, h^3D.
+      const uint32_t last_st = 2 * ((a.k + 1) / 2 - 1);
+      HostFr hd = post_h;
+      for (uint32_t b = 0; b < s0 + last_st; ++b) hd = hd.square();
+      a.post_g[0] = F::from_host(hd);
+      a.post_g[1] = F::from_host(hd.square());
+      a.post_g[2] = F::from_host(hd.square() * hd);
+    }
     const uint32_t tile_log = a.k + a.lo_bits;
     const uint32_t threads = tile_log >= 2 ? 1u << (tile_log - 2) : 1u;
     // Shared memory: none for a one-step pass, else the tile plus the staged twiddles.

@@ -50,6 +50,8 @@ TYPED_TEST(Fp32Emulation, MatchesCpuField) {
     }
     const D da = D::from_host(a);
     ASSERT_EQ((-da).to_host(), -a);
+    for (uint32_t k : {0u, 1u, 2u, 17u, 24u, 30u, 31u})  // the NTT's n^-1 (cuda/ntt/ntt_impl.cuh)
+      ASSERT_EQ(da.div_pow2(k).to_host(), a * H::from_u64(uint64_t(1) << k).inverse()) << "k = " << k;
     ASSERT_EQ(da.sqr().to_host(), a.square());
     ASSERT_EQ(da.dbl().to_host(), a.dbl());
     ASSERT_EQ(D::from_canonical(da.to_canonical()), da);
