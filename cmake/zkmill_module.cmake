@@ -7,6 +7,9 @@ function(zkmill_module name dir)
   file(GLOB _srcs CONFIGURE_DEPENDS ${dir}/*.cpp)
   if(_srcs)
     add_library(${name} STATIC ${_srcs})
+    # Unity batches of up to 8 files (ZKMILL_UNITY_BUILD, as for app/ and the tests): names at
+    # namespace scope, anonymous namespaces included, must be unique across a folder's files.
+    set_target_properties(${name} PROPERTIES UNITY_BUILD ${ZKMILL_UNITY_BUILD} UNITY_BUILD_BATCH_SIZE 8)
     target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR})
     target_link_libraries(${name} PUBLIC ${M_DEPS})
   else()

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <vector>
 #include <span>
 
 #include "common/serde/codec.hpp"
@@ -21,6 +22,11 @@
 #include "common/setup/hash.hpp"
 
 namespace zkmill::setup {
+
+// Appends v little-endian, as snarkjs writes the u32 fields of its contribution records.
+inline void put_u32(std::vector<uint8_t>& b, uint32_t v) {
+  for (int i = 0; i < 4; ++i) b.push_back(uint8_t(v >> (8 * i)));
+}
 
 template <class G>
 constexpr size_t kUSize = 2 * serde::kCoordBytes<typename G::Base>;

@@ -20,12 +20,8 @@ namespace zkmill::setup {
 namespace {
 
 // Points per chunk of a streamed section, and bytes per chunk of a copied one.
-constexpr size_t kPointChunk = size_t(1) << 16;
+constexpr size_t kStreamPointChunk = size_t(1) << 16;
 constexpr size_t kCopyChunk = size_t(4) << 20;
-
-void put_u32(std::vector<uint8_t>& b, uint32_t v) {
-  for (int i = 0; i < 4; ++i) b.push_back(uint8_t(v >> (8 * i)));
-}
 
 // snarkjs hashPubKey: U(deltaAfter) U(g1_s) U(g1_sx) U(g2_spx) transcript.
 template <class E>
@@ -123,8 +119,8 @@ ContributeResult contribute(const formats::ZkeyFile& f, const std::string& out, 
     const size_t n = sec.size() / L1::kSize;
     std::vector<ec::Jacobian<G1>> j;
     std::vector<uint8_t> bytes;
-    for (size_t b = 0; b < n; b += kPointChunk) {
-      const auto part = sec.subspan(b * L1::kSize, (std::min(n, b + kPointChunk) - b) * L1::kSize);
+    for (size_t b = 0; b < n; b += kStreamPointChunk) {
+      const auto part = sec.subspan(b * L1::kSize, (std::min(n, b + kStreamPointChunk) - b) * L1::kSize);
       const auto pts =
           formats::detail::decode_section<G1>(f, part, what, serde::Validation::SkipSubgroupCheck, pool, b);
       j.resize(pts.size());

@@ -23,7 +23,7 @@ namespace {
 
 // Signals per chunk of a section, and points per chunk of H: a few MiB of Jacobian points.
 constexpr size_t kSignalChunk = size_t(1) << 15;
-constexpr size_t kPointChunk = size_t(1) << 14;
+constexpr size_t kHPointChunk = size_t(1) << 14;
 
 // snarkjs misc.js log2: floor(log2(v)), 0 for v = 0.
 uint32_t floor_log2(uint64_t v) {
@@ -32,9 +32,6 @@ uint32_t floor_log2(uint64_t v) {
   return r;
 }
 
-void put_u32(std::vector<uint8_t>& b, uint32_t v) {
-  for (int i = 0; i < 4; ++i) b.push_back(uint8_t(v >> (8 * i)));
-}
 template <size_t N>
 void put_limbs(std::vector<uint8_t>& b, const ff::Limbs<N>& v) {
   for (size_t i = 0; i < 8 * N; ++i) b.push_back(uint8_t(v[i / 8] >> (8 * (i % 8))));
@@ -418,8 +415,8 @@ InitZkeyInfo build(const formats::R1csFile& r1cs, const formats::PtauFile& ptau,
       if (prog) prog->stage("H");
       sink.begin(9);
       std::vector<uint8_t> buf;
-      for (size_t b = 0; b < n; b += kPointChunk) {
-        const size_t e = std::min<size_t>(n, b + kPointChunk);
+      for (size_t b = 0; b < n; b += kHPointChunk) {
+        const size_t e = std::min<size_t>(n, b + kHPointChunk);
         buf.resize((e - b) * Lem1::kSize);
         for (size_t i = b; i < e; ++i)
           std::copy_n(lag.data() + (hbase + 2 * i + 1) * Lem1::kSize, Lem1::kSize, buf.data() + (i - b) * Lem1::kSize);
@@ -429,8 +426,8 @@ InitZkeyInfo build(const formats::R1csFile& r1cs, const formats::PtauFile& ptau,
       sink.end();
       hs.update_u32_be(n - 1);
       std::vector<J1> d;
-      for (uint64_t b = 0; b < hash_total; b += kPointChunk) {
-        const uint64_t e = std::min<uint64_t>(hash_total, b + kPointChunk);
+      for (uint64_t b = 0; b < hash_total; b += kHPointChunk) {
+        const uint64_t e = std::min<uint64_t>(hash_total, b + kHPointChunk);
         d.resize(e - b);
         pool.parallel_for(
             e - b,
