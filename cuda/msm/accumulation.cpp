@@ -223,9 +223,9 @@ uint32_t batch_affine_stop() {
 uint64_t budget_for(uint64_t free_bytes, uint64_t cap_bytes) {
   // Half the free memory: the rest stays for whatever the caller allocates next (a proof's
   // later MSMs and NTTs share the card); 8 GiB is already ~90 M BLS12-381 G1 points per slice.
-  // A cap replaces the 8 GiB, below it or above (a 2^24 G2 MSM takes 4 / 6 slices of 8 GiB at
-  // BN254 / BLS12-381, each slice ~10 rounds of ~0.4 ms fixed cost; a larger cap measures that).
-  return std::min<uint64_t>(cap_bytes != 0 ? cap_bytes : uint64_t(8) << 30, free_bytes / 2);
+  uint64_t b = std::min<uint64_t>(uint64_t(8) << 30, free_bytes / 2);
+  if (cap_bytes != 0) b = std::min(b, cap_bytes);
+  return b;
 }
 
 uint64_t batch_affine_budget(uint64_t free_bytes, uint64_t cap_bytes) {

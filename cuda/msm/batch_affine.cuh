@@ -136,41 +136,25 @@ __device__ __forceinline__ SlotWalk slot_walk(uint32_t t, uint32_t m, uint32_t p
   return {uint32_t(j0), T, min_slots(per, (m - j0 + T - 1) / T)};
 }
 
-// Slot j of bucket b: its first input q, the x coordinates of its pair (x2 = 0 for a run's odd
-// last point) and whether the pair is the chord case, two distinct finite points (distinct,
-// non-zero x; the point at infinity is (0, 0)), whose denominator is x2 - x1. The up and down
-// kernels decide it alike from the x alone: the y are read only for lambda and the rare pairs.
+// Denominator of slot j of bucket b (see the top): from the x coordinates alone when they are
+// distinct and non-zero (two distinct finite points: the chord, d = x2 - x1); the y are read only
+// for the rare pairs with equal x or an x of 0 (which may be the point at infinity).
 template <class G>
-struct SlotX {
-  uint32_t q;
-  typename G::Fq x1, x2;
-  bool chord;
-};
-
-template <class G>
-__device__ __forceinline__ SlotX<G> slot_x(const uint32_t* in_start, const uint32_t* in_count,
-                                           const uint32_t* out_start, uint32_t b, uint32_t j, const uint32_t* vals,
-                                           const typename G::Affine* pts) {
+__device__ __forceinline__ typename G::Fq slot_denominator(const uint32_t* in_start, const uint32_t* in_count,
+                                                           const uint32_t* out_start, uint32_t b, uint32_t j,
+                                                           const uint32_t* vals, const typename G::Affine* pts) {
   using F = typename G::Fq;
   const uint32_t k = j - out_start[b];
   const uint32_t q = in_start[b] + 2 * k;
   const bool lone = 2 * k + 1 >= in_count[b];
   const F x1 = round_input_x<G>(vals, pts, q);
   const F x2 = lone ? F::zero() : round_input_x<G>(vals, pts, q + 1);
-  return {q, x1, x2, !(x1 == x2 || x1.is_zero() || x2.is_zero())};
-}
-
-// Denominator of slot j of bucket b (see the top): x2 - x1 for the chord, else from the whole
-// points (equal x: a doubling or P + (-P); an x of 0, which may be the point at infinity).
-template <class G>
-__device__ __forceinline__ typename G::Fq slot_denominator(const uint32_t* in_start, const uint32_t* in_count,
-                                                           const uint32_t* out_start, uint32_t b, uint32_t j,
-                                                           const uint32_t* vals, const typename G::Affine* pts) {
-  const SlotX<G> s = slot_x<G>(in_start, in_count, out_start, b, j, vals, pts);
-  if (s.chord) return s.x2 - s.x1;
-  typename G::Affine p1, p2;
-  round_pair<G>(in_start, in_count, out_start, b, j, vals, pts, p1, p2);
-  return pair_denominator(p1, p2, pair_kind(p1, p2));
+  if (x1 == x2 || x1.is_zero() || x2.is_zero()) {
+    typename G::Affine p1, p2;
+    round_pair<G>(in_start, in_count, out_start, b, j, vals, pts, p1, p2);
+    return pair_denominator(p1, p2, pair_kind(p1, p2));
+  }
+  return x2 - x1;
 }
 
 // Round, step 1: the denominators of the thread's slots, their running products p_j into
@@ -199,63 +183,10 @@ __global__ void __launch_bounds__(kAccThreads)
   totals[t] = acc;
 }
 
-// The y coordinate alone of point q, signed as round_input signs it.
-template <class G>
-__device__ __forceinline__ typename G::Fq round_input_y(const uint32_t* vals, const typename G::Affine* pts,
-                                                        uint32_t q) {
-  if (vals == nullptr) return pts[q].y;
-  const uint32_t v = vals[q];
-  const typename G::Fq y = pts[v & 0x7fffffffu].y;
-  return v >> 31 ? -y : y;
-}
-
-// What the down kernel takes back from a rare slot: the slot's sum and the running inverse.
-template <class G>
-struct RareSlot {
-  typename G::Affine sum;
-  typename G::Fq inv;
-};
-
-// Slot j of the down kernel when its pair is not two distinct finite points (equal x, or an x of
-// 0: a doubling, P + (-P), a point at infinity, a run's odd last point), by the generic formulas.
-// Out of line so that its registers (both whole points, the kind, both inverses) do not count
-// toward the chord path's, which almost every slot takes. prev is &prefix[j - step], or null for
-// the thread's first slot (whose 1 / d is inv itself).
-template <class G>
-__device__ __noinline__ RareSlot<G> rare_slot(const uint32_t* in_start, const uint32_t* in_count,
-                                              const uint32_t* out_start, uint32_t b, uint32_t j, const uint32_t* vals,
-                                              const typename G::Affine* pts, typename G::Fq inv,
-                                              const typename G::Fq* prev) {
-  typename G::Affine p1, p2;
-  round_pair<G>(in_start, in_count, out_start, b, j, vals, pts, p1, p2);
-  const PairKind kind = pair_kind(p1, p2);
-  typename G::Fq inv_j = inv;
-  if (prev != nullptr) {
-    inv_j = inv * *prev;                         // 1 / d_j
-    inv = inv * pair_denominator(p1, p2, kind);  // 1 / (d_first ... d_prev)
-  }
-  return {pair_sum(p1, p2, kind, inv_j), inv};
-}
-
-// Blocks of kAccThreads per SM that the down kernel of group G asks ptxas to fit, i.e. its
-// register cap (65536 / (128 x blocks)): the Fq2 kernels ran at 166 (BN254) and 247 (BLS12-381)
-// registers, 12 and 8 warps per SM, latency-bound (ncu: 8 cycles between a warp's issues, 40%
-// of the SM's issue rate at BLS12-381). Capped at 128 / 168 registers (16 / 12 warps) they spill
-// ~50 / ~200 bytes (ptxas -v, sm_90); cuda/bench/NOTES.md, "Where the G2 MSM's time goes". G1's
-// kernels (76 / 110 registers) are left to ptxas.
-template <class G>
-constexpr int affine_down_min_blocks() {
-  constexpr size_t coord = sizeof(typename G::Fq);
-  return coord == 64 ? 4 : coord == 96 ? 3 : 1;
-}
-
 // Round, step 3 (after the inversion of the totals): the thread walks its slots backwards
 // from inv = 1 / (d_first ... d_last): d_j^-1 = inv p_prev, inv <- inv d_j, and writes each sum.
-// The chord (slot_x, as in the up kernel) is written out here in the order that keeps the
-// fewest elements live: the x first (the denominator, both inverses), the y only for lambda;
-// every other slot goes to rare_slot.
 template <class G>
-__global__ void __launch_bounds__(kAccThreads, affine_down_min_blocks<G>())
+__global__ void __launch_bounds__(kAccThreads)
     affine_round_down_kernel(const uint32_t* in_start, const uint32_t* in_count, const uint32_t* out_start, uint32_t nb,
                              uint32_t m, uint32_t per, bool interleaved, uint32_t threads, const uint32_t* vals,
                              const typename G::Affine* pts, const typename G::Fq* prefix,
@@ -270,23 +201,15 @@ __global__ void __launch_bounds__(kAccThreads, affine_down_min_blocks<G>())
   F inv = inv_totals[t];
   for (uint32_t k = w.n; k-- > 0; j -= w.step) {
     b = owner_upto(out_start, b, j);
-    const SlotX<G> s = slot_x<G>(in_start, in_count, out_start, b, j, vals, pts);
-    if (!s.chord) {
-      const RareSlot<G> r =
-          rare_slot<G>(in_start, in_count, out_start, b, j, vals, pts, inv, k > 0 ? prefix + (j - w.step) : nullptr);
-      out[j] = r.sum;
-      inv = r.inv;
-      continue;
-    }
+    typename G::Affine p1, p2;
+    round_pair<G>(in_start, in_count, out_start, b, j, vals, pts, p1, p2);
+    const PairKind kind = pair_kind(p1, p2);
     F inv_j = inv;
     if (k > 0) {
-      inv_j = inv * prefix[j - w.step];  // 1 / d_j
-      inv = inv * (s.x2 - s.x1);         // 1 / (d_first ... d_prev)
+      inv_j = inv * prefix[j - w.step];            // 1 / d_j
+      inv = inv * pair_denominator(p1, p2, kind);  // 1 / (d_first ... d_prev)
     }
-    const F y1 = round_input_y<G>(vals, pts, s.q);
-    const F lambda = (round_input_y<G>(vals, pts, s.q + 1) - y1) * inv_j;
-    const F x3 = lambda.sqr() - s.x1 - s.x2;
-    out[j] = typename G::Affine{x3, lambda * (s.x1 - x3) - y1};
+    out[j] = pair_sum(p1, p2, kind, inv_j);
   }
 }
 
