@@ -14,8 +14,8 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <vector>
 #include <span>
+#include <vector>
 
 #include "common/serde/codec.hpp"
 #include "common/serde/snarkjs_binary.hpp"
