@@ -2,7 +2,7 @@
 // The coordinator's handling of worker results (synth_done, prove_done, task_failed): who may
 // end an attempt, the partition's statement, proof verification against it, and quarantine of
 // a worker that sends a result for another statement. Kept apart from the event loop in
-// coordinator.cpp; the Lua scripts in farm/farm_store.cpp check the same rules atomically.
+// coordinator.cpp; the Lua scripts in farm/farm_store_scripts.cpp check the same rules atomically.
 #include <spdlog/spdlog.h>
 
 #include <thread>
