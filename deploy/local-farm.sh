@@ -131,12 +131,17 @@ wait_for() {  # wait_for SECONDS COMMAND...
   done
 }
 
-# alive PIDFILE: the process runs (a zombie, i.e. a child of ours that exited and was not yet
-# reaped, does not count: it answers kill -0).
+# running PID: the process runs. A zombie (it exited and its parent has not reaped it yet) does
+# not count, though it answers kill -0: the farm's processes outlive the `start` that spawned
+# them, so their parent is init, which may reap only every few seconds (2 s on some VMs'), and
+# waiting on kill -0 made every `stop` wait that long per process.
+running() { kill -0 "$1" 2>/dev/null && [[ "$(ps -o stat= -p "$1" 2>/dev/null)" != Z* ]]; }
+exited() { ! running "$1"; }
+
+# alive PIDFILE: the process named by PIDFILE runs.
 alive() {
   [[ -f "$1" ]] || return 1
-  local pid; pid=$(cat "$1")
-  kill -0 "$pid" 2>/dev/null && [[ "$(ps -o stat= -p "$pid" 2>/dev/null)" != Z* ]]
+  running "$(cat "$1")"
 }
 
 # redis_pid_at PORT: the process id the redis on PORT reports (empty if none answers within
@@ -362,7 +367,7 @@ scale() {
   fi
   [[ ${#started[@]} -eq 0 ]] || wait_registered "${started[@]}"
   for name in "${draining[@]}"; do
-    if ! wait_for "$drain_timeout" bash -c "! kill -0 $(cat "$dir/$name.pid")"; then
+    if ! wait_for "$drain_timeout" exited "$(cat "$dir/$name.pid")"; then
       echo "local-farm.sh: $name did not drain within ${drain_timeout}s; killed (its partition is redone)" >&2
       kill -KILL "$(cat "$dir/$name.pid")" 2>/dev/null || true
     fi
@@ -397,7 +402,7 @@ stop_pid() {  # stop_pid FILE SECONDS: SIGTERM, wait, then SIGKILL
   [[ -f "$f" ]] || return 0
   pid=$(cat "$f")
   if kill -TERM "$pid" 2>/dev/null; then
-    wait_for "$2" bash -c "! kill -0 $pid" || kill -KILL "$pid" 2>/dev/null || true
+    wait_for "$2" exited "$pid" || kill -KILL "$pid" 2>/dev/null || true
   fi
   rm -f "$f"
 }
