@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -90,6 +91,18 @@ inline pid_t spawn_background(const std::vector<std::string>& args, const fs::pa
   posix_spawn_file_actions_destroy(&fa);
   EXPECT_EQ(rc, 0) << "cannot start " << args[0];
   return pid;
+}
+
+// Whether the process `pid` has exited: gone, or a zombie. A process that local-farm.sh started
+// is not our child; once it exits, init reaps it, on some machines only every few seconds, and
+// meanwhile it answers kill(pid, 0) as if it still ran.
+inline bool process_exited(pid_t pid) {
+  if (kill(pid, 0) != 0) return true;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return true;
+  const auto close = line.rfind(')');  // "pid (comm) S ...": comm may hold spaces and ')'
+  return close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z';
 }
 
 inline std::string zkmill_binary() { return std::string(ZKMILL_BINARY_DIR) + "/bin/zkmill"; }

@@ -62,7 +62,7 @@ class LocalFarm {
   void kill9(const std::string& name) {
     const pid_t p = pid_of(name);
     ASSERT_EQ(kill(p, SIGKILL), 0) << name;
-    zkmill::test::eventually(std::chrono::seconds(2), [&] { return kill(p, 0) != 0; });
+    zkmill::test::eventually(std::chrono::seconds(2), [&] { return process_exited(p); });
   }
 
   // A worker outside the script's bookkeeping (with a --inject-fault), killed at the end.

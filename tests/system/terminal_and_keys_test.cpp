@@ -104,7 +104,7 @@ TEST(KeyRescanTest, KeysAddedToAWorkersDirectoryAreServedAfterSighup) {
   EXPECT_TRUE(contains(farm.log("prove-1"), "key directory changed: now serving 2 circuit(s) (was 1)"))
       << farm.log("prove-1");
   for (const char* w : {"synth-1", "prove-1"})  // the same processes: no restart
-    EXPECT_EQ(kill(std::stoi(slurp(farm.farm_dir() / (std::string(w) + ".pid"))), 0), 0) << w;
+    EXPECT_FALSE(process_exited(std::stoi(slurp(farm.farm_dir() / (std::string(w) + ".pid"))))) << w;
   auto text = run_zkmill({"status", "--config", farm.client(), "--workers"});
   EXPECT_TRUE(std::regex_search(text.out, std::regex("worker prove-1 .*circuits \\[[0-9a-f]{12},[0-9a-f]{12}\\]")))
       << text.out;
