@@ -72,6 +72,17 @@ std::string read_line(const char* path) {
   return s;
 }
 
+// Whether process `pid` (of this pid namespace) has exited: no such process, or a zombie. A
+// zombie answers kill(pid, 0) until its parent reaps it, which for a coordinator started by a
+// script that has since exited is init, on some machines only every few seconds: a coordinator
+// restarted at once after a kill -9 must not mistake its dead predecessor for a live one.
+bool process_exited(pid_t pid) {
+  if (kill(pid, 0) != 0) return errno == ESRCH;  // EPERM: it exists, someone else's
+  std::string stat = read_line(("/proc/" + std::to_string(pid) + "/stat").c_str());
+  const size_t close = stat.rfind(')');  // "pid (comm) S ...": comm may hold spaces and ')'
+  return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z';
+}
+
 std::string pid_namespace() {
   char buf[128] = {};
   const ssize_t n = readlink("/proc/self/ns/pid", buf, sizeof buf - 1);
@@ -129,9 +140,9 @@ std::optional<CoordinatorLease::Holder> CoordinatorLease::acquire(uint64_t now_m
     if (held.is_nil()) continue;  // expired between the two commands
     auto h = Holder::parse(held.str);
     if (!h) h = Holder{};
-    // A holder on this machine (same boot, same pid namespace) whose process is gone.
+    // A holder on this machine (same boot, same pid namespace) whose process has exited.
     const bool local = !h->boot_id.empty() && h->boot_id == mine_.boot_id && h->pid_ns == mine_.pid_ns;
-    if (local && h->pid && h->pid != mine_.pid && kill(pid_t(h->pid), 0) != 0 && errno == ESRCH) {
+    if (local && h->pid && h->pid != mine_.pid && process_exited(pid_t(h->pid))) {
       if (r_.eval(kTakeOver, {kKey, kHistoryKey}, {held.str, value(), period}).as_int() == 1) return std::nullopt;
       continue;
     }

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: MIT
+// CoordinatorLease against a private redis-server: a second coordinator on the same machine
+// takes the lease over from a holder whose process has exited, and only then. "Exited" includes
+// a zombie: a coordinator killed with -9 whose parent (init, for one started by local-farm.sh)
+// has not reaped it yet still answers kill(pid, 0), and a restart right after the kill must not
+// be refused as "another coordinator is active".
+#include "farm/coordinator_lease.hpp"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+
+#include "farm/clock.hpp"
+#include "farm/redis_client.hpp"
+#include "tests/support/child_processes.hpp"
+
+namespace zkmill::test {
+namespace {
+
+using farm::CoordinatorLease;
+
+// A child process of this test: `live` pauses until killed, otherwise it exits at once and
+// stays a zombie until reap().
+class Child {
+ public:
+  explicit Child(bool live) {
+    pid_ = fork();
+    if (pid_ == 0) {
+      if (live)
+        for (;;) pause();
+      _exit(0);
+    }
+  }
+  ~Child() { reap(); }
+  pid_t pid() const { return pid_; }
+  // The process state letter from /proc/PID/stat ('Z' for a zombie), '?' when there is none.
+  char state() const {
+    std::ifstream f("/proc/" + std::to_string(pid_) + "/stat");
+    std::string s;
+    std::getline(f, s);
+    const auto close = s.rfind(')');
+    return close != std::string::npos && close + 2 < s.size() ? s[close + 2] : '?';
+  }
+  void reap() {
+    if (pid_ <= 0) return;
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+  }
+
+ private:
+  pid_t pid_ = -1;
+};
+
+class CoordinatorLeaseTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    children_.set_log_dir(scratch_dir());
+    const std::string socket = start_redis(children_);
+    ASSERT_FALSE(socket.empty());
+    farm::RedisConfig rc;
+    rc.unix_socket = socket;
+    redis_ = std::make_unique<farm::RedisClient>(rc);
+  }
+
+  // The lease as `first` holds it, but naming process `pid` (same machine, same namespace).
+  void hold_as(CoordinatorLease& first, pid_t pid) {
+    ASSERT_FALSE(first.acquire(farm::now_ms()));
+    const std::string value = redis_->command({"GET", CoordinatorLease::kKey}).as_string();
+    const size_t sp = value.find(' ');
+    auto j = nlohmann::json::parse(value.substr(sp + 1));
+    j["pid"] = uint64_t(pid);
+    redis_->command({"SET", CoordinatorLease::kKey, value.substr(0, sp) + " " + j.dump(), "PX", "60000"});
+  }
+
+  ChildProcesses children_;
+  std::unique_ptr<farm::RedisClient> redis_;
+};
+
+TEST_F(CoordinatorLeaseTest, HolderWhoseProcessIsAZombieIsTakenOver) {
+  Child dead(false);
+  for (int i = 0; i < 200 && dead.state() != 'Z'; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_EQ(dead.state(), 'Z');
+  ASSERT_EQ(kill(dead.pid(), 0), 0);  // what made the restart wait: a zombie answers kill -0
+  CoordinatorLease first(*redis_, "tcp://first", 60000), second(*redis_, "tcp://second", 60000);
+  hold_as(first, dead.pid());
+  EXPECT_FALSE(second.acquire(farm::now_ms()));  // taken over
+  EXPECT_EQ(second.holder()->endpoint, "tcp://second");
+}
+
+TEST_F(CoordinatorLeaseTest, HolderWhoseProcessIsGoneIsTakenOver) {
+  Child dead(false);
+  const pid_t pid = dead.pid();
+  dead.reap();
+  CoordinatorLease first(*redis_, "tcp://first", 60000), second(*redis_, "tcp://second", 60000);
+  hold_as(first, pid);
+  EXPECT_FALSE(second.acquire(farm::now_ms()));
+  EXPECT_EQ(second.holder()->endpoint, "tcp://second");
+}
+
+TEST_F(CoordinatorLeaseTest, HolderWhoseProcessRunsIsRefused) {
+  Child live(true);
+  CoordinatorLease first(*redis_, "tcp://first", 60000), second(*redis_, "tcp://second", 60000);
+  hold_as(first, live.pid());
+  const auto held = second.acquire(farm::now_ms());
+  ASSERT_TRUE(held);
+  EXPECT_EQ(held->pid, uint64_t(live.pid()));
+  EXPECT_EQ(held->endpoint, "tcp://first");
+  EXPECT_EQ(second.holder()->endpoint, "tcp://first");  // nothing changed
+}
+
+}  // namespace
+}  // namespace zkmill::test
