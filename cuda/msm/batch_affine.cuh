@@ -40,6 +40,7 @@
 #include <algorithm>
 #include <cub/device/device_scan.cuh>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "cuda/ec/affine_pair.hpp"
@@ -157,10 +158,56 @@ __device__ __forceinline__ typename G::Fq slot_denominator(const uint32_t* in_st
   return x2 - x1;
 }
 
+// Blocks of kAccThreads per SM that the round kernels ask ptxas to fit (__launch_bounds__'s
+// second argument; 1 asks for nothing beyond one block: up to 255 registers a thread). Why: the
+// down kernel is bound by the latency of its loads and products with few warps per SM (166
+// registers at BN254 G2 leave 3 blocks, 247 at BLS12-381 G2 leave 2); a bound trades registers
+// for warps, keeping the kernel's code (and its load order) as it is. Values: measured per group
+// on the H200 (cuda/bench/NOTES-down-kernel.md); a group absent from the table asks for nothing.
+// ZKMILL_AFFINE_BOUNDS, a compile definition for measuring builds only: 0 every group 1 (the
+// kernels as before the table), 1 (default) the table for `down`, 2 the table for `up` as well.
+#ifndef ZKMILL_AFFINE_BOUNDS
+#define ZKMILL_AFFINE_BOUNDS 1
+#endif
+#ifndef ZKMILL_AFFINE_SPLIT_DOWN
+#define ZKMILL_AFFINE_SPLIT_DOWN 0
+#endif
+template <class G>
+constexpr int affine_down_min_blocks() {
+  if constexpr (ZKMILL_AFFINE_BOUNDS == 0) {
+    return 1;
+  } else if constexpr (std::is_same_v<G, curve::Bn254G1>) {
+    return 8;  // 76 -> 64 registers
+  } else if constexpr (std::is_same_v<G, curve::Bls12381G1>) {
+    return 5;  // 110 -> 102
+  } else if constexpr (std::is_same_v<G, curve::Bn254G2>) {
+    return 4;  // 166 -> 128
+  } else if constexpr (std::is_same_v<G, curve::Bls12381G2>) {
+    return 3;  // 247 -> 168
+  } else {
+    return 1;
+  }
+}
+
+template <class G>
+constexpr int affine_up_min_blocks() {
+  if constexpr (ZKMILL_AFFINE_BOUNDS < 2) {
+    return 1;
+  } else if constexpr (std::is_same_v<G, curve::Bls12381G1>) {
+    return 8;  // 72 -> 64 registers
+  } else if constexpr (std::is_same_v<G, curve::Bn254G2>) {
+    return 6;  // 92 -> 80
+  } else if constexpr (std::is_same_v<G, curve::Bls12381G2>) {
+    return 4;  // 134 -> 128
+  } else {
+    return 1;
+  }
+}
+
 // Round, step 1: the denominators of the thread's slots, their running products p_j into
 // prefix[j], the thread's product into totals[t] (1 for a thread with no slot).
 template <class G>
-__global__ void __launch_bounds__(kAccThreads)
+__global__ void __launch_bounds__(kAccThreads, affine_up_min_blocks<G>())
     affine_round_up_kernel(const uint32_t* in_start, const uint32_t* in_count, const uint32_t* out_start, uint32_t nb,
                            uint32_t m, uint32_t per, bool interleaved, uint32_t threads, const uint32_t* vals,
                            const typename G::Affine* pts, typename G::Fq* prefix, typename G::Fq* totals) {
@@ -186,7 +233,7 @@ __global__ void __launch_bounds__(kAccThreads)
 // Round, step 3 (after the inversion of the totals): the thread walks its slots backwards
 // from inv = 1 / (d_first ... d_last): d_j^-1 = inv p_prev, inv <- inv d_j, and writes each sum.
 template <class G>
-__global__ void __launch_bounds__(kAccThreads)
+__global__ void __launch_bounds__(kAccThreads, affine_down_min_blocks<G>())
     affine_round_down_kernel(const uint32_t* in_start, const uint32_t* in_count, const uint32_t* out_start, uint32_t nb,
                              uint32_t m, uint32_t per, bool interleaved, uint32_t threads, const uint32_t* vals,
                              const typename G::Affine* pts, const typename G::Fq* prefix,
@@ -212,6 +259,51 @@ __global__ void __launch_bounds__(kAccThreads)
     out[j] = pair_sum(p1, p2, kind, inv_j);
   }
 }
+
+#if ZKMILL_AFFINE_SPLIT_DOWN
+// The down kernel in two (measuring build): the walk alone, prefix[j] <- 1 / d_j (the up kernel's
+// loads: x only but for the rare pairs), then the sums, each slot independent of the others.
+template <class G>
+__global__ void __launch_bounds__(kAccThreads)
+    affine_round_inverses_kernel(const uint32_t* in_start, const uint32_t* in_count, const uint32_t* out_start,
+                                 uint32_t nb, uint32_t m, uint32_t per, bool interleaved, uint32_t threads,
+                                 const uint32_t* vals, const typename G::Affine* pts, typename G::Fq* prefix,
+                                 const typename G::Fq* inv_totals) {
+  using F = typename G::Fq;
+  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= threads) return;
+  const SlotWalk w = slot_walk(t, m, per, interleaved);
+  if (w.n == 0) return;
+  uint32_t j = w.first + (w.n - 1) * w.step;
+  uint32_t b = owner_of(out_start, nb, j);
+  F inv = inv_totals[t];
+  for (uint32_t k = w.n - 1; k > 0; --k, j -= w.step) {
+    b = owner_upto(out_start, b, j);
+    const F d = slot_denominator<G>(in_start, in_count, out_start, b, j, vals, pts);
+    prefix[j] = inv * prefix[j - w.step];  // 1 / d_j (this thread alone reads and writes its slots)
+    inv = inv * d;
+  }
+  prefix[j] = inv;  // the first slot: 1 / d_first
+}
+
+template <class G>
+__global__ void __launch_bounds__(kAccThreads, affine_down_min_blocks<G>())
+    affine_round_sums_kernel(const uint32_t* in_start, const uint32_t* in_count, const uint32_t* out_start, uint32_t nb,
+                             uint32_t m, uint32_t per, bool interleaved, uint32_t threads, const uint32_t* vals,
+                             const typename G::Affine* pts, const typename G::Fq* inv_d, typename G::Affine* out) {
+  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= threads) return;
+  const SlotWalk w = slot_walk(t, m, per, interleaved);
+  if (w.n == 0) return;
+  uint32_t b = owner_of(out_start, nb, w.first);
+  for (uint32_t k = 0, j = w.first; k < w.n; ++k, j += w.step) {
+    b = owner_from(out_start, b, nb, j);
+    typename G::Affine p1, p2;
+    round_pair<G>(in_start, in_count, out_start, b, j, vals, pts, p1, p2);
+    out[j] = pair_sum(p1, p2, pair_kind(p1, p2), inv_d[j]);
+  }
+}
+#endif
 
 // XYZZ sum of each (short) run into buckets[b] (infinity for an empty run).
 template <class G>
@@ -396,8 +488,16 @@ class AffineRounds {
         r.start, r.count, ostart, nb, m, per, interleaved, threads, r.vals, r.pts, prefix, totals_.get());
     ZK_CUDA_OK_LAUNCH();
     inverter_.run(totals_.get(), threads, stream);
+#if ZKMILL_AFFINE_SPLIT_DOWN
+    affine_round_inverses_kernel<G><<<blocks_for(threads, kAccThreads), kAccThreads, 0, stream>>>(
+        r.start, r.count, ostart, nb, m, per, interleaved, threads, r.vals, r.pts, prefix, totals_.get());
+    ZK_CUDA_OK_LAUNCH();
+    affine_round_sums_kernel<G><<<blocks_for(threads, kAccThreads), kAccThreads, 0, stream>>>(
+        r.start, r.count, ostart, nb, m, per, interleaved, threads, r.vals, r.pts, prefix, out);
+#else
     affine_round_down_kernel<G><<<blocks_for(threads, kAccThreads), kAccThreads, 0, stream>>>(
         r.start, r.count, ostart, nb, m, per, interleaved, threads, r.vals, r.pts, prefix, totals_.get(), out);
+#endif
     ZK_CUDA_OK_LAUNCH();
   }
 
