@@ -15,8 +15,9 @@ namespace zkmill::cuda::pippenger {
 
 namespace {
 
-// BN254 Fq2; BLS12-381 Fq2 is 96, G1's Fq 32 or 48.
+// BN254 Fq2 and BLS12-381 Fq2; G1's Fq is 32 or 48.
 constexpr size_t kG2CoordBytes = 64;
+constexpr size_t kBlsG2CoordBytes = 96;
 // Rounds until the longest run holds <= 2 points: stopping at 8 measured the same within 0.5%.
 constexpr uint32_t kDefaultStop = 2;
 
@@ -107,10 +108,13 @@ bool batch_affine_windows_by_size(uint64_t digits, size_t coord_bytes) {
   // with its key resident: -14% BLS12-381, -18% BN254; "Round kind per group, BN254 G2 to 2^24, the
   // PoRep H MSM"), and loses or ties below (BN254 2^20 +25%, BLS12-381 2^20 -1%, noise); for BN254
   // G2 (64-byte Fq2) from 2^20 to 2^24 points (2^24..2^28 digits; -27% at 2^22, -26% / -24% at
-  // 2^23 / 2^24); never for BLS12-381 G2 (+8-18%: 8 warps per SM at the register cap).
-  // Beyond the measured sizes: XYZZ.
+  // 2^23 / 2^24); for BLS12-381 G2 (96-byte Fq2) at 2^22 and 2^24 points (2^26..2^28 digits)
+  // since the down kernel's split (NOTES-down-kernel.md: 160.8 against XYZZ's 204.0 ms at 2^22,
+  // 562.9 against 676.3 at 2^24; before it, batch-affine lost by 8-18%). Beyond the measured
+  // sizes: XYZZ.
   if (coord_bytes == 32 || coord_bytes == 48) return digits >= (uint64_t(1) << 26) && digits <= (uint64_t(1) << 31);
   if (coord_bytes == kG2CoordBytes) return digits >= (uint64_t(1) << 24) && digits <= (uint64_t(1) << 28);
+  if (coord_bytes == kBlsG2CoordBytes) return digits >= (uint64_t(1) << 26) && digits <= (uint64_t(1) << 28);
   return false;
 }
 

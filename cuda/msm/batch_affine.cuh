@@ -22,7 +22,8 @@
 //   invert totals (batch_invert: the same trick level by level over the totals, 16 per thread,
 //          down to one element, which the host inverts: one exact inversion per round).
 //   down:  the thread walks its slots backwards from inv = totals[t]^-1: d_j^-1 = inv p_prev,
-//          inv <- inv d_j, and writes the pair's sum to the next round's array.
+//          inv <- inv d_j, and writes the pair's sum to the next round's array. For most groups
+//          in two kernels (affine_split_down): the walk writes d_j^-1 over p_j, then the sums.
 // A thread's slots are contiguous, or interleaved across its block so that a warp's lanes touch
 // consecutive prefixes, outputs and input pairs (MsmAffineRound, msm.hpp). (A round fused into
 // one kernel, with one Fermat inversion per block of 1024 slots instead of the cross-block
@@ -158,47 +159,28 @@ __device__ __forceinline__ typename G::Fq slot_denominator(const uint32_t* in_st
   return x2 - x1;
 }
 
-// Blocks of kAccThreads per SM that the round kernels ask ptxas to fit (__launch_bounds__'s
-// second argument; 1 asks for nothing beyond one block: up to 255 registers a thread). Why: the
-// down kernel is bound by the latency of its loads and products with few warps per SM (166
-// registers at BN254 G2 leave 3 blocks, 247 at BLS12-381 G2 leave 2); a bound trades registers
-// for warps, keeping the kernel's code (and its load order) as it is. Values: measured per group
-// on the H200 (cuda/bench/NOTES-down-kernel.md); a group absent from the table asks for nothing.
-// ZKMILL_AFFINE_BOUNDS, a compile definition for measuring builds only: 0 every group 1 (the
-// kernels as before the table), 1 (default) the table for `down`, 2 the table for `up` as well.
-#ifndef ZKMILL_AFFINE_BOUNDS
-#define ZKMILL_AFFINE_BOUNDS 1
-#endif
-#ifndef ZKMILL_AFFINE_SPLIT_DOWN
-#define ZKMILL_AFFINE_SPLIT_DOWN 0
-#endif
+// How a group's round ends (measured per group on the H200, cuda/bench/NOTES-down-kernel.md):
+// split, the down kernel's work in two kernels (affine_round_inverses_kernel, then
+// affine_round_sums_kernel, below); or whole, affine_round_down_kernel. The split gained 10-32%
+// of the accumulation for BLS12-381 G1 and both G2 groups, where `down` carried both points and
+// the running inverse at 110-247 registers (2-4 blocks of 128 a SM) and each slot's loads waited
+// on the previous slot's products; BN254 G1 (76 registers, 6 blocks) lost 5-7% to it.
 template <class G>
-constexpr int affine_down_min_blocks() {
-  if constexpr (ZKMILL_AFFINE_BOUNDS == 0) {
-    return 1;
-  } else if constexpr (std::is_same_v<G, curve::Bn254G1>) {
-    return 8;  // 76 -> 64 registers
-  } else if constexpr (std::is_same_v<G, curve::Bls12381G1>) {
-    return 5;  // 110 -> 102
-  } else if constexpr (std::is_same_v<G, curve::Bn254G2>) {
-    return 4;  // 166 -> 128
-  } else if constexpr (std::is_same_v<G, curve::Bls12381G2>) {
-    return 3;  // 247 -> 168
-  } else {
-    return 1;
-  }
+constexpr bool affine_split_down() {
+  return !std::is_same_v<G, curve::Bn254G1>;
 }
 
+// Blocks of kAccThreads a SM that the sums kernel asks ptxas to fit (__launch_bounds__'s second
+// argument): with the running inverse gone, BLS12-381 G1 / BN254 G2 / BLS12-381 G2 fit 5 / 4 / 3
+// blocks at 88 / 128 / 168 registers with 0 / 0 / 8 bytes of spill (1: no bound).
 template <class G>
-constexpr int affine_up_min_blocks() {
-  if constexpr (ZKMILL_AFFINE_BOUNDS < 2) {
-    return 1;
-  } else if constexpr (std::is_same_v<G, curve::Bls12381G1>) {
-    return 8;  // 72 -> 64 registers
+constexpr int affine_sums_min_blocks() {
+  if constexpr (std::is_same_v<G, curve::Bls12381G1>) {
+    return 5;
   } else if constexpr (std::is_same_v<G, curve::Bn254G2>) {
-    return 6;  // 92 -> 80
+    return 4;
   } else if constexpr (std::is_same_v<G, curve::Bls12381G2>) {
-    return 4;  // 134 -> 128
+    return 3;
   } else {
     return 1;
   }
@@ -207,7 +189,7 @@ constexpr int affine_up_min_blocks() {
 // Round, step 1: the denominators of the thread's slots, their running products p_j into
 // prefix[j], the thread's product into totals[t] (1 for a thread with no slot).
 template <class G>
-__global__ void __launch_bounds__(kAccThreads, affine_up_min_blocks<G>())
+__global__ void __launch_bounds__(kAccThreads)
     affine_round_up_kernel(const uint32_t* in_start, const uint32_t* in_count, const uint32_t* out_start, uint32_t nb,
                            uint32_t m, uint32_t per, bool interleaved, uint32_t threads, const uint32_t* vals,
                            const typename G::Affine* pts, typename G::Fq* prefix, typename G::Fq* totals) {
@@ -233,7 +215,7 @@ __global__ void __launch_bounds__(kAccThreads, affine_up_min_blocks<G>())
 // Round, step 3 (after the inversion of the totals): the thread walks its slots backwards
 // from inv = 1 / (d_first ... d_last): d_j^-1 = inv p_prev, inv <- inv d_j, and writes each sum.
 template <class G>
-__global__ void __launch_bounds__(kAccThreads, affine_down_min_blocks<G>())
+__global__ void __launch_bounds__(kAccThreads)
     affine_round_down_kernel(const uint32_t* in_start, const uint32_t* in_count, const uint32_t* out_start, uint32_t nb,
                              uint32_t m, uint32_t per, bool interleaved, uint32_t threads, const uint32_t* vals,
                              const typename G::Affine* pts, const typename G::Fq* prefix,
@@ -260,9 +242,8 @@ __global__ void __launch_bounds__(kAccThreads, affine_down_min_blocks<G>())
   }
 }
 
-#if ZKMILL_AFFINE_SPLIT_DOWN
-// The down kernel in two (measuring build): the walk alone, prefix[j] <- 1 / d_j (the up kernel's
-// loads: x only but for the rare pairs), then the sums, each slot independent of the others.
+// Round, step 3 split in two (affine_split_down): first the walk alone, prefix[j] <- 1 / d_j,
+// with the up kernel's loads (the x only, but for the rare pairs) and 2 products a slot ...
 template <class G>
 __global__ void __launch_bounds__(kAccThreads)
     affine_round_inverses_kernel(const uint32_t* in_start, const uint32_t* in_count, const uint32_t* out_start,
@@ -286,8 +267,11 @@ __global__ void __launch_bounds__(kAccThreads)
   prefix[j] = inv;  // the first slot: 1 / d_first
 }
 
+// ... then each slot's sum from its own inverse (3 products): no chain from one slot to the next,
+// so a slot's loads need not wait on the previous slot's products, and neither kernel holds both
+// points and the running inverse at once (down's register peak).
 template <class G>
-__global__ void __launch_bounds__(kAccThreads, affine_down_min_blocks<G>())
+__global__ void __launch_bounds__(kAccThreads, affine_sums_min_blocks<G>())
     affine_round_sums_kernel(const uint32_t* in_start, const uint32_t* in_count, const uint32_t* out_start, uint32_t nb,
                              uint32_t m, uint32_t per, bool interleaved, uint32_t threads, const uint32_t* vals,
                              const typename G::Affine* pts, const typename G::Fq* inv_d, typename G::Affine* out) {
@@ -303,7 +287,6 @@ __global__ void __launch_bounds__(kAccThreads, affine_down_min_blocks<G>())
     out[j] = pair_sum(p1, p2, pair_kind(p1, p2), inv_d[j]);
   }
 }
-#endif
 
 // XYZZ sum of each (short) run into buckets[b] (infinity for an empty run).
 template <class G>
@@ -472,7 +455,7 @@ class AffineRounds {
     buf.reserve(bytes, what);
   }
 
-  // One round: up, the inversion of the thread products, down.
+  // One round: up, the inversion of the thread products, down (or its split: inverses, sums).
   void one_round(const Result& r, const uint32_t* ostart, uint32_t nb, uint32_t m, bool interleaved, Affine* out,
                  DeviceBuffer<uint8_t>& prefix_buf, cudaStream_t stream) {
     // Enough threads to fill the card (~2^16), at most 16 slots each (the inversion's levels
@@ -488,16 +471,16 @@ class AffineRounds {
         r.start, r.count, ostart, nb, m, per, interleaved, threads, r.vals, r.pts, prefix, totals_.get());
     ZK_CUDA_OK_LAUNCH();
     inverter_.run(totals_.get(), threads, stream);
-#if ZKMILL_AFFINE_SPLIT_DOWN
-    affine_round_inverses_kernel<G><<<blocks_for(threads, kAccThreads), kAccThreads, 0, stream>>>(
-        r.start, r.count, ostart, nb, m, per, interleaved, threads, r.vals, r.pts, prefix, totals_.get());
-    ZK_CUDA_OK_LAUNCH();
-    affine_round_sums_kernel<G><<<blocks_for(threads, kAccThreads), kAccThreads, 0, stream>>>(
-        r.start, r.count, ostart, nb, m, per, interleaved, threads, r.vals, r.pts, prefix, out);
-#else
-    affine_round_down_kernel<G><<<blocks_for(threads, kAccThreads), kAccThreads, 0, stream>>>(
-        r.start, r.count, ostart, nb, m, per, interleaved, threads, r.vals, r.pts, prefix, totals_.get(), out);
-#endif
+    if constexpr (affine_split_down<G>()) {
+      affine_round_inverses_kernel<G><<<blocks_for(threads, kAccThreads), kAccThreads, 0, stream>>>(
+          r.start, r.count, ostart, nb, m, per, interleaved, threads, r.vals, r.pts, prefix, totals_.get());
+      ZK_CUDA_OK_LAUNCH();
+      affine_round_sums_kernel<G><<<blocks_for(threads, kAccThreads), kAccThreads, 0, stream>>>(
+          r.start, r.count, ostart, nb, m, per, interleaved, threads, r.vals, r.pts, prefix, out);
+    } else {
+      affine_round_down_kernel<G><<<blocks_for(threads, kAccThreads), kAccThreads, 0, stream>>>(
+          r.start, r.count, ostart, nb, m, per, interleaved, threads, r.vals, r.pts, prefix, totals_.get(), out);
+    }
     ZK_CUDA_OK_LAUNCH();
   }
 
