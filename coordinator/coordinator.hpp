@@ -231,10 +231,12 @@ class Coordinator {
   void sweep_jobs();
   void finalize(const std::string& job);
   void dispatch();
-  // One claim for worker `id` from the prove or synth queue (FarmStore::claim); `empty` is set
-  // when the queue had nothing at all, so the pass need not ask for the other workers.
+  // One claim for worker `id` from the prove or synth queue (FarmStore::claim), sent to it as an
+  // assignment; `empty` is set when the queue had nothing at all, so the pass need not ask for
+  // the other workers.
   bool dispatch_prove(const std::string& id, WorkerInfo& w, bool* empty);
   bool dispatch_synth(const std::string& id, WorkerInfo& w, bool* empty);
+  std::optional<Claim> claim_for(const char* queue, const std::string& id, const WorkerInfo& w, bool* empty);
   void assign(const std::string& id, WorkerInfo& w, const Claim& c, ControlMessage& m, std::string statement = {});
   // The attempt a result names, for the checks before the costly ones: from the worker's own
   // table when this coordinator leased it to that worker (no round trip), else from Redis.

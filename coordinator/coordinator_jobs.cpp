@@ -14,6 +14,17 @@ namespace zkmill::farm {
 
 namespace {
 constexpr size_t kPeekWindow = 32;
+
+// What every assignment (Synth, Prove) carries from its claim: the attempt it is (the token its
+// result must bring back) and the job's circuit and curve.
+template <class Message>
+Message assignment_for(Claim& c) {
+  Message m;
+  m.at = {c.ref.job, c.ref.part, c.token};
+  m.circuit = c.job["circuit"];
+  m.curve = c.job["curve"];
+  return m;
+}
 }  // namespace
 
 const Coordinator::JobInfo& Coordinator::job_info(const std::string& job) {
@@ -208,16 +219,19 @@ void Coordinator::dispatch() {
   }
 }
 
+std::optional<Claim> Coordinator::claim_for(const char* queue, const std::string& id, const WorkerInfo& w,
+                                            bool* empty) {
+  auto c = store_.claim(queue, id, w.curve_key, w.circuits, kPeekWindow, now_ms(), cfg_.coordinator.lease_ms);
+  if (c.ok) return c;
+  *empty = c.reason == "empty";
+  return std::nullopt;
+}
+
 bool Coordinator::dispatch_prove(const std::string& id, WorkerInfo& w, bool* empty) {
-  auto c = store_.claim("prove", id, w.curve_key, w.circuits, kPeekWindow, now_ms(), cfg_.coordinator.lease_ms);
-  if (!c.ok) {
-    *empty = c.reason == "empty";
-    return false;
-  }
-  Prove prove;
-  prove.at = {c.ref.job, c.ref.part, c.token};
-  prove.circuit = c.job["circuit"];
-  prove.curve = c.job["curve"];
+  auto claimed = claim_for("prove", id, w, empty);
+  if (!claimed) return false;
+  Claim& c = *claimed;
+  auto prove = assignment_for<Prove>(c);
   prove.bundle_endpoint = c.part["bundle_endpoint"];
   prove.bundle_key = c.part["bundle_key"];
   // The statement the proof must be of; the prove worker checks its bundle against it.
@@ -250,15 +264,10 @@ void Coordinator::assign(const std::string& id, WorkerInfo& w, const Claim& c, C
 bool Coordinator::dispatch_synth(const std::string& id, WorkerInfo& w, bool* empty) {
   // A zkey partition whose witness cannot be sent fails at once; then the next entry is tried.
   for (size_t tries = 0; tries < kPeekWindow; ++tries) {
-    auto c = store_.claim("synth", id, w.curve_key, w.circuits, kPeekWindow, now_ms(), cfg_.coordinator.lease_ms);
-    if (!c.ok) {
-      *empty = c.reason == "empty";
-      return false;
-    }
-    Synth synth;
-    synth.at = {c.ref.job, c.ref.part, c.token};
-    synth.circuit = c.job["circuit"];
-    synth.curve = c.job["curve"];
+    auto claimed = claim_for("synth", id, w, empty);
+    if (!claimed) return false;
+    Claim& c = *claimed;
+    auto synth = assignment_for<Synth>(c);
     synth.seed = std::stoull(c.job["seed"]);
     ControlMessage msg(std::move(synth));
     if (c.job["kind"] == "zkey" && !attach_input(id, w, c, msg)) continue;  // that attempt failed; try the next entry

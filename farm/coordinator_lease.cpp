@@ -3,13 +3,12 @@
 // a tenure appended to the history.
 #include "farm/coordinator_lease.hpp"
 
-#include <signal.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "common/util/process_state.hpp"
 #include "farm/random_token.hpp"
 
 namespace zkmill::farm {
@@ -72,17 +71,6 @@ std::string read_line(const char* path) {
   return s;
 }
 
-// Whether process `pid` (of this pid namespace) has exited: no such process, or a zombie. A
-// zombie answers kill(pid, 0) until its parent reaps it, which for a coordinator started by a
-// script that has since exited is init, on some machines only every few seconds: a coordinator
-// restarted at once after a kill -9 must not mistake its dead predecessor for a live one.
-bool process_exited(pid_t pid) {
-  if (kill(pid, 0) != 0) return errno == ESRCH;  // EPERM: it exists, someone else's
-  std::string stat = read_line(("/proc/" + std::to_string(pid) + "/stat").c_str());
-  const size_t close = stat.rfind(')');  // "pid (comm) S ...": comm may hold spaces and ')'
-  return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z';
-}
-
 std::string pid_namespace() {
   char buf[128] = {};
   const ssize_t n = readlink("/proc/self/ns/pid", buf, sizeof buf - 1);
@@ -142,7 +130,7 @@ std::optional<CoordinatorLease::Holder> CoordinatorLease::acquire(uint64_t now_m
     if (!h) h = Holder{};
     // A holder on this machine (same boot, same pid namespace) whose process has exited.
     const bool local = !h->boot_id.empty() && h->boot_id == mine_.boot_id && h->pid_ns == mine_.pid_ns;
-    if (local && h->pid && h->pid != mine_.pid && process_exited(pid_t(h->pid))) {
+    if (local && h->pid && h->pid != mine_.pid && util::process_exited(pid_t(h->pid))) {
       if (r_.eval(kTakeOver, {kKey, kHistoryKey}, {held.str, value(), period}).as_int() == 1) return std::nullopt;
       continue;
     }

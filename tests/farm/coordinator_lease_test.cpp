@@ -8,56 +8,20 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <thread>
 
 #include "farm/clock.hpp"
 #include "farm/redis_client.hpp"
 #include "tests/support/child_processes.hpp"
+#include "tests/support/forked_child.hpp"
 
 namespace zkmill::test {
 namespace {
 
 using farm::CoordinatorLease;
-
-// A child process of this test: `live` pauses until killed, otherwise it exits at once and
-// stays a zombie until reap().
-class Child {
- public:
-  explicit Child(bool live) {
-    pid_ = fork();
-    if (pid_ == 0) {
-      if (live)
-        for (;;) pause();
-      _exit(0);
-    }
-  }
-  ~Child() { reap(); }
-  pid_t pid() const { return pid_; }
-  // The process state letter from /proc/PID/stat ('Z' for a zombie), '?' when there is none.
-  char state() const {
-    std::ifstream f("/proc/" + std::to_string(pid_) + "/stat");
-    std::string s;
-    std::getline(f, s);
-    const auto close = s.rfind(')');
-    return close != std::string::npos && close + 2 < s.size() ? s[close + 2] : '?';
-  }
-  void reap() {
-    if (pid_ <= 0) return;
-    kill(pid_, SIGKILL);
-    waitpid(pid_, nullptr, 0);
-    pid_ = -1;
-  }
-
- private:
-  pid_t pid_ = -1;
-};
 
 class CoordinatorLeaseTest : public ::testing::Test {
  protected:
@@ -85,9 +49,8 @@ class CoordinatorLeaseTest : public ::testing::Test {
 };
 
 TEST_F(CoordinatorLeaseTest, HolderWhoseProcessIsAZombieIsTakenOver) {
-  Child dead(false);
-  for (int i = 0; i < 200 && dead.state() != 'Z'; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  ASSERT_EQ(dead.state(), 'Z');
+  ForkedChild dead(false);
+  ASSERT_EQ(dead.wait_for_state('Z'), 'Z');
   ASSERT_EQ(kill(dead.pid(), 0), 0);  // what made the restart wait: a zombie answers kill -0
   CoordinatorLease first(*redis_, "tcp://first", 60000), second(*redis_, "tcp://second", 60000);
   hold_as(first, dead.pid());
@@ -96,7 +59,7 @@ TEST_F(CoordinatorLeaseTest, HolderWhoseProcessIsAZombieIsTakenOver) {
 }
 
 TEST_F(CoordinatorLeaseTest, HolderWhoseProcessIsGoneIsTakenOver) {
-  Child dead(false);
+  ForkedChild dead(false);
   const pid_t pid = dead.pid();
   dead.reap();
   CoordinatorLease first(*redis_, "tcp://first", 60000), second(*redis_, "tcp://second", 60000);
@@ -106,7 +69,7 @@ TEST_F(CoordinatorLeaseTest, HolderWhoseProcessIsGoneIsTakenOver) {
 }
 
 TEST_F(CoordinatorLeaseTest, HolderWhoseProcessRunsIsRefused) {
-  Child live(true);
+  ForkedChild live(true);
   CoordinatorLease first(*redis_, "tcp://first", 60000), second(*redis_, "tcp://second", 60000);
   hold_as(first, live.pid());
   const auto held = second.acquire(farm::now_ms());

@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "common/util/process_state.hpp"
+
 extern char** environ;
 
 namespace zkmill::test {
@@ -95,15 +97,8 @@ inline pid_t spawn_background(const std::vector<std::string>& args, const fs::pa
 
 // Whether the process `pid` has exited: gone, or a zombie. A process that local-farm.sh started
 // is not our child; once it exits, init reaps it, on some machines only every few seconds, and
-// meanwhile it answers kill(pid, 0) as if it still ran.
-inline bool process_exited(pid_t pid) {
-  if (kill(pid, 0) != 0) return true;
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(stat, line)) return true;
-  const auto close = line.rfind(')');  // "pid (comm) S ...": comm may hold spaces and ')'
-  return close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z';
-}
+// meanwhile it answers kill(pid, 0) as if it still ran (common/util/process_state.hpp).
+using zkmill::util::process_exited;
 
 inline std::string zkmill_binary() { return std::string(ZKMILL_BINARY_DIR) + "/bin/zkmill"; }
 inline Result run_zkmill(const std::vector<std::string>& args) { return run_program(zkmill_binary(), args); }
