@@ -8,6 +8,7 @@
 #include <array>
 #include <bit>
 #include <cstdio>
+#include <future>
 #include <vector>
 
 #include "common/curves/dispatch.hpp"
@@ -20,6 +21,30 @@
 namespace zkmill::setup {
 
 namespace {
+
+// Steps run one at a time, in the order given, on a thread of their own: a chunk's encoding,
+// write and hash (each one stream: file order, hash order) while the pool makes the next chunk,
+// so the pool does not idle between chunks. An exception of a step reaches then() or wait().
+class InOrder {
+ public:
+  InOrder() = default;
+  InOrder(const InOrder&) = delete;
+  InOrder& operator=(const InOrder&) = delete;
+  ~InOrder() {
+    if (step_.valid()) step_.wait();  // unwinding: the step still uses what it captured
+  }
+  template <class F>
+  void then(F&& f) {
+    wait();
+    step_ = std::async(std::launch::async, std::forward<F>(f));
+  }
+  void wait() {
+    if (step_.valid()) step_.get();
+  }
+
+ private:
+  std::future<void> step_;
+};
 
 // Signals per chunk of a section, and points per chunk of H: a few MiB of Jacobian points.
 constexpr size_t kSignalChunk = size_t(1) << 15;
@@ -357,7 +382,7 @@ InitZkeyInfo build(const formats::R1csFile& r1cs, const formats::PtauFile& ptau,
     sink.begin(type);
     hs.update_u32_be(uint32_t(count));
     std::vector<ec::Jacobian<C>> acc;
-    std::vector<uint8_t> bytes;
+    InOrder out;
     for (size_t b = first; b < first + count; b += kSignalChunk) {
       const size_t e = std::min(first + count, b + kSignalChunk);
       acc.assign(e - b, ec::Jacobian<C>::identity());
@@ -368,12 +393,14 @@ InitZkeyInfo build(const formats::R1csFile& r1cs, const formats::PtauFile& ptau,
           },
           16);
       if (prog) prog->add(weight * (e - b));
-      const auto aff = normalize_parallel<C>(acc, pool);
-      bytes.clear();
-      append_lem<C>(bytes, std::span<const ec::Affine<C>>(aff));
-      sink.write(bytes);
-      hash_points<C>(hs, std::span<const ec::Affine<C>>(aff));
+      out.then([&sink, &hs, aff = normalize_parallel<C>(acc, pool)] {
+        std::vector<uint8_t> bytes;
+        append_lem<C>(bytes, std::span<const ec::Affine<C>>(aff));
+        sink.write(bytes);
+        hash_points<C>(hs, std::span<const ec::Affine<C>>(aff));
+      });
     }
+    out.wait();
     sink.end();
   };
   // Progress counts terms; spread each section's over its signals.
@@ -426,6 +453,7 @@ InitZkeyInfo build(const formats::R1csFile& r1cs, const formats::PtauFile& ptau,
       sink.end();
       hs.update_u32_be(n - 1);
       std::vector<J1> d;
+      InOrder hashing;
       for (uint64_t b = 0; b < hash_total; b += kHPointChunk) {
         const uint64_t e = std::min<uint64_t>(hash_total, b + kHPointChunk);
         d.resize(e - b);
@@ -437,11 +465,12 @@ InitZkeyInfo build(const formats::R1csFile& r1cs, const formats::PtauFile& ptau,
                                            file_bytes.data() + tau_base + (b + i) * Lem1::kSize);
             },
             1024);
-        hash_points<G1>(hs, std::span<const A1>(normalize_parallel<G1>(d, pool)));
+        hashing.then([&hs, pts = normalize_parallel<G1>(d, pool)] { hash_points<G1>(hs, std::span<const A1>(pts)); });
         ptau.file().release(file_bytes.subspan(tau_base + b * Lem1::kSize, (e - b) * Lem1::kSize));
         ptau.file().release(file_bytes.subspan(tau_base + (b + n) * Lem1::kSize, (e - b) * Lem1::kSize));
         if (prog) prog->add((e - b) * n / std::max<uint64_t>(1, hash_total));
       }
+      hashing.wait();
       signal_section.template operator()<G1>(8, size_t(np) + 1, k.n_vars - np - 1, k_sum, w);
     }
     // Section 5, A: sum A[c][s] L_c (+ L_(m+s) for the public rows); section 6, B1.

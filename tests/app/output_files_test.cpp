@@ -59,6 +59,28 @@ TEST_F(OutputFiles, Groth16ProveUnderFileSizeLimitKeepsTheOldProof) {
   EXPECT_EQ(nlohmann::json::parse(slurp(proof_))["protocol"], "groth16");
 }
 
+// zkey new writes its per-signal sections from a thread of its own while the pool sums the next
+// chunk (common/setup/zkey_new.cpp): a write failing there, or in the sections before (written by
+// the main thread), still ends the command with exit 2, the file named, and no key or temporary
+// left. hashchain's key is 80 KB; its section 5 (A) starts at 38 KB.
+TEST_F(OutputFiles, ZkeyNewUnderFileSizeLimitWritesNothing) {
+  const std::string r1cs = interop_fixture("bn128", "hashchain", "r1cs");
+  const std::string ptau = interop_fixture_dir("bn128") + "pot8_prepared.ptau";
+  const std::string key = (d_ / "k.zkey").string();
+  for (unsigned kib : {0u, 40u, 70u}) {
+    auto r = run_zkmill_fsize(kib, {"zkey", "new", "--quiet", r1cs, ptau, key});
+    EXPECT_EQ(r.exit_code, 2) << "limit " << kib << " KiB: " << r.err;
+    EXPECT_TRUE(contains(r.err, key)) << r.err;
+    EXPECT_TRUE(contains(r.err, "File too large")) << r.err;
+    EXPECT_FALSE(fs::exists(key)) << kib;
+    EXPECT_EQ(temporaries(d_), std::vector<std::string>{}) << kib;
+  }
+  // Without the limit the same command writes the key (a .zkey's magic first).
+  auto r = run_zkmill({"zkey", "new", "--quiet", r1cs, ptau, key});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(slurp(key).substr(0, 4), "zkey");
+}
+
 TEST_F(OutputFiles, PublicJsonUnwritableLeavesNoProofJsonAndExits2) {
   const std::string pub = (d_ / "no-such-dir" / "public.json").string();
   auto r = run_zkmill({"groth16", "prove", zkey_, wtns_, proof_, pub});

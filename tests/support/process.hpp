@@ -103,17 +103,19 @@ using zkmill::util::process_exited;
 inline std::string zkmill_binary() { return std::string(ZKMILL_BINARY_DIR) + "/bin/zkmill"; }
 inline Result run_zkmill(const std::vector<std::string>& args) { return run_program(zkmill_binary(), args); }
 
-// Runs zkmill under a file-size limit of 0 bytes with SIGXFSZ ignored, so every write(2) of
-// output data fails with EFBIG as on a full disk (the shell's `trap ""` is inherited by exec).
-// `timeout` turns a hang (e.g. a FIFO read forever) into exit 124.
-inline Result run_zkmill_fsize0(const std::vector<std::string>& args) {
+// Runs zkmill under a file-size limit of `kib` KiB (bash's `ulimit -f` unit) with SIGXFSZ
+// ignored, so every write(2) past it fails with EFBIG as on a full disk (the shell's `trap ""` is
+// inherited by exec). `timeout` turns a hang (e.g. a FIFO read forever) into exit 124.
+inline Result run_zkmill_fsize(unsigned kib, const std::vector<std::string>& args) {
   // Only zkmill runs under the limit: its stdout and stderr go through `cat`, so the files the
   // test harness captures them in are written without it (else the error message is lost).
-  std::string cmd = "set -o pipefail; { (trap '' XFSZ; ulimit -f 0; exec timeout 60 '" + zkmill_binary() + "'";
+  std::string cmd = "set -o pipefail; { (trap '' XFSZ; ulimit -f " + std::to_string(kib) + "; exec timeout 60 '" +
+                    zkmill_binary() + "'";
   for (const auto& a : args) cmd += " '" + a + "'";
   cmd += ") 2>&1 >&3 3>&- | cat >&2; } 3>&1 | cat";
   return run_program("bash", {"-c", cmd});
 }
+inline Result run_zkmill_fsize0(const std::vector<std::string>& args) { return run_zkmill_fsize(0, args); }
 
 inline bool contains(const std::string& hay, const std::string& needle) {
   return hay.find(needle) != std::string::npos;
