@@ -47,8 +47,9 @@ struct Fp2 {
   //   a0 + a1, b0 + b1 < 2p < R (N words, unreduced); s = (a0 + a1)(b0 + b1) < 4p^2 < R^2;
   //   c1: s - t = a0 b1 + a1 b0, in [0, 2p^2) and 2p^2 < p R.
   // redc_wide needs T < p R and returns a fully reduced value, so both halves equal the
-  // three-Montgomery-product Karatsuba's. Order: v0, v1 die before s is formed, so at most two
-  // wide values (t and s, or v0 and v1) are live at once besides the inputs.
+  // three-Montgomery-product Karatsuba's. Order: v0 and v1 die (into d and t) before s is
+  // formed, so at most three wide values (v0, v1, d while the two chains run; then t and s) are
+  // live at once besides the inputs, not four.
   ZK_HD friend Fp2 operator*(const Fp2& a, const Fp2& b) {
     static_assert(2 * F::kBits < 2 * 32 * F::N, "p^2 must fit 2N words");
     uint32_t v0[F::kWide], v1[F::kWide], t[F::kWide], d[F::kWide];
