@@ -196,9 +196,34 @@ struct alignas(16) Fp32 {
     return r;
   }
 
+  // One Montgomery reduction row on an N+1-limb accumulator: t += m p with m = t_0 (-p^-1) mod
+  // 2^32, so that the low limb cancels, then t >>= 32 (even and odd chains, as the header says).
+  // mont_mul runs one after each product row, redc_wide N of them on a wide value's low half.
+  ZK_HD static void reduce_row(uint32_t (&t)[N + 1], Carry& cy) {
+    constexpr auto K = mont32_constants<P>();
+    const uint32_t m = t[0] * K.inv;
+    t[0] = mad_lo_cc(m, K.p[0], t[0], cy);  // == 0; only its carry matters
+    t[1] = madc_hi_cc(m, K.p[0], t[1], cy);
+    ZK_UNROLL
+    for (int j = 2; j < N; j += 2) {
+      t[j] = madc_lo_cc(m, K.p[j], t[j], cy);
+      t[j + 1] = madc_hi_cc(m, K.p[j], t[j + 1], cy);
+    }
+    t[N] = addc(t[N], 0, cy);
+    t[1] = mad_lo_cc(m, K.p[1], t[1], cy);
+    ZK_UNROLL
+    for (int j = 1; j < N - 2; j += 2) {
+      t[j + 1] = madc_hi_cc(m, K.p[j], t[j + 1], cy);
+      t[j + 2] = madc_lo_cc(m, K.p[j + 2], t[j + 2], cy);
+    }
+    t[N] = madc_hi(m, K.p[N - 1], t[N], cy);
+    ZK_UNROLL
+    for (int j = 0; j < N; ++j) t[j] = t[j + 1];
+    t[N] = 0;
+  }
+
   // out = a * b * R^-1 mod p (see the header comment for the chain layout and the bound).
   ZK_HD static void mont_mul(uint32_t (&out)[N], const uint32_t (&a)[N], const uint32_t (&b)[N]) {
-    constexpr auto K = mont32_constants<P>();
     uint32_t t[N + 1];
     ZK_UNROLL
     for (int i = 0; i <= N; ++i) t[i] = 0;
@@ -222,26 +247,7 @@ struct alignas(16) Fp32 {
         t[j + 2] = madc_lo_cc(a[j + 2], bi, t[j + 2], cy);
       }
       t[N] = madc_hi(a[N - 1], bi, t[N], cy);
-      // t += m * p with m chosen so that the low limb cancels; then t >>= 32.
-      const uint32_t m = t[0] * K.inv;
-      t[0] = mad_lo_cc(m, K.p[0], t[0], cy);  // == 0; only its carry matters
-      t[1] = madc_hi_cc(m, K.p[0], t[1], cy);
-      ZK_UNROLL
-      for (int j = 2; j < N; j += 2) {
-        t[j] = madc_lo_cc(m, K.p[j], t[j], cy);
-        t[j + 1] = madc_hi_cc(m, K.p[j], t[j + 1], cy);
-      }
-      t[N] = addc(t[N], 0, cy);
-      t[1] = mad_lo_cc(m, K.p[1], t[1], cy);
-      ZK_UNROLL
-      for (int j = 1; j < N - 2; j += 2) {
-        t[j + 1] = madc_hi_cc(m, K.p[j], t[j + 1], cy);
-        t[j + 2] = madc_lo_cc(m, K.p[j + 2], t[j + 2], cy);
-      }
-      t[N] = madc_hi(m, K.p[N - 1], t[N], cy);
-      ZK_UNROLL
-      for (int j = 0; j < N; ++j) t[j] = t[j + 1];
-      t[N] = 0;
+      reduce_row(t, cy);  // t += m p, t >>= 32
     }
     uint32_t lo[N];
     ZK_UNROLL
@@ -294,34 +300,13 @@ struct alignas(16) Fp32 {
   // T_lo + M p < R + R p gives u <= p. T < p R gives T_hi < p, so T_hi + u < 2p < R (the
   // modulus's spare top bit: N limbs, no carry out) and one conditional subtraction finishes.
   ZK_HD static void redc_wide(uint32_t (&out)[N], const uint32_t (&T)[kWide]) {
-    constexpr auto K = mont32_constants<P>();
     uint32_t t[N + 1];
     ZK_UNROLL
     for (int i = 0; i < N; ++i) t[i] = T[i];
     t[N] = 0;
     Carry cy;
     ZK_UNROLL
-    for (int i = 0; i < N; ++i) {
-      const uint32_t m = t[0] * K.inv;
-      t[0] = mad_lo_cc(m, K.p[0], t[0], cy);  // == 0; only its carry matters
-      t[1] = madc_hi_cc(m, K.p[0], t[1], cy);
-      ZK_UNROLL
-      for (int j = 2; j < N; j += 2) {
-        t[j] = madc_lo_cc(m, K.p[j], t[j], cy);
-        t[j + 1] = madc_hi_cc(m, K.p[j], t[j + 1], cy);
-      }
-      t[N] = addc(t[N], 0, cy);
-      t[1] = mad_lo_cc(m, K.p[1], t[1], cy);
-      ZK_UNROLL
-      for (int j = 1; j < N - 2; j += 2) {
-        t[j + 1] = madc_hi_cc(m, K.p[j], t[j + 1], cy);
-        t[j + 2] = madc_lo_cc(m, K.p[j + 2], t[j + 2], cy);
-      }
-      t[N] = madc_hi(m, K.p[N - 1], t[N], cy);
-      ZK_UNROLL
-      for (int j = 0; j < N; ++j) t[j] = t[j + 1];
-      t[N] = 0;
-    }
+    for (int i = 0; i < N; ++i) reduce_row(t, cy);
     uint32_t s[N];
     s[0] = add_cc(t[0], T[N], cy);
     ZK_UNROLL
