@@ -39,10 +39,11 @@ template <class P>
 struct Mont32Constants {
   static constexpr int N = 2 * int(P::kLimbs);
   uint32_t p[N];
-  uint32_t one[N];  // R mod p: the Montgomery form of 1
-  uint32_t r2[N];   // R^2 mod p: multiplying by it enters Montgomery form
-  uint32_t inv;     // -p^-1 mod 2^32 (the low half of the CPU's -p^-1 mod 2^64)
-  uint32_t bits;    // bit length of p
+  uint32_t one[N];     // R mod p: the Montgomery form of 1
+  uint32_t r2[N];      // R^2 mod p: multiplying by it enters Montgomery form
+  uint32_t p2[2 * N];  // p^2 as a plain 2N-word integer (lazy reduction's offset, Fp2)
+  uint32_t inv;        // -p^-1 mod 2^32 (the low half of the CPU's -p^-1 mod 2^64)
+  uint32_t bits;       // bit length of p
 };
 
 template <class P>
@@ -56,6 +57,17 @@ constexpr Mont32Constants<P> mont32_constants() {
     k.one[2 * i + 1] = uint32_t(C::r1[i] >> 32);
     k.r2[2 * i] = uint32_t(C::r2[i]);
     k.r2[2 * i + 1] = uint32_t(C::r2[i] >> 32);
+  }
+  // p^2 by schoolbook over the 32-bit limbs (compile time only).
+  constexpr int N = Mont32Constants<P>::N;
+  for (int i = 0; i < N; ++i) {
+    uint64_t carry = 0;
+    for (int j = 0; j < N; ++j) {
+      const uint64_t cur = uint64_t(k.p[i]) * k.p[j] + k.p2[i + j] + carry;
+      k.p2[i + j] = uint32_t(cur);
+      carry = cur >> 32;
+    }
+    k.p2[i + N] = uint32_t(carry);
   }
   k.inv = uint32_t(C::inv);
   k.bits = uint32_t(::zkmill::ff::num_bits(C::p));
@@ -184,9 +196,34 @@ struct alignas(16) Fp32 {
     return r;
   }
 
+  // One Montgomery reduction row on an N+1-limb accumulator: t += m p with m = t_0 (-p^-1) mod
+  // 2^32, so that the low limb cancels, then t >>= 32 (even and odd chains, as the header says).
+  // mont_mul runs one after each product row, redc_wide N of them on a wide value's low half.
+  ZK_HD static void reduce_row(uint32_t (&t)[N + 1], Carry& cy) {
+    constexpr auto K = mont32_constants<P>();
+    const uint32_t m = t[0] * K.inv;
+    t[0] = mad_lo_cc(m, K.p[0], t[0], cy);  // == 0; only its carry matters
+    t[1] = madc_hi_cc(m, K.p[0], t[1], cy);
+    ZK_UNROLL
+    for (int j = 2; j < N; j += 2) {
+      t[j] = madc_lo_cc(m, K.p[j], t[j], cy);
+      t[j + 1] = madc_hi_cc(m, K.p[j], t[j + 1], cy);
+    }
+    t[N] = addc(t[N], 0, cy);
+    t[1] = mad_lo_cc(m, K.p[1], t[1], cy);
+    ZK_UNROLL
+    for (int j = 1; j < N - 2; j += 2) {
+      t[j + 1] = madc_hi_cc(m, K.p[j], t[j + 1], cy);
+      t[j + 2] = madc_lo_cc(m, K.p[j + 2], t[j + 2], cy);
+    }
+    t[N] = madc_hi(m, K.p[N - 1], t[N], cy);
+    ZK_UNROLL
+    for (int j = 0; j < N; ++j) t[j] = t[j + 1];
+    t[N] = 0;
+  }
+
   // out = a * b * R^-1 mod p (see the header comment for the chain layout and the bound).
   ZK_HD static void mont_mul(uint32_t (&out)[N], const uint32_t (&a)[N], const uint32_t (&b)[N]) {
-    constexpr auto K = mont32_constants<P>();
     uint32_t t[N + 1];
     ZK_UNROLL
     for (int i = 0; i <= N; ++i) t[i] = 0;
@@ -210,31 +247,116 @@ struct alignas(16) Fp32 {
         t[j + 2] = madc_lo_cc(a[j + 2], bi, t[j + 2], cy);
       }
       t[N] = madc_hi(a[N - 1], bi, t[N], cy);
-      // t += m * p with m chosen so that the low limb cancels; then t >>= 32.
-      const uint32_t m = t[0] * K.inv;
-      t[0] = mad_lo_cc(m, K.p[0], t[0], cy);  // == 0; only its carry matters
-      t[1] = madc_hi_cc(m, K.p[0], t[1], cy);
-      ZK_UNROLL
-      for (int j = 2; j < N; j += 2) {
-        t[j] = madc_lo_cc(m, K.p[j], t[j], cy);
-        t[j + 1] = madc_hi_cc(m, K.p[j], t[j + 1], cy);
-      }
-      t[N] = addc(t[N], 0, cy);
-      t[1] = mad_lo_cc(m, K.p[1], t[1], cy);
-      ZK_UNROLL
-      for (int j = 1; j < N - 2; j += 2) {
-        t[j + 1] = madc_hi_cc(m, K.p[j], t[j + 1], cy);
-        t[j + 2] = madc_lo_cc(m, K.p[j + 2], t[j + 2], cy);
-      }
-      t[N] = madc_hi(m, K.p[N - 1], t[N], cy);
-      ZK_UNROLL
-      for (int j = 0; j < N; ++j) t[j] = t[j + 1];
-      t[N] = 0;
+      reduce_row(t, cy);  // t += m p, t >>= 32
     }
     uint32_t lo[N];
     ZK_UNROLL
     for (int j = 0; j < N; ++j) lo[j] = t[j];
     reduce_once(out, lo);
+  }
+
+  // Lazy reduction (Fp2's product, cuda/ff/fp2.hpp): a plain double-width product and a
+  // Montgomery reduction of a double-width value, so that sums and differences of products are
+  // formed on the wide integers and reduced once (Aranha, Karabina, Longa, Gebotys, Lopez,
+  // EUROCRYPT 2011, "Faster explicit formulas for computing pairings over ordinary curves",
+  // section 3). Each costs what its half of mont_mul costs: N^2 lo/hi pairs for the product,
+  // N^2 + N for the reduction (the m_i), so a product reduced once costs mont_mul's IMADs.
+  static constexpr int kWide = 2 * N;
+
+  // t = a * b exactly, for any a, b < 2^(32N) (unreduced operands are fine: Fp2 passes
+  // a0 + a1 < 2p). Row i adds a * b_i at limb i with mont_mul's even / odd chains. Before row i
+  // the partial sum is below 2^(32(N+i)), so t[N+i] is still 0 when the row starts (the even
+  // chain's carry into it cannot carry out) and the row's total is below 2^(32(N+i+1)) (the odd
+  // chain's last carry out is 0).
+  ZK_HD static void mul_wide(uint32_t (&t)[kWide], const uint32_t (&a)[N], const uint32_t (&b)[N]) {
+    ZK_UNROLL
+    for (int i = 0; i < kWide; ++i) t[i] = 0;
+    Carry cy;
+    ZK_UNROLL
+    for (int i = 0; i < N; ++i) {
+      const uint32_t bi = b[i];
+      t[i] = mad_lo_cc(a[0], bi, t[i], cy);
+      t[i + 1] = madc_hi_cc(a[0], bi, t[i + 1], cy);
+      ZK_UNROLL
+      for (int j = 2; j < N; j += 2) {
+        t[i + j] = madc_lo_cc(a[j], bi, t[i + j], cy);
+        t[i + j + 1] = madc_hi_cc(a[j], bi, t[i + j + 1], cy);
+      }
+      t[i + N] = addc(t[i + N], 0, cy);
+      t[i + 1] = mad_lo_cc(a[1], bi, t[i + 1], cy);
+      ZK_UNROLL
+      for (int j = 1; j < N - 2; j += 2) {
+        t[i + j + 1] = madc_hi_cc(a[j], bi, t[i + j + 1], cy);
+        t[i + j + 2] = madc_lo_cc(a[j + 2], bi, t[i + j + 2], cy);
+      }
+      t[i + N] = madc_hi(a[N - 1], bi, t[i + N], cy);
+    }
+  }
+
+  // out = T R^-1 mod p, fully reduced, for T < p R (2N words). SOS order (Koc, Acar, Kaliski):
+  // with T = T_hi R + T_lo, REDC(T) = T_hi + u, u = (T_lo + M p) / R, M = -T_lo p^-1 mod R.
+  // The low half alone goes through mont_mul's reduction rows: the running value stays below
+  // R + p (N+1 limbs; each row maps t < R + p to (t + m p) / 2^32 < R + p), and
+  // T_lo + M p < R + R p gives u <= p. T < p R gives T_hi < p, so T_hi + u < 2p < R (the
+  // modulus's spare top bit: N limbs, no carry out) and one conditional subtraction finishes.
+  ZK_HD static void redc_wide(uint32_t (&out)[N], const uint32_t (&T)[kWide]) {
+    uint32_t t[N + 1];
+    ZK_UNROLL
+    for (int i = 0; i < N; ++i) t[i] = T[i];
+    t[N] = 0;
+    Carry cy;
+    ZK_UNROLL
+    for (int i = 0; i < N; ++i) reduce_row(t, cy);
+    uint32_t s[N];
+    s[0] = add_cc(t[0], T[N], cy);
+    ZK_UNROLL
+    for (int j = 1; j < N - 1; ++j) s[j] = addc_cc(t[j], T[N + j], cy);
+    s[N - 1] = addc(t[N - 1], T[2 * N - 1], cy);
+    reduce_once(out, s);
+  }
+
+  // Plain N-word sum a + b of two reduced values (< 2p < R: no carry out, no reduction).
+  ZK_HD static void add_lazy(uint32_t (&r)[N], const uint32_t (&a)[N], const uint32_t (&b)[N]) {
+    Carry cy;
+    r[0] = add_cc(a[0], b[0], cy);
+    ZK_UNROLL
+    for (int i = 1; i < N - 1; ++i) r[i] = addc_cc(a[i], b[i], cy);
+    r[N - 1] = addc(a[N - 1], b[N - 1], cy);
+  }
+
+  // Wide sum r = x + y; the caller guarantees x + y < 2^(64N) (the carry out is dropped).
+  ZK_HD static void add_wide(uint32_t (&r)[kWide], const uint32_t (&x)[kWide], const uint32_t (&y)[kWide]) {
+    Carry cy;
+    r[0] = add_cc(x[0], y[0], cy);
+    ZK_UNROLL
+    for (int i = 1; i < kWide - 1; ++i) r[i] = addc_cc(x[i], y[i], cy);
+    r[kWide - 1] = addc(x[kWide - 1], y[kWide - 1], cy);
+  }
+
+  // Wide difference r = x - y; the caller guarantees x >= y (the borrow out is dropped).
+  ZK_HD static void sub_wide(uint32_t (&r)[kWide], const uint32_t (&x)[kWide], const uint32_t (&y)[kWide]) {
+    Carry cy;
+    r[0] = sub_cc(x[0], y[0], cy);
+    ZK_UNROLL
+    for (int i = 1; i < kWide - 1; ++i) r[i] = subc_cc(x[i], y[i], cy);
+    r[kWide - 1] = subc(x[kWide - 1], y[kWide - 1], cy);
+  }
+
+  // r = x - y, plus p^2 when x < y, for x, y < p^2: r < p^2 < p R, ready for redc_wide, and
+  // congruent to x - y mod p. Branch-free: the borrow becomes a mask on p^2, and adding p^2 to
+  // the wrapped difference x - y + 2^(64N) wraps back to x - y + p^2 (>= 0 because y - x < p^2).
+  ZK_HD static void sub_wide_mod_p2(uint32_t (&r)[kWide], const uint32_t (&x)[kWide], const uint32_t (&y)[kWide]) {
+    constexpr auto K = mont32_constants<P>();
+    Carry cy;
+    uint32_t d[kWide];
+    d[0] = sub_cc(x[0], y[0], cy);
+    ZK_UNROLL
+    for (int i = 1; i < kWide; ++i) d[i] = subc_cc(x[i], y[i], cy);
+    const uint32_t mask = subc(0, 0, cy);  // ~0 when x < y
+    r[0] = add_cc(d[0], K.p2[0] & mask, cy);
+    ZK_UNROLL
+    for (int i = 1; i < kWide - 1; ++i) r[i] = addc_cc(d[i], K.p2[i] & mask, cy);
+    r[kWide - 1] = addc(d[kWide - 1], K.p2[kWide - 1] & mask, cy);
   }
 
   ZK_HD friend Fp32 operator*(const Fp32& a, const Fp32& b) {

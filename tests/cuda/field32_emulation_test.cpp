@@ -117,6 +117,101 @@ TYPED_TEST(Fp2Emulation, MatchesCpuFq2) {
   EXPECT_FALSE(D::one().is_zero());
 }
 
+// The lazy-reduction pieces of Fp2's product (Fp32::mul_wide, redc_wide, sub_wide_mod_p2) on
+// their own, at the extremes of their stated bounds: mul_wide against a plain schoolbook for
+// operands up to 2^(32N) - 1; redc_wide against T_hi + T_lo R^-1 mod p up to T = p R - 1.
+TYPED_TEST(Fp2Emulation, LazyReductionPieces) {
+  using D = cuda::field::Fp32<TypeParam>;
+  constexpr int N = D::N, W = D::kWide;
+  constexpr auto K = cuda::field::mont32_constants<TypeParam>();
+  std::mt19937_64 rng(0x1a2d);
+  const auto rand_words = [&](uint32_t(&x)[N]) {
+    for (int i = 0; i < N; ++i) x[i] = uint32_t(rng());
+  };
+  uint32_t ones[N], pm1[N], zero[N] = {};
+  for (int i = 0; i < N; ++i) ones[i] = ~0u, pm1[i] = K.p[i];
+  pm1[0] -= 1;  // p is odd
+  for (int it = 0; it < 2000; ++it) {
+    uint32_t a[N], b[N];
+    rand_words(a), rand_words(b);
+    if (it < 9) {
+      const uint32_t* pick[3] = {ones, pm1, zero};
+      std::memcpy(a, pick[it % 3], sizeof a), std::memcpy(b, pick[it / 3], sizeof b);
+    }
+    uint32_t t[W], ref[W] = {};
+    D::mul_wide(t, a, b);
+    for (int i = 0; i < N; ++i) {
+      uint64_t carry = 0;
+      for (int j = 0; j < N; ++j) {
+        const uint64_t cur = uint64_t(a[i]) * b[j] + ref[i + j] + carry;
+        ref[i + j] = uint32_t(cur), carry = cur >> 32;
+      }
+      ref[i + N] = uint32_t(carry);
+    }
+    for (int i = 0; i < W; ++i) ASSERT_EQ(t[i], ref[i]) << "word " << i << " case " << it;
+
+    // T = T_hi R + T_lo with T_hi < p (T < p R): T_hi = p - 1 and T_lo = 2^(32N) - 1 first.
+    uint32_t T[W];
+    D hi, lo;
+    std::memcpy(lo.v, it == 0 ? ones : a, sizeof lo.v);
+    if (it == 0)
+      std::memcpy(hi.v, pm1, sizeof hi.v);
+    else
+      hi = D::from_host(D::Host::random(rng));  // the stored words of a reduced value: < p
+    std::memcpy(T, lo.v, sizeof lo.v), std::memcpy(T + N, hi.v, sizeof hi.v);
+    D got;
+    D::redc_wide(got.v, T);
+    // T_lo mod p (T_lo < R < 16 p for both moduli), then T_lo R^-1 = mont_mul(T_lo, 1).
+    for (int k = 0; k < 16; ++k) {
+      D d;
+      D::reduce_once(d.v, lo.v);
+      if (d == lo) break;
+      lo = d;
+    }
+    D unit = D::zero(), lo_r;
+    unit.v[0] = 1;
+    D::mont_mul(lo_r.v, lo.v, unit.v);
+    ASSERT_EQ(got, lo_r + hi) << "case " << it;
+  }
+  // sub_wide_mod_p2 at x = 0, y = (p - 1)^2 (the largest difference) and the reverse.
+  uint32_t sq[W], z[W] = {}, r[W], back[W];
+  D::mul_wide(sq, pm1, pm1);
+  D::sub_wide_mod_p2(r, z, sq);  // p^2 - (p - 1)^2 = 2p - 1
+  D::add_wide(back, r, sq);
+  for (int i = 0; i < W; ++i) ASSERT_EQ(back[i], K.p2[i]);
+  D::sub_wide_mod_p2(r, sq, z);
+  for (int i = 0; i < W; ++i) ASSERT_EQ(r[i], sq[i]);
+}
+
+// Fp2's lazily reduced product against the three-Montgomery-product Karatsuba it replaced and
+// the CPU's tower::Fp2, with both halves near p (where a0 + a1 and s = (a0 + a1)(b0 + b1) are
+// largest and c0's v0 - v1 is most negative) and many random inputs.
+TYPED_TEST(Fp2Emulation, LazyProductMatchesReducedKaratsuba) {
+  using Fq = ff::Fp<TypeParam>;
+  using H = tower::Fp2<Fq>;
+  using F = cuda::field::Fp32<TypeParam>;
+  using D = cuda::field::Fp2<F>;
+  std::mt19937_64 rng(0x1a2e);
+  const Fq m1 = -Fq::one(), m2 = -Fq::from_u64(2);
+  std::vector<H> edge = {
+      H::zero(), H::one(),  H{Fq::zero(), Fq::one()}, H{m1, Fq::zero()}, H{Fq::zero(), m1}, H{m1, m1},
+      H{m1, m2}, H{m2, m1}, H{Fq::one(), m1},         H{m1, Fq::one()}};
+  const auto check = [](const H& a, const H& b) {
+    const D da = D::from_host(a), db = D::from_host(b);
+    const F v0 = da.c0 * db.c0, v1 = da.c1 * db.c1;
+    const D old{v0 - v1, (da.c0 + da.c1) * (db.c0 + db.c1) - v0 - v1};
+    const D got = da * db;
+    ASSERT_EQ(got, old);
+    ASSERT_EQ(got.to_host(), a * b);
+  };
+  for (const H& a : edge)
+    for (const H& b : edge) ASSERT_NO_FATAL_FAILURE(check(a, b));
+  for (int i = 0; i < 20000; ++i) {
+    const H a = H::random(rng);
+    ASSERT_NO_FATAL_FAILURE(check(a, i % 4 == 0 ? edge[size_t(i / 4) % edge.size()] : H::random(rng)));
+  }
+}
+
 // XYZZ formulas over G1 (Fq) and G2 (Fq2) against the CPU's Jacobian arithmetic.
 template <class G>
 class XyzzEmulation : public ::testing::Test {};
