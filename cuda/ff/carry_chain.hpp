@@ -164,4 +164,43 @@ ZK_HD uint32_t madc_hi(uint32_t a, uint32_t b, uint32_t c, [[maybe_unused]] Carr
 #endif
 }
 
+// Multi-word chains over little-endian arrays of M >= 2 words, each one uninterrupted chain of
+// the primitives above (the Fp32 routines and Fp2's lazy product are built from these).
+// r = a + b; the carry out of the top word is dropped: every caller's bound rules it out.
+template <int M>
+ZK_HD void add_words(uint32_t* r, const uint32_t* a, const uint32_t* b) {
+  Carry cy;
+  r[0] = add_cc(a[0], b[0], cy);
+  ZK_UNROLL
+  for (int i = 1; i < M - 1; ++i) r[i] = addc_cc(a[i], b[i], cy);
+  r[M - 1] = addc(a[M - 1], b[M - 1], cy);
+}
+
+// r = a + (b & mask): adds b back, or nothing, without a branch (mask ~0 or 0).
+template <int M>
+ZK_HD void add_words_masked(uint32_t* r, const uint32_t* a, const uint32_t* b, uint32_t mask) {
+  Carry cy;
+  r[0] = add_cc(a[0], b[0] & mask, cy);
+  ZK_UNROLL
+  for (int i = 1; i < M - 1; ++i) r[i] = addc_cc(a[i], b[i] & mask, cy);
+  r[M - 1] = addc(a[M - 1], b[M - 1] & mask, cy);
+}
+
+// r = a - b mod 2^(32M). With kBorrowMask the borrow out becomes the result, ~0 when a < b and
+// 0 otherwise; without it the caller guarantees a >= b and 0 is returned.
+template <int M, bool kBorrowMask = true>
+ZK_HD uint32_t sub_words(uint32_t* r, const uint32_t* a, const uint32_t* b) {
+  Carry cy;
+  r[0] = sub_cc(a[0], b[0], cy);
+  ZK_UNROLL
+  for (int i = 1; i < M - 1; ++i) r[i] = subc_cc(a[i], b[i], cy);
+  if constexpr (kBorrowMask) {
+    r[M - 1] = subc_cc(a[M - 1], b[M - 1], cy);
+    return subc(0, 0, cy);
+  } else {
+    r[M - 1] = subc(a[M - 1], b[M - 1], cy);
+    return 0;
+  }
+}
+
 }  // namespace zkmill::cuda::field

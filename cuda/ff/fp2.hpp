@@ -56,14 +56,14 @@ struct Fp2 {
     F::mul_wide(v0, a.c0.v, b.c0.v);
     F::mul_wide(v1, a.c1.v, b.c1.v);
     F::sub_wide_mod_p2(d, v0, v1);
-    F::add_wide(t, v0, v1);
+    add_words<F::kWide>(t, v0, v1);
     Fp2 r;
     F::redc_wide(r.c0.v, d);
     uint32_t sa[F::N], sb[F::N], s[F::kWide];
-    F::add_lazy(sa, a.c0.v, a.c1.v);
-    F::add_lazy(sb, b.c0.v, b.c1.v);
+    add_words<F::N>(sa, a.c0.v, a.c1.v);  // < 2p: unreduced
+    add_words<F::N>(sb, b.c0.v, b.c1.v);
     F::mul_wide(s, sa, sb);
-    F::sub_wide(s, s, t);
+    sub_words<F::kWide, false>(s, s, t);  // s >= t
     F::redc_wide(r.c1.v, s);
     return r;
   }

@@ -117,23 +117,15 @@ struct alignas(16) Fp32 {
   // r = t - p if t >= p else t, for t < 2p held in N limbs.
   ZK_HD static void reduce_once(uint32_t (&r)[N], const uint32_t (&t)[N]) {
     constexpr auto K = mont32_constants<P>();
-    Carry cy;
     uint32_t d[N];
-    d[0] = sub_cc(t[0], K.p[0], cy);
-    ZK_UNROLL
-    for (int i = 1; i < N; ++i) d[i] = subc_cc(t[i], K.p[i], cy);
-    const uint32_t keep_t = subc(0, 0, cy);  // ~0 when t < p
+    const uint32_t keep_t = sub_words<N>(d, t, K.p);  // ~0 when t < p
     ZK_UNROLL
     for (int i = 0; i < N; ++i) r[i] = (t[i] & keep_t) | (d[i] & ~keep_t);
   }
 
   ZK_HD friend Fp32 operator+(const Fp32& a, const Fp32& b) {
-    Carry cy;
     uint32_t s[N];
-    s[0] = add_cc(a.v[0], b.v[0], cy);
-    ZK_UNROLL
-    for (int i = 1; i < N - 1; ++i) s[i] = addc_cc(a.v[i], b.v[i], cy);
-    s[N - 1] = addc(a.v[N - 1], b.v[N - 1], cy);  // < 2p < 2^(32N): no carry out
+    add_words<N>(s, a.v, b.v);  // < 2p < 2^(32N): no carry out
     Fp32 r;
     reduce_once(r.v, s);
     return r;
@@ -142,28 +134,17 @@ struct alignas(16) Fp32 {
   // a - b, adding p back under a borrow mask (branch-free).
   ZK_HD friend Fp32 operator-(const Fp32& a, const Fp32& b) {
     constexpr auto K = mont32_constants<P>();
-    Carry cy;
     uint32_t d[N];
-    d[0] = sub_cc(a.v[0], b.v[0], cy);
-    ZK_UNROLL
-    for (int i = 1; i < N; ++i) d[i] = subc_cc(a.v[i], b.v[i], cy);
-    const uint32_t mask = subc(0, 0, cy);  // ~0 when a < b
+    const uint32_t mask = sub_words<N>(d, a.v, b.v);  // ~0 when a < b
     Fp32 r;
-    r.v[0] = add_cc(d[0], K.p[0] & mask, cy);
-    ZK_UNROLL
-    for (int i = 1; i < N - 1; ++i) r.v[i] = addc_cc(d[i], K.p[i] & mask, cy);
-    r.v[N - 1] = addc(d[N - 1], K.p[N - 1] & mask, cy);
+    add_words_masked<N>(r.v, d, K.p, mask);
     return r;
   }
 
   ZK_HD Fp32 operator-() const {
     constexpr auto K = mont32_constants<P>();
-    Carry cy;
     Fp32 r;
-    r.v[0] = sub_cc(K.p[0], v[0], cy);
-    ZK_UNROLL
-    for (int i = 1; i < N - 1; ++i) r.v[i] = subc_cc(K.p[i], v[i], cy);
-    r.v[N - 1] = subc(K.p[N - 1], v[N - 1], cy);
+    sub_words<N, false>(r.v, K.p, v);            // v < p
     const uint32_t keep = is_zero() ? 0u : ~0u;  // -0 = 0, not p
     ZK_UNROLL
     for (int i = 0; i < N; ++i) r.v[i] &= keep;
@@ -194,6 +175,27 @@ struct alignas(16) Fp32 {
     ZK_UNROLL
     for (int j = 0; j < N; ++j) r.v[j] = uint32_t(((uint64_t(t[j + 1]) << 32) | t[j]) >> k);
     return r;
+  }
+
+  // One product row on the N+1 words t[0..N]: t += a * b_i, the even products (lo at limb j, hi
+  // at j + 1 for even j) in one chain, then the odd ones in another (the header's layout).
+  // mont_mul runs it on its accumulator, mul_wide at each row's offset in the wide product.
+  ZK_HD static void product_row(uint32_t* t, const uint32_t (&a)[N], uint32_t bi, Carry& cy) {
+    t[0] = mad_lo_cc(a[0], bi, t[0], cy);
+    t[1] = madc_hi_cc(a[0], bi, t[1], cy);
+    ZK_UNROLL
+    for (int j = 2; j < N; j += 2) {
+      t[j] = madc_lo_cc(a[j], bi, t[j], cy);
+      t[j + 1] = madc_hi_cc(a[j], bi, t[j + 1], cy);
+    }
+    t[N] = addc(t[N], 0, cy);
+    t[1] = mad_lo_cc(a[1], bi, t[1], cy);
+    ZK_UNROLL
+    for (int j = 1; j < N - 2; j += 2) {
+      t[j + 1] = madc_hi_cc(a[j], bi, t[j + 1], cy);
+      t[j + 2] = madc_lo_cc(a[j + 2], bi, t[j + 2], cy);
+    }
+    t[N] = madc_hi(a[N - 1], bi, t[N], cy);
   }
 
   // One Montgomery reduction row on an N+1-limb accumulator: t += m p with m = t_0 (-p^-1) mod
@@ -230,24 +232,8 @@ struct alignas(16) Fp32 {
     Carry cy;
     ZK_UNROLL
     for (int i = 0; i < N; ++i) {
-      const uint32_t bi = b[i];
-      // t += a * b_i: even products, then odd products.
-      t[0] = mad_lo_cc(a[0], bi, t[0], cy);
-      t[1] = madc_hi_cc(a[0], bi, t[1], cy);
-      ZK_UNROLL
-      for (int j = 2; j < N; j += 2) {
-        t[j] = madc_lo_cc(a[j], bi, t[j], cy);
-        t[j + 1] = madc_hi_cc(a[j], bi, t[j + 1], cy);
-      }
-      t[N] = addc(t[N], 0, cy);
-      t[1] = mad_lo_cc(a[1], bi, t[1], cy);
-      ZK_UNROLL
-      for (int j = 1; j < N - 2; j += 2) {
-        t[j + 1] = madc_hi_cc(a[j], bi, t[j + 1], cy);
-        t[j + 2] = madc_lo_cc(a[j + 2], bi, t[j + 2], cy);
-      }
-      t[N] = madc_hi(a[N - 1], bi, t[N], cy);
-      reduce_row(t, cy);  // t += m p, t >>= 32
+      product_row(t, a, b[i], cy);  // t += a * b_i
+      reduce_row(t, cy);            // t += m p, t >>= 32
     }
     uint32_t lo[N];
     ZK_UNROLL
@@ -273,24 +259,7 @@ struct alignas(16) Fp32 {
     for (int i = 0; i < kWide; ++i) t[i] = 0;
     Carry cy;
     ZK_UNROLL
-    for (int i = 0; i < N; ++i) {
-      const uint32_t bi = b[i];
-      t[i] = mad_lo_cc(a[0], bi, t[i], cy);
-      t[i + 1] = madc_hi_cc(a[0], bi, t[i + 1], cy);
-      ZK_UNROLL
-      for (int j = 2; j < N; j += 2) {
-        t[i + j] = madc_lo_cc(a[j], bi, t[i + j], cy);
-        t[i + j + 1] = madc_hi_cc(a[j], bi, t[i + j + 1], cy);
-      }
-      t[i + N] = addc(t[i + N], 0, cy);
-      t[i + 1] = mad_lo_cc(a[1], bi, t[i + 1], cy);
-      ZK_UNROLL
-      for (int j = 1; j < N - 2; j += 2) {
-        t[i + j + 1] = madc_hi_cc(a[j], bi, t[i + j + 1], cy);
-        t[i + j + 2] = madc_lo_cc(a[j + 2], bi, t[i + j + 2], cy);
-      }
-      t[i + N] = madc_hi(a[N - 1], bi, t[i + N], cy);
-    }
+    for (int i = 0; i < N; ++i) product_row(t + i, a, b[i], cy);
   }
 
   // out = T R^-1 mod p, fully reduced, for T < p R (2N words). SOS order (Koc, Acar, Kaliski):
@@ -308,38 +277,8 @@ struct alignas(16) Fp32 {
     ZK_UNROLL
     for (int i = 0; i < N; ++i) reduce_row(t, cy);
     uint32_t s[N];
-    s[0] = add_cc(t[0], T[N], cy);
-    ZK_UNROLL
-    for (int j = 1; j < N - 1; ++j) s[j] = addc_cc(t[j], T[N + j], cy);
-    s[N - 1] = addc(t[N - 1], T[2 * N - 1], cy);
+    add_words<N>(s, t, T + N);  // T_hi + u < 2p < R
     reduce_once(out, s);
-  }
-
-  // Plain N-word sum a + b of two reduced values (< 2p < R: no carry out, no reduction).
-  ZK_HD static void add_lazy(uint32_t (&r)[N], const uint32_t (&a)[N], const uint32_t (&b)[N]) {
-    Carry cy;
-    r[0] = add_cc(a[0], b[0], cy);
-    ZK_UNROLL
-    for (int i = 1; i < N - 1; ++i) r[i] = addc_cc(a[i], b[i], cy);
-    r[N - 1] = addc(a[N - 1], b[N - 1], cy);
-  }
-
-  // Wide sum r = x + y; the caller guarantees x + y < 2^(64N) (the carry out is dropped).
-  ZK_HD static void add_wide(uint32_t (&r)[kWide], const uint32_t (&x)[kWide], const uint32_t (&y)[kWide]) {
-    Carry cy;
-    r[0] = add_cc(x[0], y[0], cy);
-    ZK_UNROLL
-    for (int i = 1; i < kWide - 1; ++i) r[i] = addc_cc(x[i], y[i], cy);
-    r[kWide - 1] = addc(x[kWide - 1], y[kWide - 1], cy);
-  }
-
-  // Wide difference r = x - y; the caller guarantees x >= y (the borrow out is dropped).
-  ZK_HD static void sub_wide(uint32_t (&r)[kWide], const uint32_t (&x)[kWide], const uint32_t (&y)[kWide]) {
-    Carry cy;
-    r[0] = sub_cc(x[0], y[0], cy);
-    ZK_UNROLL
-    for (int i = 1; i < kWide - 1; ++i) r[i] = subc_cc(x[i], y[i], cy);
-    r[kWide - 1] = subc(x[kWide - 1], y[kWide - 1], cy);
   }
 
   // r = x - y, plus p^2 when x < y, for x, y < p^2: r < p^2 < p R, ready for redc_wide, and
@@ -347,16 +286,9 @@ struct alignas(16) Fp32 {
   // the wrapped difference x - y + 2^(64N) wraps back to x - y + p^2 (>= 0 because y - x < p^2).
   ZK_HD static void sub_wide_mod_p2(uint32_t (&r)[kWide], const uint32_t (&x)[kWide], const uint32_t (&y)[kWide]) {
     constexpr auto K = mont32_constants<P>();
-    Carry cy;
     uint32_t d[kWide];
-    d[0] = sub_cc(x[0], y[0], cy);
-    ZK_UNROLL
-    for (int i = 1; i < kWide; ++i) d[i] = subc_cc(x[i], y[i], cy);
-    const uint32_t mask = subc(0, 0, cy);  // ~0 when x < y
-    r[0] = add_cc(d[0], K.p2[0] & mask, cy);
-    ZK_UNROLL
-    for (int i = 1; i < kWide - 1; ++i) r[i] = addc_cc(d[i], K.p2[i] & mask, cy);
-    r[kWide - 1] = addc(d[kWide - 1], K.p2[kWide - 1] & mask, cy);
+    const uint32_t mask = sub_words<kWide>(d, x, y);  // ~0 when x < y
+    add_words_masked<kWide>(r, d, K.p2, mask);
   }
 
   ZK_HD friend Fp32 operator*(const Fp32& a, const Fp32& b) {
