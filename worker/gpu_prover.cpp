@@ -43,11 +43,11 @@ groth16::Proof<E> prove_on(int device, const Key& pk, const cs::WitnessBundle& w
       pce ? fmt::format("witness unpacked {:.2f}, a b c by mat-vec {:.2f} on the device", t.unpack_ms, t.spmv_ms)
           : std::string("a b c uploaded");
   spdlog::info(
-      "GPU {}: proof phases (ms): total {:.1f}; key {} ({:.1f}); upload {:.1f} (waited {:.1f}, of it for a b c "
-      "{:.1f}); {}; H {:.1f}; MSM A "
-      "{:.1f}, B_G1 {:.1f}, B_G2 {:.1f}, L {:.1f}, H {:.1f}",
+      "GPU {}: proof phases (ms): total {:.1f}; key {} ({:.1f}); upload {:.1f} (waited {:.1f}); {}; H {:.1f} beside "
+      "the MSMs (idle {:.1f} for a b c; waited for after them {:.1f}); MSM A {:.1f}, B_G1 {:.1f}, B_G2 {:.1f}, L "
+      "{:.1f}, H {:.1f}",
       device, t.total_ms, t.key_cache_hit ? "resident" : "uploaded", t.key_upload_ms, t.upload_ms, t.upload_wait_ms,
-      t.abc_wait_ms, abc, t.h_ms, t.msm_a_ms, t.msm_b_g1_ms, t.msm_b_g2_ms, t.msm_l_ms, t.msm_h_ms);
+      abc, t.h_ms, t.abc_wait_ms, t.h_wait_ms, t.msm_a_ms, t.msm_b_g1_ms, t.msm_b_g2_ms, t.msm_l_ms, t.msm_h_ms);
   return proof;
 }
 #endif

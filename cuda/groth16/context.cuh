@@ -114,6 +114,26 @@ class PinnedPool {
   int next_ = 0;
 };
 
+// A non-blocking stream of the current device's greatest priority (the numerically lowest of
+// its range): among streams with blocks waiting, the scheduler starts this one's first.
+class PriorityStream {
+ public:
+  PriorityStream() {
+    int least = 0, greatest = 0;
+    ZK_CUDA_OK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    ZK_CUDA_OK(cudaStreamCreateWithPriority(&s_, cudaStreamNonBlocking, greatest));
+  }
+  PriorityStream(const PriorityStream&) = delete;
+  PriorityStream& operator=(const PriorityStream&) = delete;
+  ~PriorityStream() {
+    if (s_) (void)cudaStreamDestroy(s_);
+  }
+  cudaStream_t get() const { return s_; }
+
+ private:
+  cudaStream_t s_ = nullptr;
+};
+
 // The resident sections of one proving key on one device: the four G1 sections and, when the
 // G2 MSM runs on the GPU, B_G2.
 struct KeyEntryBase {
@@ -226,7 +246,8 @@ class KeyCache {
 template <class G>
 struct CurveState {
   using F = typename G::Fr;
-  explicit CurveState(cudaStream_t s) : msm(s, &scratch), msm2(s, &scratch), ntt(s) {}
+  // The MSMs on stream s, the NTTs (H) on stream h (DeviceContext says why).
+  CurveState(cudaStream_t s, cudaStream_t h) : msm(s, &scratch), msm2(s, &scratch), ntt(h) {}
   // One scratch for both engines: A, B_G1 and B_G2 share one digit sort (same scalars z), and
   // the sort buffers and partial sums (the bulk of MSM memory) exist once.
   pippenger::MsmScratch scratch;
@@ -248,7 +269,12 @@ class DeviceContext {
   explicit DeviceContext(int dev) : device(select(dev)) {}
   std::mutex mu;     // one proof at a time per device
   const int device;  // initialised first: the streams, events and pinned pool belong to it
-  Stream compute, copy;
+  // compute: the MSMs; copy: uploads (and the witness-only unpack and mat-vec); h: H's NTTs and
+  // pointwise kernels (prove.cuh), concurrent with the MSMs. The MSMs sync with the host a few
+  // times a batch-affine round and leave the GPU idle meanwhile; H's kernels fill those gaps,
+  // and the MSMs' higher priority keeps H from delaying them where both have blocks waiting.
+  PriorityStream compute;
+  Stream copy, h;
   PinnedPool pinned;
   KeyCache cache;
   std::unique_ptr<CurveState<curve::Bn254G1>> bn254;
@@ -257,7 +283,7 @@ class DeviceContext {
   template <class G>
   CurveState<G>& state() {
     auto& p = slot<G>();
-    if (!p) p = std::make_unique<CurveState<G>>(compute.get());
+    if (!p) p = std::make_unique<CurveState<G>>(compute.get(), h.get());
     return *p;
   }
   // Drops the per-proof buffers and MSM/NTT scratch (after an out-of-memory, to start clean).

@@ -4,23 +4,20 @@
 // key formats have the same five sections (A, B1, B2 over all variables, L or C over the aux
 // variables, H over the domain) and differ only in the H scalars' convention (QuotientPlan).
 // Pipeline of one proof on a device context:
-//   host thread                         copy stream              compute stream
+//   host thread                         copy stream              compute stream (high priority)
 //   [CPU-G2 mode: B_G2 MSM started on the CPU pool (std::async), first of all]
 //   key: cache hit, or chunks -> image -> affine (pinned pool)
 //   z = (inputs, aux) through the pool   H2D z                  waits z
-//   uploader thread: a, b, c via pool    H2D a, then b, c       digits of z sorted once;
-//                                                               MSM A, B_G1, B_G2, L
-//                                                               waits a; a -> coefficients
-//   join uploader                                               waits b, c; row check;
-//                                                               a -> coset; b, c: iNTT -> coset;
-//                                                               a <- a b - c; MSM H over a[0 .. n-1]
-//                                                               (monomial-H keys: a <- a/(g^n - 1),
-//                                                               t <- icoset iNTT(a) = h, MSM H over
-//                                                               t[0 .. n-2]; snarkjs: see
-//                                                               quotient_scalars)
+//   uploader thread: a, b, c via pool,   H2D a, then b, c       digits of z sorted once;
+//     then H's kernels on the h stream                          MSM A, B_G1, B_G2, L
+//   join uploader, wait for the h stream                        MSM H over a[0 .. n-1] (monomial-H: t[0 .. n-2])
 //   [CPU-G2 mode: join G2]; groth16::assemble_proof on the host, as the CPU provers.
-// The a, b, c uploads (host memcpy into pinned slots + DMA) thus overlap the A, B_G1, B_G2 and
-// L MSMs and a's first NTT. The default runs B_G2 on the GPU (cuda/bench/NOTES.md: 30-100x faster
+// h stream (default priority), beside the MSMs: waits a; a -> coefficients; waits b, c; row
+// check; a -> coset; b, c: iNTT -> coset; a <- a b - c (monomial-H keys: a <- a/(g^n - 1), t <-
+// icoset iNTT(a) = h; snarkjs: see quotient_scalars).
+// The a, b, c uploads (host memcpy into pinned slots + DMA) and H's NTTs thus overlap the A,
+// B_G1, B_G2 and L MSMs; H's kernels run in the gaps the MSMs leave while they sync with the
+// host (DeviceContext). The default runs B_G2 on the GPU (cuda/bench/NOTES.md: 30-100x faster
 // than the CPU pool at 2^20-2^24); GpuProveOptions::g2_on_cpu keeps the former CPU path.
 #pragma once
 
@@ -79,6 +76,16 @@ __global__ void permute_kernel(const F* src, F* dst, uint64_t n, uint64_t k, boo
   else
     dst[i] = src[j];
 }
+
+// Waits for a stream's work when it goes out of scope (a destructor cannot report: an error
+// stays with the stream for its next call to see).
+struct StreamDrain {
+  explicit StreamDrain(cudaStream_t stream) : s(stream) {}
+  StreamDrain(const StreamDrain&) = delete;
+  StreamDrain& operator=(const StreamDrain&) = delete;
+  ~StreamDrain() { (void)cudaStreamSynchronize(s); }
+  cudaStream_t s;
+};
 
 inline unsigned blocks_of(uint64_t n, unsigned threads) { return unsigned((n + threads - 1) / threads); }
 
@@ -186,10 +193,10 @@ struct GpuParts {
 // says (no default: the plan must match the key's H points, QuotientPlan::native(basis) or a
 // .zkey's, else the proof fails verification): the four G1 MSMs and, when key.b2 is set, B_G2.
 // The key's sections are read from `key` (device-resident). log_n: the key's domain. A, B_G1
-// and B_G2 take the same scalars z, so their digits are sorted once; B_G2 runs before L and H,
-// while the a, b, c uploads (host staging, the slowest part of the upload) are still going on,
-// and a's interpolation runs as soon as a is there (at 2^27 the three vectors are 12 GiB: 0.23 s
-// of PCIe at 55 GB/s, more than the BN254 MSMs take).
+// and B_G2 take the same scalars z, so their digits are sorted once; the MSMs run while the a,
+// b, c uploads (host staging, the slowest part of the upload) are still going on, and H runs on
+// its own stream beside them, a's interpolation as soon as a is there (at 2^27 the three
+// vectors are 12 GiB: 0.23 s of PCIe at 55 GB/s, more than the BN254 MSMs take).
 //
 // Witness-only bundles: `matrices` (the circuit's, resident) compute a, b, c on the device from
 // z instead of uploading them, and z's aux is uploaded as the bundle holds it (bit-packed) and
@@ -218,7 +225,7 @@ GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>
   if (plan.snarkjs && plan.k != 1) st.u.reserve(n, "prover permutation scratch");
   st.z.reserve(n_in + n_aux, "prover scalars");
   st.bad_row.reserve(1, "prover row check");
-  const cudaStream_t cs = ctx.compute.get(), cp = ctx.copy.get();
+  const cudaStream_t cs = ctx.compute.get(), cp = ctx.copy.get(), hs = ctx.h.get();
   // Device F and host Fr have the same bytes (G1Device static_asserts it).
   auto dev = [](F* p) { return reinterpret_cast<HostFr*>(p); };
 
@@ -247,49 +254,75 @@ GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>
   }
   z_ready.record(cp);
   ZK_CUDA_OK(cudaStreamWaitEvent(cs, z_ready.get(), 0));
-  double upload_ms = ms_since(t0);
+  const double upload_ms = ms_since(t0);
   const double z_ms = upload_ms;  // the compute stream has nothing to do before z is there
 
-  // a, b, c on a second host thread, behind the MSMs below: uploaded (a first, then b and c), or
-  // (witness-only bundles) computed from z by the PCE mat-vec on the copy stream, after z's
-  // upload there. a_ready is recorded once a is on the device, abc_ready once all three are;
-  // `a_recorded` tells this thread that a_ready has been recorded (a stream cannot wait for an
-  // event before its record is issued), or carries the uploader's error.
+  // a, b, c and H on a second host thread, concurrent with the MSMs below. It uploads a, b, c
+  // (a first), or (witness-only bundles) computes them from z by the PCE mat-vec on the copy
+  // stream after z's upload there, and enqueues H on the h stream: a's interpolation once a is
+  // on the device (a_ready), while b and c are still on their way; once all three are there
+  // (abc_ready), the row check on a, b, c as uploaded (before any is overwritten), the coset
+  // steps and the quotient. H writes st.a, b, c, t, u and bad_row only; the MSMs read z (H never
+  // writes it) and their own scratch, so the two streams share nothing until the H MSM, which
+  // starts after this thread is joined and the h stream has finished. This thread records each
+  // event before it makes the h stream wait for it (a stream cannot wait for an event whose
+  // record is not yet issued). Its errors reach the proof's thread at the join.
   const int device = ctx.device;
-  Event a_ready, spmv0, spmv1;
-  std::promise<void> a_promise;
-  std::future<void> a_recorded = a_promise.get_future();
-  auto uploader = std::async(std::launch::async, [&, device, a_promise = std::move(a_promise)]() mutable {
+  const CosetSteps<G> coset{st, log_n, plan, hs};
+  Event a_ready, spmv0, spmv1, wait0, wait1;
+  struct HPart {
+    double upload_ms;  // host time of the a, b, c uploads (witness-only: the mat-vec's launch)
+    const F* scalars;  // the H MSM's scalars (st.a or st.t) and their count
+    uint64_t count;
+  };
+  // Declared after the events and before the uploader: on every exit, the uploader is joined
+  // first, then this waits for H's kernels, so that no later proof's uploads overwrite a, b, c
+  // while H still reads them, and no event is destroyed before the work that records it.
+  const StreamDrain h_drain{hs};
+  auto uploader = std::async(std::launch::async, [&, device]() -> HPart {
     const auto u0 = std::chrono::steady_clock::now();
-    bool a_told = false;
-    auto a_done = [&] {
+    ZK_CUDA_OK(cudaSetDevice(device));
+    auto a_there = [&] {  // a's interpolation reads a only: the h stream starts with it
       a_ready.record(cp);
-      a_promise.set_value();
-      a_told = true;
+      ZK_CUDA_OK(cudaStreamWaitEvent(hs, a_ready.get(), 0));
+      h0.record(hs);
+      coset.interpolate(st.a.get());
+      wait0.record(hs);
     };
-    try {
-      ZK_CUDA_OK(cudaSetDevice(device));
-      F* dst[3] = {st.a.get(), st.b.get(), st.c.get()};
-      for (int k = 0; k < 3; ++k)
-        if (rows < n) ZK_CUDA_OK(cudaMemsetAsync(dst[k] + rows, 0, (n - rows) * sizeof(F), cp));
-      if (matrices) {
-        spmv0.record(cp);
-        pce::spmv<HostFr>(*matrices, st.z.get(), dst[0], dst[1], dst[2], cp);
-        spmv1.record(cp);
-        a_done();
-      } else {
-        const std::span<const HostFr> src[3] = {w.a<HostFr>(), w.b<HostFr>(), w.c<HostFr>()};
-        for (int k = 0; k < 3; ++k) {
-          ctx.pinned.upload(dev(dst[k]), src[k].data(), rows, cp);
-          if (k == 0) a_done();
-        }
+    F* dst[3] = {st.a.get(), st.b.get(), st.c.get()};
+    for (int k = 0; k < 3; ++k)
+      if (rows < n) ZK_CUDA_OK(cudaMemsetAsync(dst[k] + rows, 0, (n - rows) * sizeof(F), cp));
+    if (matrices) {
+      spmv0.record(cp);
+      pce::spmv<HostFr>(*matrices, st.z.get(), dst[0], dst[1], dst[2], cp);
+      spmv1.record(cp);
+      a_there();
+    } else {
+      const std::span<const HostFr> src[3] = {w.a<HostFr>(), w.b<HostFr>(), w.c<HostFr>()};
+      for (int k = 0; k < 3; ++k) {
+        ctx.pinned.upload(dev(dst[k]), src[k].data(), rows, cp);
+        if (k == 0) a_there();
       }
-      abc_ready.record(cp);
-    } catch (...) {  // the proof's thread may be waiting for a: it gets the error instead
-      if (!a_told) a_promise.set_exception(std::current_exception());
-      throw;
     }
-    return ms_since(u0);
+    abc_ready.record(cp);
+    const double up_ms = ms_since(u0);
+    // wait0 -> wait1 on the h stream: its idle time waiting for b and c after a's interpolation.
+    ZK_CUDA_OK(cudaStreamWaitEvent(hs, abc_ready.get(), 0));
+    wait1.record(hs);
+    ZK_CUDA_OK(cudaMemsetAsync(st.bad_row.get(), 0xff, sizeof(unsigned long long), hs));
+    if (rows > 0) {
+      check_rows_kernel<F>
+          <<<blocks_of(rows, 256), 256, 0, hs>>>(st.a.get(), st.b.get(), st.c.get(), rows, st.bad_row.get());
+      ZK_CUDA_OK_LAUNCH();
+    }
+    coset.evaluate(st.a.get());
+    for (F* v : {st.b.get(), st.c.get()}) {
+      coset.interpolate(v);
+      coset.evaluate(v);
+    }
+    const auto [scalars, count] = quotient_scalars<G>(st, log_n, plan, hs);
+    h1.record(hs);
+    return {up_ms, scalars, count};
   });
 
   GpuParts<E> out;
@@ -310,39 +343,20 @@ GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>
   out.l = st.msm.run(key.l, st.z.get() + n_in, n_aux, 0, nullptr, key.copies_of(key.n_aux));
   t.msm_l_ms = ms_since(m0);
 
-  // H on the device. a's interpolation reads a only, so it runs as soon as a is there, while b
-  // and c may still be on their way; the row check then reads a, b, c as uploaded, before any
-  // of them is overwritten. wait0 -> wait1 on the compute stream is its idle time waiting for
-  // b and c (none when they came during the MSMs or a's interpolation).
-  const CosetSteps<G> coset{st, log_n, plan, cs};
-  a_recorded.get();  // rethrows the uploader's error, if it failed before a was there
-  ZK_CUDA_OK(cudaStreamWaitEvent(cs, a_ready.get(), 0));
-  Event wait0, wait1;
-  h0.record(cs);
-  coset.interpolate(st.a.get());
-  wait0.record(cs);
-  upload_ms += uploader.get();
-  t.upload_ms = upload_ms;
-  ZK_CUDA_OK(cudaStreamWaitEvent(cs, abc_ready.get(), 0));
-  wait1.record(cs);
-  ZK_CUDA_OK(cudaMemsetAsync(st.bad_row.get(), 0xff, sizeof(unsigned long long), cs));
-  if (rows > 0) {
-    check_rows_kernel<F>
-        <<<blocks_of(rows, 256), 256, 0, cs>>>(st.a.get(), st.b.get(), st.c.get(), rows, st.bad_row.get());
-    ZK_CUDA_OK_LAUNCH();
-  }
-  coset.evaluate(st.a.get());
-  for (F* v : {st.b.get(), st.c.get()}) {
-    coset.interpolate(v);
-    coset.evaluate(v);
-  }
-  const auto [h_scalars, h_count] = quotient_scalars<G>(st, log_n, plan, cs);
-  h1.record(cs);
+  // The uploads and H, as far as the MSMs above did not hide them: the join (rethrows the
+  // uploader's error), then the h stream's end with the row check's result.
+  m0 = std::chrono::steady_clock::now();
+  const HPart hp = uploader.get();
   unsigned long long bad = 0;
-  ZK_CUDA_OK(cudaMemcpyAsync(&bad, st.bad_row.get(), sizeof bad, cudaMemcpyDeviceToHost, cs));
-  ZK_CUDA_OK(cudaStreamSynchronize(cs));
+  ZK_CUDA_OK(cudaMemcpyAsync(&bad, st.bad_row.get(), sizeof bad, cudaMemcpyDeviceToHost, hs));
+  ZK_CUDA_OK(cudaStreamSynchronize(hs));
+  t.h_wait_ms = ms_since(m0);
+  ZK_CUDA_OK(cudaStreamWaitEvent(cs, h1.get(), 0));  // done already; the H MSM's order, stated
+  t.upload_ms = upload_ms + hp.upload_ms;
   t.abc_wait_ms = wait1.since(wait0);
-  t.upload_wait_ms = z_ms + t.abc_wait_ms;
+  // The proof waited for b and c at most as long as the h stream did, and at most as long as
+  // it waited for H at all.
+  t.upload_wait_ms = z_ms + std::min(t.abc_wait_ms, t.h_wait_ms);
   t.h_ms = h1.since(h0) - t.abc_wait_ms;
   if (matrices) {
     t.spmv_ms = spmv1.since(spmv0);
@@ -352,7 +366,7 @@ GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>
     throw std::invalid_argument("unsatisfied witness: constraint row " + std::to_string(bad) + " has a*b != c");
 
   m0 = std::chrono::steady_clock::now();
-  out.h = st.msm.run(key.h, h_scalars, h_count, 0, nullptr, key.copies_of(key.n_h));
+  out.h = st.msm.run(key.h, hp.scalars, hp.count, 0, nullptr, key.copies_of(key.n_h));
   t.msm_h_ms = ms_since(m0);
   return out;
 }

@@ -33,11 +33,20 @@ namespace zkmill::cuda {
 struct GpuProveTimings {
   double key_upload_ms = 0;  // 0 on a key-cache hit
   double upload_ms = 0;      // host time of the scalar and a, b, c uploads through the pinned pool
-  // Of that, the time the proof waited for it: the scalars' upload (the MSMs need all of z)
-  // plus abc_wait_ms, the compute stream's idle time waiting for b and c (or, witness-only, the
-  // mat-vec) after the MSMs and a's first NTT it overlaps (CUDA events on that stream).
+  // H (a, b, c -> the H MSM's scalars) runs on a stream of its own, concurrent with the A,
+  // B_G1, B_G2 and L MSMs (prove.cuh), so these overlap the MSMs' times:
+  //   abc_wait_ms: the H stream's idle time waiting for b and c (or, witness-only, the mat-vec)
+  //     after a's first NTT (CUDA events on that stream); it delays the proof only where H ends
+  //     after the L MSM;
+  //   h_ms: H's span on its stream, from a's first NTT to h ready, less abc_wait_ms (CUDA
+  //     events): H's own time plus whatever the MSMs' kernels slowed it by;
+  //   h_wait_ms: the proof's wait for a, b, c and H after the L MSM (host time; about 0 when the
+  //     MSMs hid both);
+  //   upload_wait_ms: the time the proof waited for its uploads: the scalars' (the MSMs need all
+  //     of z) plus min(abc_wait_ms, h_wait_ms), a bound on the part of the wait for b and c the
+  //     MSMs did not hide.
   double upload_wait_ms = 0, abc_wait_ms = 0;
-  double h_ms = 0;  // H on the device: from a's first NTT to h ready, less abc_wait_ms (CUDA events)
+  double h_ms = 0, h_wait_ms = 0;
   double msm_a_ms = 0, msm_b_g1_ms = 0, msm_l_ms = 0, msm_h_ms = 0;  // G1 MSMs on the GPU
   // B_G2: msm_b_g2_ms on the GPU (the default), or in CPU-G2 mode (g2_on_cpu) g2_cpu_ms on the
   // CPU pool, concurrent with the above, and g2_wait_ms the GPU side's wait for it afterwards.

@@ -5,7 +5,8 @@
 // code, zeros, ones and whole values); a packed witness of chain, merkle and porep proved on
 // the GPU gives the CPU prover's proof of the full bundle for the same r, s, and it verifies;
 // the matrices stay resident in the key cache beside the key; a bundle packed for other
-// matrices, or without the matrices, is an error, never a proof.
+// matrices, or without the matrices, is an error, never a proof, and so is an unsatisfied
+// witness (the first broken row reported).
 #include "cuda/cs/pce_gpu.hpp"
 
 #include <gtest/gtest.h>
@@ -13,14 +14,17 @@
 #include <filesystem>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "common/circuits/circuit.hpp"
+#include "common/cs/pce_matrices.hpp"
 #include "common/cs/recording_cs.hpp"
 #include "common/curves/bls12_381.hpp"
 #include "common/curves/bn254.hpp"
 #include "common/groth16/builtin.hpp"
 #include "common/groth16/prover.hpp"
 #include "common/groth16/verifier.hpp"
+#include "common/util/thread_pool.hpp"
 #include "cuda/groth16/prover.hpp"
 #include "tests/support/gpu.hpp"
 
@@ -202,9 +206,25 @@ TYPED_TEST(GpuPce, MismatchedOrMissingMatricesAreErrorsNotProofs) {
   res = cuda::prove_gpu(pk, packed, r, s, &out, nullptr, o);
   EXPECT_EQ(res.code, cuda::GpuErrc::kInvalidArgument) << res.message;
   EXPECT_NE(res.message.find("PCE"), std::string::npos) << res.message;
+  // Unsatisfied: one aux value changed. a, b, c come from the matrices on the device and the
+  // row check runs on the prover's H stream: the first broken row (found here on the CPU) must
+  // come back as the error, and the context must prove again afterwards.
+  std::vector<Fr> aux(full.template aux<Fr>().begin(), full.template aux<Fr>().end());
+  aux[aux.size() / 2] += Fr::one();
+  const auto broken = cs::WitnessBundle::pack_witness<Fr>(full.header(), pce.id(), full.template inputs<Fr>(), aux);
+  const uint64_t rows = pce.n_rows();
+  std::vector<Fr> a(rows), b(rows), c(rows);
+  pce.multiply<Fr>(full.template inputs<Fr>(), aux, a, b, c, util::ThreadPool::global());
+  uint64_t first_bad = 0;
+  while (first_bad < rows && a[first_bad] * b[first_bad] == c[first_bad]) ++first_bad;
+  ASSERT_LT(first_bad, rows) << "changing an aux value broke no row";
   o.pce = &pce;
+  res = cuda::prove_gpu(pk, broken, r, s, &out, nullptr, o);
+  EXPECT_EQ(res.code, cuda::GpuErrc::kInvalidArgument) << res.message;
+  EXPECT_NE(res.message.find("row " + std::to_string(first_bad) + " "), std::string::npos) << res.message;
   res = cuda::prove_gpu(pk, packed, r, s, &out, nullptr, o);
   EXPECT_TRUE(res.ok()) << res.message;
+  EXPECT_TRUE(out == groth16::prove_with_randomness<E>(pk, full, r, s));
   std::filesystem::remove(p1);
   std::filesystem::remove(p2);
 }
