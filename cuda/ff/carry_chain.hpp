@@ -164,6 +164,49 @@ ZK_HD uint32_t madc_hi(uint32_t a, uint32_t b, uint32_t c, [[maybe_unused]] Carr
 #endif
 }
 
+// One product row of L >= 1 words: t[0..L] += a[0..L-1] * b, the low half of a_j b at limb j
+// and the high half at j + 1, the even j in one chain and the odd j in a second (the layout of
+// mont32.hpp's header: no limb takes two products in one chain). The caller proves that the
+// row's total fits L + 1 words; each chain adds a part of it, so the partial sum fits too and
+// the carry out of t[L] is 0 in both chains (dropped). Fp32's mont_mul and mul_wide run it
+// with L = N, the squaring's off-diagonal rows (Fp32::sqr_wide) with L = N - 1 down to 1.
+template <int L>
+ZK_HD void mul_row(uint32_t* t, const uint32_t* a, uint32_t b, Carry& cy) {
+  static_assert(L >= 1, "a row has at least one word");
+  if constexpr (L == 1) {
+    t[0] = mad_lo_cc(a[0], b, t[0], cy);
+    t[1] = madc_hi(a[0], b, t[1], cy);
+  } else {
+    // Even chain: the pairs (lo at j, hi at j + 1) that end below limb L, then the top limb.
+    t[0] = mad_lo_cc(a[0], b, t[0], cy);
+    t[1] = madc_hi_cc(a[0], b, t[1], cy);
+    ZK_UNROLL
+    for (int j = 2; j + 1 < L; j += 2) {
+      t[j] = madc_lo_cc(a[j], b, t[j], cy);
+      t[j + 1] = madc_hi_cc(a[j], b, t[j + 1], cy);
+    }
+    if constexpr (L % 2 == 0) {
+      t[L] = addc(t[L], 0, cy);
+    } else {
+      t[L - 1] = madc_lo_cc(a[L - 1], b, t[L - 1], cy);
+      t[L] = madc_hi(a[L - 1], b, t[L], cy);
+    }
+    // Odd chain.
+    t[1] = mad_lo_cc(a[1], b, t[1], cy);
+    ZK_UNROLL
+    for (int j = 1; j + 2 < L; j += 2) {
+      t[j + 1] = madc_hi_cc(a[j], b, t[j + 1], cy);
+      t[j + 2] = madc_lo_cc(a[j + 2], b, t[j + 2], cy);
+    }
+    if constexpr (L % 2 == 0) {
+      t[L] = madc_hi(a[L - 1], b, t[L], cy);
+    } else {
+      t[L - 1] = madc_hi_cc(a[L - 2], b, t[L - 1], cy);
+      t[L] = addc(t[L], 0, cy);
+    }
+  }
+}
+
 // Multi-word chains over little-endian arrays of M >= 2 words, each one uninterrupted chain of
 // the primitives above (the Fp32 routines and Fp2's lazy product are built from these).
 // r = a + b; the carry out of the top word is dropped: every caller's bound rules it out.

@@ -73,9 +73,16 @@ struct Fp2 {
   ZK_HD Fp2& operator*=(const Fp2& b) { return *this = *this * b; }
 
   // 1 / (c0 + c1 u) = (c0 - c1 u) / (c0^2 + c1^2); zero maps to zero. Setup work only (one
-  // base-field Fermat inversion).
+  // base-field Fermat inversion). The norm is two wide squares reduced once: c0^2 + c1^2 <
+  // 2p^2 < p R (2N words), redc_wide's bound.
   ZK_HD Fp2 inverse() const {
-    const F n = (c0.sqr() + c1.sqr()).inverse();
+    uint32_t s0[F::kWide], s1[F::kWide];
+    F::sqr_wide(s0, c0.v);
+    F::sqr_wide(s1, c1.v);
+    add_words<F::kWide>(s0, s0, s1);
+    F norm;
+    F::redc_wide(norm.v, s0);
+    const F n = norm.inverse();
     return {c0 * n, -(c1 * n)};
   }
 

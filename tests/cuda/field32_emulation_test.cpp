@@ -6,6 +6,7 @@
 // formula bugs on any machine; the GPU tests then check the PTX path end to end.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstring>
 #include <random>
 
@@ -66,6 +67,72 @@ TYPED_TEST(Fp32Emulation, MatchesCpuField) {
   EXPECT_TRUE(D::zero().inverse().is_zero());
   EXPECT_EQ(D::one().to_host(), H::one());
   EXPECT_TRUE(D::zero().is_zero());
+}
+
+// The dedicated squaring (Fp32::sqr_wide, then redc_wide) against the product it replaced:
+// sqr_wide(a) == mul_wide(a, a) for any a < 2^(32N) (R - 1, R - p, 2^(32N-1), words of all
+// ones or zeros at the row boundaries), and a.sqr() == a * a on reduced values, at the edges
+// (0, 1, R mod p, p - 1, p - 2, p - 2^32, p - 2^(32(N-1)), (R - p) mod p) and many random ones.
+TYPED_TEST(Fp32Emulation, SquareMatchesProduct) {
+  using H = typename TypeParam::Host;
+  using D = typename TypeParam::Dev;
+  constexpr int N = D::N, W = D::kWide;
+  constexpr auto K = cuda::field::mont32_constants<typename D::Params>();
+  std::mt19937_64 rng(0x5a2);
+  std::vector<std::array<uint32_t, N>> wide;  // any N words
+  std::array<uint32_t, N> x{};
+  wide.push_back(x);  // 0
+  x[0] = 1;
+  wide.push_back(x);  // 1
+  x.fill(~0u);
+  wide.push_back(x);  // R - 1
+  cuda::field::sub_words<N, false>(x.data(), std::array<uint32_t, N>{}.data(), K.p);
+  wide.push_back(x);  // R - p
+  x.fill(0), x[N - 1] = 0x80000000u;
+  wide.push_back(x);             // 2^(32N-1)
+  for (int k = 0; k < N; ++k) {  // ones below word k, zeros from it, and the reverse
+    for (int i = 0; i < N; ++i) x[size_t(i)] = i < k ? ~0u : 0u;
+    wide.push_back(x);
+    for (int i = 0; i < N; ++i) x[size_t(i)] = ~x[size_t(i)];
+    wide.push_back(x);
+  }
+  for (int i = 0; i < 3000; ++i) {
+    for (auto& w : x) w = uint32_t(rng());
+    wide.push_back(x);
+  }
+  for (const auto& a : wide) {
+    uint32_t in[N], sq[W], prod[W];
+    std::memcpy(in, a.data(), sizeof in);
+    D::sqr_wide(sq, in);
+    D::mul_wide(prod, in, in);
+    for (int i = 0; i < W; ++i) ASSERT_EQ(sq[i], prod[i]) << "word " << i;
+  }
+
+  // Reduced values, given by their stored (Montgomery) words.
+  std::vector<D> vals = {D::zero(), D::one()};
+  const auto below_p = [&](uint32_t word, uint32_t sub) {  // p - sub * 2^(32 word)
+    D d;
+    std::array<uint32_t, N> s{};
+    s[size_t(word)] = sub;
+    cuda::field::sub_words<N, false>(d.v, K.p, s.data());
+    return d;
+  };
+  D unit = D::zero();
+  unit.v[0] = 1;
+  vals.push_back(unit);
+  vals.push_back(below_p(0, 1));
+  vals.push_back(below_p(0, 2));
+  vals.push_back(below_p(1, 1));
+  vals.push_back(below_p(N - 1, 1));
+  D r_minus_p;  // the stored words R - p, reduced (R < 16 p for all four moduli)
+  std::memcpy(r_minus_p.v, wide[3].data(), sizeof r_minus_p.v);
+  for (int k = 0; k < 16; ++k) D::reduce_once(r_minus_p.v, r_minus_p.v);
+  vals.push_back(r_minus_p);
+  for (int i = 0; i < 5000; ++i) vals.push_back(D::from_host(H::random(rng)));
+  for (const D& a : vals) {
+    ASSERT_EQ(a.sqr(), a * a);
+    ASSERT_EQ(a.sqr().to_host(), a.to_host().square());
+  }
 }
 
 // Device Fq2 (over the 32-bit-limb Fq) against the CPU's tower::Fp2, both curves.
