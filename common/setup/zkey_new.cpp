@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// zkey new (zkey_new.hpp): the circuit's terms grouped by signal, then each section made in
-// chunks of signals (per-signal sums of Lagrange points across the pool), handed to the sink and
-// hashed as it goes, in snarkjs's order.
+// zkey new (zkey_new.hpp): the circuit's terms grouped by signal (terms_by_signal.hpp, across
+// the pool), then each section made in chunks of signals (per-signal sums of Lagrange points
+// across the pool), handed to the sink and hashed as it goes, in snarkjs's order.
 #include "common/setup/zkey_new.hpp"
 
 #include <algorithm>
@@ -25,9 +25,9 @@ namespace zkmill::setup {
 
 namespace {
 
-// Steps run one at a time, in the order given, on a thread of their own: a chunk's encoding,
-// write and hash (each one stream: file order, hash order) while the pool makes the next chunk,
-// so the pool does not idle between chunks. An exception of a step reaches then() or wait().
+// Steps run one at a time, in the order given, on a thread of their own: a chunk's write, or
+// its hash (two streams: file order, hash order), while the pool makes the next chunk, so the
+// pool does not idle between chunks. An exception of a step reaches then() or wait().
 class InOrder {
  public:
   InOrder() = default;
