@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// zkey new (zkey_new.hpp): the circuit's terms grouped by signal, then each section made in
-// chunks of signals (per-signal sums of Lagrange points across the pool), handed to the sink and
-// hashed as it goes, in snarkjs's order.
+// zkey new (zkey_new.hpp): the circuit's terms grouped by signal (terms_by_signal.hpp, across
+// the pool), then each section made in chunks of signals (per-signal sums of Lagrange points
+// across the pool), handed to the sink and hashed as it goes, in snarkjs's order.
 #include "common/setup/zkey_new.hpp"
 
 #include <algorithm>
@@ -9,6 +9,8 @@
 #include <bit>
 #include <cstdio>
 #include <future>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "common/curves/dispatch.hpp"
@@ -17,14 +19,15 @@
 #include "common/setup/group_ops.hpp"
 #include "common/setup/ptau_points.hpp"
 #include "common/setup/snarkjs_points.hpp"
+#include "common/setup/terms_by_signal.hpp"
 
 namespace zkmill::setup {
 
 namespace {
 
-// Steps run one at a time, in the order given, on a thread of their own: a chunk's encoding,
-// write and hash (each one stream: file order, hash order) while the pool makes the next chunk,
-// so the pool does not idle between chunks. An exception of a step reaches then() or wait().
+// Steps run one at a time, in the order given, on a thread of their own: a chunk's write, or
+// its hash (two streams: file order, hash order), while the pool makes the next chunk, so the
+// pool does not idle between chunks. An exception of a step reaches then() or wait().
 class InOrder {
  public:
   InOrder() = default;
@@ -70,106 +73,44 @@ void append_lem(std::vector<uint8_t>& out, std::span<const ec::Affine<C>> pts) {
   for (size_t i = 0; i < pts.size(); ++i) Codec::encode(pts[i], out.data() + at + i * Codec::kSize);
 }
 
-template <class C>
-void hash_points(Blake2b& h, std::span<const ec::Affine<C>> pts) {
-  std::vector<uint8_t> buf(pts.size() * kUSize<C>);
-  for (size_t i = 0; i < pts.size(); ++i) encode_u<C>(pts[i], buf.data() + i * kUSize<C>);
-  h.update(buf);
-}
-
-// The terms of one matrix grouped by signal: for signal s, [start[s], start[s+1]) of (row, tag).
-// Circom's coefficients are mostly 1 and -1 (copies, sums) and +-2^k (bit decompositions:
-// SHA-256's word packings sum 2^i b_i). A +-1 term costs one mixed addition of the affine
-// Lagrange point. A +-2^k term reads the point 2^k L_row from a table made per (row, k) pair
-// with one doubling chain per row (pow2_points): a packing row with k = 0..31 costs 31
-// doublings once instead of 0 + 1 + ... + 31 = 496 spread over its terms, and its terms become
-// mixed additions too. Only the remaining coefficients are stored and multiplied (mul_fr).
-//
-// tag = kind (top two bits) | negate (bit 29) | index (bits 0..28): kUnit: +-1; kPow2: +-2^k with
-// (p2_row, p2_k)[index]; kOther: other[index].
-template <class Fr>
-struct BySignal {
-  static constexpr uint32_t kUnit = 0, kPow2 = 1u << 30, kOther = 2u << 30, kKindMask = 3u << 30;
-  static constexpr uint32_t kNeg = 1u << 29, kIndexMask = kNeg - 1;
-  std::vector<uint64_t> start;
-  std::vector<uint32_t> row, tag;
-  std::vector<uint32_t> p2_row;  // the distinct (row, k) pairs, rows ascending, a row's together
-  std::vector<uint8_t> p2_k;
-  std::vector<Fr> other;
-  uint64_t terms() const { return row.size(); }
+// A byte buffer left uninitialised when made: the pool's encoders touch its pages first, in
+// parallel, rather than the calling thread zeroing them (about 250 MB over a 500k circuit).
+struct Bytes {
+  std::unique_ptr<uint8_t[]> p;
+  size_t n = 0;
+  explicit Bytes(size_t size) : p(std::make_unique_for_overwrite<uint8_t[]>(size)), n(size) {}
+  std::span<const uint8_t> span() const { return {p.get(), n}; }
 };
 
-// k when v = 2^k (k >= 1), -1 otherwise.
-template <class Fr>
-int pow2_exponent(const Fr& v) {
-  const auto c = v.to_canonical();
-  int k = -1;
-  for (size_t i = 0; i < c.size(); ++i) {
-    if (!c[i]) continue;
-    if (k >= 0 || (c[i] & (c[i] - 1))) return -1;
-    k = int(64 * i) + std::countr_zero(c[i]);
-  }
-  return k >= 1 ? k : -1;
+// The U encodings (the circuit hash's input) of a chunk of points, across the pool.
+template <class C>
+Bytes encode_u_parallel(const std::vector<ec::Affine<C>>& pts, util::ThreadPool& pool) {
+  Bytes u(pts.size() * kUSize<C>);
+  pool.parallel_for(
+      pts.size(),
+      [&](size_t lo, size_t hi) {
+        for (size_t i = lo; i < hi; ++i) encode_u<C>(pts[i], u.p.get() + i * kUSize<C>);
+      },
+      1024);
+  return u;
 }
 
-// Two passes over the mapped r1cs (count per signal, then place), its pages dropped after each.
-template <class Fr>
-std::array<BySignal<Fr>, 3> terms_by_signal(const formats::R1csFile& r1cs) {
-  using T = BySignal<Fr>;
-  const uint32_t n_vars = r1cs.header().n_wires;
-  std::array<T, 3> t;
-  for (auto& m : t) m.start.assign(size_t(n_vars) + 1, 0);
-  const auto no_row_end = [](uint32_t, uint32_t) {};
-  r1cs.for_each_term<Fr>([&](uint32_t, uint32_t mat, uint32_t w, const Fr&) { ++t[mat].start[w + 1]; }, no_row_end);
-  const auto sec = r1cs.file().section(2, "constraints");
-  r1cs.file().release(sec);
-  std::array<std::vector<uint64_t>, 3> at;
-  for (int k = 0; k < 3; ++k) {
-    auto& m = t[k];
-    for (size_t s = 0; s < n_vars; ++s) m.start[s + 1] += m.start[s];
-    m.row.resize(m.start[n_vars]);
-    m.tag.resize(m.start[n_vars]);
-    at[k].assign(m.start.begin(), m.start.end() - 1);
-  }
-  // The (row, k) pairs of the row being read, per matrix: slot_row[k] == row + 1 when pair
-  // (row, k) already has index slot_idx[k].
-  std::array<std::array<uint32_t, 256>, 3> slot_row{}, slot_idx{};
-  const Fr minus_one = -Fr::one();
-  auto index = [&](const auto& v, const char* what) {
-    if (v.size() > T::kIndexMask)
-      r1cs.file().fail(std::string("more than 2^29 ") + what + " in one matrix (not supported)");
-    return uint32_t(v.size());
-  };
-  r1cs.for_each_term<Fr>(
-      [&](uint32_t c, uint32_t mat, uint32_t w, const Fr& v) {
-        auto& m = t[mat];
-        const uint64_t pos = at[mat][w]++;
-        m.row[pos] = c;
-        if (v.is_one()) {
-          m.tag[pos] = T::kUnit;
-        } else if (v == minus_one) {
-          m.tag[pos] = T::kUnit | T::kNeg;
-        } else {
-          uint32_t neg = 0;
-          int k = pow2_exponent(v);
-          if (k < 0 && (k = pow2_exponent(-v)) >= 0) neg = T::kNeg;
-          if (k > 0 && k < 256) {
-            if (slot_row[mat][k] != c + 1) {
-              slot_row[mat][k] = c + 1;
-              slot_idx[mat][k] = index(m.p2_row, "(row, power of two) pairs");
-              m.p2_row.push_back(c);
-              m.p2_k.push_back(uint8_t(k));
-            }
-            m.tag[pos] = T::kPow2 | neg | slot_idx[mat][k];
-          } else {
-            m.tag[pos] = T::kOther | index(m.other, "coefficients other than +-1 and +-2^k");
-            m.other.push_back(v);
-          }
+// A chunk's file bytes (snarkjs LEM) and U encodings, across the pool: the streams that follow
+// (write, hash) then do only what cannot be split.
+template <class C>
+std::pair<Bytes, Bytes> encode_both(const std::vector<ec::Affine<C>>& pts, util::ThreadPool& pool) {
+  using Codec = serde::snarkjs::Lem<C>;
+  Bytes lem(pts.size() * Codec::kSize), u(pts.size() * kUSize<C>);
+  pool.parallel_for(
+      pts.size(),
+      [&](size_t lo, size_t hi) {
+        for (size_t i = lo; i < hi; ++i) {
+          Codec::encode(pts[i], lem.p.get() + i * Codec::kSize);
+          encode_u<C>(pts[i], u.p.get() + i * kUSize<C>);
         }
       },
-      no_row_end);
-  r1cs.file().release(sec);
-  return t;
+      1024);
+  return {std::move(lem), std::move(u)};
 }
 
 // The table of a matrix's +-2^k terms over one Lagrange series: entry i = 2^(p2_k[i]) L[p2_row[i]],
@@ -280,7 +221,8 @@ InitZkeyInfo build(const formats::R1csFile& r1cs, const formats::PtauFile& ptau,
   if (tau_base + (hash_total - 1 + n + 1) * Lem1::kSize > file_bytes.size())
     ptau.fail("ends before the points the circuit hash reads (truncated)");
 
-  const auto t = terms_by_signal<Fr>(r1cs);
+  const auto ix = ConstraintIndex::scan<Fr>(r1cs);
+  const auto t = terms_by_signal<Fr>(r1cs, ix, pool);
   const auto &tA = t[0], &tB = t[1], &tC = t[2];
   const size_t rows = size_t(m) + np + 1;
   const size_t off = formats::PtauFile::lagrange_offset(k.log_domain);
@@ -296,6 +238,10 @@ InitZkeyInfo build(const formats::R1csFile& r1cs, const formats::PtauFile& ptau,
 
   if (prog) prog->reset(2 * tA.terms() + 5 * tB.terms() + tC.terms() + n);
   Blake2b hs;
+  // The circuit hash's updates once points are involved: one stream across the sections, beside
+  // the writes (each section's own InOrder), so neither waits for the other, and the pool moves
+  // on to the next section's tables while the last chunks are hashed.
+  InOrder hashing;
 
   // Section 1 (protocol 1 = Groth16) and section 2, the Groth16 header; alpha, beta and gamma,
   // delta (both the generators before any contribution) open the circuit hash.
@@ -345,31 +291,46 @@ InitZkeyInfo build(const formats::R1csFile& r1cs, const formats::PtauFile& ptau,
     hash_u<G2>(hs, g2);
   }
 
-  // Section 4: the coefficients of A and B in constraint order (a third pass over the r1cs),
-  // then A's (0, m + s, s, 1) rows of the public signals.
+  // Section 4: the coefficients of A and B in constraint order (a third reading of the r1cs, by
+  // ranges of constraints across the pool, each encoded into a buffer of its own and written
+  // in order once the whole block is done: reading and writing never overlap), then A's
+  // (0, m + s, s, 1) rows of the public signals.
   {
     const uint64_t n_coefs = tA.terms() + tB.terms() + np + 1;
     if (n_coefs > UINT32_MAX) r1cs.file().fail("more than 2^32 - 1 coefficients in A and B (the .zkey's limit)");
     sink.begin(4);
-    std::vector<uint8_t> co;
-    co.reserve(size_t(1) << 20);
-    put_u32(co, uint32_t(n_coefs));
-    auto coef = [&](uint32_t mat, uint32_t row, uint32_t sig, const Fr& v) {
+    auto coef = [](std::vector<uint8_t>& co, uint32_t mat, uint32_t row, uint32_t sig, const Fr& v) {
       put_u32(co, mat);
       put_u32(co, row);
       put_u32(co, sig);
       uint8_t b[Fr::kBytes];
       serde::snarkjs::encode_zkey_coef(v, b);
       co.insert(co.end(), b, b + Fr::kBytes);
-      if (co.size() >= (size_t(1) << 20)) sink.write(co), co.clear();
     };
-    r1cs.for_each_term<Fr>(
-        [&](uint32_t c, uint32_t mat, uint32_t w, const Fr& v) {
-          if (mat < 2) coef(mat, c, w, v);
-        },
-        [](uint32_t, uint32_t) {});
-    r1cs.file().release(r1cs.file().section(2, "constraints"));
-    for (uint32_t s = 0; s <= np; ++s) coef(0, m + s, s, Fr::one());
+    std::vector<uint8_t> head;
+    put_u32(head, uint32_t(n_coefs));
+    sink.write(head);
+    constexpr uint32_t kPerTask = 2048;  // constraints: about 300 KiB of coefficients for SHA-256
+    const uint32_t per_block = kPerTask * uint32_t(2 * pool.size());
+    std::vector<std::vector<uint8_t>> parts;
+    for (uint32_t b = 0, e = 0; b < m; b = e) {
+      e = b + std::min(per_block, m - b);
+      parts.resize((e - b + kPerTask - 1) / kPerTask);
+      pool.run_tasks(parts.size(), [&](size_t i) {
+        auto& co = parts[i];
+        co.clear();
+        const uint32_t c0 = b + uint32_t(i) * kPerTask;
+        // Checked by terms_by_signal already: walk cannot fail here.
+        ix.template walk<Fr>(c0, std::min(e, c0 + kPerTask), [&](uint32_t c, uint32_t mat, uint32_t w, const Fr& v) {
+          if (mat < 2) coef(co, mat, c, w, v);
+        });
+      });
+      for (const auto& co : parts) sink.write(co);
+    }
+    parts = {};
+    r1cs.file().release(ix.section());
+    std::vector<uint8_t> co;
+    for (uint32_t s = 0; s <= np; ++s) coef(co, 0, m + s, s, Fr::one());
     sink.write(co);
     sink.end();
   }
@@ -380,7 +341,7 @@ InitZkeyInfo build(const formats::R1csFile& r1cs, const formats::PtauFile& ptau,
     static const char* const kNames[] = {"", "", "", "IC", "", "A", "B1", "B2", "C"};
     if (prog) prog->stage(kNames[type]);
     sink.begin(type);
-    hs.update_u32_be(uint32_t(count));
+    hashing.then([&hs, count] { hs.update_u32_be(uint32_t(count)); });
     std::vector<ec::Jacobian<C>> acc;
     InOrder out;
     for (size_t b = first; b < first + count; b += kSignalChunk) {
@@ -393,12 +354,9 @@ InitZkeyInfo build(const formats::R1csFile& r1cs, const formats::PtauFile& ptau,
           },
           16);
       if (prog) prog->add(weight * (e - b));
-      out.then([&sink, &hs, aff = normalize_parallel<C>(acc, pool)] {
-        std::vector<uint8_t> bytes;
-        append_lem<C>(bytes, std::span<const ec::Affine<C>>(aff));
-        sink.write(bytes);
-        hash_points<C>(hs, std::span<const ec::Affine<C>>(aff));
-      });
+      auto [bytes, u] = encode_both<C>(normalize_parallel<C>(acc, pool), pool);
+      out.then([&sink, bytes = std::move(bytes)] { sink.write(bytes.span()); });
+      hashing.then([&hs, u = std::move(u)] { hs.update(u.span()); });
     }
     out.wait();
     sink.end();
@@ -451,9 +409,8 @@ InitZkeyInfo build(const formats::R1csFile& r1cs, const formats::PtauFile& ptau,
         ptau.file().release(lag.subspan((hbase + 2 * b) * Lem1::kSize, 2 * (e - b) * Lem1::kSize));
       }
       sink.end();
-      hs.update_u32_be(n - 1);
+      hashing.then([&hs, n] { hs.update_u32_be(n - 1); });
       std::vector<J1> d;
-      InOrder hashing;
       for (uint64_t b = 0; b < hash_total; b += kHPointChunk) {
         const uint64_t e = std::min<uint64_t>(hash_total, b + kHPointChunk);
         d.resize(e - b);
@@ -465,12 +422,11 @@ InitZkeyInfo build(const formats::R1csFile& r1cs, const formats::PtauFile& ptau,
                                            file_bytes.data() + tau_base + (b + i) * Lem1::kSize);
             },
             1024);
-        hashing.then([&hs, pts = normalize_parallel<G1>(d, pool)] { hash_points<G1>(hs, std::span<const A1>(pts)); });
+        hashing.then([&hs, u = encode_u_parallel<G1>(normalize_parallel<G1>(d, pool), pool)] { hs.update(u.span()); });
         ptau.file().release(file_bytes.subspan(tau_base + b * Lem1::kSize, (e - b) * Lem1::kSize));
         ptau.file().release(file_bytes.subspan(tau_base + (b + n) * Lem1::kSize, (e - b) * Lem1::kSize));
         if (prog) prog->add((e - b) * n / std::max<uint64_t>(1, hash_total));
       }
-      hashing.wait();
       signal_section.template operator()<G1>(8, size_t(np) + 1, k.n_vars - np - 1, k_sum, w);
     }
     // Section 5, A: sum A[c][s] L_c (+ L_(m+s) for the public rows); section 6, B1.
@@ -509,6 +465,7 @@ InitZkeyInfo build(const formats::R1csFile& r1cs, const formats::PtauFile& ptau,
   }
 
   // Section 10: the circuit hash and no contributions yet.
+  hashing.wait();
   k.cs_hash = hs.digest();
   sink.begin(10);
   sink.write(k.cs_hash);

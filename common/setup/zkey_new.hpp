@@ -38,8 +38,8 @@ namespace zkmill::setup {
 
 // Receives a key's sections in file order as they are made: begin(type), any number of
 // write()s, end(). zkey new writes them to a file; zkey verify compares them with a key's.
-// The per-signal sections' write()s come from a thread of make_init_zkey's own (it encodes and
-// writes a chunk while the pool makes the next), never two calls at once, each before the
+// The per-signal sections' write()s come from a thread of make_init_zkey's own (it writes a
+// chunk the pool encoded while the pool makes the next), never two calls at once, each before the
 // section's end(); an exception a write() throws reaches make_init_zkey's caller.
 class SectionSink {
  public:

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // make_init_zkey against a sink that fails: whichever section's write() throws (those written by
-// the calling thread, and the per-signal sections written by the thread that encodes a chunk
+// the calling thread, and the per-signal sections written by the thread that writes a chunk
 // while the pool sums the next), the exception reaches the caller and no later section begins.
 // A sink that keeps everything gets the same bytes on every run.
 #include "common/setup/zkey_new.hpp"
