@@ -105,6 +105,18 @@ inline uint32_t load_u32_le(const uint8_t* p) {
   return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
 }
 
+// Whether Fr::from_bytes_le would accept these bytes (a value below r), without its product.
+template <class Fr>
+bool canonical_le(const uint8_t* p) {
+  const auto& r = Fr::modulus();
+  for (size_t i = r.size(); i-- > 0;) {
+    uint64_t w = 0;
+    for (int j = 7; j >= 0; --j) w = w << 8 | p[8 * i + size_t(j)];
+    if (w != r[i]) return w < r[i];
+  }
+  return false;  // == r
+}
+
 // Runs the serial, checked walk for its error message; [[noreturn]]: the parallel reading only
 // gets here after one of its checks failed, so the serial walk must fail too.
 template <class Fr>
@@ -196,6 +208,18 @@ class ConstraintIndex {
   // (and nothing more read) at the first wire >= nWires or coefficient >= r.
   template <class Fr, class Term>
   bool walk(uint32_t c0, uint32_t c1, Term&& term) const {
+    return visit<Fr, true>(c0, c1, term);
+  }
+  // The same checks, and count(matrix, wire) per term: the coefficients compared with r, not
+  // converted (a Montgomery product each, most of what a full walk costs).
+  template <class Fr, class Count>
+  bool count(uint32_t c0, uint32_t c1, Count&& count) const {
+    return visit<Fr, false>(c0, c1, count);
+  }
+
+ private:
+  template <class Fr, bool kDecode, class Fn>
+  bool visit(uint32_t c0, uint32_t c1, Fn& fn) const {
     const uint32_t stride = 4 + n8_;
     for (uint32_t c = c0; c < c1; ++c) {
       const uint8_t* p = sec_.data() + at_[c];
@@ -205,16 +229,20 @@ class ConstraintIndex {
         for (uint32_t i = 0; i < k; ++i, p += stride) {
           const uint32_t w = detail::load_u32_le(p);
           if (w >= n_wires_) return false;
-          const auto v = Fr::from_bytes_le(p + 4);
-          if (!v) return false;
-          term(c, mat, w, *v);
+          if constexpr (kDecode) {
+            const auto v = Fr::from_bytes_le(p + 4);
+            if (!v) return false;
+            fn(c, mat, w, *v);
+          } else {
+            if (!detail::canonical_le<Fr>(p + 4)) return false;
+            fn(mat, w);
+          }
         }
       }
     }
     return true;
   }
 
- private:
   std::span<const uint8_t> sec_;
   std::vector<uint64_t> at_;
   uint32_t n8_ = 0, n_wires_ = 0;
@@ -238,7 +266,7 @@ std::array<BySignal<Fr>, 3> terms_by_signal(const formats::R1csFile& r1cs, const
   // Pass 1: count and check. Relaxed atomic increments: only the totals matter.
   std::atomic<bool> bad{false};
   pool.run_tasks(R, [&](size_t r) {
-    const bool ok = ix.walk<Fr>(bounds[r], bounds[r + 1], [&](uint32_t, uint32_t mat, uint32_t w, const Fr&) {
+    const bool ok = ix.count<Fr>(bounds[r], bounds[r + 1], [&](uint32_t mat, uint32_t w) {
       std::atomic_ref<uint64_t>(t[mat].start[w + 1]).fetch_add(1, std::memory_order_relaxed);
     });
     if (!ok) bad.store(true, std::memory_order_relaxed);
@@ -311,7 +339,11 @@ std::array<BySignal<Fr>, 3> terms_by_signal(const formats::R1csFile& r1cs, const
               const size_t r = size_t(std::upper_bound(bounds.begin(), bounds.end(), mt.row[j]) - bounds.begin()) - 1;
               mt.tag[j] += kind == T::kPow2 ? p2_base[k][r] : other_base[k][r];
             }
-            if (e - b < 2) continue;
+            // Terms from one range are in row order already (a range is walked in file order):
+            // only signals used across ranges need the sort.
+            bool ordered = true;
+            for (uint64_t j = b + 1; j < e && ordered; ++j) ordered = mt.row[j - 1] < mt.row[j];
+            if (ordered) continue;
             keys.resize(e - b);
             for (uint64_t j = b; j < e; ++j) keys[j - b] = uint64_t(mt.row[j]) << 32 | mt.tag[j];
             std::sort(keys.begin(), keys.end());

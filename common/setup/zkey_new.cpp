@@ -7,9 +7,12 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <condition_variable>
 #include <cstdio>
 #include <future>
 #include <memory>
+#include <mutex>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -27,26 +30,58 @@ namespace {
 
 // Steps run one at a time, in the order given, on a thread of their own: a chunk's write, or
 // its hash (two streams: file order, hash order), while the pool makes the next chunk, so the
-// pool does not idle between chunks. An exception of a step reaches then() or wait().
+// pool does not idle between chunks. An exception of a step reaches then() or wait(). One
+// thread for the object's life (a section has hundreds of chunks); at most one step is queued,
+// since then() first waits for the one before (the pool must not run ahead of the writes by
+// more than a chunk: each chunk holds MiBs of encoded points).
 class InOrder {
  public:
-  InOrder() = default;
+  InOrder() : thread_([this] { loop(); }) {}
   InOrder(const InOrder&) = delete;
   InOrder& operator=(const InOrder&) = delete;
   ~InOrder() {
-    if (step_.valid()) step_.wait();  // unwinding: the step still uses what it captured
+    if (done_.valid()) done_.wait();  // unwinding: the step still uses what it captured
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_one();
+    thread_.join();
   }
   template <class F>
   void then(F&& f) {
     wait();
-    step_ = std::async(std::launch::async, std::forward<F>(f));
+    std::packaged_task<void()> step(std::forward<F>(f));  // move-only captures are fine
+    done_ = step.get_future();
+    {
+      std::lock_guard lock(mu_);
+      next_ = std::move(step);
+    }
+    cv_.notify_one();
   }
   void wait() {
-    if (step_.valid()) step_.get();
+    if (done_.valid()) done_.get();
   }
 
  private:
-  std::future<void> step_;
+  void loop() {
+    std::unique_lock lock(mu_);
+    for (;;) {
+      cv_.wait(lock, [&] { return next_.valid() || stop_; });
+      if (!next_.valid()) return;  // stop_, nothing queued
+      auto step = std::move(next_);
+      lock.unlock();
+      step();  // an exception is stored in the step's future
+      lock.lock();
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::packaged_task<void()> next_;
+  bool stop_ = false;
+  std::future<void> done_;
+  std::thread thread_;  // last: starts after the members above exist
 };
 
 // Signals per chunk of a section, and points per chunk of H: a few MiB of Jacobian points.

@@ -173,6 +173,15 @@ TEST(TermsBySignal, SameErrorAsTheSerialWalk) {
     first_term(c, row).value = too_big;
     bad.push_back(r1cs_bytes(c));
   }
+  // Values just above r and the largest encodable: the range check compares limb by limb.
+  Limbs r_plus_1 = Fr::modulus(), all_ones = Fr::modulus();
+  r_plus_1[0] += 1;
+  for (auto& limb : all_ones) limb = ~uint64_t(0);
+  for (const Limbs& v : {r_plus_1, all_ones}) {
+    Circuit c = good;
+    first_term(c, 250).value = v;
+    bad.push_back(r1cs_bytes(c));
+  }
   {
     Circuit c = good;
     first_term(c, 371).wire = 1000;
