@@ -9,10 +9,8 @@
 
 #include <chrono>
 #include <cstdint>
-#include <exception>
 #include <future>
 #include <span>
-#include <stdexcept>
 #include <utility>
 
 #include "common/cs/witness_bundle.hpp"
@@ -183,10 +181,7 @@ class HStartGate {
   void abandon() noexcept {  // the proof's thread; no effect after open()
     if (settled_) return;
     settled_ = true;
-    try {
-      p_.set_exception(std::make_exception_ptr(std::runtime_error("GPU prover: the proof ended before H started")));
-    } catch (...) {  // std::future_error cannot happen (settled_), std::bad_alloc leaves the promise broken below
-    }
+    std::promise<void> dropped(std::move(p_));  // destroyed unset: wait() throws std::future_error
   }
 
  private:
