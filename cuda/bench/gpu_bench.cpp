@@ -70,6 +70,8 @@ int main(int argc, char** argv) {
       }
     } else if (k == "--h-basis")
       o.h_basis = v;
+    else if (k == "--h-beside")
+      o.h_beside = v;
     else if (k == "--check-cpu-log")
       o.check_cpu_log = std::atoi(v);
     else if (k == "--runs")

@@ -40,6 +40,11 @@ struct GpuBenchOptions {
   // prove rows for each basis; the PoRep row runs in the first, with one extra warm run of its
   // first partition in each other basis (the before/after in one process).
   std::string h_basis = "coset_lagrange";
+  // Where H's kernels run in the prove rows (GpuHPlacement): "" for the prover's default
+  // (ZKMILL_GPU_H_BESIDE, else ab), or a comma-separated list of ab / g2: the warm proofs whose
+  // key holds precomputed copies then run `runs` times per placement, interleaved (ab g2 ab g2 ...,
+  // rows prove_gpu..._hab / _hg2), so that every placement meets the same card and key state.
+  std::string h_beside;
   int check_cpu_log = 20;  // also run the CPU prover at this prove size and compare; 0: skip
   int g2_cpu_log = 20;     // also prove with B_G2 on the CPU pool at this size (the old path); 0: skip
   int runs = 3;

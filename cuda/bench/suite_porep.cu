@@ -404,14 +404,14 @@ bool porep_on_device(const GpuBenchOptions& o, PorepWitnesses<E>& in, std::mt199
       const auto matrices = pce_entry ? std::optional(pce_entry->view()) : std::nullopt;
       const auto* mv = matrices ? &*matrices : nullptr;
       try {
-        p = g16::gpu_parts<E>(ctx, view, w, lg, t, plan, mv);
+        p = g16::gpu_parts<E>(ctx, view, w, lg, t, plan, h_placement(GpuHPlacement::kDefault), mv);
       } catch (const DeviceAllocError&) {
         if (!together) throw;
         drop_g2_key("the proof's scratch does");
         ctx.drop_scratch();
         set_acc();
         view.b2 = nullptr;
-        p = g16::gpu_parts<E>(ctx, view, w, lg, t, plan, mv);
+        p = g16::gpu_parts<E>(ctx, view, w, lg, t, plan, h_placement(GpuHPlacement::kDefault), mv);
       }
       double total = g16::ms_since(p0);
       if (!together) {

@@ -5,11 +5,13 @@
 // same points labelled either way: a synthetic key's proofs do not verify, the GPU == CPU check
 // holds per basis); also the synthetic witness and the phase note that the PoRep rows
 // (suite_porep.cu) share.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <random>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/groth16/prover.hpp"
@@ -120,11 +122,29 @@ std::string phase_note(const GpuProveTimings& t) {
   return note;
 }
 
+namespace {
+
+// The placements of GpuBenchOptions::h_beside with their row suffixes; {kDefault, ""} when empty.
+std::vector<std::pair<GpuHPlacement, std::string>> h_placements(const std::string& list) {
+  std::vector<std::pair<GpuHPlacement, std::string>> out;
+  for (size_t at = 0; at < list.size();) {
+    const size_t comma = std::min(list.find(',', at), list.size());
+    const std::string name = list.substr(at, comma - at);
+    out.emplace_back(parse_h_beside_env(name.c_str()), "_h" + name);  // throws on anything but ab / g2
+    at = comma + 1;
+  }
+  if (out.empty()) out.emplace_back(GpuHPlacement::kDefault, "");
+  return out;
+}
+
+}  // namespace
+
 template <class E>
 bool bench_prove(const GpuBenchOptions& o, std::vector<Row>& rows) {
   using Fr = typename E::Fr;
   bool all_ok = true;
   const auto bases = h_bases(o.h_basis);
+  const auto places = h_placements(o.h_beside);
   for (int lg : o.prove_sizes) {
     std::mt19937_64 rng(1000 + lg);
     const auto k0 = std::chrono::steady_clock::now();
@@ -145,33 +165,43 @@ bool bench_prove(const GpuBenchOptions& o, std::vector<Row>& rows) {
       for (int tp : o.precompute)
         if (tp > 1) pre.push_back(tp);
       const int plain_reps = both ? 4 : 2;
-      for (int rep = 0; rep < plain_reps + 2 * int(pre.size()); ++rep) {
-        GpuProveTimings t;
-        GpuProveOptions po;
-        po.g2_on_cpu = rep >= 2 && rep < plain_reps;
-        po.precompute = rep >= plain_reps ? pre[size_t(rep - plain_reps) / 2] : 1;
-        const std::string op = (po.g2_on_cpu ? "prove_gpu_g2cpu" : "prove_gpu") + suffix +
-                               (po.precompute > 1 ? "_pre" + std::to_string(po.precompute) : "");
-        const GpuResult res = prove_dispatch<E>(pk, w, r, s, &proof, &t, po);
-        if (!res.ok()) {
-          std::printf("prove %s 2^%d FAILED: %s: %s\n", E::kName, lg, to_string(res.code), res.message.c_str());
-          rows.push_back({op, E::kName, lg, 0, 0, "WRONG: " + res.message});
-          all_ok = false;
-          break;
+      // The warm proofs with copies: o.runs per placement, interleaved; every other proof once
+      // (in the first placement).
+      bool failed = false;
+      for (int rep = 0; rep < plain_reps + 2 * int(pre.size()) && !failed; ++rep) {
+        const bool repeated = rep >= plain_reps && (rep - plain_reps) % 2 == 1;
+        const int calls = repeated ? o.runs * int(places.size()) : 1;
+        for (int call = 0; call < calls; ++call) {
+          const auto& [beside, place_suffix] = places[size_t(call) % places.size()];
+          GpuProveTimings t;
+          GpuProveOptions po;
+          po.g2_on_cpu = rep >= 2 && rep < plain_reps;
+          po.precompute = rep >= plain_reps ? pre[size_t(rep - plain_reps) / 2] : 1;
+          po.h_beside = beside;
+          const std::string op = (po.g2_on_cpu ? "prove_gpu_g2cpu" : "prove_gpu") + suffix +
+                                 (po.precompute > 1 ? "_pre" + std::to_string(po.precompute) : "") + place_suffix;
+          const GpuResult res = prove_dispatch<E>(pk, w, r, s, &proof, &t, po);
+          if (!res.ok()) {
+            std::printf("prove %s 2^%d FAILED: %s: %s\n", E::kName, lg, to_string(res.code), res.message.c_str());
+            rows.push_back({op, E::kName, lg, 0, 0, "WRONG: " + res.message});
+            all_ok = false;
+            failed = true;
+            break;
+          }
+          if (rep == 0) first = proof;
+          std::string note = phase_note(t);
+          if (po.precompute > 1) {  // the copies' memory: what the key cache holds now
+            KeyCacheStats ks;
+            if (key_cache_stats(0, &ks).ok()) note += " | cache " + std::to_string(ks.resident_bytes >> 20) + " MiB";
+          }
+          if (rep >= 1 && !(proof == first)) {
+            note = "WRONG (differs from the first proof) " + note;
+            all_ok = false;
+          }
+          rows.push_back({op, E::kName, lg, float(t.total_ms), float(t.total_ms), note});
+          std::printf("%s %-10s 2^%d total %.1f ms  %s\n", op.c_str(), E::kName, lg, t.total_ms, note.c_str());
+          std::fflush(stdout);
         }
-        if (rep == 0) first = proof;
-        std::string note = phase_note(t);
-        if (po.precompute > 1) {  // the copies' memory: what the key cache holds now
-          KeyCacheStats ks;
-          if (key_cache_stats(0, &ks).ok()) note += " | cache " + std::to_string(ks.resident_bytes >> 20) + " MiB";
-        }
-        if (rep >= 1 && !(proof == first)) {
-          note = "WRONG (differs from the first proof) " + note;
-          all_ok = false;
-        }
-        rows.push_back({op, E::kName, lg, float(t.total_ms), float(t.total_ms), note});
-        std::printf("%s %-10s 2^%d total %.1f ms  %s\n", op.c_str(), E::kName, lg, t.total_ms, note.c_str());
-        std::fflush(stdout);
       }
       if (lg == o.check_cpu_log) {
         groth16::ProveTimings ct;

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: MIT
 // The device registry of the GPU prover (one DeviceContext per device index, created on first
 // use) and the non-template entries: key-cache budget, statistics, release, zkey cache ids.
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "cuda/groth16/context.cuh"
 #include "cuda/groth16/zkey_prover.hpp"
+#include "cuda/msm/accumulation.hpp"
 
 namespace zkmill::cuda::g16 {
 namespace {
@@ -31,6 +35,17 @@ void check_device(int device) {
 }
 
 }  // namespace
+
+size_t staging_threads() {
+  static const size_t n =
+      parse_staging_threads_env(std::getenv("ZKMILL_GPU_STAGING_THREADS"), std::thread::hardware_concurrency());
+  return n;
+}
+
+size_t staging_slot_bytes() {
+  static const size_t bytes = parse_staging_slot_mib_env(std::getenv("ZKMILL_GPU_STAGING_SLOT_MIB")) << 20;
+  return bytes;
+}
 
 ContextLease acquire_context(int device) {
   check_device(device);
@@ -57,6 +72,31 @@ ContextLease acquire_context(int device) {
 }  // namespace zkmill::cuda::g16
 
 namespace zkmill::cuda {
+
+GpuHPlacement parse_h_beside_env(const char* value) {
+  if (value == nullptr || *value == '\0') return GpuHPlacement::kBesideAB;
+  const std::string s(value);
+  if (s == "ab") return GpuHPlacement::kBesideAB;
+  if (s == "g2") return GpuHPlacement::kBesideG2;
+  throw std::invalid_argument("ZKMILL_GPU_H_BESIDE must be ab or g2, got '" + s + "'");
+}
+
+GpuHPlacement h_placement(GpuHPlacement requested) {
+  if (requested != GpuHPlacement::kDefault) return requested;
+  static const GpuHPlacement from_env = parse_h_beside_env(std::getenv("ZKMILL_GPU_H_BESIDE"));
+  return from_env;
+}
+
+size_t parse_staging_threads_env(const char* value, size_t hardware_threads) {
+  // Half the hardware threads, at most 8 (memory bandwidth, not cores, bounds a memcpy).
+  if (value == nullptr || *value == '\0') return std::clamp<size_t>(hardware_threads / 2, 1, 8);
+  return size_t(pippenger::parse_bounded(value, "ZKMILL_GPU_STAGING_THREADS", 1, 64));
+}
+
+size_t parse_staging_slot_mib_env(const char* value) {
+  if (value == nullptr || *value == '\0') return 32;
+  return size_t(pippenger::parse_bounded(value, "ZKMILL_GPU_STAGING_SLOT_MIB", 1, 1024));
+}
 
 GpuResult set_key_cache_budget(int device, uint64_t bytes) noexcept {
   return run_guarded([&] {

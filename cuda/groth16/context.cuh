@@ -13,7 +13,6 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <type_traits>
 
 #include "common/util/thread_pool.hpp"
@@ -54,28 +53,29 @@ class PinnedBuffer {
   size_t bytes_;
 };
 
+// The staging pool's thread count and slot size: ZKMILL_GPU_STAGING_THREADS and
+// ZKMILL_GPU_STAGING_SLOT_MIB (prover.hpp), read once (context.cu).
+size_t staging_threads();
+size_t staging_slot_bytes();
+
 // A bounded ring of pinned staging slots. upload() copies host memory into a free slot, then
 // issues the slot -> device copy on `stream`; the slot is reused once the event recorded after
 // its copy has completed, so the host's memcpy into slot k+1 overlaps the DMA of slot k. Only
-// kSlots x kSlotBytes is ever pinned, whatever the bundle's size. The host copy into a slot is
+// kSlots x slot_bytes() is ever pinned, whatever the bundle's size. The host copy into a slot is
 // split over a few staging threads of the pool's own: one thread stages pageable memory at
 // ~9 GB/s on the H200 host (cuda/bench/NOTES.md), a sixth of the 55 GB/s the DMA takes, and
 // the per-proof upload was 431 of a 752 ms BN254 2^24 proof. Its own pool, not the global one:
-// a CPU-G2 MSM on the global pool must not queue the uploads behind its batches.
+// a CPU-G2 MSM on the global pool must not queue the uploads behind its batches. The thread
+// count and the slot size come from ZKMILL_GPU_STAGING_THREADS / ZKMILL_GPU_STAGING_SLOT_MIB
+// (prover.hpp), read when the device's context is created.
 class PinnedPool {
  public:
   static constexpr int kSlots = 4;
-  static constexpr size_t kSlotBytes = size_t(32) << 20;
 
-  // Half the hardware threads, at most 8 (memory bandwidth, not cores, bounds a memcpy).
-  static size_t staging_threads() {
-    const size_t hw = std::thread::hardware_concurrency();
-    return std::clamp<size_t>(hw / 2, 1, 8);
+  PinnedPool() : slot_bytes_(staging_slot_bytes()), stagers_(staging_threads()) {
+    for (int i = 0; i < kSlots; ++i) slot_[i] = std::make_unique<PinnedBuffer>(slot_bytes_);
   }
-
-  PinnedPool() : stagers_(staging_threads()) {
-    for (int i = 0; i < kSlots; ++i) slot_[i] = std::make_unique<PinnedBuffer>(kSlotBytes);
-  }
+  size_t slot_bytes() const { return slot_bytes_; }
 
   // Streams src[0 .. count) through the slots: per chunk, the host copies it into a free slot,
   // then `issue(pinned_chunk, off, len)` queues on `stream` whatever reads the chunk (a copy to
@@ -83,7 +83,7 @@ class PinnedPool {
   template <class T, class Issue>
   void stream_chunks(const T* src, size_t count, cudaStream_t stream, Issue&& issue) {
     static_assert(std::is_trivially_copyable_v<T>);
-    const size_t per = kSlotBytes / sizeof(T);
+    const size_t per = slot_bytes_ / sizeof(T);
     for (size_t off = 0; off < count; off += per) {
       const size_t len = count - off < per ? count - off : per;
       Event& ev = ev_[next_];
@@ -107,31 +107,12 @@ class PinnedPool {
   }
 
  private:
+  size_t slot_bytes_;  // before stagers_ and the slots: both are sized from it
   util::ThreadPool stagers_;
   std::unique_ptr<PinnedBuffer> slot_[kSlots];
   Event ev_[kSlots];
   bool used_[kSlots] = {};
   int next_ = 0;
-};
-
-// A non-blocking stream of the current device's greatest priority (the numerically lowest of
-// its range): among streams with blocks waiting, the scheduler starts this one's first.
-class PriorityStream {
- public:
-  PriorityStream() {
-    int least = 0, greatest = 0;
-    ZK_CUDA_OK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-    ZK_CUDA_OK(cudaStreamCreateWithPriority(&s_, cudaStreamNonBlocking, greatest));
-  }
-  PriorityStream(const PriorityStream&) = delete;
-  PriorityStream& operator=(const PriorityStream&) = delete;
-  ~PriorityStream() {
-    if (s_) (void)cudaStreamDestroy(s_);
-  }
-  cudaStream_t get() const { return s_; }
-
- private:
-  cudaStream_t s_ = nullptr;
 };
 
 // The resident sections of one proving key on one device: the four G1 sections and, when the
@@ -273,7 +254,7 @@ class DeviceContext {
   // pointwise kernels (prove.cuh), concurrent with the MSMs. The MSMs sync with the host a few
   // times a batch-affine round and leave the GPU idle meanwhile; H's kernels fill those gaps,
   // and the MSMs' higher priority keeps H from delaying them where both have blocks waiting.
-  PriorityStream compute;
+  Stream compute{StreamPriority::kGreatest};
   Stream copy, h;
   PinnedPool pinned;
   KeyCache cache;

@@ -12,12 +12,14 @@
 //     then H's kernels on the h stream                          MSM A, B_G1, B_G2, L
 //   join uploader, wait for the h stream                        MSM H over a[0 .. n-1] (monomial-H: t[0 .. n-2])
 //   [CPU-G2 mode: join G2]; groth16::assemble_proof on the host, as the CPU provers.
-// h stream (default priority), beside the MSMs: waits a; a -> coefficients; waits b, c; row
-// check; a -> coset; b, c: iNTT -> coset; a <- a b - c (monomial-H keys: a <- a/(g^n - 1), t <-
-// icoset iNTT(a) = h; snarkjs: see quotient_scalars).
-// The a, b, c uploads (host memcpy into pinned slots + DMA) and H's NTTs thus overlap the A,
-// B_G1, B_G2 and L MSMs; H's kernels run in the gaps the MSMs leave while they sync with the
-// host (DeviceContext). The default runs B_G2 on the GPU (cuda/bench/NOTES.md: 30-100x faster
+// h stream (default priority), beside the MSMs (h_stream.cuh): [beside B_G2: waits for B_G2's
+// start;] waits a; a -> coefficients; waits b, c; row check; a -> coset; b, c: iNTT -> coset;
+// a <- a b - c (monomial-H keys: a <- a/(g^n - 1), t <- icoset iNTT(a) = h; snarkjs: see
+// quotient_scalars).
+// The a, b, c uploads (host memcpy into pinned slots + DMA) thus overlap the A, B_G1, B_G2 and L
+// MSMs, and H's kernels those from A (GpuHPlacement::kBesideAB) or from B_G2 (kBesideG2) on;
+// they run in the gaps the MSMs leave while they sync with the host and in the SM slots the
+// MSMs' kernels leave free (DeviceContext). The default runs B_G2 on the GPU (cuda/bench/NOTES.md: 30-100x faster
 // than the CPU pool at 2^20-2^24); GpuProveOptions::g2_on_cpu keeps the former CPU path.
 #pragma once
 
@@ -39,148 +41,11 @@
 #include "common/util/thread_pool.hpp"
 #include "cuda/cs/witness_unpack.cuh"
 #include "cuda/groth16/context.cuh"
+#include "cuda/groth16/h_stream.cuh"
 #include "cuda/groth16/pce_resident.cuh"
 #include "cuda/groth16/resident_key.cuh"
 
 namespace zkmill::cuda::g16 {
-
-inline double ms_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
-// bad[0] = min(bad[0], i) for every row i < rows with a_i b_i != c_i.
-template <class F>
-__global__ void check_rows_kernel(const F* a, const F* b, const F* c, uint64_t rows, unsigned long long* bad) {
-  const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= rows) return;
-  if (!(a[i] * b[i] == c[i])) atomicMin(bad, static_cast<unsigned long long>(i));
-}
-
-// a_i <- (a_i b_i - c_i) zinv on the coset.
-template <class F>
-__global__ void quotient_kernel(F* a, const F* b, const F* c, uint64_t n, F zinv) {
-  const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  a[i] = (a[i] * b[i] - c[i]) * zinv;
-}
-
-// Index i of snarkjs's domain is index k i mod n of ours (k odd, so i -> k i is a bijection):
-// scatter: dst[k i mod n] = src[i] (snarkjs order -> ours); gather: dst[i] = src[k i mod n].
-template <class F>
-__global__ void permute_kernel(const F* src, F* dst, uint64_t n, uint64_t k, bool scatter) {
-  const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  const uint64_t j = (k * i) & (n - 1);
-  if (scatter)
-    dst[j] = src[i];
-  else
-    dst[i] = src[j];
-}
-
-// Waits for a stream's work when it goes out of scope (a destructor cannot report: an error
-// stays with the stream for its next call to see).
-struct StreamDrain {
-  explicit StreamDrain(cudaStream_t stream) : s(stream) {}
-  StreamDrain(const StreamDrain&) = delete;
-  StreamDrain& operator=(const StreamDrain&) = delete;
-  ~StreamDrain() { (void)cudaStreamSynchronize(s); }
-  cudaStream_t s;
-};
-
-inline unsigned blocks_of(uint64_t n, unsigned threads) { return unsigned((n + threads - 1) / threads); }
-
-// How a key wants its H scalars from a, b, c (evaluations over the domain): which coset they
-// are evaluated on (CosetSteps) and which basis the key's H points are in (quotient_scalars).
-//   native keys, basis kMonomial (written before the basis field): the n - 1 coefficients of
-//     h = (a b - c) / Z, through the coset g<w> and back (the coset inverse NTT);
-//   native keys, basis kCosetLagrange (what setup writes now): the n values a b - c on g<w>,
-//     Z(g w^i) = g^n - 1 folded into the H points (groth16/setup.hpp): one NTT fewer;
-//   snarkjs keys (snarkjs = true, always kCosetLagrange): the n values a' b' - c' on snarkjs's
-//     odd coset zeta <w_snarkjs>, with x' = x interpolated over snarkjs's domain
-//     (formats::SnarkjsQuotient, the CPU version), 1/Z folded into the points likewise.
-template <class HostFr>
-struct QuotientPlan {
-  groth16::HBasis basis = groth16::HBasis::kMonomial;
-  bool snarkjs = false;  // the coset is snarkjs's (k, zeta) rather than g<w>
-  uint64_t k = 1;        // snarkjs's root of unity is ours^k
-  // The coset's shift s: g = Fr::generator() for native keys, snarkjs's odd-coset zeta for .zkey
-  // keys (prove_zkey.cuh sets it).
-  HostFr shift = HostFr::generator();
-
-  // The plan a native key's H basis calls for.
-  static QuotientPlan native(groth16::HBasis b) {
-    QuotientPlan p;
-    p.basis = b;
-    return p;
-  }
-  bool lagrange() const { return basis == groth16::HBasis::kCosetLagrange; }
-};
-
-// x -> its values on the coset the plan names, in two halves so that the first can run before
-// the row check (which reads x as uploaded): interpolate() reads x only and leaves in st.t the
-// coefficients of x(s X) for the coset's shift s (through st.u when snarkjs's order differs from
-// ours), evaluate() overwrites x with st.t's forward NTT, x's values on the coset s<w>: the coset
-// scaling is paid once, in the inverse's last pass (NttDirection::kInverseToCoset). Native keys:
-// s = g. snarkjs keys: x into our domain's order first (k != 1), s = zeta. One point:
-// interpolation and evaluation are the identity.
-template <class G>
-struct CosetSteps {
-  using F = typename G::Fr;
-  CurveState<G>& st;
-  uint32_t log_n;
-  const QuotientPlan<typename G::HostFr>& plan;
-  cudaStream_t cs;
-
-  uint64_t n() const { return uint64_t(1) << log_n; }
-  void interpolate(const F* x) const {
-    if (n() == 1) return;
-    if (plan.snarkjs && plan.k != 1) {
-      permute_kernel<F><<<blocks_of(n(), 256), 256, 0, cs>>>(x, st.u.get(), n(), plan.k, true);
-      ZK_CUDA_OK_LAUNCH();
-      x = st.u.get();
-    }
-    st.ntt.run(x, st.t.get(), int(log_n), NttDirection::kInverseToCoset, plan.shift);
-  }
-  void evaluate(F* x) const {
-    if (n() == 1) return;
-    st.ntt.run(st.t.get(), x, int(log_n), NttDirection::kForward);
-  }
-};
-
-// The H scalars from st.a, st.b, st.c already on the coset (CosetSteps; consumed); returns
-// where the scalars are (st.a or st.t) and their count. Monomial H: a <- (a b - c) / Z(g w^i)
-// pointwise, Z = g^n - 1 on the whole coset, then the coset inverse NTT: the n - 1
-// coefficients of h = (a b - c) / Z. Coset-Lagrange H: a b - c pointwise, n values (no
-// division: setup folds 1/Z(x_i) into the points, g^n - 1 for native keys, -1/2 for snarkjs's),
-// for snarkjs keys back into snarkjs's order. The CPU (groth16_coset_values_in_place,
-// groth16_h_in_place, SnarkjsQuotient) does the same steps, so results are identical.
-template <class G>
-std::pair<const typename G::Fr*, uint64_t> quotient_scalars(CurveState<G>& st, uint32_t log_n,
-                                                            const QuotientPlan<typename G::HostFr>& plan,
-                                                            cudaStream_t cs) {
-  using F = typename G::Fr;
-  using HostFr = typename G::HostFr;
-  const uint64_t n = uint64_t(1) << log_n;
-  if (plan.lagrange()) {
-    quotient_kernel<F><<<blocks_of(n, 256), 256, 0, cs>>>(st.a.get(), st.b.get(), st.c.get(), n, F::one());
-    ZK_CUDA_OK_LAUNCH();
-    if (!plan.snarkjs || plan.k == 1) return {st.a.get(), n};
-    permute_kernel<F><<<blocks_of(n, 256), 256, 0, cs>>>(st.a.get(), st.t.get(), n, plan.k, false);
-    ZK_CUDA_OK_LAUNCH();
-    return {st.t.get(), n};
-  }
-  if (n == 1) {
-    ZK_CUDA_OK(cudaMemsetAsync(st.t.get(), 0, sizeof(F), cs));  // h has no coefficients
-    return {st.t.get(), 0};
-  }
-  HostFr sn = plan.shift;
-  for (uint32_t i = 0; i < log_n; ++i) sn = sn.square();
-  const F zinv = F::from_host((sn - HostFr::one()).inverse());
-  quotient_kernel<F><<<blocks_of(n, 256), 256, 0, cs>>>(st.a.get(), st.b.get(), st.c.get(), n, zinv);
-  ZK_CUDA_OK_LAUNCH();
-  st.ntt.run(st.a.get(), st.t.get(), int(log_n), NttDirection::kCosetInverse, plan.shift);
-  return {st.t.get(), n - 1};
-}
 
 template <class E>
 struct GpuParts {
@@ -195,8 +60,9 @@ struct GpuParts {
 // The key's sections are read from `key` (device-resident). log_n: the key's domain. A, B_G1
 // and B_G2 take the same scalars z, so their digits are sorted once; the MSMs run while the a,
 // b, c uploads (host staging, the slowest part of the upload) are still going on, and H runs on
-// its own stream beside them, a's interpolation as soon as a is there (at 2^27 the three
-// vectors are 12 GiB: 0.23 s of PCIe at 55 GB/s, more than the BN254 MSMs take).
+// its own stream beside them (at 2^27 the three vectors are 12 GiB: 0.23 s of PCIe at 55 GB/s,
+// more than the BN254 MSMs take): beside A and B_G1, a's interpolation as soon as a is there;
+// beside B_G2 (`beside`), from B_G2's start.
 //
 // Witness-only bundles: `matrices` (the circuit's, resident) compute a, b, c on the device from
 // z instead of uploading them, and z's aux is uploaded as the bundle holds it (bit-packed) and
@@ -204,6 +70,7 @@ struct GpuParts {
 template <class E>
 GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>>& key, const cs::WitnessBundle& w,
                       uint32_t log_n, GpuProveTimings& t, const QuotientPlan<typename E::Fr>& plan,
+                      GpuHPlacement beside,
                       const pce::DeviceMatrices<typename curve::G1Device<E>::Fr>* matrices = nullptr) {
   using G = curve::G1Device<E>;
   using F = typename G::Fr;
@@ -230,7 +97,7 @@ GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>
   auto dev = [](F* p) { return reinterpret_cast<HostFr*>(p); };
 
   auto t0 = std::chrono::steady_clock::now();
-  Event z_ready, abc_ready, h0, h1, unpack0, unpack1;
+  Event z_ready, unpack0, unpack1;
   bool unpacked_on_device = false;
   ctx.pinned.upload(dev(st.z.get()), w.inputs<HostFr>().data(), n_in, cp);
   const auto map = witness_only ? w.packed(cs::PackedMap::Full) : std::span<const uint64_t>{};
@@ -257,73 +124,30 @@ GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>
   const double upload_ms = ms_since(t0);
   const double z_ms = upload_ms;  // the compute stream has nothing to do before z is there
 
-  // a, b, c and H on a second host thread, concurrent with the MSMs below. It uploads a, b, c
-  // (a first), or (witness-only bundles) computes them from z by the PCE mat-vec on the copy
-  // stream after z's upload there, and enqueues H on the h stream: a's interpolation once a is
-  // on the device (a_ready), while b and c are still on their way; once all three are there
-  // (abc_ready), the row check on a, b, c as uploaded (before any is overwritten), the coset
-  // steps and the quotient. H writes st.a, b, c, t, u and bad_row only; the MSMs read z (H never
-  // writes it) and their own scratch, so the two streams share nothing until the H MSM, which
-  // starts after this thread is joined and the h stream has finished. This thread records each
-  // event before it makes the h stream wait for it (a stream cannot wait for an event whose
-  // record is not yet issued). Its errors reach the proof's thread at the join.
+  // a, b, c and H on a second host thread, concurrent with the MSMs below
+  // (upload_abc_and_enqueue_h). Its errors reach the proof's thread at the join. Beside B_G2,
+  // H's start waits for `g2_start`, recorded on the compute stream just before B_G2 (before L
+  // when B_G2 is not on the GPU), and for the gate this thread opens after that record.
   const int device = ctx.device;
-  const CosetSteps<G> coset{st, log_n, plan, hs};
-  Event a_ready, spmv0, spmv1, wait0, wait1;
-  struct HPart {
-    double upload_ms;  // host time of the a, b, c uploads (witness-only: the mat-vec's launch)
-    const F* scalars;  // the H MSM's scalars (st.a or st.t) and their count
-    uint64_t count;
-  };
+  const bool h_beside_g2 = beside == GpuHPlacement::kBesideG2;
+  HEvents ev;
+  Event g2_start;
+  HStartGate gate;
   // Declared after the events and before the uploader: on every exit, the uploader is joined
   // first, then this waits for H's kernels, so that no later proof's uploads overwrite a, b, c
   // while H still reads them, and no event is destroyed before the work that records it.
   const StreamDrain h_drain{hs};
-  auto uploader = std::async(std::launch::async, [&, device]() -> HPart {
-    const auto u0 = std::chrono::steady_clock::now();
+  auto uploader = std::async(std::launch::async, [&, device]() -> HPart<F> {
     ZK_CUDA_OK(cudaSetDevice(device));
-    auto a_there = [&] {  // a's interpolation reads a only: the h stream starts with it
-      a_ready.record(cp);
-      ZK_CUDA_OK(cudaStreamWaitEvent(hs, a_ready.get(), 0));
-      h0.record(hs);
-      coset.interpolate(st.a.get());
-      wait0.record(hs);
-    };
-    F* dst[3] = {st.a.get(), st.b.get(), st.c.get()};
-    for (int k = 0; k < 3; ++k)
-      if (rows < n) ZK_CUDA_OK(cudaMemsetAsync(dst[k] + rows, 0, (n - rows) * sizeof(F), cp));
-    if (matrices) {
-      spmv0.record(cp);
-      pce::spmv<HostFr>(*matrices, st.z.get(), dst[0], dst[1], dst[2], cp);
-      spmv1.record(cp);
-      a_there();
-    } else {
-      const std::span<const HostFr> src[3] = {w.a<HostFr>(), w.b<HostFr>(), w.c<HostFr>()};
-      for (int k = 0; k < 3; ++k) {
-        ctx.pinned.upload(dev(dst[k]), src[k].data(), rows, cp);
-        if (k == 0) a_there();
-      }
-    }
-    abc_ready.record(cp);
-    const double up_ms = ms_since(u0);
-    // wait0 -> wait1 on the h stream: its idle time waiting for b and c after a's interpolation.
-    ZK_CUDA_OK(cudaStreamWaitEvent(hs, abc_ready.get(), 0));
-    wait1.record(hs);
-    ZK_CUDA_OK(cudaMemsetAsync(st.bad_row.get(), 0xff, sizeof(unsigned long long), hs));
-    if (rows > 0) {
-      check_rows_kernel<F>
-          <<<blocks_of(rows, 256), 256, 0, hs>>>(st.a.get(), st.b.get(), st.c.get(), rows, st.bad_row.get());
-      ZK_CUDA_OK_LAUNCH();
-    }
-    coset.evaluate(st.a.get());
-    for (F* v : {st.b.get(), st.c.get()}) {
-      coset.interpolate(v);
-      coset.evaluate(v);
-    }
-    const auto [scalars, count] = quotient_scalars<G>(st, log_n, plan, hs);
-    h1.record(hs);
-    return {up_ms, scalars, count};
+    return upload_abc_and_enqueue_h<G>(ctx, st, w, log_n, plan, matrices, ev, h_beside_g2 ? &gate : nullptr,
+                                       g2_start.get());
   });
+  const HStartGateGuard gate_guard{h_beside_g2 ? &gate : nullptr};  // after the uploader: HStartGateGuard says why
+  auto start_h_here = [&] {
+    if (!h_beside_g2) return;
+    g2_start.record(cs);
+    gate.open();
+  };
 
   GpuParts<E> out;
   auto m0 = std::chrono::steady_clock::now();
@@ -333,6 +157,7 @@ GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>
   m0 = std::chrono::steady_clock::now();
   out.b1 = st.msm.sum(key.b1);
   t.msm_b_g1_ms = ms_since(m0);
+  start_h_here();  // beside B_G2, or beside L when there is no B_G2 here
   if (key.b2 != nullptr) {
     m0 = std::chrono::steady_clock::now();
     out.b2 = st.msm2.sum(key.b2);
@@ -346,20 +171,20 @@ GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>
   // The uploads and H, as far as the MSMs above did not hide them: the join (rethrows the
   // uploader's error), then the h stream's end with the row check's result.
   m0 = std::chrono::steady_clock::now();
-  const HPart hp = uploader.get();
+  const HPart<F> hp = uploader.get();
   unsigned long long bad = 0;
   ZK_CUDA_OK(cudaMemcpyAsync(&bad, st.bad_row.get(), sizeof bad, cudaMemcpyDeviceToHost, hs));
   ZK_CUDA_OK(cudaStreamSynchronize(hs));
   t.h_wait_ms = ms_since(m0);
-  ZK_CUDA_OK(cudaStreamWaitEvent(cs, h1.get(), 0));  // done already; the H MSM's order, stated
+  ZK_CUDA_OK(cudaStreamWaitEvent(cs, ev.h1.get(), 0));  // done already; the H MSM's order, stated
   t.upload_ms = upload_ms + hp.upload_ms;
-  t.abc_wait_ms = wait1.since(wait0);
+  t.abc_wait_ms = ev.wait1.since(ev.wait0);
   // The proof waited for b and c at most as long as the h stream did, and at most as long as
   // it waited for H at all.
   t.upload_wait_ms = z_ms + std::min(t.abc_wait_ms, t.h_wait_ms);
-  t.h_ms = h1.since(h0) - t.abc_wait_ms;
+  t.h_ms = ev.h1.since(ev.h0) - t.abc_wait_ms;
   if (matrices) {
-    t.spmv_ms = spmv1.since(spmv0);
+    t.spmv_ms = ev.spmv1.since(ev.spmv0);
     if (unpacked_on_device) t.unpack_ms = unpack1.since(unpack0);
   }
   if (bad != ULLONG_MAX)
@@ -376,11 +201,11 @@ GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>
 // to that instantiation.
 extern template GpuParts<curves::Bn254> gpu_parts<curves::Bn254>(DeviceContext&, const DeviceKeyView<curve::Bn254G1>&,
                                                                  const cs::WitnessBundle&, uint32_t, GpuProveTimings&,
-                                                                 const QuotientPlan<curves::Bn254::Fr>&,
+                                                                 const QuotientPlan<curves::Bn254::Fr>&, GpuHPlacement,
                                                                  const pce::DeviceMatrices<curve::Bn254G1::Fr>*);
 extern template GpuParts<curves::Bls12381> gpu_parts<curves::Bls12381>(
     DeviceContext&, const DeviceKeyView<curve::Bls12381G1>&, const cs::WitnessBundle&, uint32_t, GpuProveTimings&,
-    const QuotientPlan<curves::Bls12381::Fr>&, const pce::DeviceMatrices<curve::Bls12381G1::Fr>*);
+    const QuotientPlan<curves::Bls12381::Fr>&, GpuHPlacement, const pce::DeviceMatrices<curve::Bls12381G1::Fr>*);
 
 // One proof of either key format: `validate` (throws std::invalid_argument) checks the bundle
 // against the key, then the key is found in (or uploaded to) the device's key cache, the MSMs
@@ -406,6 +231,7 @@ GpuResult prove_key(const HostKey<E>& pk, Validate&& validate, const cs::Witness
     if (log_n > uint32_t(ntt::Engine<Fr>::max_log_n()))
       throw std::invalid_argument("GPU prover: domain 2^" + std::to_string(log_n) + " too large");
     const uint64_t nvars = pk.a.size();
+    const GpuHPlacement beside = h_placement(o.h_beside);  // the environment's, read once, unless set
     GpuProveTimings t;
     const auto inputs = w.inputs<Fr>();
     // A witness-only bundle holds its aux bit-packed: it is unpacked into z on the device, and
@@ -523,9 +349,9 @@ GpuResult prove_key(const HostKey<E>& pk, Validate&& validate, const cs::Witness
     try {
       if (matrices) {
         const auto mv = matrices->view();
-        p = gpu_parts<E>(ctx, view_of(key), w, log_n, t, plan, &mv);
+        p = gpu_parts<E>(ctx, view_of(key), w, log_n, t, plan, beside, &mv);
       } else {
-        p = gpu_parts<E>(ctx, view_of(key), w, log_n, t, plan);
+        p = gpu_parts<E>(ctx, view_of(key), w, log_n, t, plan, beside);
       }
     } catch (const DeviceAllocError&) {
       ctx.drop_scratch();  // the next proof starts from clean buffers

@@ -13,6 +13,7 @@
 // out-of-memory included, is a GpuResult (the caller can fall back to the CPU prover).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -33,18 +34,21 @@ namespace zkmill::cuda {
 struct GpuProveTimings {
   double key_upload_ms = 0;  // 0 on a key-cache hit
   double upload_ms = 0;      // host time of the scalar and a, b, c uploads through the pinned pool
-  // H (a, b, c -> the H MSM's scalars) runs on a stream of its own, concurrent with the A,
-  // B_G1, B_G2 and L MSMs (prove.cuh), so these overlap the MSMs' times:
+  // H (a, b, c -> the H MSM's scalars) runs on a stream of its own, concurrent with the MSMs
+  // (prove.cuh; GpuHPlacement says where its kernels start), so these overlap the MSMs' times:
   //   abc_wait_ms: the H stream's idle time waiting for b and c (or, witness-only, the mat-vec)
   //     after a's first NTT (CUDA events on that stream); it delays the proof only where H ends
-  //     after the L MSM;
+  //     after the L MSM. Beside B_G2, H starts after every upload was issued: about 0;
   //   h_ms: H's span on its stream, from a's first NTT to h ready, less abc_wait_ms (CUDA
-  //     events): H's own time plus whatever the MSMs' kernels slowed it by;
+  //     events): H's own time plus whatever the MSMs' kernels slowed it by (beside A and B_G1:
+  //     theirs; beside B_G2: B_G2's, and L's when H outlasts it);
   //   h_wait_ms: the proof's wait for a, b, c and H after the L MSM (host time; about 0 when the
   //     MSMs hid both);
   //   upload_wait_ms: the time the proof waited for its uploads: the scalars' (the MSMs need all
   //     of z) plus min(abc_wait_ms, h_wait_ms), a bound on the part of the wait for b and c the
   //     MSMs did not hide.
+  // The MSM times below include the slowdown of H's kernels beside them: A's and B_G1's under
+  // the default placement (and the a, b, c copies' either way), B_G2's (and L's) beside B_G2.
   double upload_wait_ms = 0, abc_wait_ms = 0;
   double h_ms = 0, h_wait_ms = 0;
   double msm_a_ms = 0, msm_b_g1_ms = 0, msm_l_ms = 0, msm_h_ms = 0;  // G1 MSMs on the GPU
@@ -60,6 +64,14 @@ struct GpuProveTimings {
   bool key_cache_hit = false;
   bool g2_on_gpu = false;  // B_G2 was computed on the device
 };
+
+// Where H's kernels (interpolation, row check, coset NTTs, quotient: ~31 ms at 2^24 on the H200)
+// run beside the MSMs of the same proof. kBesideAB: as soon as a, b, c arrive, i.e. beside the A
+// and B_G1 MSMs (they then slow A and B_G1 by ~10 ms each). kBesideG2: not before the B_G2 MSM
+// starts (the L MSM's when B_G2 is not on the GPU); B_G2's kernels run at high register counts
+// and low occupancy, so H's blocks may fill SM slots it leaves idle. kDefault: the environment's
+// ZKMILL_GPU_H_BESIDE (ab or g2, read once), else kBesideAB.
+enum class GpuHPlacement { kDefault, kBesideAB, kBesideG2 };
 
 struct GpuProveOptions {
   int device = 0;  // CUDA device index
@@ -85,6 +97,7 @@ struct GpuProveOptions {
   // do not fit the key-cache budget, none when that leaves fewer than four (a line on stderr; the
   // proof goes on).
   int precompute = 0;
+  GpuHPlacement h_beside = GpuHPlacement::kDefault;
 };
 
 struct KeyCacheStats {
@@ -109,6 +122,19 @@ GpuResult prove_gpu(const groth16::ProvingKey<E>& pk, const cs::WitnessBundle& w
 // left to the per-proof buffers and MSM scratch). Shrinking evicts at once.
 GpuResult set_key_cache_budget(int device, uint64_t bytes) noexcept;
 GpuResult key_cache_stats(int device, KeyCacheStats* out) noexcept;
+// Environment knobs of the GPU prover, each read once per process (an invalid value is a
+// std::invalid_argument naming the variable); the parsers are exposed for tests.
+//   ZKMILL_GPU_H_BESIDE=ab|g2: GpuHPlacement's default (unset or empty: ab).
+//   ZKMILL_GPU_STAGING_THREADS=N (1..64): host threads copying pageable memory into the pinned
+//     staging slots (unset: half the hardware threads, at most 8).
+//   ZKMILL_GPU_STAGING_SLOT_MIB=M (1..1024): the size of each of the 4 pinned slots (unset: 32).
+// Both staging knobs take effect when a device's context is created (first proof on it, or after
+// release_gpu_context).
+GpuHPlacement parse_h_beside_env(const char* value);  // kBesideAB when unset
+GpuHPlacement h_placement(GpuHPlacement requested);   // requested, else the environment's
+size_t parse_staging_threads_env(const char* value, size_t hardware_threads);
+size_t parse_staging_slot_mib_env(const char* value);
+
 // Frees everything the backend holds on `device` (resident keys, pinned buffers, scratch,
 // streams); the next proof there starts cold. Call before process exit for leak checkers.
 GpuResult release_gpu_context(int device) noexcept;

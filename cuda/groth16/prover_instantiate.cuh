@@ -41,6 +41,6 @@ GpuResult prove_gpu(const formats::ZkeyProvingKey<E>& pk, const cs::WitnessBundl
   namespace zkmill::cuda::g16 {                                                                                      \
   template GpuParts<Curve> gpu_parts<Curve>(DeviceContext&, const DeviceKeyView<curve::G1Device<Curve>>&,            \
                                             const cs::WitnessBundle&, uint32_t, GpuProveTimings&,                    \
-                                            const QuotientPlan<Curve::Fr>&,                                          \
+                                            const QuotientPlan<Curve::Fr>&, GpuHPlacement,                           \
                                             const pce::DeviceMatrices<curve::G1Device<Curve>::Fr>*);                 \
   }

@@ -108,14 +108,14 @@ std::unique_ptr<KeyEntry<curve::G1Device<E>>> upload_key(DeviceContext& ctx, con
   e->copies = copies;
   e->c = c;
   auto pc = [&](size_t n) { return pippenger::PointCopies{copies, c, uint32_t(n)}; };
-  DeviceBuffer<typename G::HostImage> staging(PinnedPool::kSlotBytes / sizeof(typename G::HostImage), "key staging");
+  DeviceBuffer<typename G::HostImage> staging(ctx.pinned.slot_bytes() / sizeof(typename G::HostImage), "key staging");
   upload_section<G>(ctx, pk.a, e->a, staging, "resident key A", pc(pk.a.size()));
   upload_section<G>(ctx, pk.b1, e->b1, staging, "resident key B_G1", pc(pk.b1.size()));
   upload_section<G>(ctx, pk.l, e->l, staging, "resident key L", pc(pk.l.size()));
   upload_section<G>(ctx, pk.h, e->h, staging, "resident key H", pc(pk.h.size()));
   if (with_b2) {
     using G2 = G2Of<G>;
-    DeviceBuffer<typename G2::HostImage> staging2(PinnedPool::kSlotBytes / sizeof(typename G2::HostImage),
+    DeviceBuffer<typename G2::HostImage> staging2(ctx.pinned.slot_bytes() / sizeof(typename G2::HostImage),
                                                   "key staging (G2)");
     upload_section<G2>(ctx, pk.b2, e->b2, staging2, "resident key B_G2", pc(pk.b2.size()));
     ctx.copy.sync();  // before staging2 is freed

@@ -67,10 +67,6 @@ MsmAffineRound default_affine_round(size_t coord_bytes) {
   return MsmAffineRound::kInterleaved;
 }
 
-namespace {
-
-// An integer in [lo, hi] from the environment variable `name`'s value, digits only (std::stoull
-// alone would skip blanks and take a sign); anything else is refused with a message naming it.
 uint64_t parse_bounded(const char* value, const char* name, uint64_t lo, uint64_t hi) {
   const std::string s(value);
   size_t used = 0;
@@ -87,8 +83,6 @@ uint64_t parse_bounded(const char* value, const char* name, uint64_t lo, uint64_
                                 std::to_string(hi) + ", got '" + s + "'");
   return v;
 }
-
-}  // namespace
 
 uint32_t parse_affine_stop_env(const char* value) {
   if (value == nullptr || *value == '\0') return kDefaultStop;

@@ -100,8 +100,11 @@ AccumulationChoice parse_accumulate_env(const char* value);
 MsmAffineRound parse_affine_round_env(const char* value);  // kAuto when unset
 MsmAffineRound default_affine_round(size_t coord_bytes);
 uint32_t parse_affine_stop_env(const char* value);
-uint64_t parse_affine_budget_env(const char* value);           // MiB as bytes; 0 when unset (no cap)
-int parse_precompute_env(const char* value);                   // 0 when unset
+uint64_t parse_affine_budget_env(const char* value);  // MiB as bytes; 0 when unset (no cap)
+int parse_precompute_env(const char* value);          // 0 when unset
+// An integer in [lo, hi] from the environment variable `name`'s value, digits only (std::stoull
+// alone would skip blanks and take a sign); anything else is refused with a message naming it.
+uint64_t parse_bounded(const char* value, const char* name, uint64_t lo, uint64_t hi);
 uint64_t budget_for(uint64_t free_bytes, uint64_t cap_bytes);  // batch_affine_budget with an explicit cap, no env
 
 }  // namespace zkmill::cuda::pippenger

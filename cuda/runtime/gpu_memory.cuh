@@ -89,9 +89,22 @@ class DeviceBuffer {
   size_t count_ = 0;
 };
 
+// A non-blocking stream of the current device, of default priority or of the device's greatest
+// (the numerically lowest of its range): among streams with blocks waiting, the scheduler starts
+// the greater priority's first.
+enum class StreamPriority { kDefault, kGreatest };
+
 class Stream {
  public:
-  Stream() { ZK_CUDA_OK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+  explicit Stream(StreamPriority p = StreamPriority::kDefault) {
+    if (p == StreamPriority::kDefault) {
+      ZK_CUDA_OK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking));
+      return;
+    }
+    int least = 0, greatest = 0;
+    ZK_CUDA_OK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    ZK_CUDA_OK(cudaStreamCreateWithPriority(&s_, cudaStreamNonBlocking, greatest));
+  }
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
   ~Stream() {
@@ -102,6 +115,20 @@ class Stream {
 
  private:
   cudaStream_t s_ = nullptr;
+};
+
+// Waits for a stream's work when it goes out of scope, so that buffers and events the work uses
+// outlive it on every exit (a destructor cannot report: an error stays with the stream for its
+// next call to see).
+class StreamDrain {
+ public:
+  explicit StreamDrain(cudaStream_t stream) : s_(stream) {}
+  StreamDrain(const StreamDrain&) = delete;
+  StreamDrain& operator=(const StreamDrain&) = delete;
+  ~StreamDrain() { (void)cudaStreamSynchronize(s_); }
+
+ private:
+  cudaStream_t s_;
 };
 
 class Event {

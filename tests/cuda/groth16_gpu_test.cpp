@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <random>
+#include <stdexcept>
 #include <string>
 
 #include "common/curves/bls12_381.hpp"
@@ -325,6 +326,67 @@ TYPED_TEST(GpuGroth16, WrongBundlesAreErrorsNotProofs) {
   // And the context still works afterwards.
   const Fr r = Fr::random(this->rng), s = Fr::random(this->rng);
   EXPECT_TRUE(this->gpu(pk, w, r, s) == groth16::prove_with_randomness<E>(pk, w, r, s));
+}
+
+// Where H's kernels run (GpuHPlacement): beside A and B_G1 or beside B_G2 (and beside L when B_G2
+// is on the CPU), the same proof as the CPU's for fixed r, s in both H bases; an unsatisfied
+// bundle is still an error under either, and the context proves again afterwards.
+TYPED_TEST(GpuGroth16, BothHPlacementsGiveTheCpuProof) {
+  ZKMILL_REQUIRE_GPU();
+  using E = typename TestFixture::E;
+  using Fr = typename TestFixture::Fr;
+  using P = cuda::GpuHPlacement;
+  for (const groth16::HBasis basis : {groth16::HBasis::kCosetLagrange, groth16::HBasis::kMonomial}) {
+    auto pk = this->key("merkle", 2500, basis);
+    groth16::PreparedVerifyingKey<E> pvk(pk.vk);
+    auto w = groth16::synthesize_builtin<E>(pk.meta, 4, 1);
+    const Fr r = Fr::random(this->rng), s = Fr::random(this->rng);
+    const auto cpu = groth16::prove_with_randomness<E>(pk, w, r, s);
+    auto broken = cs::WitnessBundle::parse(w.serialize());
+    broken.template section_mut<Fr>(cs::Section::C)[11] += Fr::one();
+    broken.seal();
+    for (const P beside : {P::kBesideAB, P::kBesideG2}) {
+      for (const bool g2_on_cpu : {false, true}) {
+        cuda::GpuProveOptions o;
+        o.h_beside = beside;
+        o.g2_on_cpu = g2_on_cpu;
+        const std::string what = std::string(groth16::h_basis_name(basis)) +
+                                 (beside == P::kBesideG2 ? " beside B_G2" : " beside A, B_G1") +
+                                 (g2_on_cpu ? ", G2 on the CPU" : "");
+        groth16::Proof<E> p{};
+        auto res = TypeParam::prove(pk, w, r, s, &p, nullptr, o);
+        ASSERT_TRUE(res.ok()) << what << ": " << res.message;
+        EXPECT_TRUE(p == cpu) << what;
+        EXPECT_TRUE(pvk.verify(p, groth16::public_inputs<E>(w))) << what;
+        res = TypeParam::prove(pk, broken, r, s, &p, nullptr, o);
+        EXPECT_EQ(res.code, cuda::GpuErrc::kInvalidArgument) << what << ": " << res.message;
+        EXPECT_NE(res.message.find("row 11"), std::string::npos) << what << ": " << res.message;
+      }
+    }
+  }
+}
+
+// The environment knobs' parsers (prover.hpp); no device needed.
+TEST(GpuProverKnobs, ParseTheEnvironment) {
+  using P = cuda::GpuHPlacement;
+  EXPECT_EQ(cuda::parse_h_beside_env(nullptr), P::kBesideAB);
+  EXPECT_EQ(cuda::parse_h_beside_env(""), P::kBesideAB);
+  EXPECT_EQ(cuda::parse_h_beside_env("ab"), P::kBesideAB);
+  EXPECT_EQ(cuda::parse_h_beside_env("g2"), P::kBesideG2);
+  EXPECT_THROW((void)cuda::parse_h_beside_env("G2"), std::invalid_argument);
+  EXPECT_THROW((void)cuda::parse_h_beside_env("l"), std::invalid_argument);
+  EXPECT_EQ(cuda::h_placement(P::kBesideG2), P::kBesideG2);
+  EXPECT_EQ(cuda::h_placement(P::kBesideAB), P::kBesideAB);
+  EXPECT_EQ(cuda::parse_staging_threads_env(nullptr, 32), 8u);
+  EXPECT_EQ(cuda::parse_staging_threads_env("", 6), 3u);
+  EXPECT_EQ(cuda::parse_staging_threads_env(nullptr, 1), 1u);
+  EXPECT_EQ(cuda::parse_staging_threads_env("16", 4), 16u);
+  for (const char* bad : {"0", "65", "-4", " 4", "4x"})
+    EXPECT_THROW((void)cuda::parse_staging_threads_env(bad, 8), std::invalid_argument) << bad;
+  EXPECT_EQ(cuda::parse_staging_slot_mib_env(nullptr), 32u);
+  EXPECT_EQ(cuda::parse_staging_slot_mib_env("64"), 64u);
+  for (const char* bad : {"0", "1025", "8M"})
+    EXPECT_THROW((void)cuda::parse_staging_slot_mib_env(bad), std::invalid_argument) << bad;
 }
 
 }  // namespace

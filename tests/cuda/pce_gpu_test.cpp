@@ -42,9 +42,11 @@ class GpuPce : public ::testing::Test {
     return ::testing::TempDir() + "zkmill-gpu-pce-" + std::to_string(::getpid()) + "-" + leaf;
   }
   groth16::Proof<E> gpu(const groth16::ProvingKey<E>& pk, const cs::WitnessBundle& w, const Fr& r, const Fr& s,
-                        const cs::PceMatrices* pce, cuda::GpuProveTimings* t = nullptr) {
+                        const cs::PceMatrices* pce, cuda::GpuProveTimings* t = nullptr,
+                        cuda::GpuHPlacement beside = cuda::GpuHPlacement::kDefault) {
     cuda::GpuProveOptions o;
     o.pce = pce;
+    o.h_beside = beside;
     groth16::Proof<E> p{};
     const cuda::GpuResult res = cuda::prove_gpu(pk, w, r, s, &p, t, o);
     EXPECT_TRUE(res.ok()) << cuda::to_string(res.code) << ": " << res.message;
@@ -167,7 +169,9 @@ TYPED_TEST(GpuPce, WitnessOnlyBundlesGiveTheCpuProofAndTheMatricesStayResident) 
       ASSERT_EQ(packed.kind(), cs::BundleKind::Witness);
       const Fr r = Fr::random(rng), s = Fr::random(rng);
       cuda::GpuProveTimings t;
-      const auto gpu = this->gpu(pk, packed, r, s, &pce, &t);
+      // H's kernels beside A and B_G1 for one partition, beside B_G2 for the other (GpuHPlacement).
+      const auto beside = part == 0 ? cuda::GpuHPlacement::kBesideAB : cuda::GpuHPlacement::kBesideG2;
+      const auto gpu = this->gpu(pk, packed, r, s, &pce, &t, beside);
       EXPECT_TRUE(gpu == groth16::prove_with_randomness<E>(pk, full, r, s)) << circuit << " partition " << part;
       EXPECT_TRUE(pvk.verify(gpu, groth16::public_inputs<E>(full))) << circuit << " partition " << part;
       if (part == 3) {
