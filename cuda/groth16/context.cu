@@ -88,8 +88,10 @@ GpuHPlacement h_placement(GpuHPlacement requested) {
 }
 
 size_t parse_staging_threads_env(const char* value, size_t hardware_threads) {
-  // Half the hardware threads, at most 8 (memory bandwidth, not cores, bounds a memcpy).
-  if (value == nullptr || *value == '\0') return std::clamp<size_t>(hardware_threads / 2, 1, 8);
+  // Every hardware thread, at most 16: z's upload (512 MiB at 2^24) waited 30 / 18-22 / 15-16 ms
+  // with 4 / 8 / 16 threads on the H200 host's 16 cores (cuda/bench/NOTES-h-placement.md); the
+  // copies last ~15 ms a proof, so taking the cores from a synth worker that long costs little.
+  if (value == nullptr || *value == '\0') return std::clamp<size_t>(hardware_threads, 1, 16);
   return size_t(pippenger::parse_bounded(value, "ZKMILL_GPU_STAGING_THREADS", 1, 64));
 }
 

@@ -126,7 +126,7 @@ GpuResult key_cache_stats(int device, KeyCacheStats* out) noexcept;
 // std::invalid_argument naming the variable); the parsers are exposed for tests.
 //   ZKMILL_GPU_H_BESIDE=ab|g2: GpuHPlacement's default (unset or empty: ab).
 //   ZKMILL_GPU_STAGING_THREADS=N (1..64): host threads copying pageable memory into the pinned
-//     staging slots (unset: half the hardware threads, at most 8).
+//     staging slots (unset: every hardware thread, at most 16).
 //   ZKMILL_GPU_STAGING_SLOT_MIB=M (1..1024): the size of each of the 4 pinned slots (unset: 32).
 // Both staging knobs take effect when a device's context is created (first proof on it, or after
 // release_gpu_context).

@@ -221,9 +221,8 @@ uint32_t batch_affine_stop() {
 uint64_t budget_for(uint64_t free_bytes, uint64_t cap_bytes) {
   // Half the free memory: the rest stays for whatever the caller allocates next (a proof's
   // later MSMs and NTTs share the card); 8 GiB is already ~90 M BLS12-381 G1 points per slice.
-  uint64_t b = std::min<uint64_t>(uint64_t(8) << 30, free_bytes / 2);
-  if (cap_bytes != 0) b = std::min(b, cap_bytes);
-  return b;
+  // A cap replaces the 8 GiB ceiling, so a measurement can ask for fewer, larger slices too.
+  return std::min<uint64_t>(cap_bytes != 0 ? cap_bytes : uint64_t(8) << 30, free_bytes / 2);
 }
 
 uint64_t batch_affine_budget(uint64_t free_bytes, uint64_t cap_bytes) {

@@ -42,9 +42,10 @@ MsmAffineRound batch_affine_round(MsmAffineRound requested, size_t coord_bytes);
 uint32_t batch_affine_stop();
 
 // Device bytes the batch-affine rounds may hold at once (their arrays), given the free memory:
-// half of it, at most 8 GiB, and at most `cap_bytes` (the call's MsmOptions::affine_budget_bytes)
-// or else ZKMILL_GPU_MSM_AFFINE_BUDGET_MIB MiB when either is set (knobs for measurements and
-// tests: small budgets cut more slices). The buckets are processed in slices that fit.
+// half of it, and at most 8 GiB, or instead at most `cap_bytes` (the call's
+// MsmOptions::affine_budget_bytes) or else ZKMILL_GPU_MSM_AFFINE_BUDGET_MIB MiB when either is
+// set (knobs for measurements and tests: small budgets cut more slices, large ones fewer). The
+// buckets are processed in slices that fit.
 uint64_t batch_affine_budget(uint64_t free_bytes, uint64_t cap_bytes = 0);
 
 // Device bytes of the rounds per input point (AffineRounds::bytes_per_input: three quarters of

@@ -377,8 +377,8 @@ TEST(GpuProverKnobs, ParseTheEnvironment) {
   EXPECT_THROW((void)cuda::parse_h_beside_env("l"), std::invalid_argument);
   EXPECT_EQ(cuda::h_placement(P::kBesideG2), P::kBesideG2);
   EXPECT_EQ(cuda::h_placement(P::kBesideAB), P::kBesideAB);
-  EXPECT_EQ(cuda::parse_staging_threads_env(nullptr, 32), 8u);
-  EXPECT_EQ(cuda::parse_staging_threads_env("", 6), 3u);
+  EXPECT_EQ(cuda::parse_staging_threads_env(nullptr, 32), 16u);
+  EXPECT_EQ(cuda::parse_staging_threads_env("", 6), 6u);
   EXPECT_EQ(cuda::parse_staging_threads_env(nullptr, 1), 1u);
   EXPECT_EQ(cuda::parse_staging_threads_env("16", 4), 16u);
   for (const char* bad : {"0", "65", "-4", " 4", "4x"})

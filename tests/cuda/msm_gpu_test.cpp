@@ -386,6 +386,38 @@ TYPED_TEST(GpuMsm, AffineRoundKindsAgree) {
   }
 }
 
+// Rounds over a handful of full buckets among ~2^15 empty ones (wide windows, scalars of one or
+// a few small values): each round's slot count is far below the buckets' count, and the last
+// rounds hold one or a few runs. In one slice and in one slice per bucket (a 1-byte budget: the
+// slices' rounds of different sizes back to back), for both round kinds, against the exact
+// value. (Written for the rounds queued without host round trips, which launched for a bound on
+// the slot count: measured slower and not kept, cuda/bench/NOTES-batch-affine.md.)
+TYPED_TEST(GpuMsm, AffineRoundsOverFewFullBuckets) {
+  ZKMILL_REQUIRE_GPU();
+  using F = TestFixture;
+  using Fr = typename F::Fr;
+  auto r = F::rng(950);
+  const auto kp = F::points(12, r);
+  std::vector<Fr> one_value(kp.points.size(), Fr::from_u64(3));  // one run of 4096 points
+  std::vector<Fr> few_values(kp.points.size());
+  for (size_t i = 0; i < few_values.size(); ++i)
+    few_values[i] = Fr::from_u64(2 + (i * i) % 5);  // 2, 3, 6: runs of ~800-1600
+  for (const auto* sc : {&one_value, &few_values}) {
+    const auto want = expected_msm<typename F::C>(kp, *sc);
+    for (const auto round : kAffineRounds) {
+      for (const uint64_t budget : {uint64_t(0), uint64_t(1)}) {
+        cuda::MsmOptions opt;
+        opt.accumulation = cuda::MsmAccumulation::kBatchAffine;
+        opt.affine_round = round;
+        opt.window_bits = 12;
+        opt.affine_budget_bytes = budget;
+        EXPECT_EQ(F::gpu_once(kp.points, *sc, opt), want)
+            << (sc == &one_value ? "one value" : "few values") << ", round " << int(round) << ", budget " << budget;
+      }
+    }
+  }
+}
+
 TYPED_TEST(GpuMsm, TrivialSizesAndAllZero) {
   ZKMILL_REQUIRE_GPU();
   using F = TestFixture;
