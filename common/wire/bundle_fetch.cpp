@@ -53,9 +53,24 @@ struct Session {
     return "after " + std::to_string(received) + " of " + std::to_string(total) + " bytes";
   }
 
+  // Queues frames for the server. A refused CURVE handshake can tear the connection's pipe down
+  // between connect() and the request's send on a loaded host (the I/O thread outran us), and
+  // the send then finds no pipe (EAGAIN): the monitor then says why, so wait for either (the
+  // pipe back, or the monitor's event) instead of calling a refusal a full queue.
   void send(std::vector<zmq::message_t> frames) {
-    if (!zmq::send_multipart(sock, frames, zmq::send_flags::dontwait))
-      throw TransferError(ErrorCode::Internal, "send queue to " + endpoint + " is full");
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+      if (zmq::send_multipart(sock, frames, zmq::send_flags::dontwait)) return;
+      check_monitor();  // throws Auth for a refused handshake
+      const auto now = std::chrono::steady_clock::now();
+      if (now >= deadline)
+        throw TransferError(ErrorCode::Timeout, "could not queue a request to " + endpoint + " for " +
+                                                    std::to_string(timeout.count()) + " ms " + progress() +
+                                                    " (no connection, or its send queue is full)");
+      zmq::pollitem_t items[2] = {{sock.handle(), 0, ZMQ_POLLOUT, 0}, {monitor.handle(), 0, ZMQ_POLLIN, 0}};
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
+      zmq::poll(items, 2, std::min(left, std::chrono::milliseconds(50)) + std::chrono::milliseconds(1));
+    }
   }
 
   void cancel() noexcept {

@@ -220,9 +220,12 @@ uint32_t batch_affine_stop() {
 
 uint64_t budget_for(uint64_t free_bytes, uint64_t cap_bytes) {
   // Half the free memory: the rest stays for whatever the caller allocates next (a proof's
-  // later MSMs and NTTs share the card); 8 GiB is already ~90 M BLS12-381 G1 points per slice.
-  // A cap replaces the 8 GiB ceiling, so a measurement can ask for fewer, larger slices too.
-  return std::min<uint64_t>(cap_bytes != 0 ? cap_bytes : uint64_t(8) << 30, free_bytes / 2);
+  // later MSMs and NTTs share the card). At most 32 GiB: each slice runs all its rounds, and the
+  // late rounds' small kernels cost ~0.4 ms each whatever the slice's size, so fewer, larger
+  // slices win: on the H200 at 2^24, 32 GiB (1-2 slices) against 8 GiB (3-6) took the MSMs 2-7%
+  // and the warm proofs 3% faster (docs/benchmarks/gpu-proof-scheduling.md). A cap replaces the
+  // ceiling, so a measurement can ask for more slices or fewer.
+  return std::min<uint64_t>(cap_bytes != 0 ? cap_bytes : uint64_t(32) << 30, free_bytes / 2);
 }
 
 uint64_t batch_affine_budget(uint64_t free_bytes, uint64_t cap_bytes) {

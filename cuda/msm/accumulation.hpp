@@ -42,7 +42,7 @@ MsmAffineRound batch_affine_round(MsmAffineRound requested, size_t coord_bytes);
 uint32_t batch_affine_stop();
 
 // Device bytes the batch-affine rounds may hold at once (their arrays), given the free memory:
-// half of it, and at most 8 GiB, or instead at most `cap_bytes` (the call's
+// half of it, and at most 32 GiB, or instead at most `cap_bytes` (the call's
 // MsmOptions::affine_budget_bytes) or else ZKMILL_GPU_MSM_AFFINE_BUDGET_MIB MiB when either is
 // set (knobs for measurements and tests: small budgets cut more slices, large ones fewer). The
 // buckets are processed in slices that fit.
