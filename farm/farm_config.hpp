@@ -22,6 +22,12 @@ struct RedisConfig {
   std::string password;     // empty: no AUTH
   uint32_t connect_timeout_ms = 2000;
   uint32_t command_timeout_ms = 5000;
+  // Connects tried in all when one times out (not a YAML key). A timed-out connect is most
+  // often a lost SYN: Linux resends it after 1 s, then 3 s, so connect_timeout_ms leaves room
+  // for one resend. The coordinator and workers retry in their loops and keep 1; the client
+  // commands (FarmClient) use 3, so one lost packet does not fail a `zkmill status`. A refused
+  // connection (nothing listening) is never tried again: it is said at once.
+  uint32_t connect_attempts = 1;
   // Redis Sentinel: with `sentinels` ("HOST:PORT" each) the primary of `master_name` is asked
   // of them on every (re)connect, and host/port are not used. A connection to a server that is
   // no longer the primary (READONLY, or ROLE says replica) is dropped and resolved again.

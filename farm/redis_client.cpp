@@ -6,8 +6,10 @@
 #include <sys/time.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <tuple>
 
 namespace zkmill::farm {
@@ -119,12 +121,21 @@ void RedisClient::ensure_connected() {
   int port = int(cfg_.port);
   if (!cfg_.sentinels.empty()) std::tie(host, port) = ask_sentinels();
   timeval tv = to_timeval(cfg_.connect_timeout_ms);
-  redisContext* c = cfg_.unix_socket.empty() ? redisConnectWithTimeout(host.c_str(), port, tv)
-                                             : redisConnectUnixWithTimeout(cfg_.unix_socket.c_str(), tv);
-  std::unique_ptr<redisContext, CtxFree> guard(c);
   const std::string where = cfg_.unix_socket.empty() ? host + ":" + std::to_string(port) : cfg_.unix_socket;
-  if (!c) throw RedisError("redis " + where + ": cannot allocate a connection");
-  if (c->err) throw RedisError("redis " + where + ": " + c->errstr);
+  std::unique_ptr<redisContext, CtxFree> guard;
+  redisContext* c = nullptr;
+  for (uint32_t attempt = 1;; ++attempt) {
+    c = cfg_.unix_socket.empty() ? redisConnectWithTimeout(host.c_str(), port, tv)
+                                 : redisConnectUnixWithTimeout(cfg_.unix_socket.c_str(), tv);
+    guard.reset(c);
+    if (!c) throw RedisError("redis " + where + ": cannot allocate a connection");
+    if (!c->err) break;
+    // hiredis 0.14 reports a connect timeout as an I/O error with ETIMEDOUT's text.
+    const bool timed_out = c->err == REDIS_ERR_IO && std::string_view(c->errstr) == std::strerror(ETIMEDOUT);
+    if (!timed_out || attempt >= cfg_.connect_attempts)
+      throw RedisError("redis " + where + ": " + c->errstr +
+                       (attempt > 1 ? " (" + std::to_string(attempt) + " connects tried)" : ""));
+  }
   timeval ctv = to_timeval(cfg_.command_timeout_ms);
   redisSetTimeout(c, ctv);
   ctx_ = std::move(guard);

@@ -44,6 +44,17 @@ ctest --test-dir "$BUILD_DIR" --output-on-failure -j2 ${CTEST_ARGS:-} 2>&1 | tee
 step "summary"
 sed -n '/tests passed/,$p' "$log"
 if ((rc != 0)); then
+  # Each failed test's own output, last lines, once more at the end: a CI page that shows only a
+  # log's tail then says why, not just which (ctest printed it far above, amid the other tests).
+  failed="$BUILD_DIR/Testing/Temporary/LastTestsFailed.log"
+  if [[ -f $failed ]]; then
+    while IFS= read -r entry; do
+      name=${entry#*:}
+      printf '\n--- %s: the last 40 lines of its output ---\n' "$name"
+      awk -v t="Test: $name" '$0 ~ /^[0-9]+\/[0-9]+ Test: / { on = (substr($0, index($0, "Test: ")) == t); next }
+        on && /^<end of output>$/ { on = 0 } on' "$BUILD_DIR/Testing/Temporary/LastTest.log" | tail -n 40
+    done < "$failed"
+  fi
   printf 'test.sh: FAILED (ctest exit status %d)\n' "$rc" >&2
   exit "$rc"
 fi

@@ -73,6 +73,7 @@ for ((r = 1; r <= runs; r++)); do
   rc() { ip netns exec "$ns" redis-cli -p "$rport" "$@"; }
   for _ in $(seq 1200); do [[ $(rc HGET "zk:job:$job" n_verified) -ge 1 ]] && break; sleep 0.1; done
   kill -KILL "$(cat "$W/farm/prove-1.pid")"
+  killed_at=$(date -u +%T.%3N)
   ip netns exec "$ns" "$bin" wait "$job" --config "$W/farm/client.yaml" --timeout 240 --quiet >/dev/null 2>&1
   state=$(rc HGET "zk:job:$job" state)
   extra=0 max=0
@@ -97,6 +98,14 @@ for ((r = 1; r <= runs; r++)); do
       done
     fi
     if ((bad || extra > max_extra)); then
+      # Why, where a CI log's tail shows it: each partition that failed an attempt (its last
+      # error), then the coordinator's last warnings.
+      for ((i = 0; i < parts; i++)); do
+        a=$(rc HGET "zk:part:$job:$i" attempts)
+        ((${a:-0} > 0)) && echo "    partition $i: $a failed attempt(s), state $(rc HGET "zk:part:$job:$i" state), last error: $(rc HGET "zk:part:$job:$i" error)"
+      done
+      echo "    prove-1 killed at $killed_at UTC; the coordinator's last warnings:"
+      grep ' warning ' "$W/farm/coordinator.log" | tail -n 12 | cut -c 1-220 | sed 's/^/    /'
       echo "loss_attempts: FAIL: run $r: job $state, $extra extra attempts (at most $max_extra allowed), $bad of $parts proofs not verified"
       failures=$((failures + 1))
       [[ -z $logs ]] && { logs="${TMPDIR:-/tmp}/zkloss-logs.$$"; echo "loss_attempts: logs kept in $logs"; }
