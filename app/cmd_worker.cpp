@@ -34,7 +34,7 @@ struct WorkerCliOptions {
 int request_drain(const WorkerCliOptions& o, const Context& ctx) {
   auto cfg = farm::load_command_config(o.drain_config.empty() ? ctx.config_path : o.drain_config,
                                        ctx.log_level == ctx.config.log.level ? "" : ctx.log_level);
-  farm::RedisClient redis(cfg.redis);
+  farm::RedisClient redis(farm::client_command_redis(cfg.redis));
   farm::WorkerRegistry registry(redis);
   const auto now = uint64_t(
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -54,7 +54,7 @@ int request_drain(const WorkerCliOptions& o, const Context& ctx) {
 int clear_quarantine(const WorkerCliOptions& o, const Context& ctx) {
   auto cfg = farm::load_command_config(o.clear_config.empty() ? ctx.config_path : o.clear_config,
                                        ctx.log_level == ctx.config.log.level ? "" : ctx.log_level);
-  farm::RedisClient redis(cfg.redis);
+  farm::RedisClient redis(farm::client_command_redis(cfg.redis));
   farm::WorkerRegistry registry(redis);
   const auto records = registry.quarantined();
   if (!registry.clear_quarantine(o.clear_id)) {

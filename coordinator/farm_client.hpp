@@ -4,7 +4,6 @@
 // Used by the `zkmill submit|status|wait|cancel|result` commands and by tests.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -28,9 +27,9 @@ struct SubmitRequest {
 
 class FarmClient {
  public:
-  // A timed-out connect is tried up to 3 times (RedisConfig::connect_attempts), unless the
-  // config asks for more: a client command on a lossy link should not fail on one lost SYN.
-  explicit FarmClient(const RedisConfig& cfg) : redis_(with_connect_retries(cfg)), store_(redis_) {}
+  // A timed-out connect is tried 3 times (client_command_redis): a client command on a lossy
+  // link should not fail on one lost SYN.
+  explicit FarmClient(const RedisConfig& cfg) : redis_(client_command_redis(cfg)), store_(redis_) {}
 
   // Registers the key's verifying key under its circuit id, then submits. Returns (id, new?).
   // A zkey job's witnesses are all read and checked first (size limit, format, curve, value
@@ -83,10 +82,6 @@ class FarmClient {
  private:
   std::pair<std::string, bool> create(const SubmitRequest& req);
   std::pair<std::string, bool> submit_zkey(const SubmitRequest& req, JobSpec spec);
-  static RedisConfig with_connect_retries(RedisConfig cfg) {
-    cfg.connect_attempts = std::max<uint32_t>(cfg.connect_attempts, 3);
-    return cfg;
-  }
 
   RedisClient redis_;
   FarmStore store_;

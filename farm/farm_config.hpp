@@ -25,8 +25,8 @@ struct RedisConfig {
   // Connects tried in all when one times out (not a YAML key). A timed-out connect is most
   // often a lost SYN: Linux resends it after 1 s, then 3 s, so connect_timeout_ms leaves room
   // for one resend. The coordinator and workers retry in their loops and keep 1; the client
-  // commands (FarmClient) use 3, so one lost packet does not fail a `zkmill status`. A refused
-  // connection (nothing listening) is never tried again: it is said at once.
+  // commands use 3 (client_command_redis), so one lost packet does not fail `zkmill status`.
+  // A refused connection (nothing listening) is never tried again: it is said at once.
   uint32_t connect_attempts = 1;
   // Redis Sentinel: with `sentinels` ("HOST:PORT" each) the primary of `master_name` is asked
   // of them on every (re)connect, and host/port are not used. A connection to a server that is
@@ -39,6 +39,13 @@ struct RedisConfig {
   uint32_t min_replicas = 0;
   uint32_t wait_timeout_ms = 2000;
 };
+
+// The redis section as the client commands use it (FarmClient; `zkmill worker drain` and
+// `zkmill worker clear`): a timed-out connect is tried 3 times, unless the config says more.
+inline RedisConfig client_command_redis(RedisConfig cfg) {
+  if (cfg.connect_attempts < 3) cfg.connect_attempts = 3;
+  return cfg;
+}
 
 // coordinator: the control plane; `endpoint` is what workers connect to, `bind` what the
 // coordinator binds (defaults to endpoint).

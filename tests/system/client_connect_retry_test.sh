@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # client_connect_retry_test.sh BUILD_DIR: the client commands ride out lost SYNs to Redis and
 # fail clearly, in bounded time, when Redis cannot be reached (RedisConfig::connect_attempts:
-# FarmClient tries a timed-out connect 3 times; a refused one once). Why it matters: at 5% TCP
+# the client commands try a timed-out connect 3 times; a refused one once). Why it matters: at 5% TCP
 # loss about 1 in 70 single-try connects timed out (lost SYN, then lost resend within the 2 s
 # connect timeout), which failed a `zkmill result` in the calm_under_loss test.
 # Runs `zkmill status` in a network namespace of its own whose loopback drops chosen SYNs
@@ -56,6 +56,15 @@ status "$W/client.yaml" || fail "status exited $? with the first two SYNs lost: 
 grep -q '^jobs:' "$W/out" || fail "status printed no farm summary: $(cat "$W/out")"
 [[ $(dropped) == 2 ]] || fail "expected 2 SYNs dropped (one timed-out connect), the rule counted $(dropped)"
 echo "client_connect_retry: ok: two lost SYNs (one timed-out connect) did not fail 'zkmill status'"
+# The same for `zkmill worker drain` (its own Redis connection): it gets through to say that no
+# such worker is registered.
+rules "$syn numgen inc mod 1000000 < 2 counter drop;" >/dev/null || fail "cannot replace the nftables rule"
+timeout 60 ip netns exec "$ns" "$bin" worker drain --config "$W/client.yaml" nobody > "$W/out" 2> "$W/err"
+rc=$?
+((rc == 1)) && grep -q "no worker 'nobody' is registered" "$W/err" ||
+  fail "worker drain exited $rc with the first two SYNs lost: $(cat "$W/err")"
+[[ $(dropped) == 2 ]] || fail "expected 2 SYNs dropped for worker drain, the rule counted $(dropped)"
+echo "client_connect_retry: ok: two lost SYNs did not keep 'zkmill worker drain' from Redis"
 
 # 2. Every SYN is lost: a clear error after 3 connects, exit 1, no hang.
 rules "$syn counter drop;" >/dev/null || fail "cannot replace the nftables rule"
