@@ -130,8 +130,12 @@ void RedisClient::ensure_connected() {
     guard.reset(c);
     if (!c) throw RedisError("redis " + where + ": cannot allocate a connection");
     if (!c->err) break;
-    // hiredis 0.14 reports a connect timeout as an I/O error with ETIMEDOUT's text.
-    const bool timed_out = c->err == REDIS_ERR_IO && std::string_view(c->errstr) == std::strerror(ETIMEDOUT);
+    // hiredis 0.14 (Debian 12) reports a connect timeout as an I/O error with ETIMEDOUT's text;
+    // hiredis 1.x has an error code of its own for it.
+    bool timed_out = c->err == REDIS_ERR_IO && std::string_view(c->errstr) == std::strerror(ETIMEDOUT);
+#ifdef REDIS_ERR_TIMEOUT
+    timed_out = timed_out || c->err == REDIS_ERR_TIMEOUT;
+#endif
     if (!timed_out || attempt >= cfg_.connect_attempts)
       throw RedisError("redis " + where + ": " + c->errstr +
                        (attempt > 1 ? " (" + std::to_string(attempt) + " connects tried)" : ""));
