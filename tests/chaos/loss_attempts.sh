@@ -68,7 +68,8 @@ for ((r = 1; r <= runs; r++)); do
   rm -rf "$W/farm" "$W/out"
   ip netns exec "$ns" "$root/deploy/local-farm.sh" start --dir "$W/farm" --keys "$W/keys" --synth 2 --prove 2 \
     --bin "$bin" --worker-threads 1 >/dev/null 2>&1 || { echo "loss_attempts: FAIL: run $r: the farm did not start"; exit 1; }
-  job=$(ip netns exec "$ns" "$bin" submit --config "$W/farm/client.yaml" --key "$W/keys/chain.key" --partitions "$parts" 2>/dev/null)
+  job=$(ip netns exec "$ns" "$bin" submit --config "$W/farm/client.yaml" --key "$W/keys/chain.key" --partitions "$parts" 2>"$W/submit.err")
+  [[ -n $job ]] || { echo "loss_attempts: FAIL: run $r: zkmill submit failed: $(tail -n 1 "$W/submit.err")"; exit 1; }
   rport=$(cat "$W/farm/redis.port")
   rc() { ip netns exec "$ns" redis-cli -p "$rport" "$@"; }
   for _ in $(seq 1200); do [[ $(rc HGET "zk:job:$job" n_verified) -ge 1 ]] && break; sleep 0.1; done
