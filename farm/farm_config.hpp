@@ -5,6 +5,7 @@
 // farm config file is one file with one schema (docs/config.md, "Farm" section).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -42,8 +43,9 @@ struct RedisConfig {
 
 // The redis section as the client commands use it (FarmClient; `zkmill worker drain` and
 // `zkmill worker clear`): a timed-out connect is tried 3 times, unless the config says more.
+constexpr uint32_t kClientConnectAttempts = 3;
 inline RedisConfig client_command_redis(RedisConfig cfg) {
-  if (cfg.connect_attempts < 3) cfg.connect_attempts = 3;
+  cfg.connect_attempts = std::max(cfg.connect_attempts, kClientConnectAttempts);
   return cfg;
 }
 

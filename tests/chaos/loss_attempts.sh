@@ -63,6 +63,7 @@ mkdir -p "$W/keys"
   exit 1
 }
 vk="$W/keys/chain.key.vk.json"
+rc() { ip netns exec "$ns" redis-cli -p "$rport" "$@"; }  # the current run's Redis (rport)
 total=0 worst=0 results="" failures=0
 for ((r = 1; r <= runs; r++)); do
   rm -rf "$W/farm" "$W/out"
@@ -71,7 +72,6 @@ for ((r = 1; r <= runs; r++)); do
   job=$(ip netns exec "$ns" "$bin" submit --config "$W/farm/client.yaml" --key "$W/keys/chain.key" --partitions "$parts" 2>"$W/submit.err")
   [[ -n $job ]] || { echo "loss_attempts: FAIL: run $r: zkmill submit failed: $(tail -n 1 "$W/submit.err")"; exit 1; }
   rport=$(cat "$W/farm/redis.port")
-  rc() { ip netns exec "$ns" redis-cli -p "$rport" "$@"; }
   for _ in $(seq 1200); do [[ $(rc HGET "zk:job:$job" n_verified) -ge 1 ]] && break; sleep 0.1; done
   kill -KILL "$(cat "$W/farm/prove-1.pid")"
   killed_at=$(date -u +%T.%3N)
@@ -80,6 +80,7 @@ for ((r = 1; r <= runs; r++)); do
   extra=0 max=0
   for ((i = 0; i < parts; i++)); do
     a=$(rc HGET "zk:part:$job:$i" attempts)
+    failed[i]=${a:-0}
     extra=$((extra + ${a:-0}))
     ((${a:-0} > max)) && max=$a
   done
@@ -102,8 +103,7 @@ for ((r = 1; r <= runs; r++)); do
       # Why, where a CI log's tail shows it: each partition that failed an attempt (its last
       # error), then the coordinator's last warnings.
       for ((i = 0; i < parts; i++)); do
-        a=$(rc HGET "zk:part:$job:$i" attempts)
-        ((${a:-0} > 0)) && echo "    partition $i: $a failed attempt(s), state $(rc HGET "zk:part:$job:$i" state), last error: $(rc HGET "zk:part:$job:$i" error)"
+        ((failed[i] > 0)) && echo "    partition $i: ${failed[i]} failed attempt(s), state $(rc HGET "zk:part:$job:$i" state), last error: $(rc HGET "zk:part:$job:$i" error)"
       done
       echo "    prove-1 killed at $killed_at UTC; the coordinator's last warnings:"
       grep ' warning ' "$W/farm/coordinator.log" | tail -n 12 | cut -c 1-220 | sed 's/^/    /'

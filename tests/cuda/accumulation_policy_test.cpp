@@ -299,7 +299,7 @@ TEST(AccumulationPolicy, BudgetIsHalfTheFreeMemoryWithinBounds) {
   EXPECT_EQ(pip::budget_for(40 * kGiB, 0), 20 * kGiB);
   EXPECT_EQ(pip::budget_for(100 * kGiB, 512 * kMiB), 512 * kMiB);  // the measurement cap
   EXPECT_EQ(pip::budget_for(100 * kMiB, 512 * kMiB), 50 * kMiB);
-  EXPECT_EQ(pip::budget_for(100 * kGiB, 32 * kGiB), 32 * kGiB);  // above the default ceiling
+  EXPECT_EQ(pip::budget_for(100 * kGiB, 48 * kGiB), 48 * kGiB);  // above the default ceiling
   EXPECT_EQ(pip::budget_for(40 * kGiB, 32 * kGiB), 20 * kGiB);
 }
 
