@@ -45,6 +45,16 @@ RedisReply convert(const redisReply* r) {
   return out;
 }
 
+// hiredis 0.14 (Debian 12) reports a connect timeout as an I/O error with ETIMEDOUT's text;
+// hiredis 1.x has an error code of its own for it.
+bool connect_timed_out(const redisContext* c) {
+  bool timed_out = c->err == REDIS_ERR_IO && std::string_view(c->errstr) == std::strerror(ETIMEDOUT);
+#ifdef REDIS_ERR_TIMEOUT
+  timed_out = timed_out || c->err == REDIS_ERR_TIMEOUT;
+#endif
+  return timed_out;
+}
+
 }  // namespace
 
 long long RedisReply::as_int() const {
@@ -73,6 +83,22 @@ void RedisClient::disconnect() {
   where_.clear();
 }
 
+RedisClient::Connect RedisClient::connect_retrying(const std::string& host, int port) const {
+  const timeval tv = to_timeval(cfg_.connect_timeout_ms);
+  Connect out;
+  for (out.attempts = 1;; ++out.attempts) {
+    out.ctx.reset(host.empty() ? redisConnectUnixWithTimeout(cfg_.unix_socket.c_str(), tv)
+                               : redisConnectWithTimeout(host.c_str(), port, tv));
+    if (!out.ctx || !out.ctx->err || !connect_timed_out(out.ctx.get()) || out.attempts >= cfg_.connect_attempts)
+      return out;
+  }
+}
+
+std::string RedisClient::Connect::error() const {
+  if (!ctx) return "cannot allocate a connection";
+  return ctx->errstr + (attempts > 1 ? " (" + std::to_string(attempts) + " connects tried)" : std::string());
+}
+
 std::pair<std::string, int> RedisClient::ask_sentinels() const {
   std::string errors;
   for (const auto& addr : cfg_.sentinels) {
@@ -80,12 +106,12 @@ std::pair<std::string, int> RedisClient::ask_sentinels() const {
     std::string host = addr.substr(0, colon);
     if (host.size() > 2 && host.front() == '[') host = host.substr(1, host.size() - 2);
     const int port = std::atoi(addr.c_str() + colon + 1);
-    std::unique_ptr<redisContext, CtxFree> c(
-        redisConnectWithTimeout(host.c_str(), port, to_timeval(cfg_.connect_timeout_ms)));
-    if (!c || c->err) {
-      errors += "; sentinel " + addr + ": " + (c ? c->errstr : "cannot allocate a connection");
+    Connect conn = connect_retrying(host, port);
+    if (!conn.ctx || conn.ctx->err) {
+      errors += "; sentinel " + addr + ": " + conn.error();
       continue;
     }
+    const auto& c = conn.ctx;
     redisSetTimeout(c.get(), to_timeval(cfg_.command_timeout_ms));
     auto ask = [&](std::vector<std::string> argv) -> std::unique_ptr<redisReply, void (*)(void*)> {
       std::vector<const char*> a;
@@ -120,29 +146,11 @@ void RedisClient::ensure_connected() {
   std::string host = cfg_.host;
   int port = int(cfg_.port);
   if (!cfg_.sentinels.empty()) std::tie(host, port) = ask_sentinels();
-  timeval tv = to_timeval(cfg_.connect_timeout_ms);
   const std::string where = cfg_.unix_socket.empty() ? host + ":" + std::to_string(port) : cfg_.unix_socket;
-  std::unique_ptr<redisContext, CtxFree> guard;
-  redisContext* c = nullptr;
-  for (uint32_t attempt = 1;; ++attempt) {
-    c = cfg_.unix_socket.empty() ? redisConnectWithTimeout(host.c_str(), port, tv)
-                                 : redisConnectUnixWithTimeout(cfg_.unix_socket.c_str(), tv);
-    guard.reset(c);
-    if (!c) throw RedisError("redis " + where + ": cannot allocate a connection");
-    if (!c->err) break;
-    // hiredis 0.14 (Debian 12) reports a connect timeout as an I/O error with ETIMEDOUT's text;
-    // hiredis 1.x has an error code of its own for it.
-    bool timed_out = c->err == REDIS_ERR_IO && std::string_view(c->errstr) == std::strerror(ETIMEDOUT);
-#ifdef REDIS_ERR_TIMEOUT
-    timed_out = timed_out || c->err == REDIS_ERR_TIMEOUT;
-#endif
-    if (!timed_out || attempt >= cfg_.connect_attempts)
-      throw RedisError("redis " + where + ": " + c->errstr +
-                       (attempt > 1 ? " (" + std::to_string(attempt) + " connects tried)" : ""));
-  }
-  timeval ctv = to_timeval(cfg_.command_timeout_ms);
-  redisSetTimeout(c, ctv);
-  ctx_ = std::move(guard);
+  Connect conn = connect_retrying(cfg_.unix_socket.empty() ? host : std::string(), port);
+  if (!conn.ctx || conn.ctx->err) throw RedisError("redis " + where + ": " + conn.error());
+  redisSetTimeout(conn.ctx.get(), to_timeval(cfg_.command_timeout_ms));
+  ctx_ = std::move(conn.ctx);
   where_ = where;
   ++connection_id_;
   if (!cfg_.password.empty()) {

@@ -118,6 +118,15 @@ class RedisClient {
   [[noreturn]] void throw_reply_error(const std::string& what);
   void append(const std::vector<std::string>& argv);
 
+  // A connect to host:port (host "": to cfg_.unix_socket), tried again while it times out (most
+  // often a lost SYN), cfg_.connect_attempts times in all; one refused or failed otherwise is not
+  // tried again. The primary's connect and each sentinel's go through it.
+  struct Connect {
+    std::unique_ptr<redisContext, CtxFree> ctx;  // null, or with err set, when it failed
+    uint32_t attempts = 0;
+    std::string error() const;  // hiredis's text, and how many connects were tried when more than one
+  };
+  Connect connect_retrying(const std::string& host, int port) const;
   // The primary's host and port as the sentinels name it now.
   std::pair<std::string, int> ask_sentinels() const;
 

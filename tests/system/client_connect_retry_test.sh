@@ -7,7 +7,8 @@
 # connect timeout), which failed a `zkmill result` in the calm_under_loss test.
 # Runs `zkmill status` in a network namespace of its own whose loopback drops chosen SYNs
 # (nftables, output hook) with a real redis-server inside. Skips (77) without root, ip, nft or
-# redis-server. Exit 1 on the first failed check.
+# redis-server; the Sentinel case skips alone without redis-sentinel. Exit 1 on the first failed
+# check.
 set -uo pipefail
 bin=${1:?usage: client_connect_retry_test.sh BUILD_DIR}/bin/zkmill
 [[ -x $bin ]] || { echo "client_connect_retry: no zkmill binary at $bin" >&2; exit 2; }
@@ -20,6 +21,7 @@ W=$(mktemp -d "${TMPDIR:-/tmp}/zkcr.XXXXXX")
 cleanup() {
   # By its pid: a redis-cli through the SYN-dropping rule would wait out its own retries.
   [[ -f $W/redis.pid ]] && kill "$(cat "$W/redis.pid")" 2>/dev/null
+  [[ -f $W/sentinel.pid ]] && kill "$(cat "$W/sentinel.pid")" 2>/dev/null
   ip netns del "$ns" 2>/dev/null
   rm -rf "$W"
 }
@@ -82,4 +84,29 @@ rc=$?
 grep -q "Connection refused" "$W/err" && ! grep -q "connects tried" "$W/err" ||
   fail "unexpected error with nothing listening: $(cat "$W/err")"
 echo "client_connect_retry: ok: nothing listening: exit 1, '$(tail -n 1 "$W/err")'"
+
+# 4. Through a Sentinel (redis.sentinels): the connect to the sentinel rides out the same two
+# lost SYNs (before, a lone sentinel's timed-out connect failed the command: "no sentinel named
+# the primary").
+sport=$((port + 20000))
+if command -v redis-sentinel >/dev/null; then
+  printf 'port %s\ndaemonize yes\npidfile %s\nlogfile %s\ndir %s\nsentinel monitor zkcr 127.0.0.1 %s 1\n' \
+    $sport "$W/sentinel.pid" "$W/sentinel.log" "$W" $port > "$W/sentinel.conf"
+  rules "" >/dev/null || fail "cannot clear the nftables rules"
+  ip netns exec "$ns" redis-sentinel "$W/sentinel.conf" >/dev/null || fail "redis-sentinel did not start"
+  for _ in $(seq 50); do
+    ip netns exec "$ns" redis-cli -p $sport sentinel get-master-addr-by-name zkcr 2>/dev/null | grep -q "^$port$" && break
+    sleep 0.1
+  done
+  printf 'redis:\n  sentinels: ["127.0.0.1:%s"]\n  master_name: zkcr\n' $sport > "$W/sentinel.yaml"
+  status "$W/sentinel.yaml" || fail "status through the sentinel exited $? with no loss: $(cat "$W/err")"
+  rules "oifname \"lo\" tcp dport $sport tcp flags & (syn | ack) == syn numgen inc mod 1000000 < 2 counter drop;" \
+    >/dev/null || fail "cannot replace the nftables rule"
+  status "$W/sentinel.yaml" || fail "status exited $? with the first two SYNs to the sentinel lost: $(cat "$W/err")"
+  grep -q '^jobs:' "$W/out" || fail "status through the sentinel printed no farm summary: $(cat "$W/out")"
+  [[ $(dropped) == 2 ]] || fail "expected 2 SYNs to the sentinel dropped, the rule counted $(dropped)"
+  echo "client_connect_retry: ok: two lost SYNs to the only sentinel did not fail 'zkmill status'"
+else
+  echo "client_connect_retry: the Sentinel case skipped: no redis-sentinel"
+fi
 echo "client_connect_retry: PASS"
