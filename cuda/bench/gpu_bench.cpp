@@ -8,7 +8,7 @@
 //                    [--msm-bits 1] [--precompute 1,2,99] [--porep-size 130000000 --porep-partitions 10 --porep-threads
 //                    5]
 //                    [--porep-accumulate xyzz,affine,ones-xyzz,ones-affine] [--porep-bundle full|witness]
-//                    [--h-basis coset_lagrange|monomial|coset_lagrange,monomial]
+//                    [--h-basis coset_lagrange|monomial|coset_lagrange,monomial] [--pinned-bundle 0|1]
 //                    (a list "0" or a size 0 skips that part)
 #include <algorithm>
 #include <cstdio>
@@ -74,6 +74,8 @@ int main(int argc, char** argv) {
       o.h_beside = v;
     else if (k == "--check-cpu-log")
       o.check_cpu_log = std::atoi(v);
+    else if (k == "--pinned-bundle")
+      o.pinned_bundle = std::atoi(v) != 0;
     else if (k == "--runs")
       o.runs = std::max(1, std::atoi(v));
     else if (k == "--ceilings")

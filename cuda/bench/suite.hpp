@@ -48,6 +48,9 @@ struct GpuBenchOptions {
   int check_cpu_log = 20;  // also run the CPU prover at this prove size and compare; 0: skip
   int g2_cpu_log = 20;     // also prove with B_G2 on the CPU pool at this size (the old path); 0: skip
   int runs = 3;
+  // The prove rows' bundle in page-locked host memory (cudaHostRegister, not timed): the uploads
+  // then go to the device without the pinned pool's staging copies.
+  bool pinned_bundle = false;
   bool ceilings = true;  // IMAD rate, D2D and pinned H2D bandwidth
   std::string curves = "bn254,bls12-381";
 };

@@ -87,6 +87,19 @@ GpuHPlacement h_placement(GpuHPlacement requested) {
   return from_env;
 }
 
+bool parse_lh_msm_env(const char* value) {
+  if (value == nullptr || *value == '\0') return true;
+  const std::string s(value);
+  if (s == "joined") return true;
+  if (s == "apart") return false;
+  throw std::invalid_argument("ZKMILL_GPU_LH_MSM must be joined or apart, got '" + s + "'");
+}
+
+bool lh_msm_joined() {
+  static const bool from_env = parse_lh_msm_env(std::getenv("ZKMILL_GPU_LH_MSM"));
+  return from_env;
+}
+
 size_t parse_staging_threads_env(const char* value, size_t hardware_threads) {
   // Every hardware thread, at most 16: z's upload (512 MiB at 2^24) waited 30 / 18-22 / 15-16 ms
   // with 4 / 8 / 16 threads on the H200 host's 16 cores (cuda/bench/NOTES-h-placement.md); the
@@ -132,6 +145,19 @@ GpuResult release_gpu_context(int device) noexcept {
     victim->cache.clear();
     victim->drop_scratch();
   });  // the rest (pinned pool, streams) goes with the last owner of `victim`, after the lock
+}
+
+GpuResult pin_host_memory(const void* p, size_t bytes) noexcept {
+  if (p == nullptr || bytes == 0) return {GpuErrc::kInvalidArgument, "pin_host_memory: empty range"};
+  return run_guarded([&] {
+    // Portable: page-locked for every device's copies, not only the current one's.
+    ZK_CUDA_OK(cudaHostRegister(const_cast<void*>(p), bytes, cudaHostRegisterPortable));
+  });
+}
+
+GpuResult unpin_host_memory(const void* p) noexcept {
+  if (p == nullptr) return {GpuErrc::kInvalidArgument, "unpin_host_memory: null pointer"};
+  return run_guarded([&] { ZK_CUDA_OK(cudaHostUnregister(const_cast<void*>(p))); });
 }
 
 std::string zkey_cache_id(const std::string& path) noexcept {

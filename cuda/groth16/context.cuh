@@ -77,6 +77,15 @@ class PinnedPool {
   }
   size_t slot_bytes() const { return slot_bytes_; }
 
+  static bool page_locked(const void* p) {
+    cudaPointerAttributes at{};
+    if (cudaPointerGetAttributes(&at, p) != cudaSuccess) {
+      (void)cudaGetLastError();  // not an error of the proof: the memory is simply not the driver's
+      return false;
+    }
+    return at.type == cudaMemoryTypeHost;
+  }
+
   // Streams src[0 .. count) through the slots: per chunk, the host copies it into a free slot,
   // then `issue(pinned_chunk, off, len)` queues on `stream` whatever reads the chunk (a copy to
   // the device, a conversion kernel); the slot is reused once that work has completed.
@@ -98,9 +107,15 @@ class PinnedPool {
       next_ = (next_ + 1) % kSlots;
     }
   }
-  // dst[0 .. count) <- src[0 .. count), ordered on `stream`.
+  // dst[0 .. count) <- src[0 .. count), ordered on `stream`. A source already page-locked (both
+  // ends: cudaHostRegister, cudaMallocHost) goes to the device directly, without the slots'
+  // staging copies.
   template <class T>
   void upload(T* dst, const T* src, size_t count, cudaStream_t stream) {
+    if (count != 0 && page_locked(src) && page_locked(src + count - 1)) {
+      ZK_CUDA_OK(cudaMemcpyAsync(dst, src, count * sizeof(T), cudaMemcpyHostToDevice, stream));
+      return;
+    }
     stream_chunks(src, count, stream, [&](const T* chunk, size_t off, size_t len) {
       ZK_CUDA_OK(cudaMemcpyAsync(dst + off, chunk, len * sizeof(T), cudaMemcpyHostToDevice, stream));
     });
@@ -129,7 +144,10 @@ using G2Of = curve::G2Device<typename G::Host>;
 
 template <class G>
 struct KeyEntry final : KeyEntryBase {
-  DeviceBuffer<typename G::Affine> a, b1, l, h;
+  DeviceBuffer<typename G::Affine> a, b1;
+  // L and H as one point set, [L; H] (n_aux + n_h points a copy): the proof's C needs only the
+  // sum of their MSMs, so they can run as one (prove.cuh, LhMsm).
+  DeviceBuffer<typename G::Affine> lh;
   DeviceBuffer<typename G2Of<G>::Affine> b2;  // empty unless the key was cached for GPU G2
   size_t n_vars = 0, n_aux = 0, n_h = 0;
   bool has_b2 = false;
@@ -150,13 +168,20 @@ struct DeviceKeyView {
   // Every section as `copies` precomputed copies for window width c (1: plain points; the
   // sections' sizes above are per copy).
   int copies = 1, c = 0;
+  // 0: L and H are sections of their own. Else h == l + n_aux, and copy j of L's (H's) point i
+  // is l[j lh_stride + i] (h[j lh_stride + i]), lh_stride = n_aux + n_h: one point set [L; H],
+  // which lets their two MSMs run as one.
+  size_t lh_stride = 0;
   pippenger::PointCopies copies_of(size_t n) const { return {copies, c, uint32_t(n)}; }
+  // The copies' layout of L's and of H's points (their stride is the joint set's when joined).
+  pippenger::PointCopies copies_of_lh(size_t n) const { return copies_of(lh_stride != 0 ? lh_stride : n); }
 };
 
 template <class G>
 DeviceKeyView<G> view_of(const KeyEntry<G>& e) {
-  return {e.a.get(), e.b1.get(), e.l.get(), e.h.get(), e.n_vars, e.n_aux, e.n_h, e.has_b2 ? e.b2.get() : nullptr,
-          e.copies,  e.c};
+  return {e.a.get(), e.b1.get(), e.lh.get(),     e.lh.get() + e.n_aux,
+          e.n_vars,  e.n_aux,    e.n_h,          e.has_b2 ? e.b2.get() : nullptr,
+          e.copies,  e.c,        e.n_aux + e.n_h};
 }
 
 // LRU list of resident keys under a byte budget. Not thread-safe: the owning context's mutex

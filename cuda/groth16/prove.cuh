@@ -9,8 +9,10 @@
 //   key: cache hit, or chunks -> image -> affine (pinned pool)
 //   z = (inputs, aux) through the pool   H2D z                  waits z
 //   uploader thread: a, b, c via pool,   H2D a, then b, c       digits of z sorted once;
-//     then H's kernels on the h stream                          MSM A, B_G1, B_G2, L
-//   join uploader, wait for the h stream                        MSM H over a[0 .. n-1] (monomial-H: t[0 .. n-2])
+//     then H's kernels on the h stream                          MSM A, B_G1, B_G2 [, L]
+//   join uploader, wait for the h stream                        MSM L + H: one MSM over [L; H] with the scalars
+//                                                               [aux; a[0 .. n-1]] (monomial-H: t[0 .. n-2]),
+//                                                               or (apart) the H MSM alone after L above
 //   [CPU-G2 mode: join G2]; groth16::assemble_proof on the host, as the CPU provers.
 // h stream (default priority), beside the MSMs (h_stream.cuh): [beside B_G2: waits for B_G2's
 // start;] waits a; a -> coefficients; waits b, c; row check; a -> coset; b, c: iNTT -> coset;
@@ -67,6 +69,9 @@ struct GpuParts {
 // Witness-only bundles: `matrices` (the circuit's, resident) compute a, b, c on the device from
 // z instead of uploading them, and z's aux is uploaded as the bundle holds it (bit-packed) and
 // unpacked on the device (cuda/cs/witness_unpack.cuh).
+// The largest L and H MSM run as one (gpu_parts): 2^30 digits, 16 GiB of sort arrays.
+constexpr uint64_t kMaxJoinedDigits = uint64_t(1) << 30;
+
 template <class E>
 GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>>& key, const cs::WitnessBundle& w,
                       uint32_t log_n, GpuProveTimings& t, const QuotientPlan<typename E::Fr>& plan,
@@ -90,7 +95,18 @@ GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>
   st.c.reserve(n, "prover c");
   st.t.reserve(n, "prover h");
   if (plan.snarkjs && plan.k != 1) st.u.reserve(n, "prover permutation scratch");
-  st.z.reserve(n_in + n_aux, "prover scalars");
+  // L and H as one MSM over the point set [L; H] with the scalars [aux; h], when the key holds
+  // them as one set: the proof's C needs only the sum of the two (groth16::assemble_proof), and one
+  // MSM pays one sort, one set of batch-affine rounds and one bucket reduction instead of two. H's
+  // scalars are copied after z's aux for it (z's buffer is n_h longer). Not when H starts beside
+  // B_G2 and B_G2 is not on the GPU (there L's MSM is what hides H's kernels), nor beyond
+  // kMaxJoinedDigits (the joint sort's arrays, 16 bytes a digit, would crowd the card: a 130M
+  // PoRep partition's L and H would be 3.4 G digits).
+  const bool h_beside_g2 = beside == GpuHPlacement::kBesideG2;
+  const bool join_lh =
+      key.lh_stride != 0 && lh_msm_joined() && !(h_beside_g2 && key.b2 == nullptr) &&
+      pippenger::make_plan(n_aux + key.n_h, int(F::kBits), 0, key.copies_of_lh(0)).digits() <= kMaxJoinedDigits;
+  st.z.reserve(n_in + n_aux + (join_lh ? key.n_h : 0), "prover scalars");
   st.bad_row.reserve(1, "prover row check");
   const cudaStream_t cs = ctx.compute.get(), cp = ctx.copy.get(), hs = ctx.h.get();
   // Device F and host Fr have the same bytes (G1Device static_asserts it).
@@ -129,7 +145,6 @@ GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>
   // H's start waits for `g2_start`, recorded on the compute stream just before B_G2 (before L
   // when B_G2 is not on the GPU), and for the gate this thread opens after that record.
   const int device = ctx.device;
-  const bool h_beside_g2 = beside == GpuHPlacement::kBesideG2;
   HEvents ev;
   Event g2_start;
   HStartGate gate;
@@ -164,9 +179,11 @@ GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>
     out.has_b2 = true;
     t.msm_b_g2_ms = ms_since(m0);
   }
-  m0 = std::chrono::steady_clock::now();
-  out.l = st.msm.run(key.l, st.z.get() + n_in, n_aux, 0, nullptr, key.copies_of(key.n_aux));
-  t.msm_l_ms = ms_since(m0);
+  if (!join_lh) {
+    m0 = std::chrono::steady_clock::now();
+    out.l = st.msm.run(key.l, st.z.get() + n_in, n_aux, 0, nullptr, key.copies_of_lh(key.n_aux));
+    t.msm_l_ms = ms_since(m0);
+  }
 
   // The uploads and H, as far as the MSMs above did not hide them: the join (rethrows the
   // uploader's error), then the h stream's end with the row check's result.
@@ -191,7 +208,17 @@ GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>
     throw std::invalid_argument("unsatisfied witness: constraint row " + std::to_string(bad) + " has a*b != c");
 
   m0 = std::chrono::steady_clock::now();
-  out.h = st.msm.run(key.h, hp.scalars, hp.count, 0, nullptr, key.copies_of(key.n_h));
+  if (join_lh) {
+    // [aux; h; zeros up to n_h] against [L; H]: out.l is the sum of both MSMs, out.h the identity.
+    F* tail = st.z.get() + n_in + n_aux;
+    ZK_CUDA_OK(cudaMemcpyAsync(tail, hp.scalars, hp.count * sizeof(F), cudaMemcpyDeviceToDevice, cs));
+    if (hp.count < key.n_h) ZK_CUDA_OK(cudaMemsetAsync(tail + hp.count, 0, (key.n_h - hp.count) * sizeof(F), cs));
+    out.l = st.msm.run(key.l, st.z.get() + n_in, n_aux + key.n_h, 0, nullptr, key.copies_of_lh(0));
+    out.h = E::G1::identity();
+    t.lh_joined = true;
+  } else {
+    out.h = st.msm.run(key.h, hp.scalars, hp.count, 0, nullptr, key.copies_of_lh(key.n_h));
+  }
   t.msm_h_ms = ms_since(m0);
   return out;
 }
@@ -279,7 +306,7 @@ GpuResult prove_key(const HostKey<E>& pk, Validate&& validate, const cs::Witness
                                  (gpu_g2 ? nvars * sizeof(typename G2Of<G>::Affine) : 0);
     const auto [copies, copy_c] =
         key_copies(pippenger::precompute_factor(o.precompute), std::max<uint64_t>({nvars, pk.l.size(), pk.h.size()}),
-                   plain_bytes, Fr::kBits, ctx.cache.budget(), o.device);
+                   pk.l.size() + pk.h.size(), plain_bytes, Fr::kBits, ctx.cache.budget(), o.device);
     // A key cached with its B_G2 section, or with copies, is a different entry from one without.
     const std::string id = std::string(E::kName) + "|" + (o.key_id.empty() ? key_fingerprint(pk) : o.key_id) +
                            (gpu_g2 ? "|with-g2" : "") +

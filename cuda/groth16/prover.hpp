@@ -52,6 +52,8 @@ struct GpuProveTimings {
   double upload_wait_ms = 0, abc_wait_ms = 0;
   double h_ms = 0, h_wait_ms = 0;
   double msm_a_ms = 0, msm_b_g1_ms = 0, msm_l_ms = 0, msm_h_ms = 0;  // G1 MSMs on the GPU
+  // L and H ran as one MSM over [L; H] (lh_msm_joined): msm_h_ms is its time, msm_l_ms 0.
+  bool lh_joined = false;
   // B_G2: msm_b_g2_ms on the GPU (the default), or in CPU-G2 mode (g2_on_cpu) g2_cpu_ms on the
   // CPU pool, concurrent with the above, and g2_wait_ms the GPU side's wait for it afterwards.
   double msm_b_g2_ms = 0, g2_cpu_ms = 0, g2_wait_ms = 0;
@@ -130,10 +132,21 @@ GpuResult key_cache_stats(int device, KeyCacheStats* out) noexcept;
 //   ZKMILL_GPU_STAGING_SLOT_MIB=M (1..1024): the size of each of the 4 pinned slots (unset: 32).
 // Both staging knobs take effect when a device's context is created (first proof on it, or after
 // release_gpu_context).
+//   ZKMILL_GPU_LH_MSM=joined|apart: the L and H MSMs as one MSM over [L; H] (unset or empty:
+//     joined; the proof's C needs only their sum), or as two (measurements).
 GpuHPlacement parse_h_beside_env(const char* value);  // kBesideAB when unset
 GpuHPlacement h_placement(GpuHPlacement requested);   // requested, else the environment's
+bool parse_lh_msm_env(const char* value);             // true (joined) when unset
+bool lh_msm_joined();                                 // the environment's, read once
 size_t parse_staging_threads_env(const char* value, size_t hardware_threads);
 size_t parse_staging_slot_mib_env(const char* value);
+
+// Page-locks host memory [p, p + bytes) for DMA (cudaHostRegister) until unpin_host_memory(p).
+// A bundle held in such memory is uploaded straight from it, without the pinned pool's staging
+// copies (z at 2^24: ~10 ms at the H2D rate instead of ~15; docs/benchmarks.md). Pinning costs
+// time once per range (the kernel locks every page): for buffers reused across many proofs.
+GpuResult pin_host_memory(const void* p, size_t bytes) noexcept;
+GpuResult unpin_host_memory(const void* p) noexcept;
 
 // Frees everything the backend holds on `device` (resident keys, pinned buffers, scratch,
 // streams); the next proof there starts cold. Call before process exit for leak checkers.

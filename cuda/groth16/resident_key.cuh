@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <initializer_list>
 #include <memory>
 #include <span>
 #include <string>
@@ -75,21 +76,29 @@ std::string key_fingerprint(const HostKey<E>& k) {
 // One section (G1 or G2), CPU layout, into resident compact affine points: pinned chunks are copied to
 // a device staging image and converted there (ordered on the copy stream, so one staging
 // buffer serves every chunk); then, with pc.copies > 1, the precomputed copies after them.
+// Several host sections (`parts`) become one point set, one after the other (L and H: [L; H]),
+// whose copies then hold the whole set.
 template <class G>
-void upload_section(DeviceContext& ctx, std::span<const typename G::HostAffine> src,
+void upload_section(DeviceContext& ctx, std::initializer_list<std::span<const typename G::HostAffine>> parts,
                     DeviceBuffer<typename G::Affine>& dst, DeviceBuffer<typename G::HostImage>& staging,
-                    const char* what, const pippenger::PointCopies& pc) {
+                    const char* what, int copies, int c) {
   using Img = typename G::HostImage;
-  dst.reserve(src.size() * size_t(pc.copies), what);
-  if (src.empty()) return;
+  size_t n = 0;
+  for (const auto& src : parts) n += src.size();
+  dst.reserve(n * size_t(copies), what);
+  if (n == 0) return;
   const cudaStream_t cp = ctx.copy.get();
-  ctx.pinned.stream_chunks(
-      reinterpret_cast<const Img*>(src.data()), src.size(), cp, [&](const Img* chunk, size_t off, size_t len) {
-        ZK_CUDA_OK(cudaMemcpyAsync(staging.get(), chunk, len * sizeof(Img), cudaMemcpyHostToDevice, cp));
-        pippenger::Engine<G>::points_from_image(staging.get(), dst.get() + off, uint32_t(len), cp);
-      });
-  pippenger::Engine<G>::precompute(dst.get(), uint32_t(src.size()), pc.copies,
-                                   pippenger::precompute_shift(G::Fr::kBits, pc.c, pc.copies), cp);
+  size_t at = 0;
+  for (const auto& src : parts) {
+    ctx.pinned.stream_chunks(
+        reinterpret_cast<const Img*>(src.data()), src.size(), cp, [&](const Img* chunk, size_t off, size_t len) {
+          ZK_CUDA_OK(cudaMemcpyAsync(staging.get(), chunk, len * sizeof(Img), cudaMemcpyHostToDevice, cp));
+          pippenger::Engine<G>::points_from_image(staging.get(), dst.get() + at + off, uint32_t(len), cp);
+        });
+    at += src.size();
+  }
+  pippenger::Engine<G>::precompute(dst.get(), uint32_t(n), copies, pippenger::precompute_shift(G::Fr::kBits, c, copies),
+                                   cp);
 }
 
 // The key's G1 sections and, with_b2, its B_G2 section, each as `copies` precomputed copies for
@@ -107,17 +116,15 @@ std::unique_ptr<KeyEntry<curve::G1Device<E>>> upload_key(DeviceContext& ctx, con
   e->n_h = pk.h.size();
   e->copies = copies;
   e->c = c;
-  auto pc = [&](size_t n) { return pippenger::PointCopies{copies, c, uint32_t(n)}; };
   DeviceBuffer<typename G::HostImage> staging(ctx.pinned.slot_bytes() / sizeof(typename G::HostImage), "key staging");
-  upload_section<G>(ctx, pk.a, e->a, staging, "resident key A", pc(pk.a.size()));
-  upload_section<G>(ctx, pk.b1, e->b1, staging, "resident key B_G1", pc(pk.b1.size()));
-  upload_section<G>(ctx, pk.l, e->l, staging, "resident key L", pc(pk.l.size()));
-  upload_section<G>(ctx, pk.h, e->h, staging, "resident key H", pc(pk.h.size()));
+  upload_section<G>(ctx, {pk.a}, e->a, staging, "resident key A", copies, c);
+  upload_section<G>(ctx, {pk.b1}, e->b1, staging, "resident key B_G1", copies, c);
+  upload_section<G>(ctx, {pk.l, pk.h}, e->lh, staging, "resident key L and H", copies, c);
   if (with_b2) {
     using G2 = G2Of<G>;
     DeviceBuffer<typename G2::HostImage> staging2(ctx.pinned.slot_bytes() / sizeof(typename G2::HostImage),
                                                   "key staging (G2)");
-    upload_section<G2>(ctx, pk.b2, e->b2, staging2, "resident key B_G2", pc(pk.b2.size()));
+    upload_section<G2>(ctx, {pk.b2}, e->b2, staging2, "resident key B_G2", copies, c);
     ctx.copy.sync();  // before staging2 is freed
     e->has_b2 = true;
   }
@@ -132,17 +139,20 @@ std::unique_ptr<KeyEntry<curve::G1Device<E>>> upload_key(DeviceContext& ctx, con
 // lengthen each slice's runs).
 constexpr int kMinBudgetCutCopies = 4;
 
-// The precomputed copies of a key whose plain sections take `plain_bytes` (its largest section
-// n points: t n must stay below 2^31), t asked for: (copies, width). t copies when they fit the
-// key-cache budget; else as many as fit (a line on stderr says so), none (1) when that is fewer
-// than kMinBudgetCutCopies. An explicit small t (2, 3) is made as asked (tests, measurements).
-inline std::pair<int, int> key_copies(int t, uint64_t n, uint64_t plain_bytes, int bits, uint64_t budget, int device) {
+// The precomputed copies of a key whose plain sections take `plain_bytes`, t asked for: (copies,
+// width). The width is chosen for its largest section (n points); t times its largest point set
+// (`set`: [L; H] is one) must stay below 2^31. t copies when they fit the key-cache budget; else
+// as many as fit (a line on stderr says so), none (1) when that is fewer than
+// kMinBudgetCutCopies. An explicit small t (2, 3) is made as asked (tests, measurements).
+inline std::pair<int, int> key_copies(int t, uint64_t n, uint64_t set, uint64_t plain_bytes, int bits, uint64_t budget,
+                                      int device) {
   if (t <= 1 || n == 0) return {1, 0};
   const pippenger::PointCopies asked = pippenger::copies_for(n, bits, t);
   const int c = asked.c, want = asked.copies;
   const uint64_t fit = plain_bytes == 0 ? uint64_t(want) : budget / plain_bytes;
   int copies = int(std::min<uint64_t>(uint64_t(want), fit));
-  if (uint64_t(copies) * n >= (uint64_t(1) << 31)) copies = int(((uint64_t(1) << 31) - 1) / n);
+  set = std::max(set, n);
+  if (uint64_t(copies) * set >= (uint64_t(1) << 31)) copies = int(((uint64_t(1) << 31) - 1) / set);
   copies = pippenger::precompute_copies(bits, c, copies);  // the fewest for the same windows
   if (copies < want && copies < kMinBudgetCutCopies) copies = 1;
   if (copies < want)

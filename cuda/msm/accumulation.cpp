@@ -219,13 +219,19 @@ uint32_t batch_affine_stop() {
 }
 
 uint64_t budget_for(uint64_t free_bytes, uint64_t cap_bytes) {
-  // Half the free memory: the rest stays for whatever the caller allocates next (a proof's
-  // later MSMs and NTTs share the card). At most 32 GiB: each slice runs all its rounds, and the
-  // late rounds' small kernels cost ~0.4 ms each whatever the slice's size, so fewer, larger
-  // slices win: on the H200 at 2^24, 32 GiB (1-2 slices) against 8 GiB (3-6) took the MSMs 2-7%
-  // and the warm proofs 3% faster (docs/benchmarks/gpu-proof-scheduling.md). A cap replaces the
-  // ceiling, so a measurement can ask for more slices or fewer.
-  return std::min<uint64_t>(cap_bytes != 0 ? cap_bytes : uint64_t(32) << 30, free_bytes / 2);
+  // The free memory less what stays for whatever the caller allocates next (the bucket
+  // reduction's scratch, a proof's later sorts; the rounds' own arrays are counted in the room and
+  // reused): half of it, at most kAffineKeepBytes. At most kAffineCeilingBytes: each slice runs all
+  // its rounds, and the late rounds' small kernels cost ~0.4-0.8 ms each whatever the slice's size,
+  // so fewer, larger slices win. On the H200 at 2^24, 32 GiB (1-2 slices) against 8 GiB (3-6)
+  // took the MSMs 2-7% and the warm proofs 3% faster; all but 20 GiB and 48 GiB against half and
+  // 32 GiB put the BLS12-381 warm proof's B_G2 MSM and its joined L + H MSM in one slice each
+  // instead of two (52 -> 37 rounds; docs/benchmarks/gpu-proof-scheduling.md). Where the room is
+  // under 40 GiB (a 130M PoRep partition's H MSM) it is half, as before: three quarters of 34 GiB
+  // there left the bucket reduction short of memory. A cap replaces the ceiling, so a measurement
+  // can ask for more slices or fewer.
+  const uint64_t keep = std::min(free_bytes / 2, kAffineKeepBytes);
+  return std::min<uint64_t>(cap_bytes != 0 ? cap_bytes : kAffineCeilingBytes, free_bytes - keep);
 }
 
 uint64_t batch_affine_budget(uint64_t free_bytes, uint64_t cap_bytes) {

@@ -42,7 +42,7 @@ MsmAffineRound batch_affine_round(MsmAffineRound requested, size_t coord_bytes);
 uint32_t batch_affine_stop();
 
 // Device bytes the batch-affine rounds may hold at once (their arrays), given the free memory:
-// half of it, and at most 32 GiB, or instead at most `cap_bytes` (the call's
+// all but half of it or 20 GiB, whichever is less, and at most 48 GiB, or instead at most `cap_bytes` (the call's
 // MsmOptions::affine_budget_bytes) or else ZKMILL_GPU_MSM_AFFINE_BUDGET_MIB MiB when either is
 // set (knobs for measurements and tests: small budgets cut more slices, large ones fewer). The
 // buckets are processed in slices that fit.
@@ -106,6 +106,10 @@ int parse_precompute_env(const char* value);          // 0 when unset
 // An integer in [lo, hi] from the environment variable `name`'s value, digits only (std::stoull
 // alone would skip blanks and take a sign); anything else is refused with a message naming it.
 uint64_t parse_bounded(const char* value, const char* name, uint64_t lo, uint64_t hi);
+// The rounds' memory rule (batch_affine_budget): the free memory they leave (half, at most this)
+// and their ceiling.
+constexpr uint64_t kAffineKeepBytes = uint64_t(20) << 30;
+constexpr uint64_t kAffineCeilingBytes = uint64_t(48) << 30;
 uint64_t budget_for(uint64_t free_bytes, uint64_t cap_bytes);  // batch_affine_budget with an explicit cap, no env
 
 }  // namespace zkmill::cuda::pippenger

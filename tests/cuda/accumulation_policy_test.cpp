@@ -134,7 +134,7 @@ TEST(AccumulationPolicy, AutoFallsBackToXyzzWhenTheRoundsDoNotFit) {
   // rounds) runs in one slice with 10 GiB free; with 6 GiB free it would take two of 50 M: XYZZ.
   EXPECT_TRUE(aut(k2(26), 200, kBnG1, 10 * 1024));
   EXPECT_FALSE(aut(k2(26), 200, kBnG1, 6 * 1024));
-  // BN254 G2 2^24 (2^28 digits): a 32 GiB budget holds it in one slice (8 GiB of before: 4).
+  // BN254 G2 2^24 (2^28 digits): a 48 GiB budget holds it in one slice (8 GiB of before: 4).
   EXPECT_TRUE(aut(k2(28), 624, kBnG2, 100 * 1024));
   // The fullest bucket must fit one slice (a skewed scalar put half the points in one bucket).
   EXPECT_TRUE(pip::batch_affine_fits(k2(26), k2(20), kBnG1, 10 * kGiB));  // 64 MiB bucket, 5 GiB budget
@@ -145,7 +145,7 @@ TEST(AccumulationPolicy, AutoFallsBackToXyzzWhenTheRoundsDoNotFit) {
   EXPECT_FALSE(pip::batch_affine_windows(MsmAccumulation::kAuto, k2(25), 64, kBlsG2, kRoomy));
 }
 
-// The 1-scalar sum's memory gate: with the budget of the room (half of it, 32 GiB at most), equal
+// The 1-scalar sum's memory gate: with the budget of the room (half of it below 40 GiB), equal
 // pieces of at least the break-even size (BLS12-381 and BN254 G1 2^25 points, G2 2^24) or all the
 // ones, else XYZZ; the slices are as many as the budget needs. Cases: the 61.9 M ones of a 130M
 // PoRep partition, with rooms like those its MSMs saw on the H200 (12.6 GiB warm at BLS12-381, 36 GiB at BN254).
@@ -291,16 +291,21 @@ TEST(AccumulationPolicy, RoundStopAndBudgetVariablesParse) {
   }
 }
 
-TEST(AccumulationPolicy, BudgetIsHalfTheFreeMemoryWithinBounds) {
+// Half the free memory up to 40 GiB of it, then all but 20 GiB, at most 48 GiB.
+TEST(AccumulationPolicy, BudgetLeavesHalfTheFreeMemoryOrTwentyGiB) {
   EXPECT_EQ(pip::budget_for(0, 0), 0u);
   EXPECT_EQ(pip::budget_for(100 * kMiB, 0), 50 * kMiB);
   EXPECT_EQ(pip::budget_for(4 * kGiB, 0), 2 * kGiB);
-  EXPECT_EQ(pip::budget_for(100 * kGiB, 0), 32 * kGiB);
+  EXPECT_EQ(pip::budget_for(34 * kGiB, 0), 17 * kGiB);  // a 130M partition's H MSM: as before
   EXPECT_EQ(pip::budget_for(40 * kGiB, 0), 20 * kGiB);
+  EXPECT_EQ(pip::budget_for(62 * kGiB, 0), 42 * kGiB);  // a warm 2^24 proof's later MSMs
+  EXPECT_EQ(pip::budget_for(68 * kGiB, 0), 48 * kGiB);
+  EXPECT_EQ(pip::budget_for(100 * kGiB, 0), 48 * kGiB);
   EXPECT_EQ(pip::budget_for(100 * kGiB, 512 * kMiB), 512 * kMiB);  // the measurement cap
   EXPECT_EQ(pip::budget_for(100 * kMiB, 512 * kMiB), 50 * kMiB);
-  EXPECT_EQ(pip::budget_for(100 * kGiB, 48 * kGiB), 48 * kGiB);  // above the default ceiling
+  EXPECT_EQ(pip::budget_for(100 * kGiB, 64 * kGiB), 64 * kGiB);  // above the default ceiling
   EXPECT_EQ(pip::budget_for(40 * kGiB, 32 * kGiB), 20 * kGiB);
+  EXPECT_EQ(pip::budget_for(100 * kGiB, 96 * kGiB), 80 * kGiB);
 }
 
 }  // namespace

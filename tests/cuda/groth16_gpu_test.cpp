@@ -271,6 +271,29 @@ TYPED_TEST(GpuGroth16, G2OnGpuAndOnCpuGiveTheSameProof) {
   EXPECT_EQ(s2.resident_bytes - s1.resident_bytes, g1_bytes) << "the CPU-G2 entry holds no B_G2";
 }
 
+// A bundle in page-locked memory (pin_host_memory) is uploaded without the staging slots: the
+// same proof as the CPU's and as from pageable memory; pinning refuses an empty range.
+TYPED_TEST(GpuGroth16, PageLockedBundleGivesTheSameProof) {
+  ZKMILL_REQUIRE_GPU();
+  using E = typename TestFixture::E;
+  using Fr = typename TestFixture::Fr;
+  auto pk = this->key("chain", 3000);
+  auto w = groth16::synthesize_builtin<E>(pk.meta, 9, 3);
+  const Fr r = Fr::random(this->rng), s = Fr::random(this->rng);
+  const auto cpu = groth16::prove_with_randomness<E>(pk, w, r, s);
+  groth16::Proof<E> pageable{}, locked{};
+  ASSERT_TRUE(TypeParam::prove(pk, w, r, s, &pageable).ok());
+  const auto bytes = w.bytes();
+  ASSERT_TRUE(cuda::pin_host_memory(bytes.data(), bytes.size()).ok());
+  const auto res = TypeParam::prove(pk, w, r, s, &locked);
+  ASSERT_TRUE(cuda::unpin_host_memory(bytes.data()).ok());
+  ASSERT_TRUE(res.ok()) << res.message;
+  EXPECT_TRUE(locked == cpu);
+  EXPECT_TRUE(pageable == cpu);
+  EXPECT_EQ(cuda::pin_host_memory(nullptr, 64).code, cuda::GpuErrc::kInvalidArgument);
+  EXPECT_EQ(cuda::pin_host_memory(bytes.data(), 0).code, cuda::GpuErrc::kInvalidArgument);
+}
+
 TYPED_TEST(GpuGroth16, KeyOverBudgetIsRefusedClearly) {
   ZKMILL_REQUIRE_GPU();
   using E = typename TestFixture::E;
@@ -354,10 +377,13 @@ TYPED_TEST(GpuGroth16, BothHPlacementsGiveTheCpuProof) {
                                  (beside == P::kBesideG2 ? " beside B_G2" : " beside A, B_G1") +
                                  (g2_on_cpu ? ", G2 on the CPU" : "");
         groth16::Proof<E> p{};
-        auto res = TypeParam::prove(pk, w, r, s, &p, nullptr, o);
+        cuda::GpuProveTimings t;
+        auto res = TypeParam::prove(pk, w, r, s, &p, &t, o);
         ASSERT_TRUE(res.ok()) << what << ": " << res.message;
         EXPECT_TRUE(p == cpu) << what;
         EXPECT_TRUE(pvk.verify(p, groth16::public_inputs<E>(w))) << what;
+        // L and H run as one MSM except where L's MSM must hide H (beside "B_G2" on the CPU).
+        EXPECT_EQ(t.lh_joined, cuda::lh_msm_joined() && !(beside == P::kBesideG2 && g2_on_cpu)) << what;
         res = TypeParam::prove(pk, broken, r, s, &p, nullptr, o);
         EXPECT_EQ(res.code, cuda::GpuErrc::kInvalidArgument) << what << ": " << res.message;
         EXPECT_NE(res.message.find("row 11"), std::string::npos) << what << ": " << res.message;
@@ -377,6 +403,12 @@ TEST(GpuProverKnobs, ParseTheEnvironment) {
   EXPECT_THROW((void)cuda::parse_h_beside_env("l"), std::invalid_argument);
   EXPECT_EQ(cuda::h_placement(P::kBesideG2), P::kBesideG2);
   EXPECT_EQ(cuda::h_placement(P::kBesideAB), P::kBesideAB);
+  EXPECT_TRUE(cuda::parse_lh_msm_env(nullptr));
+  EXPECT_TRUE(cuda::parse_lh_msm_env(""));
+  EXPECT_TRUE(cuda::parse_lh_msm_env("joined"));
+  EXPECT_FALSE(cuda::parse_lh_msm_env("apart"));
+  for (const char* bad : {"Joined", "1", "0", "apart "})
+    EXPECT_THROW((void)cuda::parse_lh_msm_env(bad), std::invalid_argument) << bad;
   EXPECT_EQ(cuda::parse_staging_threads_env(nullptr, 32), 16u);
   EXPECT_EQ(cuda::parse_staging_threads_env("", 6), 6u);
   EXPECT_EQ(cuda::parse_staging_threads_env(nullptr, 1), 1u);
