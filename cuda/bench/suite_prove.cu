@@ -110,13 +110,11 @@ std::string phase_note(const GpuProveTimings& t) {
   if (t.g2_on_gpu)
     std::snprintf(
         note, sizeof note,
-        t.lh_joined
-            ? "%s key_up %.0f | up %.1f (waited %.1f, abc %.1f) H %.1f (Hwait %.1f) A %.1f B1 %.1f B2(GPU) %.1f "
-              "L %.1f L+Hmsm %.1f | comb %.1f"
-            : "%s key_up %.0f | up %.1f (waited %.1f, abc %.1f) H %.1f (Hwait %.1f) A %.1f B1 %.1f B2(GPU) %.1f "
-              "L %.1f Hmsm %.1f | comb %.1f",
+        "%s key_up %.0f | up %.1f (waited %.1f, abc %.1f) H %.1f (Hwait %.1f) A %.1f B1 %.1f B2(GPU) %.1f L %.1f "
+        "%s %.1f | comb %.1f",
         t.key_cache_hit ? "warm" : "cold", t.key_upload_ms, t.upload_ms, t.upload_wait_ms, t.abc_wait_ms, t.h_ms,
-        t.h_wait_ms, t.msm_a_ms, t.msm_b_g1_ms, t.msm_b_g2_ms, t.msm_l_ms, t.msm_h_ms, t.combine_ms);
+        t.h_wait_ms, t.msm_a_ms, t.msm_b_g1_ms, t.msm_b_g2_ms, t.msm_l_ms, t.lh_joined ? "L+Hmsm" : "Hmsm", t.msm_h_ms,
+        t.combine_ms);
   else
     std::snprintf(note, sizeof note,
                   "%s key_up %.0f | up %.1f H %.1f (Hwait %.1f) A %.1f B1 %.1f L %.1f Hmsm %.1f | G2cpu %.0f (wait "

@@ -146,7 +146,7 @@ template <class G>
 struct KeyEntry final : KeyEntryBase {
   DeviceBuffer<typename G::Affine> a, b1;
   // L and H as one point set, [L; H] (n_aux + n_h points a copy): the proof's C needs only the
-  // sum of their MSMs, so they can run as one (prove.cuh, LhMsm).
+  // sum of their MSMs, so they can run as one (prove.cuh, gpu_parts).
   DeviceBuffer<typename G::Affine> lh;
   DeviceBuffer<typename G2Of<G>::Affine> b2;  // empty unless the key was cached for GPU G2
   size_t n_vars = 0, n_aux = 0, n_h = 0;
@@ -168,20 +168,20 @@ struct DeviceKeyView {
   // Every section as `copies` precomputed copies for window width c (1: plain points; the
   // sections' sizes above are per copy).
   int copies = 1, c = 0;
-  // 0: L and H are sections of their own. Else h == l + n_aux, and copy j of L's (H's) point i
-  // is l[j lh_stride + i] (h[j lh_stride + i]), lh_stride = n_aux + n_h: one point set [L; H],
-  // which lets their two MSMs run as one.
-  size_t lh_stride = 0;
+  // false: L and H are sections of their own. true: h == l + n_aux, one point set [L; H] whose
+  // copy j of L's (H's) point i is l[j (n_aux + n_h) + i] (h[j (n_aux + n_h) + i]), which lets
+  // their two MSMs run as one.
+  bool lh_one_set = false;
   pippenger::PointCopies copies_of(size_t n) const { return {copies, c, uint32_t(n)}; }
-  // The copies' layout of L's and of H's points (their stride is the joint set's when joined).
-  pippenger::PointCopies copies_of_lh(size_t n) const { return copies_of(lh_stride != 0 ? lh_stride : n); }
+  // The copies' layout of L's or H's n points: the joint set's stride when they are one set.
+  pippenger::PointCopies copies_of_lh(size_t n) const { return copies_of(lh_one_set ? n_aux + n_h : n); }
 };
 
 template <class G>
 DeviceKeyView<G> view_of(const KeyEntry<G>& e) {
-  return {e.a.get(), e.b1.get(), e.lh.get(),     e.lh.get() + e.n_aux,
-          e.n_vars,  e.n_aux,    e.n_h,          e.has_b2 ? e.b2.get() : nullptr,
-          e.copies,  e.c,        e.n_aux + e.n_h};
+  return {e.a.get(), e.b1.get(), e.lh.get(), e.lh.get() + e.n_aux,
+          e.n_vars,  e.n_aux,    e.n_h,      e.has_b2 ? e.b2.get() : nullptr,
+          e.copies,  e.c,        true};
 }
 
 // LRU list of resident keys under a byte budget. Not thread-safe: the owning context's mutex

@@ -49,6 +49,9 @@
 
 namespace zkmill::cuda::g16 {
 
+// The largest L and H MSM run as one (gpu_parts): 2^30 digits, 16 GiB of sort arrays.
+constexpr uint64_t kMaxJoinedDigits = uint64_t(1) << 30;
+
 template <class E>
 struct GpuParts {
   typename E::G1 a, b1, l, h;
@@ -69,9 +72,6 @@ struct GpuParts {
 // Witness-only bundles: `matrices` (the circuit's, resident) compute a, b, c on the device from
 // z instead of uploading them, and z's aux is uploaded as the bundle holds it (bit-packed) and
 // unpacked on the device (cuda/cs/witness_unpack.cuh).
-// The largest L and H MSM run as one (gpu_parts): 2^30 digits, 16 GiB of sort arrays.
-constexpr uint64_t kMaxJoinedDigits = uint64_t(1) << 30;
-
 template <class E>
 GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>>& key, const cs::WitnessBundle& w,
                       uint32_t log_n, GpuProveTimings& t, const QuotientPlan<typename E::Fr>& plan,
@@ -104,7 +104,7 @@ GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>
   // PoRep partition's L and H would be 3.4 G digits).
   const bool h_beside_g2 = beside == GpuHPlacement::kBesideG2;
   const bool join_lh =
-      key.lh_stride != 0 && lh_msm_joined() && !(h_beside_g2 && key.b2 == nullptr) &&
+      key.lh_one_set && lh_msm_joined() && !(h_beside_g2 && key.b2 == nullptr) &&
       pippenger::make_plan(n_aux + key.n_h, int(F::kBits), 0, key.copies_of_lh(0)).digits() <= kMaxJoinedDigits;
   st.z.reserve(n_in + n_aux + (join_lh ? key.n_h : 0), "prover scalars");
   st.bad_row.reserve(1, "prover row check");

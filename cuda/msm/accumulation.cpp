@@ -227,9 +227,8 @@ uint64_t budget_for(uint64_t free_bytes, uint64_t cap_bytes) {
   // took the MSMs 2-7% and the warm proofs 3% faster; all but 20 GiB and 48 GiB against half and
   // 32 GiB put the BLS12-381 warm proof's B_G2 MSM and its joined L + H MSM in one slice each
   // instead of two (52 -> 37 rounds; docs/benchmarks/gpu-proof-scheduling.md). Where the room is
-  // under 40 GiB (a 130M PoRep partition's H MSM) it is half, as before: three quarters of 34 GiB
-  // there left the bucket reduction short of memory. A cap replaces the ceiling, so a measurement
-  // can ask for more slices or fewer.
+  // under 40 GiB (a 130M PoRep partition's MSMs) it stays half, the share measured there. A cap
+  // replaces the ceiling, so a measurement can ask for more slices or fewer.
   const uint64_t keep = std::min(free_bytes / 2, kAffineKeepBytes);
   return std::min<uint64_t>(cap_bytes != 0 ? cap_bytes : kAffineCeilingBytes, free_bytes - keep);
 }

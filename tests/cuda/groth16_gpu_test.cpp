@@ -271,8 +271,9 @@ TYPED_TEST(GpuGroth16, G2OnGpuAndOnCpuGiveTheSameProof) {
   EXPECT_EQ(s2.resident_bytes - s1.resident_bytes, g1_bytes) << "the CPU-G2 entry holds no B_G2";
 }
 
-// A bundle in page-locked memory (pin_host_memory) is uploaded without the staging slots: the
-// same proof as the CPU's and as from pageable memory; pinning refuses an empty range.
+// A bundle in page-locked memory (pin_host_memory; PinnedPool::upload then copies it without the
+// staging slots) gives the same proof as the CPU's and as from pageable memory; pinning refuses an
+// empty range. (Which upload path ran is not observable here; the bench's phase times show it.)
 TYPED_TEST(GpuGroth16, PageLockedBundleGivesTheSameProof) {
   ZKMILL_REQUIRE_GPU();
   using E = typename TestFixture::E;
