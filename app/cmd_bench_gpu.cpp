@@ -23,7 +23,7 @@ std::function<int()> attach_bench_gpu(CLI::App& bench) {
     uint64_t porep_size = 0;
     int porep_partitions = 1, porep_threads = 0;
     std::string porep_accumulate, porep_bundle = "full", h_basis = "coset_lagrange";
-    bool ceilings = true, msm_bits = true;
+    bool ceilings = true, msm_bits = true, porep_product = false, pinned_bundle = false;
     std::vector<std::string> curves{"bn254", "bls12-381"};
   };
   auto o = std::make_shared<Opts>();
@@ -64,6 +64,14 @@ std::function<int()> attach_bench_gpu(CLI::App& bench) {
                   "once on the host, resident on the card, and a, b, c are computed there)")
       ->capture_default_str()
       ->check(CLI::IsMember({"full", "witness"}));
+  gpu->add_option("--porep-product", o->porep_product,
+                  "PoRep row with --porep-size and --porep-bundle witness: partition 0 proved twice more through the "
+                  "prove worker's call (cuda::prove_gpu) on a host key of its shape: key admission, upload and the "
+                  "key cache's default budget included (rows porep_product)")
+      ->capture_default_str();
+  gpu->add_option("--pinned-bundle", o->pinned_bundle,
+                  "Prove rows: the bundle page-locked first (not timed), uploaded without the staging copies")
+      ->capture_default_str();
   gpu->add_option("--h-basis", o->h_basis,
                   "H basis of the synthetic keys: coset_lagrange (what setup writes), monomial (keys written before: "
                   "one NTT more per proof) or both, comma-separated (prove rows per basis; the PoRep row's first "
@@ -102,6 +110,8 @@ std::function<int()> attach_bench_gpu(CLI::App& bench) {
     b.porep_threads = o->porep_threads;
     b.porep_accumulate = o->porep_accumulate;
     b.porep_bundle = o->porep_bundle;
+    b.porep_product = o->porep_product;
+    b.pinned_bundle = o->pinned_bundle;
     b.h_basis = o->h_basis;
     b.check_cpu_log = o->check_cpu_log;
     b.g2_cpu_log = o->g2_cpu_log;

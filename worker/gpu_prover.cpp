@@ -48,6 +48,10 @@ groth16::Proof<E> prove_on(int device, const Key& pk, const cs::WitnessBundle& w
       "{:.1f}, H {:.1f}",
       device, t.total_ms, t.key_cache_hit ? "resident" : "uploaded", t.key_upload_ms, t.upload_ms, t.upload_wait_ms,
       abc, t.h_ms, t.abc_wait_ms, t.h_wait_ms, t.msm_a_ms, t.msm_b_g1_ms, t.msm_b_g2_ms, t.msm_l_ms, t.msm_h_ms);
+  if (t.msm_room_retries > 0)
+    spdlog::info(
+        "GPU {}: {} MSM step(s) ran again after freeing the earlier MSMs' round buffers (device memory nearly full)",
+        device, t.msm_room_retries);
   return proof;
 }
 #endif

@@ -8,6 +8,7 @@
 //                    [--msm-bits 1] [--precompute 1,2,99] [--porep-size 130000000 --porep-partitions 10 --porep-threads
 //                    5]
 //                    [--porep-accumulate xyzz,affine,ones-xyzz,ones-affine] [--porep-bundle full|witness]
+//                    [--porep-product 0|1]
 //                    [--h-basis coset_lagrange|monomial|coset_lagrange,monomial] [--pinned-bundle 0|1]
 //                    (a list "0" or a size 0 skips that part)
 #include <algorithm>
@@ -60,6 +61,8 @@ int main(int argc, char** argv) {
       o.porep_partitions = std::max(1, std::atoi(v));
     else if (k == "--porep-threads")
       o.porep_threads = std::max(0, std::atoi(v));
+    else if (k == "--porep-product")
+      o.porep_product = std::atoi(v) != 0;
     else if (k == "--porep-accumulate")
       o.porep_accumulate = v;
     else if (k == "--porep-bundle") {

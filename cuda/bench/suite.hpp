@@ -35,6 +35,10 @@ struct GpuBenchOptions {
   // "witness" (witness-only bundles, a, b, c computed on the device by the circuit's PCE
   // matrices, recorded once on the host first: the farm's default, worker.bundle_kind).
   std::string porep_bundle = "full";
+  // With porep_size and witness bundles: after the rows, partition 0 proved twice more through
+  // cuda::prove_gpu on a host key of its shape (the prove worker's path: key admission and upload,
+  // the matrices in the key cache, the default budget), rows porep_product.
+  bool porep_product = false;
   // The H basis of the synthetic keys (prove rows, PoRep row): "coset_lagrange" (what setup
   // writes), "monomial" (keys written before, one NTT more per proof), or both comma-separated:
   // prove rows for each basis; the PoRep row runs in the first, with one extra warm run of its

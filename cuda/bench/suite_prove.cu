@@ -121,6 +121,8 @@ std::string phase_note(const GpuProveTimings& t) {
                   "%.0f) comb %.1f",
                   t.key_cache_hit ? "warm" : "cold", t.key_upload_ms, t.upload_ms, t.h_ms, t.h_wait_ms, t.msm_a_ms,
                   t.msm_b_g1_ms, t.msm_l_ms, t.msm_h_ms, t.g2_cpu_ms, t.g2_wait_ms, t.combine_ms);
+  if (t.msm_room_retries > 0)
+    return std::string(note) + " | MSM steps re-run for room " + std::to_string(t.msm_room_retries);
   return note;
 }
 

@@ -44,6 +44,7 @@
 #include "cuda/cs/witness_unpack.cuh"
 #include "cuda/groth16/context.cuh"
 #include "cuda/groth16/h_stream.cuh"
+#include "cuda/groth16/key_room.hpp"
 #include "cuda/groth16/pce_resident.cuh"
 #include "cuda/groth16/resident_key.cuh"
 
@@ -164,24 +165,42 @@ GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>
     gate.open();
   };
 
+  // An MSM step that runs out of device memory runs once more after both engines release their
+  // rounds' buffers, which they keep from the proof's earlier MSMs to skip reallocations. On a
+  // 130M BLS12-381 partition with both keys resident those are ~16 GiB (the 1-scalar sums of A, B_G1
+  // and B_G2), and the H MSM's digit sort (26 GiB) lacked ~1 GiB of them (2026-12-04,
+  // docs/benchmarks/gpu-porep.md). A second failure is the proof's.
+  auto with_room = [&](auto&& step) {
+    try {
+      return step();
+    } catch (const DeviceAllocError&) {
+      st.msm.release_round_scratch();
+      st.msm2.release_round_scratch();
+      ++t.msm_room_retries;
+      return step();
+    }
+  };
   GpuParts<E> out;
   auto m0 = std::chrono::steady_clock::now();
-  st.msm.prepare(st.z.get(), n_in + n_aux, 0, false, key.copies_of(key.n_vars));  // shared by A, B_G1 and B_G2
-  out.a = st.msm.sum(key.a);
+  with_room([&] {  // one sort shared by A, B_G1 and B_G2
+    st.msm.prepare(st.z.get(), n_in + n_aux, 0, false, key.copies_of(key.n_vars));
+  });
+  out.a = with_room([&] { return st.msm.sum(key.a); });
   t.msm_a_ms = ms_since(m0);
   m0 = std::chrono::steady_clock::now();
-  out.b1 = st.msm.sum(key.b1);
+  out.b1 = with_room([&] { return st.msm.sum(key.b1); });
   t.msm_b_g1_ms = ms_since(m0);
   start_h_here();  // beside B_G2, or beside L when there is no B_G2 here
   if (key.b2 != nullptr) {
     m0 = std::chrono::steady_clock::now();
-    out.b2 = st.msm2.sum(key.b2);
+    out.b2 = with_room([&] { return st.msm2.sum(key.b2); });
     out.has_b2 = true;
     t.msm_b_g2_ms = ms_since(m0);
   }
   if (!join_lh) {
     m0 = std::chrono::steady_clock::now();
-    out.l = st.msm.run(key.l, st.z.get() + n_in, n_aux, 0, nullptr, key.copies_of_lh(key.n_aux));
+    out.l =
+        with_room([&] { return st.msm.run(key.l, st.z.get() + n_in, n_aux, 0, nullptr, key.copies_of_lh(key.n_aux)); });
     t.msm_l_ms = ms_since(m0);
   }
 
@@ -213,11 +232,12 @@ GpuParts<E> gpu_parts(DeviceContext& ctx, const DeviceKeyView<curve::G1Device<E>
     F* tail = st.z.get() + n_in + n_aux;
     ZK_CUDA_OK(cudaMemcpyAsync(tail, hp.scalars, hp.count * sizeof(F), cudaMemcpyDeviceToDevice, cs));
     if (hp.count < key.n_h) ZK_CUDA_OK(cudaMemsetAsync(tail + hp.count, 0, (key.n_h - hp.count) * sizeof(F), cs));
-    out.l = st.msm.run(key.l, st.z.get() + n_in, n_aux + key.n_h, 0, nullptr, key.copies_of_lh(0));
+    out.l = with_room(
+        [&] { return st.msm.run(key.l, st.z.get() + n_in, n_aux + key.n_h, 0, nullptr, key.copies_of_lh(0)); });
     out.h = E::G1::identity();
     t.lh_joined = true;
   } else {
-    out.h = st.msm.run(key.h, hp.scalars, hp.count, 0, nullptr, key.copies_of_lh(key.n_h));
+    out.h = with_room([&] { return st.msm.run(key.h, hp.scalars, hp.count, 0, nullptr, key.copies_of_lh(key.n_h)); });
   }
   t.msm_h_ms = ms_since(m0);
   return out;
@@ -312,15 +332,18 @@ GpuResult prove_key(const HostKey<E>& pk, Validate&& validate, const cs::Witness
                            (gpu_g2 ? "|with-g2" : "") +
                            (copies > 1 ? "|copies-" + std::to_string(copies) + "-c" + std::to_string(copy_c) : "");
     const uint64_t bytes = plain_bytes * uint64_t(copies);
+    // Above the budget, one key (and its matrices) still goes in alone when the device holds it
+    // beside a proof's scratch (key_room.hpp); evict_until_fits then empties the cache for it.
+    size_t free_b = 0, total_b = 0;
+    ZK_CUDA_OK(cudaMemGetInfo(&free_b, &total_b));
+    const KeyRoom room{ctx.cache.budget(), uint64_t(total_b),
+                       proof_scratch_bytes(nvars, pk.h.size(), uint64_t(1) << log_n, sizeof(Fr), int(Fr::kBits))};
     KeyEntryBase* found = ctx.cache.find(id);
     if (found != nullptr && found->bytes != bytes)
       throw std::invalid_argument("GPU prover: key id '" + id + "' is resident with a different shape");
     if (found == nullptr) {
-      if (bytes > ctx.cache.budget()) {
-        refused = {GpuErrc::kOutOfMemory, "GPU prover: proving key needs " + std::to_string(bytes >> 20) +
-                                              " MiB resident on device " + std::to_string(o.device) +
-                                              ", over the key-cache budget of " +
-                                              std::to_string(ctx.cache.budget() >> 20) + " MiB"};
+      if (!room.admits(bytes)) {
+        refused = {GpuErrc::kOutOfMemory, room.refusal("proving key", bytes, o.device)};
         return;
       }
       if (!gpu_g2) start_g2();  // before the key upload: the CPU's G2 MSM overlaps it
@@ -349,11 +372,8 @@ GpuResult prove_key(const HostKey<E>& pk, Validate&& validate, const cs::Witness
       const uint64_t pbytes = pce_resident_bytes(*o.pce, sizeof(Fr));
       KeyEntryBase* pf = ctx.cache.find(pid);
       if (pf == nullptr) {
-        if (bytes + pbytes > ctx.cache.budget()) {
-          refused = {GpuErrc::kOutOfMemory, "GPU prover: proving key and PCE matrices need " +
-                                                std::to_string((bytes + pbytes) >> 20) + " MiB resident on device " +
-                                                std::to_string(o.device) + ", over the key-cache budget of " +
-                                                std::to_string(ctx.cache.budget() >> 20) + " MiB"};
+        if (!room.admits(bytes + pbytes)) {
+          refused = {GpuErrc::kOutOfMemory, room.refusal("proving key and PCE matrices", bytes + pbytes, o.device)};
           return;
         }
         const auto p0 = std::chrono::steady_clock::now();

@@ -61,6 +61,9 @@ struct GpuProveTimings {
   // device, the matrices' upload into the key cache (0 when resident), and a, b, c on the
   // device (unpack and mat-vec: CUDA events).
   double unpack_ms = 0, pce_upload_ms = 0, spmv_ms = 0;
+  // MSM steps that ran out of device memory and ran again after the rounds' buffers of earlier
+  // MSMs were released (prove.cuh): 0 unless the card is nearly full (a 130M-constraint partition).
+  int msm_room_retries = 0;
   double combine_ms = 0;  // final A/B/C combination on the host
   double total_ms = 0;
   bool key_cache_hit = false;

@@ -174,17 +174,20 @@ bool batch_affine_ones_fits(uint64_t n_one, size_t coord_bytes, uint64_t free_by
 }
 
 namespace {
-std::atomic<int> g_alloc_fault{-1};  // reservations to let through before the injected failure; < 0: none
+// Per site: reservations to let through before the injected failure; < 0: none.
+std::atomic<int> g_alloc_fault[2] = {-1, -1};
+std::atomic<int>& fault_of(AllocSite site) { return g_alloc_fault[site == AllocSite::kSort ? 1 : 0]; }
 }  // namespace
 
-void inject_affine_alloc_failure(int after) { g_alloc_fault.store(after < 0 ? -1 : after); }
+void inject_alloc_failure(AllocSite site, int after) { fault_of(site).store(after < 0 ? -1 : after); }
 
-bool affine_alloc_failure_pending() { return g_alloc_fault.load() >= 0; }
+bool alloc_failure_pending(AllocSite site) { return fault_of(site).load() >= 0; }
 
-bool take_affine_alloc_failure() {
-  int v = g_alloc_fault.load(std::memory_order_relaxed);
+bool take_alloc_failure(AllocSite site) {
+  std::atomic<int>& fault = fault_of(site);
+  int v = fault.load(std::memory_order_relaxed);
   while (v >= 0) {  // the one that finds 0 fails, and disarms the hook
-    if (g_alloc_fault.compare_exchange_weak(v, v - 1)) return v == 0;
+    if (fault.compare_exchange_weak(v, v - 1)) return v == 0;
   }
   return false;
 }

@@ -74,12 +74,15 @@ uint64_t batch_affine_ones_min_slice(size_t coord_bytes);
 uint64_t batch_affine_ones_slices(uint64_t n_one, size_t coord_bytes, uint64_t budget);
 bool batch_affine_ones_fits(uint64_t n_one, size_t coord_bytes, uint64_t free_bytes, uint64_t cap_bytes = 0);
 
-// Test hook for the fallback (device tests): the rounds' buffer reservation number `after` from now
-// (0: the next one) throws DeviceAllocError as if the card were full, once; a negative value
-// disarms it. The rounds ask take_affine_alloc_failure() before each reservation.
-void inject_affine_alloc_failure(int after);
-bool affine_alloc_failure_pending();
-bool take_affine_alloc_failure();
+// Test hook for the out-of-memory paths (device tests): reservation number `after` from now (0:
+// the next one) at `site` throws DeviceAllocError as if the card were full, once; a negative value
+// disarms it. kRounds: the batch-affine rounds' buffers (they fall back to XYZZ); kSort: an MSM's
+// digit sort arrays (the prover makes room and runs the MSM again, prove.cuh). Each site asks
+// take_alloc_failure(site) before its reservations.
+enum class AllocSite { kRounds, kSort };
+void inject_alloc_failure(AllocSite site, int after);
+bool alloc_failure_pending(AllocSite site);
+bool take_alloc_failure(AllocSite site);
 
 // Precomputed copies of fixed bases (pippenger_plan.hpp, PointCopies): `requested` when > 0 (an
 // MsmOptions / GpuProveOptions field), else ZKMILL_GPU_MSM_PRECOMPUTE = t (an integer in 1..64,

@@ -448,9 +448,9 @@ class AffineRounds {
 
  private:
   // Grows one of the rounds' shared arrays; the test hook of accumulation.hpp
-  // (inject_affine_alloc_failure) makes a chosen one fail as a full card would.
+  // (inject_alloc_failure, AllocSite::kRounds) makes a chosen one fail as a full card would.
   static void reserve_for_rounds(DeviceBuffer<uint8_t>& buf, size_t bytes, const char* what) {
-    if (take_affine_alloc_failure())
+    if (take_alloc_failure(AllocSite::kRounds))
       throw DeviceAllocError(std::string(what) + " (injected failure)", bytes, __FILE__, __LINE__);
     buf.reserve(bytes, what);
   }

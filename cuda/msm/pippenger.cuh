@@ -103,6 +103,11 @@ class Engine {
 
   const MsmPlan& plan() const { return plan_; }
 
+  // Frees the batch-affine rounds' buffers and the shared XYZZ partials, which are kept from one
+  // MSM to the next (no reallocation per proof): for a caller short of device memory for its
+  // next step (prove.cuh). Waits for the stream first.
+  void release_round_scratch();
+
   // XYZZ or batch-affine accumulation (kAuto: by size and free memory, cuda/msm/accumulation.cpp)
   // for the windows' buckets and the 1-scalar sum; set_ones_accumulation then overrides the
   // latter alone (measurements: the same proof with only the 1-scalar sums forced).
@@ -126,7 +131,6 @@ class Engine {
 
  private:
   uint64_t affine_room() const;
-  void drop_affine();
   void sum_ones(const Affine* d_points, Bucket* dst);
   void sum_ones_affine(const Affine* d_points, Bucket* dst, uint64_t slices);
   void sum_list_xyzz(const uint32_t* vals, const Affine* pts, uint32_t count, Bucket* dst);

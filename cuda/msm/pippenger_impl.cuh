@@ -115,6 +115,8 @@ void Engine<G>::prepare(const Fr* d_scalars, size_t n, int c_override, bool time
   }
   const uint32_t total = uint32_t(p.digits());
   const uint32_t nb = p.total_buckets;
+  if (take_alloc_failure(AllocSite::kSort))  // the device tests' stand-in for a full card
+    throw DeviceAllocError("MSM sort keys (injected failure)", size_t(total) * sizeof(uint32_t), __FILE__, __LINE__);
   for (int k = 0; k < 2; ++k) {
     S.keys_buf[k].reserve(total, "MSM sort keys");
     S.vals_buf[k].reserve(total, "MSM sort values");
@@ -188,7 +190,7 @@ typename Engine<G>::HostJacobian Engine<G>::sum(const Affine* d_points, MsmPhase
         // The card filled up under the rounds (another stream's allocation, or a forced choice
         // on a full card): sum by XYZZ from the sorted runs, which the rounds only read, as the
         // MSM did before batch-affine. A proof never fails for them.
-        drop_affine();
+        release_round_scratch();
         last_affine_ = false;
         last_fallback_ = true;
       }
@@ -248,7 +250,7 @@ uint64_t Engine<G>::affine_room() const {
 // After an allocation failed inside the rounds: wait for the work already queued on their
 // buffers, then release them (and the rounds' own arrays), so that XYZZ gets the room.
 template <class G>
-void Engine<G>::drop_affine() {
+void Engine<G>::release_round_scratch() {
   ZK_CUDA_OK(cudaStreamSynchronize(stream_));
   affine_.reset();
   for (auto& b : s_->part) b = DeviceBuffer<uint8_t>();
@@ -321,7 +323,7 @@ void Engine<G>::sum_ones(const Affine* d_points, Bucket* dst) {
         last_ones_slices_ = slices;
         return;
       } catch (const DeviceAllocError&) {
-        drop_affine();
+        release_round_scratch();
         last_ones_fallback_ = true;
       }
     }

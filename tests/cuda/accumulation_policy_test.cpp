@@ -196,21 +196,28 @@ TEST(AccumulationPolicy, OnesBatchAffineOnlyWhenItsSlicesFit) {
   EXPECT_EQ(pip::batch_affine_budget(kRoomy, 64 * 1024), 64u * 1024);
 }
 
-// The test hook behind the device tests of the fallback: the chosen reservation fails once.
+// The test hook behind the device tests of the out-of-memory paths: the chosen reservation at
+// the chosen site fails once, and a site's hook leaves the other's alone.
 TEST(AccumulationPolicy, InjectedAllocationFailureFiresOnce) {
-  EXPECT_FALSE(pip::affine_alloc_failure_pending());
-  EXPECT_FALSE(pip::take_affine_alloc_failure());
-  pip::inject_affine_alloc_failure(2);
-  EXPECT_TRUE(pip::affine_alloc_failure_pending());
-  EXPECT_FALSE(pip::take_affine_alloc_failure());
-  EXPECT_FALSE(pip::take_affine_alloc_failure());
-  EXPECT_TRUE(pip::take_affine_alloc_failure());
-  EXPECT_FALSE(pip::affine_alloc_failure_pending());
-  EXPECT_FALSE(pip::take_affine_alloc_failure());
-  pip::inject_affine_alloc_failure(0);
-  pip::inject_affine_alloc_failure(-1);  // disarmed before it fired
-  EXPECT_FALSE(pip::affine_alloc_failure_pending());
-  EXPECT_FALSE(pip::take_affine_alloc_failure());
+  using pip::AllocSite;
+  for (const AllocSite site : {AllocSite::kRounds, AllocSite::kSort}) {
+    const AllocSite other = site == AllocSite::kRounds ? AllocSite::kSort : AllocSite::kRounds;
+    EXPECT_FALSE(pip::alloc_failure_pending(site));
+    EXPECT_FALSE(pip::take_alloc_failure(site));
+    pip::inject_alloc_failure(site, 2);
+    EXPECT_TRUE(pip::alloc_failure_pending(site));
+    EXPECT_FALSE(pip::alloc_failure_pending(other));
+    EXPECT_FALSE(pip::take_alloc_failure(other));
+    EXPECT_FALSE(pip::take_alloc_failure(site));
+    EXPECT_FALSE(pip::take_alloc_failure(site));
+    EXPECT_TRUE(pip::take_alloc_failure(site));
+    EXPECT_FALSE(pip::alloc_failure_pending(site));
+    EXPECT_FALSE(pip::take_alloc_failure(site));
+    pip::inject_alloc_failure(site, 0);
+    pip::inject_alloc_failure(site, -1);  // disarmed before it fired
+    EXPECT_FALSE(pip::alloc_failure_pending(site));
+    EXPECT_FALSE(pip::take_alloc_failure(site));
+  }
 }
 
 // The round kind: one default for every group (interleaved; the measured per-group differences

@@ -17,6 +17,7 @@
 #include "common/groth16/prover.hpp"
 #include "common/groth16/verifier.hpp"
 #include "cuda/groth16/prover.hpp"
+#include "cuda/msm/accumulation.hpp"
 #include "cuda/msm/pippenger_plan.hpp"
 #include "tests/support/gpu.hpp"
 
@@ -295,22 +296,80 @@ TYPED_TEST(GpuGroth16, PageLockedBundleGivesTheSameProof) {
   EXPECT_EQ(cuda::pin_host_memory(bytes.data(), 0).code, cuda::GpuErrc::kInvalidArgument);
 }
 
-TYPED_TEST(GpuGroth16, KeyOverBudgetIsRefusedClearly) {
+// An MSM whose digit sort finds the card full runs again after the earlier MSMs' round buffers
+// are released (prove.cuh: with_room; at 130M constraints the H MSM's sort needs them): the
+// proof is the CPU's, and the timings say a step ran twice. The failure is injected at the first
+// sort (A, B_G1 and B_G2's) and at the second (L's, or L and H's joined).
+TYPED_TEST(GpuGroth16, MsmShortOfMemoryRunsAgainAfterMakingRoom) {
   ZKMILL_REQUIRE_GPU();
   using E = typename TestFixture::E;
   using Fr = typename TestFixture::Fr;
+  namespace pip = cuda::pippenger;
+  auto pk = this->key("merkle", 1200);
+  auto w = groth16::synthesize_builtin<E>(pk.meta, 6, 2);
+  const Fr r = Fr::random(this->rng), s = Fr::random(this->rng);
+  const auto cpu = groth16::prove_with_randomness<E>(pk, w, r, s);
+  for (const int at : {0, 1}) {
+    pip::inject_alloc_failure(pip::AllocSite::kSort, at);
+    groth16::Proof<E> p{};
+    cuda::GpuProveTimings t;
+    const auto res = TypeParam::prove(pk, w, r, s, &p, &t, cuda::GpuProveOptions{});
+    const bool fired = !pip::alloc_failure_pending(pip::AllocSite::kSort);
+    pip::inject_alloc_failure(pip::AllocSite::kSort, -1);
+    ASSERT_TRUE(res.ok()) << "failure at sort " << at << ": " << res.message;
+    EXPECT_TRUE(fired) << "the injected failure at sort " << at << " never fired";
+    EXPECT_TRUE(p == cpu) << "failure at sort " << at;
+    EXPECT_EQ(t.msm_room_retries, 1) << "failure at sort " << at;
+  }
+  groth16::Proof<E> p{};
+  cuda::GpuProveTimings t;
+  ASSERT_TRUE(TypeParam::prove(pk, w, r, s, &p, &t, cuda::GpuProveOptions{}).ok());
+  EXPECT_TRUE(p == cpu);
+  EXPECT_EQ(t.msm_room_retries, 0);
+}
+
+// Over the key-cache budget, a key that the device holds beside a proof's scratch is proved
+// alone (cuda/groth16/key_room.hpp: a 130M BLS12-381 PoRep key is over half an H200): the cache
+// drops every other key for it and gives it no copies, and the proof is the CPU's. Refusals (a key
+// over the device) are checked in key_room_test.cpp: no test key is that large.
+TYPED_TEST(GpuGroth16, KeyOverBudgetIsProvedAlone) {
+  ZKMILL_REQUIRE_GPU();
+  using E = typename TestFixture::E;
+  using Fr = typename TestFixture::Fr;
+  auto other = this->key("chain", 100);
   auto pk = this->key("chain", 300);
+  auto w_other = groth16::synthesize_builtin<E>(other.meta, 1, 0);
   auto w = groth16::synthesize_builtin<E>(pk.meta, 2, 0);
+  const Fr r = Fr::random(this->rng), s = Fr::random(this->rng);
+  const auto cpu = groth16::prove_with_randomness<E>(pk, w, r, s);
+  const uint64_t nvars = pk.meta.n_inputs + pk.meta.n_aux, n = uint64_t(1) << pk.meta.domain_log2;
+  const uint64_t plain =
+      (2 * nvars + pk.meta.n_aux + n) * 2 * sizeof(typename E::Fq) + nvars * 4 * sizeof(typename E::Fq);
   cuda::KeyCacheStats st{};
   ASSERT_TRUE(cuda::key_cache_stats(0, &st).ok());
-  ASSERT_TRUE(cuda::set_key_cache_budget(0, 4096).ok());
+  ASSERT_TRUE(cuda::set_key_cache_budget(0, 0).ok());  // empty cache
+  ASSERT_TRUE(cuda::set_key_cache_budget(0, st.budget_bytes).ok());
   groth16::Proof<E> p{};
   cuda::GpuProveOptions o;
+  o.key_id = "over-budget-other";
+  ASSERT_TRUE(TypeParam::prove(other, w_other, r, s, &p, nullptr, o).ok());
+  cuda::KeyCacheStats before{};
+  ASSERT_TRUE(cuda::key_cache_stats(0, &before).ok());
+  ASSERT_EQ(before.entries, 1u);
+  ASSERT_LT(before.resident_bytes, plain);
+  // A budget that holds the other key and not this one.
+  ASSERT_TRUE(cuda::set_key_cache_budget(0, before.resident_bytes).ok());
   o.key_id = "over-budget-test";
-  const auto res = TypeParam::prove(pk, w, Fr::one(), Fr::one(), &p, nullptr, o);
+  o.precompute = 64;  // asked for, and not given: copies stay within the budget
+  const auto res = TypeParam::prove(pk, w, r, s, &p, nullptr, o);
+  cuda::KeyCacheStats after{};
+  EXPECT_TRUE(cuda::key_cache_stats(0, &after).ok());
   ASSERT_TRUE(cuda::set_key_cache_budget(0, st.budget_bytes).ok());
-  EXPECT_EQ(res.code, cuda::GpuErrc::kOutOfMemory);
-  EXPECT_NE(res.message.find("budget"), std::string::npos) << res.message;
+  ASSERT_TRUE(res.ok()) << res.message;
+  EXPECT_TRUE(p == cpu);
+  EXPECT_EQ(after.entries, 1u);
+  EXPECT_EQ(after.resident_bytes, plain);
+  EXPECT_GT(after.resident_bytes, after.budget_bytes);
 }
 
 TYPED_TEST(GpuGroth16, WrongBundlesAreErrorsNotProofs) {

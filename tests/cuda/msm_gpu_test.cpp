@@ -350,10 +350,10 @@ TYPED_TEST(GpuMsm, AllocationFailureInsideTheRoundsFallsBackToXyzz) {
     for (const int after : {0, 3}) {
       // With the ones forced batch-affine too, the windows' rounds come after theirs: fail the
       // ones' reservations here, and the windows' where there are no ones (random scalars).
-      pip::inject_affine_alloc_failure(after);
+      pip::inject_alloc_failure(pip::AllocSite::kRounds, after);
       EXPECT_EQ(F::gpu_once(kp.points, *sc, opt), want) << (ones ? "ones" : "windows") << ", failure at " << after;
-      EXPECT_FALSE(pip::affine_alloc_failure_pending()) << "the injected failure never fired";
-      pip::inject_affine_alloc_failure(-1);
+      EXPECT_FALSE(pip::alloc_failure_pending(pip::AllocSite::kRounds)) << "the injected failure never fired";
+      pip::inject_alloc_failure(pip::AllocSite::kRounds, -1);
     }
     EXPECT_EQ(F::gpu_once(kp.points, *sc, opt), want) << "after the fallbacks";
   }

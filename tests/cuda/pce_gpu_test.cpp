@@ -53,8 +53,8 @@ class GpuPce : public ::testing::Test {
     return p;
   }
 };
-using Curves = ::testing::Types<curves::Bn254, curves::Bls12381>;
-TYPED_TEST_SUITE(GpuPce, Curves);
+using PceCurves = ::testing::Types<curves::Bn254, curves::Bls12381>;
+TYPED_TEST_SUITE(GpuPce, PceCurves);
 
 TYPED_TEST(GpuPce, RandomMatricesEqualTheCpuMultiply) {
   ZKMILL_REQUIRE_GPU();

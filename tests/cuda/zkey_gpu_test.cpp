@@ -94,8 +94,8 @@ class GpuZkey : public ::testing::Test {
   }
 };
 
-using Curves = ::testing::Types<Bn, Bls>;
-TYPED_TEST_SUITE(GpuZkey, Curves);
+using ZkeyCurves = ::testing::Types<Bn, Bls>;
+TYPED_TEST_SUITE(GpuZkey, ZkeyCurves);
 
 TYPED_TEST(GpuZkey, SameProofAsCpuOnFixturesAndVerifies) {
   ZKMILL_REQUIRE_GPU();
