@@ -45,7 +45,7 @@ struct GpuBenchOptions {
   // first partition in each other basis (the before/after in one process).
   std::string h_basis = "coset_lagrange";
   // Where H's kernels run in the prove rows (GpuHPlacement): "" for the prover's default
-  // (ZKMILL_GPU_H_BESIDE, else ab), or a comma-separated list of ab / g2: the warm proofs whose
+  // (ZKMILL_GPU_H_BESIDE, else g2), or a comma-separated list of ab / g2: the warm proofs whose
   // key holds precomputed copies then run `runs` times per placement, interleaved (ab g2 ab g2 ...,
   // rows prove_gpu..._hab / _hg2), so that every placement meets the same card and key state.
   std::string h_beside;

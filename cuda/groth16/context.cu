@@ -74,7 +74,10 @@ ContextLease acquire_context(int device) {
 namespace zkmill::cuda {
 
 GpuHPlacement parse_h_beside_env(const char* value) {
-  if (value == nullptr || *value == '\0') return GpuHPlacement::kBesideAB;
+  // Unset: beside B_G2, measured faster at 2^24 (both curves, 2-4 ms) and at a 130M-constraint
+  // BLS12-381 partition (-66 ms warm, 2026-12-04: docs/benchmarks/gpu-porep.md), where H's NTTs
+  // beside A slowed that bit-heavy MSM from ~70 to ~400 ms.
+  if (value == nullptr || *value == '\0') return GpuHPlacement::kBesideG2;
   const std::string s(value);
   if (s == "ab") return GpuHPlacement::kBesideAB;
   if (s == "g2") return GpuHPlacement::kBesideG2;

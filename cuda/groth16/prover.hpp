@@ -72,10 +72,11 @@ struct GpuProveTimings {
 
 // Where H's kernels (interpolation, row check, coset NTTs, quotient: ~31 ms at 2^24 on the H200)
 // run beside the MSMs of the same proof. kBesideAB: as soon as a, b, c arrive, i.e. beside the A
-// and B_G1 MSMs (they then slow A and B_G1 by ~10 ms each). kBesideG2: not before the B_G2 MSM
-// starts (the L MSM's when B_G2 is not on the GPU); B_G2's kernels run at high register counts
-// and low occupancy, so H's blocks may fill SM slots it leaves idle. kDefault: the environment's
-// ZKMILL_GPU_H_BESIDE (ab or g2, read once), else kBesideAB.
+// and B_G1 MSMs (they then slow A and B_G1 by ~10 ms each at 2^24, and a 130M partition's
+// bit-heavy A from ~70 to ~400 ms). kBesideG2: not before the B_G2 MSM starts (the L MSM's when
+// B_G2 is not on the GPU); measured 2-4 ms faster at 2^24 and 45-66 ms at a 130M BLS12-381
+// partition (docs/benchmarks/gpu-porep.md, 2026-12-04). kDefault: the environment's
+// ZKMILL_GPU_H_BESIDE (ab or g2, read once), else kBesideG2.
 enum class GpuHPlacement { kDefault, kBesideAB, kBesideG2 };
 
 struct GpuProveOptions {
@@ -129,7 +130,7 @@ GpuResult set_key_cache_budget(int device, uint64_t bytes) noexcept;
 GpuResult key_cache_stats(int device, KeyCacheStats* out) noexcept;
 // Environment knobs of the GPU prover, each read once per process (an invalid value is a
 // std::invalid_argument naming the variable); the parsers are exposed for tests.
-//   ZKMILL_GPU_H_BESIDE=ab|g2: GpuHPlacement's default (unset or empty: ab).
+//   ZKMILL_GPU_H_BESIDE=ab|g2: GpuHPlacement's default (unset or empty: g2).
 //   ZKMILL_GPU_STAGING_THREADS=N (1..64): host threads copying pageable memory into the pinned
 //     staging slots (unset: every hardware thread, at most 16).
 //   ZKMILL_GPU_STAGING_SLOT_MIB=M (1..1024): the size of each of the 4 pinned slots (unset: 32).
@@ -137,7 +138,7 @@ GpuResult key_cache_stats(int device, KeyCacheStats* out) noexcept;
 // release_gpu_context).
 //   ZKMILL_GPU_LH_MSM=joined|apart: the L and H MSMs as one MSM over [L; H] (unset or empty:
 //     joined; the proof's C needs only their sum), or as two (measurements).
-GpuHPlacement parse_h_beside_env(const char* value);  // kBesideAB when unset
+GpuHPlacement parse_h_beside_env(const char* value);  // kBesideG2 when unset
 GpuHPlacement h_placement(GpuHPlacement requested);   // requested, else the environment's
 bool parse_lh_msm_env(const char* value);             // true (joined) when unset
 bool lh_msm_joined();                                 // the environment's, read once

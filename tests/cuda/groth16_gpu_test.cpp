@@ -455,8 +455,8 @@ TYPED_TEST(GpuGroth16, BothHPlacementsGiveTheCpuProof) {
 // The environment knobs' parsers (prover.hpp); no device needed.
 TEST(GpuProverKnobs, ParseTheEnvironment) {
   using P = cuda::GpuHPlacement;
-  EXPECT_EQ(cuda::parse_h_beside_env(nullptr), P::kBesideAB);
-  EXPECT_EQ(cuda::parse_h_beside_env(""), P::kBesideAB);
+  EXPECT_EQ(cuda::parse_h_beside_env(nullptr), P::kBesideG2);
+  EXPECT_EQ(cuda::parse_h_beside_env(""), P::kBesideG2);
   EXPECT_EQ(cuda::parse_h_beside_env("ab"), P::kBesideAB);
   EXPECT_EQ(cuda::parse_h_beside_env("g2"), P::kBesideG2);
   EXPECT_THROW((void)cuda::parse_h_beside_env("G2"), std::invalid_argument);
