@@ -14,6 +14,7 @@
 #include <memory>
 #include <random>
 #include <thread>
+#include <vector>
 
 #include "app/command.hpp"
 #include "app/embedded_farm.hpp"
@@ -127,9 +128,12 @@ int run_farm(const DemoOptions& o, CurveId curve, const Context& ctx) {
                 f.config().redis.unix_socket.c_str(), f.config().coordinator.endpoint.c_str());
     auto t0 = Clock::now();
     std::mt19937_64 rng(std::random_device{}());
-    auto pk = groth16::setup_builtin<E>(o.circuit, o.size, groth16::ToxicWaste<typename E::Fr>::random(rng));
+    std::vector<uint8_t> pce;  // KEY.pce as `zkmill setup` writes it: no worker records the circuit again
+    auto pk = groth16::setup_builtin<E>(o.circuit, o.size, groth16::ToxicWaste<typename E::Fr>::random(rng),
+                                        util::ThreadPool::global(), groth16::HBasis::kCosetLagrange, &pce);
     const std::string key_path = f.key_dir() + "/" + o.circuit + ".key";
     pk.write(key_path);
+    cs::PceMatrices::write_file(key_path + ".pce", pce);
     std::printf("setup (development keys, %s): %.0f ms, %llu rows, domain 2^%u\n", key_path.c_str(), ms_since(t0),
                 (unsigned long long)pk.meta.n_constraints, pk.meta.domain_log2);
     f.start_workers(o.synth, o.prove);

@@ -32,7 +32,13 @@ std::shared_ptr<const cs::PceMatrices> Worker::pce_for(const std::string& key_pa
   const bool existed = std::filesystem::exists(path);
   const auto t0 = std::chrono::steady_clock::now();
   std::string why;
-  auto m = std::make_shared<const cs::PceMatrices>(groth16::load_or_build_pce<E>(path, meta, &why));
+  auto m = std::make_shared<const cs::PceMatrices>(
+      groth16::load_or_build_pce<E>(path, meta, &why, [&](const std::string& reason) {
+        spdlog::info(
+            "worker {}: recording the PCE matrices of {} ({} constraints; {}): this once per key and "
+            "host, about 1 s per million constraints; `zkmill setup` writes them beside a new key",
+            id_, key_path, meta.n_constraints, reason);
+      }));
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   if (why.empty())
     spdlog::info("worker {}: PCE matrices {} opened ({:.1f} ms)", id_, path, ms);

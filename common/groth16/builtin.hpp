@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <new>
 #include <span>
@@ -23,9 +24,15 @@
 namespace zkmill::groth16 {
 
 template <class E>
+cs::PceShape pce_shape(const KeyMeta& meta);
+
+// A development setup of a built-in circuit. With `pce_image`, the circuit's PCE matrices (the
+// KEY.pce file's bytes, record_pce_image's) are encoded from the same recording, so that
+// `zkmill setup` can write them beside the key and no synth worker records them again.
+template <class E>
 ProvingKey<E> setup_builtin(const std::string& circuit, uint64_t size, ToxicWaste<typename E::Fr> tw,
                             util::ThreadPool& pool = util::ThreadPool::global(),
-                            HBasis h_basis = HBasis::kCosetLagrange) {
+                            HBasis h_basis = HBasis::kCosetLagrange, std::vector<uint8_t>* pce_image = nullptr) {
   using Fr = typename E::Fr;
   auto c = circuits::make_circuit<Fr>(circuit, size, /*seed=*/0, /*partition=*/0);
   cs::RecordingCS<Fr> rec;
@@ -36,7 +43,9 @@ ProvingKey<E> setup_builtin(const std::string& circuit, uint64_t size, ToxicWast
   meta.size = size;
   meta.created_by = std::string("zkmill ") + build::kVersion + " (" + build::kGitCommit + ") dev setup";
   meta.h_basis = h_basis;
-  return generate_parameters<E>(r1cs, std::move(meta), tw, pool);
+  ProvingKey<E> pk = generate_parameters<E>(r1cs, std::move(meta), tw, pool);
+  if (pce_image) *pce_image = cs::PceMatrices::encode<Fr>(r1cs, pce_shape<E>(pk.meta));
+  return pk;
 }
 
 // Runs the circuit for (seed, partition) and returns the sealed bundle.
@@ -74,9 +83,12 @@ std::vector<uint8_t> record_pce_image(const KeyMeta& meta) {
 // is missing, or refused by PceMatrices::open (truncated, corrupted, another version, another
 // circuit), is never used: the matrices are recorded again and written atomically in its
 // place; when that write fails they are kept in memory. *why (when given) receives the
-// reason a file was rebuilt, or "" when it was used as it was.
+// reason a file was rebuilt, or "" when it was used as it was. `before_record` (when given) is
+// called with the reason before the recording starts: at PoRep scale it takes minutes (130M
+// constraints: ~2 min on one core), and a worker says so before, not only after.
 template <class E>
-cs::PceMatrices load_or_build_pce(const std::string& path, const KeyMeta& meta, std::string* why = nullptr) {
+cs::PceMatrices load_or_build_pce(const std::string& path, const KeyMeta& meta, std::string* why = nullptr,
+                                  const std::function<void(const std::string&)>& before_record = {}) {
   const cs::PceShape shape = pce_shape<E>(meta);
   std::string reason;
   try {
@@ -86,6 +98,7 @@ cs::PceMatrices load_or_build_pce(const std::string& path, const KeyMeta& meta, 
   } catch (const cs::PceError& e) {
     reason = e.what();
   }
+  if (before_record) before_record(reason);
   std::vector<uint8_t> image = record_pce_image<E>(meta);
   try {
     cs::PceMatrices::write_file(path, image);

@@ -120,6 +120,27 @@ TEST(PorepCli, ProofVerifiesUnderSnarkjsAndNotForATamperedChallenge) {
   EXPECT_TRUE(contains(r.out + r.err, "Invalid proof")) << r.out << r.err;
 }
 
+// setup writes KEY.pce (the circuit's PCE matrices) beside the key, so that no worker records
+// them again, and says so; --no-pce writes none. (That its bytes equal a worker's recording is
+// tests/common/groth16/pce_test.cpp's; that workers open it, farm_test's.)
+TEST(SetupCli, NativeSetupWritesThePceFileBesideTheKeyUnlessAskedNot) {
+  fs::path d = scratch_dir();
+  const std::string key = (d / "chain.pk").string(), bare = (d / "bare.pk").string();
+  auto r =
+      run_zkmill({"setup", "--circuit", "chain", "--size", "300", "--curve", "bn254", "--out", key, "--seed", "4"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_TRUE(fs::exists(key + ".pce"));
+  EXPECT_TRUE(contains(r.out, "wrote " + key + ".pce")) << r.out;
+  EXPECT_EQ(slurp(key + ".pce").substr(0, 8), std::string("ZKMPCE\r\n", 8));
+  r = run_zkmill(
+      {"setup", "--circuit", "chain", "--size", "300", "--curve", "bn254", "--out", bare, "--seed", "4", "--no-pce"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(bare) && fs::exists(bare + ".vk.json"));
+  EXPECT_FALSE(fs::exists(bare + ".pce"));
+  EXPECT_FALSE(contains(r.out, ".pce")) << r.out;
+  EXPECT_TRUE(contains(run_zkmill({"setup", "--help"}).out, "--no-pce"));
+}
+
 TEST(DemoCli, RunsASmallJobAndVerifies) {
   auto r = run_zkmill({"demo", "--size", "300", "--partitions", "3", "--curve", "bn254"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;

@@ -89,6 +89,10 @@ TEST_F(FarmTest, JobOnTwoSynthAndTwoProveWorkersCompletesAndVerifies) {
   auto job = submit(10);
   ASSERT_EQ(wait(job), 0);
   expect_done_and_verified(job, 10);
+  // The key's PCE matrices came with it (`zkmill setup` wrote KEY.pce): opened, never recorded.
+  const std::string logs = farm_.log("synth-1") + farm_.log("synth-2") + farm_.log("prove-1") + farm_.log("prove-2");
+  EXPECT_TRUE(contains(logs, fs::path(key_).filename().string() + ".pce opened")) << logs;
+  EXPECT_FALSE(contains(logs, "recording the PCE matrices")) << logs;
 }
 
 TEST_F(FarmTest, KilledSynthAndProveWorkersDoNotLoseOrDuplicatePartitions) {
@@ -106,9 +110,11 @@ TEST_F(FarmTest, KilledSynthAndProveWorkersDoNotLoseOrDuplicatePartitions) {
 // partition, mostly-bit witnesses): a synth worker killed (-9) mid-job loses nothing.
 TEST_F(FarmTest, PorepJobCompletesWithASynthWorkerKilledMidJob) {
   key_ = (dir_ / "keys" / "porep.key").string();
-  auto r =
-      run_zkmill({"setup", "--circuit", "porep", "--size", "65536", "--curve", "bn254", "--seed", "7", "--out", key_});
+  // Without KEY.pce: the workers record the matrices on first use, say so first, and write it.
+  auto r = run_zkmill(
+      {"setup", "--circuit", "porep", "--size", "65536", "--curve", "bn254", "--seed", "7", "--out", key_, "--no-pce"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_FALSE(fs::exists(key_ + ".pce"));
   start(2, 2);
   auto job = submit(6);
   // Under way (a partition proved; porep proofs take seconds here, so wait longer than
@@ -123,6 +129,9 @@ TEST_F(FarmTest, PorepJobCompletesWithASynthWorkerKilledMidJob) {
   kill9("synth-1");
   ASSERT_EQ(wait(job), 0);
   expect_done_and_verified(job, 6);
+  const std::string logs = farm_.log("synth-1") + farm_.log("synth-2");
+  EXPECT_TRUE(contains(logs, "recording the PCE matrices of")) << logs;
+  EXPECT_TRUE(fs::exists(key_ + ".pce"));
 }
 
 TEST_F(FarmTest, CoordinatorKilledAndRestartedMidJobCompletes) {

@@ -55,12 +55,20 @@ TYPED_TEST(PceBuiltin, BundleAndProofEqualPlainSynthesis) {
   using E = TypeParam;
   using Fr = typename E::Fr;
   for (std::string_view name : circuits::circuit_names()) {
-    auto pk = setup_builtin<E>(std::string(name), 2000, ToxicWaste<Fr>::random(this->rng), this->pool);
+    std::vector<uint8_t> from_setup;
+    auto pk = setup_builtin<E>(std::string(name), 2000, ToxicWaste<Fr>::random(this->rng), this->pool,
+                               HBasis::kCosetLagrange, &from_setup);
     const std::string path = temp_pce(std::string(name) + "-" + E::kName + ".pce");
     std::filesystem::remove(path);
     std::string why;
-    const cs::PceMatrices pce = load_or_build_pce<E>(path, pk.meta, &why);
+    std::vector<std::string> told;  // what the worker would log before recording
+    const auto tell = [&](const std::string& reason) { told.push_back(reason); };
+    const cs::PceMatrices pce = load_or_build_pce<E>(path, pk.meta, &why, tell);
     EXPECT_NE(why.find("cannot open"), std::string::npos) << why;  // it was missing, so it was recorded
+    ASSERT_EQ(told.size(), 1u);
+    EXPECT_NE(told[0].find("cannot open"), std::string::npos) << told[0];
+    // `zkmill setup` writes the same bytes from its own recording (KEY.pce beside a new key).
+    EXPECT_TRUE(read_all(path) == from_setup) << name;
     const cs::CircuitId id{{7, 7, 7}};
     for (uint64_t part : {0, 4}) {
       const cs::WitnessBundle plain = synthesize_builtin<E>(pk.meta, 5, part, id);
@@ -81,9 +89,10 @@ TYPED_TEST(PceBuiltin, BundleAndProofEqualPlainSynthesis) {
       EXPECT_TRUE(p1 == p2);
       EXPECT_TRUE(PreparedVerifyingKey<E>(pk.vk).verify(p2, public_inputs<E>(fast)));
     }
-    // The second time the file is used as it is.
-    (void)load_or_build_pce<E>(path, pk.meta, &why);
+    // The second time the file is used as it is, and nothing is recorded.
+    (void)load_or_build_pce<E>(path, pk.meta, &why, tell);
     EXPECT_EQ(why, "");
+    EXPECT_EQ(told.size(), 1u);
   }
 }
 
