@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// `zkmill submit --key KEYFILE --partitions N [...] [--wait]` (a native key's built-in circuit)
+// `zkmill submit --key KEYFILE --partitions N [...] [--wait]` (a native key's built-in circuit;
+// `--circuit ID` instead of `--key` for one the farm has registered: no key file read or hashed)
 // or `zkmill submit --zkey FILE --witness W1.wtns [--witness W2.wtns ...] [...]` (a snarkjs
 // circuit, one partition per witness): submits a job to the farm (through Redis) and prints
 // its id; the same --idempotency-key gives the same job, and is refused for other parameters.
@@ -38,14 +39,21 @@ RunFn setup_submit(CLI::App& sub) {
                    ->check(CLI::ExistingFile)
                    ->needs(zkey);
   zkey->needs(wtns);
-  auto* parts = sub.add_option("--partitions", o->req.partitions, "With --key: number of partitions")
+  auto* circuit = sub.add_option("--circuit", o->req.circuit_id,
+                                 "Instead of --key: the id (the key file's SHA-256) of a native circuit an earlier "
+                                 "--key submit registered; nothing is read or hashed here (a PoRep key is ~72 GiB)")
+                      ->excludes(key)
+                      ->excludes(zkey);
+  auto* parts = sub.add_option("--partitions", o->req.partitions, "With --key or --circuit: number of partitions")
                     ->transform(decimal_u64("--partitions"))
-                    ->needs(key);
+                    ->excludes(zkey);
   key->needs(parts);
-  sub.add_option("--seed", o->req.seed, "With --key: seed of the built-in circuit's private inputs (0 .. 2^64 - 1)")
+  circuit->needs(parts);
+  sub.add_option("--seed", o->req.seed,
+                 "With --key or --circuit: seed of the built-in circuit's private inputs (0 .. 2^64 - 1)")
       ->capture_default_str()
       ->transform(decimal_u64("--seed"))
-      ->needs(key);
+      ->excludes(zkey);
   sub.add_option("--priority", o->req.priority, "Higher runs first (FIFO within a priority)")->capture_default_str();
   sub.add_option("--idempotency-key", o->req.idempotency_key,
                  "Resubmitting with the same key and parameters returns the same job; other parameters (circuit, "
@@ -54,9 +62,10 @@ RunFn setup_submit(CLI::App& sub) {
   sub.add_flag("--wait", o->wait, "Wait for the job (as `zkmill wait`)");
   sub.add_option("--timeout", o->timeout_s, "With --wait: give up after this many seconds (exit 2)");
   return [o](const Context& ctx) {
-    if (o->req.key_path.empty() && o->req.zkey_path.empty()) {
+    if (o->req.key_path.empty() && o->req.zkey_path.empty() && o->req.circuit_id.empty()) {
       std::fprintf(stderr,
-                   "zkmill: error: submit needs --key KEYFILE --partitions N, or --zkey FILE --witness W.wtns\n");
+                   "zkmill: error: submit needs --key KEYFILE (or --circuit ID) --partitions N, or --zkey FILE "
+                   "--witness W.wtns\n");
       return 2;
     }
     auto cfg = farm::load_command_config(o->config.empty() ? ctx.config_path : o->config,

@@ -94,6 +94,34 @@ std::string checked_witness(const std::string& path, const formats::ZkeyFile& z,
 
 }  // namespace
 
+std::string FarmClient::registered_native_circuit(const std::string& id, std::string* curve) {
+  const bool hex = id.size() == 64 && std::all_of(id.begin(), id.end(), [](char ch) {
+                     return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f');
+                   });
+  if (!hex)
+    throw std::invalid_argument(
+        "--circuit '" + id +
+        "': a circuit id is the key file's SHA-256, 64 lowercase hex digits (sha256sum KEYFILE, "
+        "or the circuit field of `zkmill status JOB --json`)");
+  const auto c = store_.circuit(id);
+  if (c.empty() || !c.contains("curve") || !c.contains("meta"))
+    throw std::invalid_argument("--circuit " + id +
+                                ": this farm has no such circuit; submit once with --key KEYFILE, which registers it");
+  nlohmann::json meta;
+  try {
+    meta = nlohmann::json::parse(c.at("meta"));
+  } catch (const std::exception& e) {
+    throw std::runtime_error("--circuit " + id + ": its registration in Redis is unreadable (" + e.what() +
+                             "); submit once with --key KEYFILE to register it again");
+  }
+  if (meta.is_object() && meta.value("kind", std::string()) == "zkey")
+    throw std::invalid_argument("--circuit " + id +
+                                ": a .zkey circuit, whose partitions are witnesses: submit it with --zkey FILE "
+                                "--witness W.wtns");
+  *curve = c.at("curve");
+  return id;
+}
+
 std::pair<std::string, bool> FarmClient::submit_zkey(const SubmitRequest& req, JobSpec spec) {
   if (req.witness_paths.empty()) throw std::invalid_argument("--zkey needs at least one --witness");
   if (req.witness_paths.size() > FarmStore::kMaxPartitions)
@@ -159,8 +187,8 @@ std::pair<std::string, bool> FarmClient::create(const SubmitRequest& req) {
   if (req.priority < -FarmStore::kMaxPriority || req.priority > FarmStore::kMaxPriority)
     throw std::invalid_argument("--priority must be within +-" + std::to_string(FarmStore::kMaxPriority));
   if (req.idempotency_key.size() > 256) throw std::invalid_argument("--idempotency-key must be at most 256 characters");
-  if (req.key_path.empty() == req.zkey_path.empty())
-    throw std::invalid_argument("give exactly one of --key and --zkey");
+  if (int(!req.key_path.empty()) + int(!req.zkey_path.empty()) + int(!req.circuit_id.empty()) != 1)
+    throw std::invalid_argument("give exactly one of --key, --circuit and --zkey");
   if (!req.zkey_path.empty()) {
     JobSpec spec;
     spec.circuit = Sha256::circuit_id_of_file(req.zkey_path);
@@ -172,16 +200,22 @@ std::pair<std::string, bool> FarmClient::create(const SubmitRequest& req) {
   }
   if (req.partitions == 0 || req.partitions > FarmStore::kMaxPartitions)
     throw std::invalid_argument("--partitions must be 1.." + std::to_string(FarmStore::kMaxPartitions));
-  CurveId curve = groth16::peek_key_file_curve(req.key_path);
-  const std::string circuit = Sha256::circuit_id_of_file(req.key_path);
-  curves::with_curve(curve, [&]<class E>(E) {
-    auto pk = groth16::ProvingKey<E>::open(req.key_path);
-    store_.put_circuit(circuit, curve_name(curve), groth16::snarkjs::vk_to_json<E>(pk.vk).dump(),
-                       pk.meta.to_json().dump());
-  });
+  std::string circuit, curve;
+  if (!req.circuit_id.empty()) {
+    circuit = registered_native_circuit(req.circuit_id, &curve);
+  } else {
+    const CurveId c = groth16::peek_key_file_curve(req.key_path);
+    circuit = Sha256::circuit_id_of_file(req.key_path);
+    curves::with_curve(c, [&]<class E>(E) {
+      auto pk = groth16::ProvingKey<E>::open(req.key_path);
+      store_.put_circuit(circuit, curve_name(c), groth16::snarkjs::vk_to_json<E>(pk.vk).dump(),
+                         pk.meta.to_json().dump());
+    });
+    curve = curve_name(c);
+  }
   JobSpec spec;
   spec.circuit = circuit;
-  spec.curve = curve_name(curve);
+  spec.curve = curve;
   spec.partitions = req.partitions;
   spec.seed = req.seed;
   spec.priority = req.priority;

@@ -14,8 +14,9 @@
 namespace zkmill::farm {
 
 struct SubmitRequest {
-  std::string key_path;                             // a native key (built-in circuit, `partitions`, `seed`) ...
-  std::string zkey_path;                            // ... or a snarkjs .zkey with one .wtns per partition
+  std::string key_path;    // a native key (built-in circuit, `partitions`, `seed`) ...
+  std::string circuit_id;  // ... or, instead of its file, the id of a native circuit the farm already has
+  std::string zkey_path;   // ... or a snarkjs .zkey with one .wtns per partition
   std::vector<std::string> witness_paths;           // zkey: partition i proves witness_paths[i]
   uint64_t max_witness_bytes = uint64_t(64) << 20;  // zkey: coordinator.max_witness_mb
   uint64_t partitions = 1;
@@ -32,6 +33,9 @@ class FarmClient {
   explicit FarmClient(const RedisConfig& cfg) : redis_(client_command_redis(cfg)), store_(redis_) {}
 
   // Registers the key's verifying key under its circuit id, then submits. Returns (id, new?).
+  // By circuit id (SubmitRequest::circuit_id) nothing is read or hashed: the circuit must have
+  // been registered by an earlier --key submit (a PoRep key is ~72 GiB, ~1 min to hash), and be
+  // native; an unknown or .zkey id throws std::invalid_argument saying what to do instead.
   // A zkey job's witnesses are all read and checked first (size limit, format, curve, value
   // count against the key's nVars, canonical values, ONE = 1): a bad one throws
   // std::invalid_argument naming the file and the problem, before anything reaches Redis.
@@ -82,6 +86,8 @@ class FarmClient {
  private:
   std::pair<std::string, bool> create(const SubmitRequest& req);
   std::pair<std::string, bool> submit_zkey(const SubmitRequest& req, JobSpec spec);
+  // `id` when it names a registered native circuit (*curve: its curve); else throws saying why.
+  std::string registered_native_circuit(const std::string& id, std::string* curve);
 
   RedisClient redis_;
   FarmStore store_;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "tests/support/fixtures.hpp"
 #include "tests/system/local_farm.hpp"
 
 namespace zkmill::test {
@@ -135,6 +136,75 @@ TEST_F(FarmOutputs, UnservedCircuitIsReportedBySubmitAndStatus) {
   served.pop_back();
   EXPECT_EQ(farm_.wait(served), 0);
   EXPECT_EQ(run_zkmill({"cancel", "--config", farm_.client(), job}).exit_code, 0);
+}
+
+// `submit --circuit ID`: a native circuit the farm has registered (an earlier --key submit)
+// is submitted by its id, no key file read or hashed; the job is the same job a --key submit of
+// the same parameters gives (one idempotency key serves both), its proofs verify; an unknown,
+// malformed or .zkey id is refused (exit 1, as every zkmill error) saying what to do instead.
+TEST_F(FarmOutputs, SubmitByCircuitIdNeedsNoKeyFile) {
+  auto r = farm_.start(1, 1);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::string first = farm_.submit(1);
+  ASSERT_EQ(farm_.wait(first), 0);
+  const std::string id = farm_.status(first)["circuit"].get<std::string>();
+  ASSERT_EQ(id.size(), 64u);
+
+  auto submit = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a{"submit", "--config", farm_.client()};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return run_zkmill(a);
+  };
+  auto job_of = [](Result res) {
+    while (!res.out.empty() && res.out.back() == '\n') res.out.pop_back();
+    return res.out;
+  };
+  r = submit({"--key", farm_.key(), "--partitions", "2", "--seed", "5", "--idempotency-key", "same"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string by_key = job_of(r);
+  r = submit({"--circuit", id, "--partitions", "2", "--seed", "5", "--idempotency-key", "same"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(job_of(r), by_key) << "the same parameters by id are the same job";
+  r = submit({"--circuit", id, "--partitions", "2", "--seed", "6", "--idempotency-key", "same"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;  // other parameters under that key: refused
+  EXPECT_TRUE(contains(r.err, "other parameters")) << r.err;
+
+  r = submit({"--circuit", id, "--partitions", "3", "--seed", "9", "--wait", "--timeout", "120"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string by_id = job_of(r).substr(0, job_of(r).find('\n'));
+  const fs::path out = d_ / "by-id";
+  r = run_zkmill({"result", "--config", farm_.client(), by_id, "--out", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (int i = 0; i < 3; ++i) {
+    const std::string p = (out / ("partition-" + std::to_string(i))).string();
+    EXPECT_EQ(run_zkmill({"verify", farm_.key() + ".vk.json", p + ".public.json", p + ".proof.json"}).exit_code, 0);
+  }
+  EXPECT_EQ(farm_.status(by_id)["circuit"], id);
+
+  // Refusals, before anything reaches a job.
+  const std::string unknown(64, 'a');
+  r = submit({"--circuit", unknown, "--partitions", "1"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "no such circuit; submit once with --key")) << r.err;
+  r = submit({"--circuit", id.substr(0, 16), "--partitions", "1"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "64 lowercase hex digits")) << r.err;
+  r = submit({"--circuit", id});
+  EXPECT_EQ(r.exit_code, 1) << r.err;  // --partitions is required with it
+  r = submit({"--circuit", id, "--key", farm_.key(), "--partitions", "1"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const std::string zkey = interop_fixture("bn128", "multiplier", "zkey");
+  r = submit({"--zkey", zkey, "--witness", interop_fixture("bn128", "multiplier", "wtns")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;  // registers the .zkey circuit (served or not)
+  const std::string zkey_job = job_of(r).substr(0, job_of(r).find('\n'));
+  const std::string zkey_id = farm_.status(zkey_job)["circuit"].get<std::string>();
+  r = submit({"--circuit", zkey_id, "--partitions", "1"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "a .zkey circuit")) << r.err;
+  EXPECT_EQ(run_zkmill({"cancel", "--config", farm_.client(), zkey_job}).exit_code, 0);
+  const auto list = farm_.status();
+  ASSERT_FALSE(list.is_null());
+  EXPECT_EQ(list["recent_jobs"].size(), 4u) << "first, by key (= by id), by id, the zkey job: " << list.dump();
 }
 
 }  // namespace
