@@ -383,7 +383,11 @@ class PorepCircuit final : public Circuit<F> {
     for (size_t b = 0; b < 253; ++b) replica_bits[8 * (b / 8) + 7 - b % 8] = replica_le[b];
     const auto& H = Poseidon<F>::instance(s_.layers + 1);
 
-    for (uint64_t i = 0; i < s_.challenges; ++i) {
+    // The challenges are alike and independent (each allocates its own variables, reading only
+    // the inputs and the replica bits above): a witness-only CS with a pool runs them on every
+    // core (run_parts), any other in order. (The part's `cs` shadows the outer one on purpose:
+    // a part uses only the CS it is handed.)
+    cs.run_parts(s_.challenges, [&](cs::ConstraintSystem<F>& cs, uint64_t i) {
       cs::Namespace<F> cns(cs, Name("challenge", i));
       const Challenge& ch = w.challenges[i];
       const auto idx = to_bits_le(cs, "index bits", Num<F>::of(idx_inputs[i], F::from_u64(ch.index)), 32);
@@ -438,7 +442,7 @@ class PorepCircuit final : public Circuit<F> {
         }
         cs.enforce_with("column root", [&] { return K{cur.lc, one, comm_c}; });
       }
-    }
+    });
   }
 
  private:

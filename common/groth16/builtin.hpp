@@ -151,7 +151,7 @@ cs::WitnessBundle synthesize_builtin_pce(const cs::PceMatrices& pce, const KeyMe
   cs::WitnessBundle bundle = cs::WitnessBundle::allocate(builtin_bundle_header<E>(meta));
   auto inputs = bundle.section_mut<Fr>(cs::Section::Inputs);
   auto aux = bundle.section_mut<Fr>(cs::Section::Aux);
-  cs::WitnessCS<Fr> wcs(inputs, aux, meta.n_constraints - meta.n_inputs);
+  cs::WitnessCS<Fr> wcs(inputs, aux, meta.n_constraints - meta.n_inputs, &pool);
   c->synthesize(wcs);
   wcs.finish();
   const auto t1 = clock::now();
@@ -181,7 +181,8 @@ cs::WitnessBundle synthesize_builtin_pce(const cs::PceMatrices& pce, const KeyMe
 template <class E>
 cs::WitnessBundle synthesize_builtin_witness(const cs::PceMatrices& pce, const KeyMeta& meta, uint64_t seed,
                                              uint64_t partition, const cs::CircuitId& circuit_id = {},
-                                             PceSynthTimings* timings = nullptr) {
+                                             PceSynthTimings* timings = nullptr,
+                                             util::ThreadPool& pool = util::ThreadPool::global()) {
   using clock = std::chrono::steady_clock;
   using Fr = typename E::Fr;
   require_pce_for<E>(pce, meta);
@@ -191,7 +192,7 @@ cs::WitnessBundle synthesize_builtin_witness(const cs::PceMatrices& pce, const K
   const auto storage = cs::WitnessBundle::allocate_buffer((meta.n_inputs + meta.n_aux) * sizeof(Fr));
   const std::span<Fr> inputs(std::launder(reinterpret_cast<Fr*>(storage.get())), meta.n_inputs);
   const std::span<Fr> aux(inputs.data() + meta.n_inputs, meta.n_aux);
-  cs::WitnessCS<Fr> wcs(inputs, aux, meta.n_constraints - meta.n_inputs);
+  cs::WitnessCS<Fr> wcs(inputs, aux, meta.n_constraints - meta.n_inputs, &pool);  // parts on every core
   c->synthesize(wcs);
   wcs.finish();
   const auto t1 = clock::now();

@@ -15,6 +15,7 @@
 #include "common/cs/checking_cs.hpp"
 #include "common/cs/proving_cs.hpp"
 #include "common/cs/recording_cs.hpp"
+#include "common/cs/witness_cs.hpp"
 #include "common/ff/bls12_381_fields.hpp"
 #include "common/ff/bn254_fields.hpp"
 
@@ -73,6 +74,36 @@ TYPED_TEST(Porep, SatisfiedForSeveralSeedsAndSizes) {
   EXPECT_TRUE(cs.is_satisfied()) << cs.which_is_unsatisfied().value_or("");
   // Partitions differ: another partition is another statement.
   EXPECT_NE(PorepCircuit<F>(100000, 1, 0).public_inputs()[1], PorepCircuit<F>(100000, 1, 1).public_inputs()[1]);
+}
+
+// The witness-only pass with a pool runs the challenges on several threads (run_parts): the
+// inputs and aux it writes equal the one-thread pass's, value for value, for several shapes
+// (more challenges than threads too), and the count checks pass (finish()).
+TYPED_TEST(Porep, ChallengesOnSeveralThreadsGiveTheSequentialWitness) {
+  using F = TypeParam;
+  util::ThreadPool pool(3);
+  for (const PorepShape& shape : {PorepShape{5, 4, 2, 3, 4, 2}, PorepShape{3, 2, 1, 2, 2, 3}}) {
+    const PorepCircuit<F> c(shape, 0, 11, 2);
+    RecordingCS<F> rec;
+    c.synthesize(rec);
+    const auto r1cs = rec.finish();
+    auto witness = [&](util::ThreadPool* p) {
+      std::vector<F> in(r1cs.n_inputs), aux(r1cs.n_aux);
+      WitnessCS<F> cs(in, aux, r1cs.n_constraints, p);
+      c.synthesize(cs);
+      cs.finish();
+      in.insert(in.end(), aux.begin(), aux.end());
+      return in;
+    };
+    const std::vector<F> one_thread = witness(nullptr);
+    EXPECT_TRUE(witness(&pool) == one_thread) << shape.challenges << " challenges";
+    // And the same as the proving CS computes (the plain synthesis a synth worker falls back to).
+    ProvingCS<F> pcs;
+    c.synthesize(pcs);
+    std::vector<F> plain(pcs.inputs().begin(), pcs.inputs().end());
+    plain.insert(plain.end(), pcs.aux().begin(), pcs.aux().end());
+    EXPECT_TRUE(plain == one_thread);
+  }
 }
 
 TYPED_TEST(Porep, FlippedWitnessBitIsNamed) {

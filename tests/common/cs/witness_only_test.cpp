@@ -13,6 +13,7 @@
 #include "common/cs/bundle_receiver.hpp"
 #include "common/cs/proving_cs.hpp"
 #include "common/cs/recording_cs.hpp"
+#include "common/cs/witness_cs.hpp"
 #include "common/cs/witness_expand.hpp"
 #include "tests/common/cs/bundle_bytes.hpp"
 
@@ -177,6 +178,69 @@ TYPED_TEST(WitnessOnly, ExpandedBundleIsByteIdenticalToTheProvingCsBundle) {
       auto mislabelled = WitnessBundle::pack_witness<F>(full.header(), other->id(), full.inputs<F>(), full.aux<F>());
       EXPECT_THROW(expand_witness<F>(mislabelled, *other, this->pool), BundleError) << name;
     }
+  }
+}
+
+// WitnessCS::run_parts on a pool: part 0 here, the others concurrently on their own aux slices,
+// each variable at the index the sequential order gives it (same witness as without a pool); a
+// part that allocates more or fewer variables than part 0, or an input, is refused with a
+// logic_error naming it, rethrown on the calling thread.
+TYPED_TEST(WitnessOnly, PartsOnAPoolFillTheSequentialSlotsAndUnlikePartsAreRefused) {
+  using F = TypeParam;
+  using CS = ConstraintSystem<F>;
+  constexpr uint64_t kParts = 7, kPer = 5;
+  // Before the parts: one input and 2 aux; each part: kPer aux (value 100 i + j, plus the first
+  // variable's index times 1000, so a wrong index shows) and 3 constraints; then 1 aux.
+  auto circuit = [&](CS& cs, auto&& part_aux) {
+    (void)cs.alloc_input("x", [] { return F::from_u64(9); });
+    for (int j = 0; j < 2; ++j) (void)cs.alloc("pre", [&] { return F::from_u64(50 + j); });
+    cs.run_parts(kParts, [&](CS& pcs, uint64_t i) {
+      Variable first{};
+      for (uint64_t j = 0; j < part_aux(i); ++j) {
+        const Variable v = pcs.alloc("a", [&] { return F::from_u64(100 * i + j + 1000 * first.index()); });
+        if (j == 0) first = v;
+      }
+      for (int k = 0; k < 3; ++k) pcs.enforce("k", {}, {}, {});
+    });
+    (void)cs.alloc("post", [] { return F::from_u64(7); });
+  };
+  const uint64_t n_aux = 2 + kParts * kPer + 1, n_k = 3 * kParts;
+  auto run = [&](util::ThreadPool* pool, auto&& part_aux) {
+    std::vector<F> in(2), aux(n_aux);
+    WitnessCS<F> cs(in, aux, n_k, pool);
+    circuit(cs, part_aux);
+    cs.finish();
+    return aux;
+  };
+  const auto alike = [](uint64_t) { return kPer; };
+  const std::vector<F> sequential = run(nullptr, alike);
+  util::ThreadPool four(4);
+  EXPECT_TRUE(run(&four, alike) == sequential);
+  EXPECT_EQ(sequential[2 + kPer * 3 + 1], F::from_u64(100 * 3 + 1 + 1000 * (2 + kPer * 3)));
+  EXPECT_EQ(sequential.back(), F::from_u64(7));
+
+  // A part with one variable too many or too few (the last one; then the second).
+  for (const uint64_t odd : {kParts - 1, uint64_t(1)}) {
+    for (const int64_t delta : {1, -1}) {
+      try {
+        (void)run(&four, [&](uint64_t i) { return i == odd ? kPer + delta : kPer; });
+        ADD_FAILURE() << "an unlike part (" << odd << ", " << delta << ") was accepted";
+      } catch (const std::logic_error& e) {
+        EXPECT_NE(std::string(e.what()).find(delta > 0 ? "of a part" : "the recorded shape"), std::string::npos)
+            << e.what();
+      }
+    }
+  }
+  // A part that allocates an input.
+  std::vector<F> in(2), aux(n_aux);
+  WitnessCS<F> cs(in, aux, n_k, &four);
+  try {
+    cs.run_parts(3, [&](CS& pcs, uint64_t i) {
+      if (i == 2) (void)pcs.alloc_input("late", [] { return F::one(); });
+    });
+    ADD_FAILURE() << "a part's input was accepted";
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("a part allocates an input"), std::string::npos) << e.what();
   }
 }
 
