@@ -252,9 +252,10 @@ class WitnessBundle {
   // Witness bundles (kind Witness). pack_witness stores inputs and aux, every aux value that
   // is 0 or 1 as one bit; `shape` gives curve (must be F's), circuit id, partition, n_rows and
   // domain size (0: the smallest), its counts must match the spans. The result is sealed.
+  // Packed in parallel on `pool` (nullptr: the global pool).
   template <class F>
   static WitnessBundle pack_witness(const BundleHeader& shape, const CircuitId& pce_id, std::span<const F> inputs,
-                                    std::span<const F> aux);
+                                    std::span<const F> aux, util::ThreadPool* pool = nullptr);
   CircuitId pce_id() const;                             // kind Witness only
   std::span<const uint64_t> packed(PackedMap m) const;  // kind Witness only
   // The whole aux vector of a witness bundle, written to `out` (n_aux elements), in parallel

@@ -199,7 +199,7 @@ cs::WitnessBundle synthesize_builtin_witness(const cs::PceMatrices& pce, const K
   cs::BundleHeader h = builtin_bundle_header<E>(meta);
   h.circuit_id = circuit_id;
   h.partition = partition;
-  auto bundle = cs::WitnessBundle::pack_witness<Fr>(h, pce.id(), inputs, aux);
+  auto bundle = cs::WitnessBundle::pack_witness<Fr>(h, pce.id(), inputs, aux, &pool);
   if (timings) {
     timings->witness_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
     timings->matvec_ms = 0;

@@ -68,11 +68,20 @@ PceId some_pce_id(uint8_t salt) {
 
 TYPED_TEST(WitnessOnly, PackAndUnpackRoundTripEveryAuxValueAtEveryShape) {
   using F = TypeParam;
-  for (size_t n_aux : {0, 1, 63, 64, 65, 1000, 70000}) {
+  util::ThreadPool one_thread(1), four(4);
+  // 70000 and 300001 aux span 2 and 5 of pack_witness's blocks (2^16 values), whose bits start
+  // mid-word: the packing is the same bytes on 1, 2 and 4 threads.
+  for (size_t n_aux : {0, 1, 63, 64, 65, 1000, 70000, 300001}) {
     for (double share : {0.0, 0.5, 0.97, 1.0}) {
       auto aux = mixed_aux<F>(n_aux, share, n_aux * 31 + uint64_t(share * 100));
       std::vector<F> inputs{F::one(), F::from_u64(5), F::zero()};
-      auto w = WitnessBundle::pack_witness<F>(shape(3, n_aux, 3 + n_aux / 2 + 1), some_pce_id(1), inputs, aux);
+      auto w =
+          WitnessBundle::pack_witness<F>(shape(3, n_aux, 3 + n_aux / 2 + 1), some_pce_id(1), inputs, aux, &this->pool);
+      for (util::ThreadPool* p : {&one_thread, &four})
+        EXPECT_TRUE(std::ranges::equal(
+            WitnessBundle::pack_witness<F>(shape(3, n_aux, 3 + n_aux / 2 + 1), some_pce_id(1), inputs, aux, p).bytes(),
+            w.bytes()))
+            << n_aux << " aux on " << p->size() << " threads";
       EXPECT_EQ(w.kind(), BundleKind::Witness);
       EXPECT_EQ(w.header().version, 3u);
       uint64_t full = 0;
