@@ -8,7 +8,8 @@
 //
 // Wall time and CPU time (user + system, every thread) of each best run are reported: the
 // per-core rates divide by CPU time, comparing like with like whatever the thread count and
-// load (plain synthesis is one thread; PCE's mat-vec runs on --threads).
+// load (plain synthesis is one thread; PCE's mat-vec, and the witness-only path's challenges of
+// porep and its packing, run on --threads).
 // Each measurement runs in its own child process (fork), so each reports its own peak resident
 // memory (wait4's ru_maxrss: the bundle, the working vectors and the touched pages of the mapped
 // PCE file) instead of the high-water mark of everything before it. The children make their
@@ -192,13 +193,14 @@ int bench_synth(const SynthOpts& o) {
   // 3b. The witness-only bundle a synth worker ships by default: the witness pass and the bit
   // packing, no a, b, c (the prove worker computes them).
   auto wit = in_child([&](Report& r) {
+    util::ThreadPool pool(o.threads);  // the witness pass's parts (porep's challenges) and the packing
     const auto m = cs::PceMatrices::open(path, groth16::pce_shape<E>(meta));
     r.ms = 1e300;
     for (unsigned rep = 0; rep < o.repeat; ++rep) {
       groth16::PceSynthTimings t;
       const double c0 = process_cpu_ms();
       const auto t1 = clock::now();
-      auto w = groth16::synthesize_builtin_witness<E>(m, meta, 1, rep, {}, &t);
+      auto w = groth16::synthesize_builtin_witness<E>(m, meta, 1, rep, {}, &t, pool);
       const double ms = ms_between(t1, clock::now());
       if (ms < r.ms) r.ms = ms, r.a_ms = t.witness_ms, r.b_ms = t.pack_ms, r.cpu_ms = process_cpu_ms() - c0;
       r.v[0] = w.bytes().size();
@@ -219,7 +221,10 @@ int bench_synth(const SynthOpts& o) {
   });
 
   auto rate = [&](double ms) { return double(constraints) / ms / 1000.0; };  // M constraints/s
-  std::printf("%u runs each (best by wall time); plain: 1 thread, PCE mat-vec: %zu threads\n", o.repeat, threads);
+  std::printf(
+      "%u runs each (best by wall time); plain: 1 thread, PCE mat-vec and witness-only (porep's challenges, the "
+      "packing): %zu threads\n",
+      o.repeat, threads);
   std::printf(
       "plain synthesis (ProvingCS): %10.1f ms  %7.2f M constraints/s  CPU %10.1f ms  %7.2f M/s per core"
       "  peak RSS %8.1f MiB\n",
@@ -260,7 +265,9 @@ std::function<int()> attach_bench_synth(CLI::App& bench) {
   synth->add_option("--repeat", o->repeat, "Runs of each path (the best is reported)")
       ->capture_default_str()
       ->check(CLI::Range(1u, 100u));
-  synth->add_option("--threads", o->threads, "Threads of PCE's mat-vec (0: one per hardware thread)")
+  synth
+      ->add_option("--threads", o->threads,
+                   "Threads of PCE's mat-vec and of the witness-only path (0: one per hardware thread)")
       ->capture_default_str()
       ->check(CLI::Range(size_t(0), size_t(1024)));
   synth->add_option("--dir", o->dir, "Directory for the temporary PCE file (default: the system's temp dir)");

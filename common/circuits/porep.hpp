@@ -384,8 +384,8 @@ class PorepCircuit final : public Circuit<F> {
     const auto& H = Poseidon<F>::instance(s_.layers + 1);
 
     // The challenges are alike and independent (each allocates its own variables, reading only
-    // the inputs and the replica bits above): a witness-only CS with a pool runs them on every
-    // core (run_parts), any other in order. (The part's `cs` shadows the outer one on purpose:
+    // the inputs and the replica bits above) and come last: a witness-only CS with a pool runs
+    // them on every core at once (run_parts), any other in order. (The part's `cs` shadows the outer one on purpose:
     // a part uses only the CS it is handed.)
     cs.run_parts(s_.challenges, [&](cs::ConstraintSystem<F>& cs, uint64_t i) {
       cs::Namespace<F> cns(cs, Name("challenge", i));

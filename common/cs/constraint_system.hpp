@@ -136,12 +136,13 @@ class ConstraintSystem {
 
   static constexpr Variable one() { return Variable::one(); }
 
-  // `k` parts of a circuit that allocate aux variables of their own (no inputs), the same
-  // number each, and enforce the same number of constraints each (PoRep's challenges):
-  // part(cs, i) for i in [0, k), each on the CS it is handed, whose variables it must use.
-  // This one runs them in order on *this; the witness-only CS with a thread pool runs part 0
-  // here, then the others concurrently, each on a CS over its own slice of the aux vector
-  // (their variables get the indices the sequential order gives, so the witness is the same).
+  // The last `k` parts of a circuit (nothing is allocated or enforced after them), which
+  // allocate aux variables of their own (no inputs), the same number each, and enforce the same
+  // number of constraints each (PoRep's challenges): part(cs, i) for i in [0, k), each on the
+  // CS it is handed, whose variables it must use. This one runs them in order on *this; the
+  // witness-only CS with a thread pool runs them all at once, each on a CS over its own slice
+  // of the aux vector (their variables get the indices the sequential order gives, so the
+  // witness is the same).
   virtual void run_parts(uint64_t k, const std::function<void(ConstraintSystem&, uint64_t)>& part) {
     for (uint64_t i = 0; i < k; ++i) part(*this, i);
   }

@@ -10,11 +10,12 @@
 // The shape is known (from the PCE file), so a circuit that allocates more or fewer variables
 // or constraints than were recorded is refused, as ProvingCS's preallocated mode does.
 //
-// Given a thread pool, run_parts() runs a circuit's like parts (PoRep's challenges) on every
-// core: part 0 here, which measures a part's aux variables and constraints, then the others
-// concurrently, each on a sub-system over the aux slice the sequential order would give it,
-// which must allocate exactly as many (else std::logic_error). A partition's witness pass is
-// otherwise one thread's work while the other cores idle (130M constraints: ~10 s).
+// Given a thread pool, run_parts() runs a circuit's like parts (PoRep's challenges, the
+// circuit's last variables and constraints) on every core at once: the recorded shape's
+// remainder split evenly gives each part its aux slice (at the indices the one-thread order
+// gives) and its constraint count, which its sub-system checks exactly (else std::logic_error).
+// A partition's witness pass is otherwise one thread's work while the other cores idle (130M
+// constraints: ~10 s).
 #pragma once
 
 #include <cstdint>
@@ -45,18 +46,20 @@ class WitnessCS final : public ConstraintSystem<F> {
 
   void run_parts(uint64_t k, const std::function<void(ConstraintSystem<F>&, uint64_t)>& part) override {
     if (pool_ == nullptr || pool_->size() < 2 || k < 2) return ConstraintSystem<F>::run_parts(k, part);
-    const uint64_t aux0 = n_aux_, k0 = n_constraints_;
-    part(*this, 0);
-    const uint64_t per_aux = n_aux_ - aux0, per_k = n_constraints_ - k0;
-    if (per_aux * (k - 1) > aux_.size() - n_aux_) [[unlikely]]
-      throw std::logic_error("WitnessCS: " + std::to_string(k) + " parts of " + std::to_string(per_aux) +
-                             " aux variables exceed the recorded " + std::to_string(aux_.size()));
-    std::vector<std::exception_ptr> failed(k - 1);
-    pool_->run_tasks(k - 1, [&](size_t t) {
+    // The parts are the circuit's last variables and constraints (run_parts' contract), so the
+    // recorded shape's remainder, split evenly, is each part's: all k run at once.
+    const uint64_t rest_aux = aux_.size() - n_aux_, rest_k = expected_constraints_ - n_constraints_;
+    if (rest_aux % k != 0 || rest_k % k != 0) [[unlikely]]
+      throw std::logic_error("WitnessCS: the last " + std::to_string(rest_aux) + " aux variables and " +
+                             std::to_string(rest_k) + " constraints of the recorded shape do not split into " +
+                             std::to_string(k) + " like parts");
+    const uint64_t per_aux = rest_aux / k, per_k = rest_k / k;
+    std::vector<std::exception_ptr> failed(k);
+    pool_->run_tasks(k, [&](size_t t) {
       try {
         const uint64_t begin = n_aux_ + per_aux * t;
         WitnessCS sub(aux_.subspan(begin, per_aux), aux_base_ + begin, per_k);
-        part(sub, t + 1);
+        part(sub, t);
         sub.finish();
       } catch (...) {
         failed[t] = std::current_exception();
@@ -64,8 +67,8 @@ class WitnessCS final : public ConstraintSystem<F> {
     });
     for (const auto& e : failed)
       if (e) std::rethrow_exception(e);
-    n_aux_ += per_aux * (k - 1);
-    n_constraints_ += per_k * (k - 1);
+    n_aux_ += rest_aux;
+    n_constraints_ += rest_k;
   }
 
   void enforce(Name, const LC&, const LC&, const LC&) override { ++n_constraints_; }

@@ -190,17 +190,18 @@ TYPED_TEST(WitnessOnly, ExpandedBundleIsByteIdenticalToTheProvingCsBundle) {
   }
 }
 
-// WitnessCS::run_parts on a pool: part 0 here, the others concurrently on their own aux slices,
-// each variable at the index the sequential order gives it (same witness as without a pool); a
-// part that allocates more or fewer variables than part 0, or an input, is refused with a
-// logic_error naming it, rethrown on the calling thread.
+// WitnessCS::run_parts on a pool: the circuit's last parts, all at once, each on the aux slice
+// the recorded shape's remainder gives it, each variable at the index the sequential order
+// gives it (same witness as without a pool); a part that allocates more or fewer variables or
+// constraints than its share, an input, or a remainder that does not split evenly is refused
+// with a logic_error naming it, rethrown on the calling thread.
 TYPED_TEST(WitnessOnly, PartsOnAPoolFillTheSequentialSlotsAndUnlikePartsAreRefused) {
   using F = TypeParam;
   using CS = ConstraintSystem<F>;
   constexpr uint64_t kParts = 7, kPer = 5;
   // Before the parts: one input and 2 aux; each part: kPer aux (value 100 i + j, plus the first
-  // variable's index times 1000, so a wrong index shows) and 3 constraints; then 1 aux.
-  auto circuit = [&](CS& cs, auto&& part_aux) {
+  // variable's index times 1000, so a wrong index shows) and 3 constraints.
+  auto circuit = [&](CS& cs, auto&& part_aux, auto&& part_k) {
     (void)cs.alloc_input("x", [] { return F::from_u64(9); });
     for (int j = 0; j < 2; ++j) (void)cs.alloc("pre", [&] { return F::from_u64(50 + j); });
     cs.run_parts(kParts, [&](CS& pcs, uint64_t i) {
@@ -209,48 +210,67 @@ TYPED_TEST(WitnessOnly, PartsOnAPoolFillTheSequentialSlotsAndUnlikePartsAreRefus
         const Variable v = pcs.alloc("a", [&] { return F::from_u64(100 * i + j + 1000 * first.index()); });
         if (j == 0) first = v;
       }
-      for (int k = 0; k < 3; ++k) pcs.enforce("k", {}, {}, {});
+      for (uint64_t k = 0; k < part_k(i); ++k) pcs.enforce("k", {}, {}, {});
     });
-    (void)cs.alloc("post", [] { return F::from_u64(7); });
   };
-  const uint64_t n_aux = 2 + kParts * kPer + 1, n_k = 3 * kParts;
-  auto run = [&](util::ThreadPool* pool, auto&& part_aux) {
+  auto run = [&](util::ThreadPool* pool, uint64_t n_aux, uint64_t n_k, auto&& part_aux, auto&& part_k) {
     std::vector<F> in(2), aux(n_aux);
     WitnessCS<F> cs(in, aux, n_k, pool);
-    circuit(cs, part_aux);
+    circuit(cs, part_aux, part_k);
     cs.finish();
     return aux;
   };
-  const auto alike = [](uint64_t) { return kPer; };
-  const std::vector<F> sequential = run(nullptr, alike);
+  const uint64_t n_aux = 2 + kParts * kPer, n_k = 3 * kParts;
+  const auto per = [](uint64_t) { return kPer; };
+  const auto three = [](uint64_t) { return uint64_t(3); };
+  const std::vector<F> sequential = run(nullptr, n_aux, n_k, per, three);
   util::ThreadPool four(4);
-  EXPECT_TRUE(run(&four, alike) == sequential);
+  EXPECT_TRUE(run(&four, n_aux, n_k, per, three) == sequential);
   EXPECT_EQ(sequential[2 + kPer * 3 + 1], F::from_u64(100 * 3 + 1 + 1000 * (2 + kPer * 3)));
-  EXPECT_EQ(sequential.back(), F::from_u64(7));
 
-  // A part with one variable too many or too few (the last one; then the second).
-  for (const uint64_t odd : {kParts - 1, uint64_t(1)}) {
+  auto refused = [&](auto&& attempt, const std::string& says) {
+    try {
+      attempt();
+      ADD_FAILURE() << "accepted; expected a refusal saying '" << says << "'";
+    } catch (const std::logic_error& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+  };
+  // A part with one variable or constraint too many or too few (the last part; then the first),
+  // the shape's totals unchanged (another part makes up for it).
+  for (const uint64_t odd : {kParts - 1, uint64_t(0)}) {
+    const uint64_t other = odd == 0 ? 1 : 0;
     for (const int64_t delta : {1, -1}) {
-      try {
-        (void)run(&four, [&](uint64_t i) { return i == odd ? kPer + delta : kPer; });
-        ADD_FAILURE() << "an unlike part (" << odd << ", " << delta << ") was accepted";
-      } catch (const std::logic_error& e) {
-        EXPECT_NE(std::string(e.what()).find(delta > 0 ? "of a part" : "the recorded shape"), std::string::npos)
-            << e.what();
-      }
+      auto shifted = [&](uint64_t base) {
+        return [=](uint64_t i) { return i == odd ? base + delta : i == other ? base - delta : base; };
+      };
+      // (Both parts fail; the first part's failure is the one rethrown.)
+      refused([&] { (void)run(&four, n_aux, n_k, shifted(kPer), three); },
+              (odd < other) == (delta > 0) ? "aux variables of a part" : "the recorded shape");
+      refused([&] { (void)run(&four, n_aux, n_k, per, shifted(3)); }, "the recorded shape");
     }
   }
+  // A remainder that does not split into kParts (a circuit allocating after its parts).
+  refused([&] { (void)run(&four, n_aux + 1, n_k, per, three); }, "do not split into 7 like parts");
   // A part that allocates an input.
   std::vector<F> in(2), aux(n_aux);
   WitnessCS<F> cs(in, aux, n_k, &four);
-  try {
-    cs.run_parts(3, [&](CS& pcs, uint64_t i) {
-      if (i == 2) (void)pcs.alloc_input("late", [] { return F::one(); });
-    });
-    ADD_FAILURE() << "a part's input was accepted";
-  } catch (const std::logic_error& e) {
-    EXPECT_NE(std::string(e.what()).find("a part allocates an input"), std::string::npos) << e.what();
-  }
+  refused(
+      [&] {
+        cs.run_parts(kParts, [&](CS& pcs, uint64_t i) {
+          if (i == 2) (void)pcs.alloc_input("late", [] { return F::one(); });
+        });
+      },
+      "");
+  std::vector<F> in2(2), aux2(0);
+  WitnessCS<F> cs2(in2, aux2, 0, &four);
+  refused(
+      [&] {
+        cs2.run_parts(3, [&](CS& pcs, uint64_t i) {
+          if (i == 2) (void)pcs.alloc_input("late", [] { return F::one(); });
+        });
+      },
+      "a part allocates an input");
 }
 
 TEST(WitnessOnlyKinds, NativeAndZkeyBundlesRefuseWitnessAccessors) {
