@@ -94,7 +94,7 @@ std::string checked_witness(const std::string& path, const formats::ZkeyFile& z,
 
 }  // namespace
 
-std::string FarmClient::registered_native_circuit(const std::string& id, std::string* curve) {
+std::string FarmClient::registered_native_curve(const std::string& id) {
   const bool hex = id.size() == 64 && std::all_of(id.begin(), id.end(), [](char ch) {
                      return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f');
                    });
@@ -118,8 +118,7 @@ std::string FarmClient::registered_native_circuit(const std::string& id, std::st
     throw std::invalid_argument("--circuit " + id +
                                 ": a .zkey circuit, whose partitions are witnesses: submit it with --zkey FILE "
                                 "--witness W.wtns");
-  *curve = c.at("curve");
-  return id;
+  return c.at("curve");
 }
 
 std::pair<std::string, bool> FarmClient::submit_zkey(const SubmitRequest& req, JobSpec spec) {
@@ -202,7 +201,8 @@ std::pair<std::string, bool> FarmClient::create(const SubmitRequest& req) {
     throw std::invalid_argument("--partitions must be 1.." + std::to_string(FarmStore::kMaxPartitions));
   std::string circuit, curve;
   if (!req.circuit_id.empty()) {
-    circuit = registered_native_circuit(req.circuit_id, &curve);
+    curve = registered_native_curve(req.circuit_id);
+    circuit = req.circuit_id;
   } else {
     const CurveId c = groth16::peek_key_file_curve(req.key_path);
     circuit = Sha256::circuit_id_of_file(req.key_path);

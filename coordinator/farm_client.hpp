@@ -86,8 +86,8 @@ class FarmClient {
  private:
   std::pair<std::string, bool> create(const SubmitRequest& req);
   std::pair<std::string, bool> submit_zkey(const SubmitRequest& req, JobSpec spec);
-  // `id` when it names a registered native circuit (*curve: its curve); else throws saying why.
-  std::string registered_native_circuit(const std::string& id, std::string* curve);
+  // The curve of the registered native circuit `id`; throws saying why when `id` names none.
+  std::string registered_native_curve(const std::string& id);
 
   RedisClient redis_;
   FarmStore store_;

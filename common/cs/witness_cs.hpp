@@ -48,6 +48,11 @@ class WitnessCS final : public ConstraintSystem<F> {
     if (pool_ == nullptr || pool_->size() < 2 || k < 2) return ConstraintSystem<F>::run_parts(k, part);
     // The parts are the circuit's last variables and constraints (run_parts' contract), so the
     // recorded shape's remainder, split evenly, is each part's: all k run at once.
+    if (n_aux_ > aux_.size() || n_constraints_ > expected_constraints_) [[unlikely]]
+      throw std::logic_error("WitnessCS: the circuit is past the recorded shape (" + std::to_string(n_aux_) +
+                             " aux variables and " + std::to_string(n_constraints_) + " constraints of " +
+                             std::to_string(aux_.size()) + " and " + std::to_string(expected_constraints_) +
+                             ") before its parts");
     const uint64_t rest_aux = aux_.size() - n_aux_, rest_k = expected_constraints_ - n_constraints_;
     if (rest_aux % k != 0 || rest_k % k != 0) [[unlikely]]
       throw std::logic_error("WitnessCS: the last " + std::to_string(rest_aux) + " aux variables and " +

@@ -23,8 +23,18 @@
 
 namespace zkmill::groth16 {
 
+// Precompiled constraint evaluation for the built-in circuits (common/cs/pce_matrices.hpp).
+// The shape a key's PCE file must have: the key's circuit, size, curve and counts.
 template <class E>
-cs::PceShape pce_shape(const KeyMeta& meta);
+cs::PceShape pce_shape(const KeyMeta& meta) {
+  return {E::kId, meta.circuit, meta.size, meta.n_inputs, meta.n_aux, meta.n_constraints - meta.n_inputs};
+}
+
+// A recording's matrices as the PCE file image of the key `meta` describes.
+template <class E>
+std::vector<uint8_t> encode_pce_image(const cs::R1CS<typename E::Fr>& r1cs, const KeyMeta& meta) {
+  return cs::PceMatrices::encode<typename E::Fr>(r1cs, pce_shape<E>(meta));
+}
 
 // A development setup of a built-in circuit. With `pce_image`, the circuit's PCE matrices (the
 // KEY.pce file's bytes, record_pce_image's) are encoded from the same recording, so that
@@ -44,7 +54,7 @@ ProvingKey<E> setup_builtin(const std::string& circuit, uint64_t size, ToxicWast
   meta.created_by = std::string("zkmill ") + build::kVersion + " (" + build::kGitCommit + ") dev setup";
   meta.h_basis = h_basis;
   ProvingKey<E> pk = generate_parameters<E>(r1cs, std::move(meta), tw, pool);
-  if (pce_image) *pce_image = cs::PceMatrices::encode<Fr>(r1cs, pce_shape<E>(pk.meta));
+  if (pce_image) *pce_image = encode_pce_image<E>(r1cs, pk.meta);
   return pk;
 }
 
@@ -62,13 +72,6 @@ cs::WitnessBundle synthesize_builtin(const KeyMeta& meta, uint64_t seed, uint64_
   return std::move(pcs).into_bundle(circuit_id, partition);
 }
 
-// Precompiled constraint evaluation for the built-in circuits (common/cs/pce_matrices.hpp).
-// The shape a key's PCE file must have: the key's circuit, size, curve and counts.
-template <class E>
-cs::PceShape pce_shape(const KeyMeta& meta) {
-  return {E::kId, meta.circuit, meta.size, meta.n_inputs, meta.n_aux, meta.n_constraints - meta.n_inputs};
-}
-
 // Records the circuit once (no values) and encodes its matrices as a PCE file image.
 template <class E>
 std::vector<uint8_t> record_pce_image(const KeyMeta& meta) {
@@ -76,7 +79,7 @@ std::vector<uint8_t> record_pce_image(const KeyMeta& meta) {
   auto c = circuits::make_circuit<Fr>(meta.circuit, meta.size, /*seed=*/0, /*partition=*/0);
   cs::RecordingCS<Fr> rec;
   c->synthesize(rec);
-  return cs::PceMatrices::encode<Fr>(rec.finish(), pce_shape<E>(meta));
+  return encode_pce_image<E>(rec.finish(), meta);
 }
 
 // The PCE matrices for a key, from `path` (conventionally the key's path + ".pce"). A file that
