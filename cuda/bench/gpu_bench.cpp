@@ -34,8 +34,30 @@ std::vector<int> parse_list(const char* s) {
 
 }  // namespace
 
+// The header comment's option list, for --help and for a malformed command line.
+constexpr const char* kUsage =
+    "usage: zkmill_gpu_bench [--OPTION VALUE ...]   (every option takes one value)\n"
+    "  --msm-sizes 20,22,24,26   --msm-g2-sizes 20,22   --ntt-sizes 20,...,27   --prove-sizes 20,22,24\n"
+    "  --porep-log 27   --check-cpu-log 20   --g2-cpu-log 20   --runs 3   --curves bn254,bls12-381\n"
+    "  --msm-c 0,16   --ceilings 1   --msm-bits 1   --precompute 1,2,99   --pinned-bundle 0|1\n"
+    "  --porep-size N --porep-partitions P --porep-threads T   --porep-bundle full|witness\n"
+    "  --porep-accumulate xyzz,affine,ones-xyzz,ones-affine   --porep-product 0|1\n"
+    "  --h-basis coset_lagrange|monomial   --h-beside ab,g2\n"
+    "A list \"0\" or a size 0 skips that part; with no option every part runs at its default sizes.\n";
+
 int main(int argc, char** argv) {
   zkmill::cuda::GpuBenchOptions o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--help" || a == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+  }
+  if (argc % 2 == 0) {
+    std::fprintf(stderr, "%s: option %s has no value\n%s", argv[0], argv[argc - 1], kUsage);
+    return 2;
+  }
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i];
     const char* v = argv[i + 1];
@@ -88,7 +110,7 @@ int main(int argc, char** argv) {
     else if (k == "--curves")
       o.curves = v;
     else {
-      std::fprintf(stderr, "unknown option %s\n", k.c_str());
+      std::fprintf(stderr, "unknown option %s\n%s", k.c_str(), kUsage);
       return 2;
     }
   }
