@@ -172,9 +172,9 @@ constexpr bool affine_split_down() {
 
 // Blocks of kAccThreads a SM that the sums kernel asks ptxas to fit (__launch_bounds__'s second
 // argument): with the running inverse gone, BLS12-381 G1 / BN254 G2 / BLS12-381 G2 fit 5 / 4 / 4
-// blocks at 88 / 128 / 128 registers (1: no bound). BLS12-381 G2 spills there (218 registers
-// unbounded), yet 4 blocks beat 3 (168 registers, 260 bytes of spill) and 2 (no spill) on the
-// H200: more warps hide the loads better than fewer spills save (cuda/bench/NOTES-down-kernel.md,
+// blocks at 88 / 128 / 128 registers (1: no bound). BLS12-381 G2 spills 816 bytes a thread there
+// (218 registers unbounded), yet 4 blocks beat 3 (168 registers, 260 bytes of spill), 2 (no spill)
+// and 5 on the H200: more warps hide the loads better than fewer spills save (cuda/bench/NOTES-down-kernel.md,
 // NOTES-square.md).
 template <class G>
 constexpr int affine_sums_min_blocks() {
