@@ -48,11 +48,7 @@ class WitnessCS final : public ConstraintSystem<F> {
     if (pool_ == nullptr || pool_->size() < 2 || k < 2) return ConstraintSystem<F>::run_parts(k, part);
     // The parts are the circuit's last variables and constraints (run_parts' contract), so the
     // recorded shape's remainder, split evenly, is each part's: all k run at once.
-    if (n_aux_ > aux_.size() || n_constraints_ > expected_constraints_) [[unlikely]]
-      throw std::logic_error("WitnessCS: the circuit is past the recorded shape (" + std::to_string(n_aux_) +
-                             " aux variables and " + std::to_string(n_constraints_) + " constraints of " +
-                             std::to_string(aux_.size()) + " and " + std::to_string(expected_constraints_) +
-                             ") before its parts");
+    // (alloc and enforce refuse anything past the shape, so neither difference below wraps.)
     const uint64_t rest_aux = aux_.size() - n_aux_, rest_k = expected_constraints_ - n_constraints_;
     if (rest_aux % k != 0 || rest_k % k != 0) [[unlikely]]
       throw std::logic_error("WitnessCS: the last " + std::to_string(rest_aux) + " aux variables and " +
@@ -76,7 +72,13 @@ class WitnessCS final : public ConstraintSystem<F> {
     n_constraints_ += rest_k;
   }
 
-  void enforce(Name, const LC&, const LC&, const LC&) override { ++n_constraints_; }
+  void enforce(Name, const LC&, const LC&, const LC&) override {
+    if (n_constraints_ == expected_constraints_) [[unlikely]]
+      throw std::logic_error("WitnessCS: the circuit enforces more than the recorded shape's " +
+                             std::to_string(expected_constraints_) +
+                             (inputs_.empty() ? " constraints of a part" : " constraints"));
+    ++n_constraints_;
+  }
   bool needs_values() const override { return true; }
   bool needs_constraints() const override { return false; }
 

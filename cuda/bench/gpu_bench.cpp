@@ -2,15 +2,7 @@
 // zkmill_gpu_bench: command-line front end of the GPU benchmark suite (cuda/bench/suite.hpp);
 // `zkmill bench gpu` runs the same suite.
 //
-//   zkmill_gpu_bench [--msm-sizes 20,22,24,26] [--msm-g2-sizes 20,22] [--ntt-sizes 20,...,27]
-//                    [--prove-sizes 20,22,24] [--porep-log 27] [--check-cpu-log 20] [--g2-cpu-log 20]
-//                    [--runs 3] [--curves bn254,bls12-381] [--msm-c 0,16] [--ceilings 1]
-//                    [--msm-bits 1] [--precompute 1,2,99] [--porep-size 130000000 --porep-partitions 10 --porep-threads
-//                    5]
-//                    [--porep-accumulate xyzz,affine,ones-xyzz,ones-affine] [--porep-bundle full|witness]
-//                    [--porep-product 0|1]
-//                    [--h-basis coset_lagrange|monomial|coset_lagrange,monomial] [--pinned-bundle 0|1]
-//                    (a list "0" or a size 0 skips that part)
+//   zkmill_gpu_bench [--OPTION VALUE ...]: the options are listed once, in kUsage below (--help).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -34,7 +26,7 @@ std::vector<int> parse_list(const char* s) {
 
 }  // namespace
 
-// The header comment's option list, for --help and for a malformed command line.
+// Every option, for --help and for a malformed command line.
 constexpr const char* kUsage =
     "usage: zkmill_gpu_bench [--OPTION VALUE ...]   (every option takes one value)\n"
     "  --msm-sizes 20,22,24,26   --msm-g2-sizes 20,22   --ntt-sizes 20,...,27   --prove-sizes 20,22,24\n"

@@ -187,26 +187,21 @@ constexpr int affine_sums_min_blocks() {
   }
 }
 
-// The same for the up and inverses kernels. Unbounded, BLS12-381 G2's take 134 and 168 registers
+// The same for the up and inverses kernels (one value for both). Unbounded, BLS12-381 G2's take 134 and 168 registers
 // (3 blocks); bounded at 4 blocks, 128 each with 20 and 88 bytes of spill. With all three of its
 // round kernels at 4 blocks its G2 MSM is 7.6% faster at 2^24 on the H200 (up and inverses alone:
 // 3.4%; the inverses walk is a chain of products per thread, which a fourth block's warps hide).
 // BLS12-381 G1 at 8 blocks (64 registers, 64-72 bytes of spill) was 1.5% slower; the other groups
 // were not measured bounded (cuda/bench/NOTES-down-kernel.md).
 template <class G>
-constexpr int affine_up_min_blocks() {
-  return std::is_same_v<G, curve::Bls12381G2> ? 4 : 1;
-}
-
-template <class G>
-constexpr int affine_inverses_min_blocks() {
+constexpr int affine_walk_min_blocks() {
   return std::is_same_v<G, curve::Bls12381G2> ? 4 : 1;
 }
 
 // Round, step 1: the denominators of the thread's slots, their running products p_j into
 // prefix[j], the thread's product into totals[t] (1 for a thread with no slot).
 template <class G>
-__global__ void __launch_bounds__(kAccThreads, affine_up_min_blocks<G>())
+__global__ void __launch_bounds__(kAccThreads, affine_walk_min_blocks<G>())
     affine_round_up_kernel(const uint32_t* in_start, const uint32_t* in_count, const uint32_t* out_start, uint32_t nb,
                            uint32_t m, uint32_t per, bool interleaved, uint32_t threads, const uint32_t* vals,
                            const typename G::Affine* pts, typename G::Fq* prefix, typename G::Fq* totals) {
@@ -262,7 +257,7 @@ __global__ void __launch_bounds__(kAccThreads)
 // Round, step 3 split in two (affine_split_down): first the walk alone, prefix[j] <- 1 / d_j,
 // with the up kernel's loads (the x only, but for the rare pairs) and 2 products a slot ...
 template <class G>
-__global__ void __launch_bounds__(kAccThreads, affine_inverses_min_blocks<G>())
+__global__ void __launch_bounds__(kAccThreads, affine_walk_min_blocks<G>())
     affine_round_inverses_kernel(const uint32_t* in_start, const uint32_t* in_count, const uint32_t* out_start,
                                  uint32_t nb, uint32_t m, uint32_t per, bool interleaved, uint32_t threads,
                                  const uint32_t* vals, const typename G::Affine* pts, typename G::Fq* prefix,

@@ -252,12 +252,12 @@ TYPED_TEST(WitnessOnly, PartsOnAPoolFillTheSequentialSlotsAndUnlikePartsAreRefus
   }
   // A remainder that does not split into kParts (a circuit allocating after its parts).
   refused([&] { (void)run(&four, n_aux + 1, n_k, per, three); }, "do not split into 7 like parts");
-  // A circuit already past the recorded shape's constraints when its parts begin.
+  // A circuit cannot get past the recorded shape's constraints (so run_parts' remainder is never
+  // negative): the first constraint too many is refused where it is enforced.
   std::vector<F> in(2), aux(n_aux);
   WitnessCS<F> cs(in, aux, /*n_constraints=*/1, &four);
   cs.enforce("k", {}, {}, {});
-  cs.enforce("k", {}, {}, {});
-  refused([&] { cs.run_parts(kParts, [&](CS&, uint64_t) {}); }, "past the recorded shape (0 aux variables and 2");
+  refused([&] { cs.enforce("k", {}, {}, {}); }, "more than the recorded shape's 1 constraints");
   // A part that allocates an input.
   std::vector<F> in2(2), aux2(0);
   WitnessCS<F> cs2(in2, aux2, 0, &four);
