@@ -15,13 +15,16 @@ namespace zkmill::test {
 
 using namespace zkmill::ff;
 
-namespace {
-
+// Outside the anonymous namespace: TYPED_TEST's classes derive from it at namespace scope, and
+// in a unity build (this file included into a batch) GCC warns (-Wsubobject-linkage) about a
+// base with internal linkage.
 template <class F>
 class MontMulAsm : public ::testing::Test {};
 
-using Fields = ::testing::Types<Bn254Fq, Bn254Fr, Bls12381Fq, Bls12381Fr>;
-TYPED_TEST_SUITE(MontMulAsm, Fields);
+using MontMulAsmFields = ::testing::Types<Bn254Fq, Bn254Fr, Bls12381Fq, Bls12381Fr>;
+TYPED_TEST_SUITE(MontMulAsm, MontMulAsmFields);
+
+namespace {
 
 template <size_t N>
 Limbs<N> small(uint64_t x) {
