@@ -23,6 +23,7 @@
 #include "coordinator/coordinator.hpp"
 #include "coordinator/job_progress.hpp"
 #include "farm/farm_overview.hpp"
+#include "farm/key_id.hpp"
 #include "farm/sha256.hpp"
 #include "farm/worker_registry.hpp"
 
@@ -190,7 +191,7 @@ std::pair<std::string, bool> FarmClient::create(const SubmitRequest& req) {
     throw std::invalid_argument("give exactly one of --key, --circuit and --zkey");
   if (!req.zkey_path.empty()) {
     JobSpec spec;
-    spec.circuit = Sha256::circuit_id_of_file(req.zkey_path);
+    spec.circuit = key_file_circuit_id(req.zkey_path);
     spec.priority = req.priority;
     spec.idempotency_key = req.idempotency_key;
     const uint64_t now = now_ms();
@@ -205,7 +206,7 @@ std::pair<std::string, bool> FarmClient::create(const SubmitRequest& req) {
     circuit = req.circuit_id;
   } else {
     const CurveId c = groth16::peek_key_file_curve(req.key_path);
-    circuit = Sha256::circuit_id_of_file(req.key_path);
+    circuit = key_file_circuit_id(req.key_path);
     curves::with_curve(c, [&]<class E>(E) {
       auto pk = groth16::ProvingKey<E>::open(req.key_path);
       store_.put_circuit(circuit, curve_name(c), groth16::snarkjs::vk_to_json<E>(pk.vk).dump(),

@@ -12,11 +12,15 @@
 #include "common/formats/circom_files.hpp"
 #include "common/formats/zkey.hpp"
 #include "common/groth16/key_file.hpp"
+#include "farm/key_id.hpp"
 #include "farm/sha256.hpp"
 
 namespace zkmill::farm {
 
 namespace {
+
+// Keys larger than this get a line before they are hashed (a PoRep key takes about a minute).
+constexpr uint64_t kAnnounceHashBytes = uint64_t(1) << 30;
 
 // The .r1cs beside a .zkey, if it describes the same circuit (curve and wire count); a
 // mismatched one is ignored with a warning rather than used to judge witnesses.
@@ -51,7 +55,8 @@ KeyDirectory::KeyDirectory(const std::string& dir, const KeyDirectory* previous)
     if (!e.is_regular_file()) continue;
     const std::string path = e.path().string();
     const auto ext = e.path().extension();
-    if (ext == ".json" || ext == ".r1cs" || ext == ".wtns" || ext == ".pce") continue;  // .pce: PCE matrices
+    if (ext == ".json" || ext == ".r1cs" || ext == ".wtns" || ext == ".pce")
+      continue;  // .pce: PCE matrices; .json: vk, id memo
     std::error_code sec;
     const uint64_t size = e.file_size(sec);
     const int64_t mtime = int64_t(e.last_write_time(sec).time_since_epoch().count());
@@ -81,10 +86,18 @@ KeyDirectory::KeyDirectory(const std::string& dir, const KeyDirectory* previous)
       spdlog::debug("worker: {} is not a key file ({}); skipped", path, ex.what());
       continue;
     }
-    k.digest = Sha256::file(path);
+    KeyIdSource source{};
+    KeyIdOptions id_opts;
+    id_opts.before_hash = [&](const std::string& why) {
+      if (size > kAnnounceHashBytes)
+        spdlog::info("worker: hashing {} ({:.1f} GiB) for its circuit id ({}; kept in {} for the next start)", path,
+                     double(size) / double(uint64_t(1) << 30), why, key_id_memo_path(path));
+    };
+    k.digest = key_file_digest(path, id_opts, &source);
     const std::string id = Sha256::hex(k.digest);
-    spdlog::info("worker: serving circuit {} ({}, {}{})", id.substr(0, 16), curve_name(k.curve), path,
-                 k.format == Format::Zkey ? (k.r1cs_path.empty() ? ", zkey without .r1cs" : ", zkey + .r1cs") : "");
+    spdlog::info("worker: serving circuit {} ({}, {}{}{})", id.substr(0, 16), curve_name(k.curve), path,
+                 k.format == Format::Zkey ? (k.r1cs_path.empty() ? ", zkey without .r1cs" : ", zkey + .r1cs") : "",
+                 source == KeyIdSource::Memo ? ", id from its .id.json" : "");
     keys_.emplace(id, std::move(k));
   }
 }

@@ -8,9 +8,13 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <thread>
 #include <vector>
 
+#include "farm/key_id.hpp"
+#include "farm/sha256.hpp"
 #include "tests/support/native_key.hpp"
 #include "tests/support/process.hpp"
 
@@ -74,6 +78,29 @@ TEST_F(NativeKeysTest, ARescanThatDropsAKeyForgetsIt) {
   keys.retain(empty);
   EXPECT_EQ(keys.size(), 0u);
   EXPECT_EQ(held->meta.circuit, "chain");  // still mapped for the task that holds it
+}
+
+// A restarted worker takes a key's circuit id from the KEY.id.json memo the first scan wrote
+// (not from hashing the key again: an edited memo id is what it serves), and the memo is not
+// taken for a key; a key rewritten since is hashed again.
+TEST_F(NativeKeysTest, ARestartedWorkerReadsTheCircuitIdFromTheMemo) {
+  const std::string path = (dir_ / "chain.key").string();
+  NativeKey chain(path, "chain", 64);
+  const KeyDirectory first(dir_.string());
+  ASSERT_EQ(only_key(first).digest, Sha256::file(path));
+  ASSERT_TRUE(fs::exists(key_id_memo_path(path)));
+  const KeyDirectory restarted(dir_.string());
+  EXPECT_EQ(only_key(restarted).digest, Sha256::file(path));
+
+  auto memo = nlohmann::json::parse(std::ifstream(key_id_memo_path(path)));
+  memo["sha256"] = std::string(64, 'b');
+  std::ofstream(key_id_memo_path(path), std::ios::trunc) << memo.dump();
+  const KeyDirectory again(dir_.string());
+  EXPECT_EQ(again.circuit_ids(), std::vector<std::string>{std::string(64, 'b')});
+
+  NativeKey merkle(path, "merkle", 64, CurveId::Bn254, 9);  // same path, another circuit
+  const KeyDirectory rewritten(dir_.string());
+  EXPECT_EQ(only_key(rewritten).digest, Sha256::file(path));
 }
 
 TEST_F(NativeKeysTest, TheWrongCurveOrFormatIsRefused) {
