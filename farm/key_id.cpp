@@ -17,6 +17,7 @@
 #include <stdexcept>
 
 #include "common/util/atomic_file.hpp"
+#include "farm/cache_dir.hpp"
 
 namespace zkmill::farm {
 
@@ -120,13 +121,8 @@ std::string cache_memo_path(const std::string& cache_dir, const FileIdentity& id
 std::string key_id_memo_path(const std::string& key_path) { return key_path + ".id.json"; }
 
 std::string default_key_id_cache_dir() {
-  if (const char* c = std::getenv("CACHE_DIRECTORY"); c && *c) {
-    const std::string first(c, std::strcspn(c, ":"));
-    return first + "/key-ids";
-  }
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/zkmill/key-ids";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/zkmill/key-ids";
-  return {};
+  const std::string base = default_cache_dir();
+  return base.empty() ? base : base + "/key-ids";
 }
 
 Sha256::Digest key_file_digest(const std::string& key_path, KeyIdOptions opts, KeyIdSource* source) {

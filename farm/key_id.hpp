@@ -41,8 +41,7 @@ enum class KeyIdSource { Memo, Hashed };
 
 // The memo's path beside a key file.
 std::string key_id_memo_path(const std::string& key_path);
-// $CACHE_DIRECTORY/key-ids (systemd's CacheDirectory=; its first entry), else
-// $XDG_CACHE_HOME/zkmill/key-ids, else $HOME/.cache/zkmill/key-ids; "" when none is set.
+// default_cache_dir()/key-ids (farm/cache_dir.hpp); "" when there is no cache directory.
 std::string default_key_id_cache_dir();
 
 // SHA-256 of the key file, from its memo when that still describes the file. Throws

@@ -97,7 +97,7 @@ class Worker {
   // The PCE matrices of a native key (KEY.pce, cached in pce_; see groth16::load_or_build_pce).
   // Thread-safe: synth and prove tasks share them.
   template <class E>
-  std::shared_ptr<const cs::PceMatrices> pce_for(const std::string& key_path, const groth16::KeyMeta& meta);
+  std::shared_ptr<const cs::PceMatrices> pce_for(const KeyDirectory::Key& key, const groth16::KeyMeta& meta);
   // Drops a key's cached matrices (after a failure that may be theirs): opened afresh next time.
   void forget_pce(const std::string& key_path);
   ControlMessage run_prove(const Prove& p, Task& t);

@@ -18,36 +18,50 @@
 #include "common/groth16/prover.hpp"
 #include "common/groth16/snarkjs_json.hpp"
 #include "common/wire/bundle_fetch.hpp"
+#include "farm/cache_dir.hpp"
 #include "farm/clock.hpp"
 #include "farm/log_text.hpp"
+#include "farm/sha256.hpp"
 #include "worker/worker.hpp"
 
 namespace zkmill::farm {
 
 template <class E>
-std::shared_ptr<const cs::PceMatrices> Worker::pce_for(const std::string& key_path, const groth16::KeyMeta& meta) {
+std::shared_ptr<const cs::PceMatrices> Worker::pce_for(const KeyDirectory::Key& key, const groth16::KeyMeta& meta) {
+  const std::string& key_path = key.path;
   std::lock_guard lock(pce_mu_);
   if (auto it = pce_.find(key_path); it != pce_.end()) return it->second;
   const std::string path = key_path + ".pce";
+  // Where the key's directory cannot take the file (read-only under systemd), the cache
+  // directory does, named by the circuit id: recorded once per host, not at every start.
+  const std::string cache = default_cache_dir();
+  const std::string fallback = cache.empty() ? std::string() : cache + "/pce/" + Sha256::hex(key.digest) + ".pce";
   const bool existed = std::filesystem::exists(path);
   const auto t0 = std::chrono::steady_clock::now();
-  std::string why;
-  auto m = std::make_shared<const cs::PceMatrices>(
-      groth16::load_or_build_pce<E>(path, meta, &why, [&](const std::string& reason) {
+  std::string why, used;
+  bool recorded = false;
+  auto m = std::make_shared<const cs::PceMatrices>(groth16::load_or_build_pce<E>(
+      path, meta, &why,
+      [&](const std::string& reason) {
+        recorded = true;
         spdlog::info(
             "worker {}: recording the PCE matrices of {} ({} constraints; {}): this once per key and "
             "host, about 1 s per million constraints; `zkmill setup` writes them beside a new key",
             id_, key_path, meta.n_constraints, reason);
-      }));
+      },
+      fallback, &used));
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   if (why.empty())
     spdlog::info("worker {}: PCE matrices {} opened ({:.1f} ms)", id_, path, ms);
+  else if (!recorded)
+    spdlog::info("worker {}: PCE matrices {} opened ({:.1f} ms; {})", id_, used, ms, why);
   else if (existed)
     spdlog::warn("worker {}: PCE file refused: {} ({:.1f} ms)", id_, why, ms);
   else
-    spdlog::info("worker {}: PCE matrices recorded for {} ({:.1f} ms)", id_, path, ms);
-  spdlog::info("worker {}: PCE {}: {} rows, {} entries, {} MiB mapped, id {}", id_, path, m->n_rows(), m->nnz(),
-               m->image_bytes() >> 20, cs::short_hex(m->id()));
+    spdlog::info("worker {}: PCE matrices recorded for {} ({}; {:.1f} ms)", id_, key_path,
+                 used.empty() ? std::string("kept in memory: ") + why : "written to " + used, ms);
+  spdlog::info("worker {}: PCE {}: {} rows, {} entries, {} MiB mapped, id {}", id_, used.empty() ? path : used,
+               m->n_rows(), m->nnz(), m->image_bytes() >> 20, cs::short_hex(m->id()));
   pce_[key_path] = m;
   return m;
 }
@@ -86,7 +100,7 @@ ControlMessage Worker::run_synth(const Synth& s, const std::string& wtns) {
       // task, and the key's matrices are opened (or rebuilt) afresh next time. A witness-only
       // bundle needs the witness pass alone (the prove worker computes a, b, c).
       try {
-        const auto pce = pce_for<E>(key->path, pk->meta);
+        const auto pce = pce_for<E>(*key, pk->meta);
         if (cfg_.worker.bundle_kind == "witness")
           return groth16::synthesize_builtin_witness<E>(*pce, pk->meta, s.seed, part, key->digest);
         return groth16::synthesize_builtin_pce<E>(*pce, pk->meta, s.seed, part, key->digest);
@@ -102,7 +116,7 @@ ControlMessage Worker::run_synth(const Synth& s, const std::string& wtns) {
       // Witness only: the prove worker recomputes a, b, c from the circuit's PCE matrices (the
       // same KEY.pce, named by its id), so only inputs and the (bit-packed) aux travel.
       using Fr = typename E::Fr;
-      const auto pce = pce_for<E>(key->path, native_keys_.open<E>(*key)->meta);
+      const auto pce = pce_for<E>(*key, native_keys_.open<E>(*key)->meta);
       return cs::WitnessBundle::pack_witness<Fr>(bundle.header(), pce->id(), bundle.template inputs<Fr>(),
                                                  bundle.template aux<Fr>());
     });
@@ -168,7 +182,7 @@ ControlMessage Worker::run_prove(const Prove& p, Task& t) {
       throw std::runtime_error("fetched a witness-only bundle for a .zkey circuit");
     const auto te = std::chrono::steady_clock::now();
     curves::with_curve(key->curve, [&]<class E>(E) {
-      const auto pce = pce_for<E>(key->path, native_keys_.open<E>(*key)->meta);
+      const auto pce = pce_for<E>(*key, native_keys_.open<E>(*key)->meta);
       try {
         if (gpu_ && cfg_.worker.gpu_pce) {
           cs::check_witness_for(*wp, *pce);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <new>
@@ -89,28 +90,55 @@ std::vector<uint8_t> record_pce_image(const KeyMeta& meta) {
 // reason a file was rebuilt, or "" when it was used as it was. `before_record` (when given) is
 // called with the reason before the recording starts: at PoRep scale it takes minutes (130M
 // constraints: ~2 min on one core), and a worker says so before, not only after.
+// `fallback` (when not empty) is a second place for the file, for a key directory that cannot
+// take one (a worker under systemd sees worker.key_dir read-only): opened when `path` is
+// refused, and written when `path` cannot be, so the matrices are recorded once per host, not
+// at every start. *used (when given) receives the file the matrices came from ("" in memory).
 template <class E>
 cs::PceMatrices load_or_build_pce(const std::string& path, const KeyMeta& meta, std::string* why = nullptr,
-                                  const std::function<void(const std::string&)>& before_record = {}) {
+                                  const std::function<void(const std::string&)>& before_record = {},
+                                  const std::string& fallback = {}, std::string* used = nullptr) {
   const cs::PceShape shape = pce_shape<E>(meta);
   std::string reason;
   try {
     auto m = cs::PceMatrices::open(path, shape);
     if (why) why->clear();
+    if (used) *used = path;
     return m;
   } catch (const cs::PceError& e) {
     reason = e.what();
   }
+  if (!fallback.empty()) {
+    try {
+      auto m = cs::PceMatrices::open(fallback, shape);
+      if (why) *why = reason + "; " + fallback + " used";
+      if (used) *used = fallback;
+      return m;
+    } catch (const cs::PceError&) {  // recorded below, as for `path`
+    }
+  }
   if (before_record) before_record(reason);
   std::vector<uint8_t> image = record_pce_image<E>(meta);
-  try {
-    cs::PceMatrices::write_file(path, image);
-    if (why) *why = reason + "; rebuilt";
-    return cs::PceMatrices::open(path, shape);
-  } catch (const cs::PceError& e) {
-    if (why) *why = reason + "; rebuilt in memory (" + e.what() + ")";
-    return cs::PceMatrices::from_image(std::move(image), shape, path + " (in memory)");
+  std::string write_error;
+  for (const std::string* target : {&path, &fallback}) {
+    if (target->empty()) continue;
+    const bool in_fallback = target == &fallback;
+    try {
+      if (in_fallback) {
+        std::error_code ec;  // the cache directory may not exist yet; write_file says if it still is missing
+        std::filesystem::create_directories(std::filesystem::path(fallback).parent_path(), ec);
+      }
+      cs::PceMatrices::write_file(*target, image);
+      if (why) *why = reason + "; rebuilt" + (in_fallback ? " in " + fallback : std::string());
+      if (used) *used = *target;
+      return cs::PceMatrices::open(*target, shape);
+    } catch (const cs::PceError& e) {
+      write_error += (write_error.empty() ? "" : "; ") + std::string(e.what());
+    }
   }
+  if (why) *why = reason + "; rebuilt in memory (" + write_error + ")";
+  if (used) used->clear();
+  return cs::PceMatrices::from_image(std::move(image), shape, path + " (in memory)");
 }
 
 // synthesize_builtin's result by PCE: the witness alone (cs::WitnessCS, no constraint

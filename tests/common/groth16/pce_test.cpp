@@ -228,6 +228,59 @@ TYPED_TEST(PceBuiltin, BadFileIsRebuiltNeverUsed) {
   EXPECT_THROW((void)synthesize_builtin_pce<E>(wrong, pk.meta, 3, 1), cs::PceError);
 }
 
+// A key directory that cannot take KEY.pce (read-only under systemd; here the key "directory"
+// is a regular file, since root writes anywhere): the matrices go to the fallback (the
+// worker's cache directory, created as needed) and are opened from there afterwards, never
+// recorded again; a damaged fallback is rebuilt; with no writable place they stay in memory.
+TYPED_TEST(PceBuiltin, AKeyDirectoryThatTakesNoFileUsesTheFallback) {
+  using E = TypeParam;
+  using Fr = typename E::Fr;
+  auto pk = setup_builtin<E>("chain", 900, ToxicWaste<Fr>::random(this->rng), this->pool);
+  const std::string blocker = temp_pce(std::string("not-a-dir-") + E::kName);
+  std::ofstream(blocker) << "a file where the key directory would be";
+  const std::string path = blocker + "/chain.key.pce";
+  const std::string cache = temp_pce(std::string("cache-") + E::kName);
+  std::filesystem::remove_all(cache);
+  const std::string fallback = cache + "/pce/0123.pce";
+  std::vector<std::string> told;
+  const auto tell = [&](const std::string& reason) { told.push_back(reason); };
+  const cs::WitnessBundle want = synthesize_builtin<E>(pk.meta, 3, 1);
+  auto same_bundle = [&](const cs::PceMatrices& m) {
+    return std::ranges::equal(synthesize_builtin_pce<E>(m, pk.meta, 3, 1, {}, this->pool).bytes(), want.bytes());
+  };
+
+  std::string why, used;
+  EXPECT_TRUE(same_bundle(load_or_build_pce<E>(path, pk.meta, &why, tell, fallback, &used)));
+  EXPECT_EQ(told.size(), 1u);
+  EXPECT_EQ(used, fallback);
+  EXPECT_NE(why.find("rebuilt in " + fallback), std::string::npos) << why;
+  ASSERT_TRUE(std::filesystem::is_regular_file(fallback));
+  const std::vector<uint8_t> good = read_all(fallback);
+
+  EXPECT_TRUE(same_bundle(load_or_build_pce<E>(path, pk.meta, &why, tell, fallback, &used)));
+  EXPECT_EQ(told.size(), 1u) << "recorded again although the fallback was intact";
+  EXPECT_EQ(used, fallback);
+  EXPECT_NE(why.find(fallback + " used"), std::string::npos) << why;
+
+  {
+    auto b = good;
+    b[b.size() - 100] ^= 0x40;
+    std::ofstream(fallback, std::ios::binary | std::ios::trunc)
+        .write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size()));
+  }
+  EXPECT_TRUE(same_bundle(load_or_build_pce<E>(path, pk.meta, &why, tell, fallback, &used)));
+  EXPECT_EQ(told.size(), 2u) << "a damaged fallback must be recorded again, never used";
+  EXPECT_EQ(read_all(fallback), good);
+
+  // Neither place writable (the fallback's directory is a file too): kept in memory.
+  const std::string nowhere = blocker + "/cache/pce/0123.pce";
+  EXPECT_TRUE(same_bundle(load_or_build_pce<E>(path, pk.meta, &why, tell, nowhere, &used)));
+  EXPECT_EQ(used, "");
+  EXPECT_NE(why.find("rebuilt in memory"), std::string::npos) << why;
+  std::filesystem::remove(blocker);
+  std::filesystem::remove_all(cache);
+}
+
 // The bit-aware MSMs (zeros skipped, +-1 summed apart from the windows) leave the proof as it
 // was: the one prover body (prove_with_view) gives the same proof for fixed r, s as one
 // assembled from plain Pippenger sums (no 0/1 split) over the same key, on a witness that is
