@@ -38,14 +38,15 @@ std::vector<uint8_t> encode_pce_image(const cs::R1CS<typename E::Fr>& r1cs, cons
 
 // A development setup of a built-in circuit. With `pce_image`, the circuit's PCE matrices (the
 // KEY.pce file's bytes, record_pce_image's) are encoded from the same recording, so that
-// `zkmill setup` can write them beside the key and no synth worker records them again.
+// `zkmill setup` can write them beside the key and no synth worker records them again. The
+// recording runs a circuit's parts (PoRep's challenges) on `pool` too.
 template <class E>
 ProvingKey<E> setup_builtin(const std::string& circuit, uint64_t size, ToxicWaste<typename E::Fr> tw,
                             util::ThreadPool& pool = util::ThreadPool::global(),
                             HBasis h_basis = HBasis::kCosetLagrange, std::vector<uint8_t>* pce_image = nullptr) {
   using Fr = typename E::Fr;
   auto c = circuits::make_circuit<Fr>(circuit, size, /*seed=*/0, /*partition=*/0);
-  cs::RecordingCS<Fr> rec;
+  cs::RecordingCS<Fr> rec(&pool);
   c->synthesize(rec);
   auto r1cs = rec.finish();
   KeyMeta meta;
@@ -72,12 +73,13 @@ cs::WitnessBundle synthesize_builtin(const KeyMeta& meta, uint64_t seed, uint64_
   return std::move(pcs).into_bundle(circuit_id, partition);
 }
 
-// Records the circuit once (no values) and encodes its matrices as a PCE file image.
+// Records the circuit once (no values; its parts, PoRep's challenges, at once on `pool`) and
+// encodes its matrices as a PCE file image, the same bytes whatever the pool.
 template <class E>
-std::vector<uint8_t> record_pce_image(const KeyMeta& meta) {
+std::vector<uint8_t> record_pce_image(const KeyMeta& meta, util::ThreadPool& pool = util::ThreadPool::global()) {
   using Fr = typename E::Fr;
   auto c = circuits::make_circuit<Fr>(meta.circuit, meta.size, /*seed=*/0, /*partition=*/0);
-  cs::RecordingCS<Fr> rec;
+  cs::RecordingCS<Fr> rec(&pool);
   c->synthesize(rec);
   return encode_pce_image<E>(rec.finish(), meta);
 }
@@ -88,10 +90,12 @@ std::vector<uint8_t> record_pce_image(const KeyMeta& meta) {
 // place; when that write fails they are kept in memory. *why (when given) receives the
 // reason a file was rebuilt, or "" when it was used as it was. `before_record` (when given) is
 // called with the reason before the recording starts: at PoRep scale it takes minutes (130M
-// constraints: ~2 min on one core), and a worker says so before, not only after.
+// constraints: ~2 min on one core, the challenges recorded at once on `pool`), and a worker says
+// so before, not only after.
 template <class E>
 cs::PceMatrices load_or_build_pce(const std::string& path, const KeyMeta& meta, std::string* why = nullptr,
-                                  const std::function<void(const std::string&)>& before_record = {}) {
+                                  const std::function<void(const std::string&)>& before_record = {},
+                                  util::ThreadPool& pool = util::ThreadPool::global()) {
   const cs::PceShape shape = pce_shape<E>(meta);
   std::string reason;
   try {
@@ -102,7 +106,7 @@ cs::PceMatrices load_or_build_pce(const std::string& path, const KeyMeta& meta, 
     reason = e.what();
   }
   if (before_record) before_record(reason);
-  std::vector<uint8_t> image = record_pce_image<E>(meta);
+  std::vector<uint8_t> image = record_pce_image<E>(meta, pool);
   try {
     cs::PceMatrices::write_file(path, image);
     if (why) *why = reason + "; rebuilt";
