@@ -199,24 +199,22 @@ class RecordingCS final : public ConstraintSystem<F> {
     F val;
   };
 
-  // lc as one CSR row in `out`: tagged columns (tag(var), which also checks the variable),
-  // sorted, duplicates merged, zeros dropped.
-  template <class Tag>
-  static void sorted_row(const LC& lc, std::vector<Entry>& out, Tag&& tag) {
-    out.clear();
-    for (const Term<F>& t : lc.terms()) out.push_back({tag(t.var), t.coeff});
+  // lc as one CSR row: emit(col, val) for each entry in column order, the columns tagged
+  // (tag(var), which also checks the variable), duplicates merged, zeros dropped.
+  template <class Tag, class Emit>
+  static void sorted_row(const LC& lc, std::vector<Entry>& scratch, Tag&& tag, Emit&& emit) {
+    scratch.clear();
+    for (const Term<F>& t : lc.terms()) scratch.push_back({tag(t.var), t.coeff});
     // Tagged order is z order (inputs, then aux), so sorting here leaves rows sorted after
     // finish(). Rows are short; std::sort runs insertion sort on them.
-    std::sort(out.begin(), out.end(), [](const Entry& x, const Entry& y) { return x.col < y.col; });
-    size_t n = 0;
-    for (size_t i = 0; i < out.size();) {
-      Entry e = out[i];
+    std::sort(scratch.begin(), scratch.end(), [](const Entry& x, const Entry& y) { return x.col < y.col; });
+    for (size_t i = 0; i < scratch.size();) {
+      Entry e = scratch[i];
       size_t j = i + 1;
-      for (; j < out.size() && out[j].col == e.col; ++j) e.val += out[j].val;
-      if (!e.val.is_zero()) out[n++] = e;
+      for (; j < scratch.size() && scratch[j].col == e.col; ++j) e.val += scratch[j].val;
+      if (!e.val.is_zero()) emit(e.col, e.val);
       i = j;
     }
-    out.resize(n);
   }
 
   [[noreturn]] static void never_allocated() {
@@ -224,14 +222,16 @@ class RecordingCS final : public ConstraintSystem<F> {
   }
 
   void append_row(CsrMatrix<F>& m, const LC& lc) {
-    sorted_row(lc, scratch_, [this](Variable v) {
-      if (v.index() >= (v.is_aux() ? r_.n_aux : r_.n_inputs)) never_allocated();
-      return v.is_aux() ? uint32_t(kAuxTag | v.index()) : uint32_t(v.index());
-    });
-    for (const Entry& e : scratch_) {
-      m.col.push_back(e.col);
-      m.val.push_back(e.val);
-    }
+    sorted_row(
+        lc, scratch_,
+        [this](Variable v) {
+          if (v.index() >= (v.is_aux() ? r_.n_aux : r_.n_inputs)) never_allocated();
+          return v.is_aux() ? uint32_t(kAuxTag | v.index()) : uint32_t(v.index());
+        },
+        [&m](uint32_t col, const F& val) {
+          m.col.push_back(col);
+          m.val.push_back(val);
+        });
     m.row_ptr.push_back(m.col.size());
   }
 
@@ -342,19 +342,21 @@ class RecordingCS final : public ConstraintSystem<F> {
     }
 
     void put_row(size_t m, const LC& lc) {
-      sorted_row(lc, scratch_, [this](Variable v) { return tag(v); });
-      const uint64_t end = nnz_[m] + scratch_.size();
       // Past part 0's rows or entries only counts are kept (check() refuses the part): the
       // next part's slice starts there.
-      if (n_constraints_ < l_.per.constraints && end <= l_.per.nnz[m]) {
-        const Out& o = out_[m];
-        for (size_t e = 0; e < scratch_.size(); ++e) {
-          o.col[nnz_[m] + e] = scratch_[e].col;
-          o.val[nnz_[m] + e] = scratch_[e].val;
-        }
-        o.row_end[n_constraints_] = o.at + end;
-      }
-      nnz_[m] = end;
+      const bool row_fits = n_constraints_ < l_.per.constraints;
+      const Out& o = out_[m];
+      uint64_t& n = nnz_[m];
+      sorted_row(
+          lc, scratch_, [this](Variable v) { return tag(v); },
+          [&](uint32_t col, const F& val) {
+            if (row_fits && n < l_.per.nnz[m]) {
+              o.col[n] = col;
+              o.val[n] = val;
+            }
+            ++n;
+          });
+      if (row_fits) o.row_end[n_constraints_] = o.at + n;
     }
 
     // mark_density's rule (terms as written, non-zero coefficients), into this part's bitmaps:
