@@ -118,14 +118,17 @@ class RecordingCS final : public ConstraintSystem<F> {
     state_ = State::kParts;
     // The nine arrays grow on the pool, the values (8x the columns) first: a resize zeroes and
     // first touches every page of its new room on one thread (at 130M constraints, ~25 GB).
+    // Their capacity includes finish()'s input rows (one entry of A each), which would
+    // otherwise reallocate, copying A whole.
+    const uint64_t inputs = l.n_inputs;
     pool_->run_tasks(9, [&](size_t t) {
       CsrMatrix<F>& mx = matrix(t % 3);
       if (t < 3)
-        grow(mx.val, more * l.per.nnz[t]);
+        grow(mx.val, more * l.per.nnz[t], t == 0 ? inputs : 0);
       else if (t < 6)
-        grow(mx.col, more * l.per.nnz[t - 3]);
+        grow(mx.col, more * l.per.nnz[t - 3], t == 3 ? inputs : 0);
       else
-        grow(mx.row_ptr, more * l.per.constraints);
+        grow(mx.row_ptr, more * l.per.constraints, inputs);
     });
     const uint64_t n_aux = r_.n_aux + more * l.per.aux;
     r_.aux_in_a.resize(n_aux);
@@ -237,10 +240,11 @@ class RecordingCS final : public ConstraintSystem<F> {
 
   CsrMatrix<F>& matrix(size_t m) { return m == 0 ? r_.A : m == 1 ? r_.B : r_.C; }
 
-  // Exactly `by` more (zero) elements: no doubling's slack on arrays of many GB.
+  // Exactly `by` more (zero) elements and room for `spare` more: no doubling's slack on arrays
+  // of many GB.
   template <class T>
-  static void grow(std::vector<T>& v, uint64_t by) {
-    v.reserve(v.size() + by);
+  static void grow(std::vector<T>& v, uint64_t by, uint64_t spare) {
+    v.reserve(v.size() + by + spare);
     v.resize(v.size() + by);
   }
 
