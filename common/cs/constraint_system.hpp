@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -140,9 +141,10 @@ class ConstraintSystem {
   // allocate aux variables of their own (no inputs), the same number each, and enforce the same
   // number of constraints each (PoRep's challenges): part(cs, i) for i in [0, k), each on the
   // CS it is handed, whose variables it must use. This one runs them in order on *this; the
-  // witness-only CS with a thread pool runs them all at once, each on a CS over its own slice
-  // of the aux vector (their variables get the indices the sequential order gives, so the
-  // witness is the same).
+  // witness-only and recording CSs with a thread pool run them at once, each on a CS over its
+  // own slice of the aux vector (their variables get the indices the sequential order gives,
+  // so the witness and the recorded matrices are the same). A part may read inputs and the
+  // variables allocated before the parts, never another part's.
   virtual void run_parts(uint64_t k, const std::function<void(ConstraintSystem&, uint64_t)>& part) {
     for (uint64_t i = 0; i < k; ++i) part(*this, i);
   }
@@ -211,6 +213,27 @@ class Bitmap {
     ++bits_;
   }
   void set(size_t i) { words_[i >> 6] |= uint64_t(1) << (i & 63); }
+  // To `bits` bits: new ones are zero, and dropped ones are cleared from the last word.
+  void resize(size_t bits) {
+    words_.resize((bits + 63) / 64, 0);
+    if (bits < bits_ && (bits & 63)) words_.back() &= (uint64_t(1) << (bits & 63)) - 1;
+    bits_ = bits;
+  }
+  // ORs `src` into bits [offset, offset + src.size()), word by word (a recorder's parts mark
+  // their own bitmaps, merged into the whole one afterwards; see RecordingCS::run_parts).
+  void or_at(size_t offset, const Bitmap& src) {
+    if (offset > bits_ || src.bits_ > bits_ - offset)
+      throw std::logic_error("Bitmap::or_at: " + std::to_string(src.bits_) + " bits at " + std::to_string(offset) +
+                             " do not fit in " + std::to_string(bits_));
+    const size_t w = offset >> 6, s = offset & 63;
+    // src's bits past its size() are zero, so nothing lands past [offset, offset + src.size()).
+    for (size_t j = 0; j < src.words_.size(); ++j) {
+      const uint64_t x = src.words_[j];
+      if (x == 0) continue;
+      words_[w + j] |= x << s;
+      if (s != 0 && (x >> (64 - s)) != 0) words_[w + j + 1] |= x >> (64 - s);
+    }
+  }
   bool test(size_t i) const { return (words_[i >> 6] >> (i & 63)) & 1; }
   size_t count() const {
     size_t n = 0;

@@ -39,14 +39,15 @@ std::vector<uint8_t> encode_pce_image(const cs::R1CS<typename E::Fr>& r1cs, cons
 
 // A development setup of a built-in circuit. With `pce_image`, the circuit's PCE matrices (the
 // KEY.pce file's bytes, record_pce_image's) are encoded from the same recording, so that
-// `zkmill setup` can write them beside the key and no synth worker records them again.
+// `zkmill setup` can write them beside the key and no synth worker records them again. The
+// recording runs a circuit's parts (PoRep's challenges) on `pool` too.
 template <class E>
 ProvingKey<E> setup_builtin(const std::string& circuit, uint64_t size, ToxicWaste<typename E::Fr> tw,
                             util::ThreadPool& pool = util::ThreadPool::global(),
                             HBasis h_basis = HBasis::kCosetLagrange, std::vector<uint8_t>* pce_image = nullptr) {
   using Fr = typename E::Fr;
   auto c = circuits::make_circuit<Fr>(circuit, size, /*seed=*/0, /*partition=*/0);
-  cs::RecordingCS<Fr> rec;
+  cs::RecordingCS<Fr> rec(&pool);
   c->synthesize(rec);
   auto r1cs = rec.finish();
   KeyMeta meta;
@@ -73,12 +74,13 @@ cs::WitnessBundle synthesize_builtin(const KeyMeta& meta, uint64_t seed, uint64_
   return std::move(pcs).into_bundle(circuit_id, partition);
 }
 
-// Records the circuit once (no values) and encodes its matrices as a PCE file image.
+// Records the circuit once (no values; its parts, PoRep's challenges, at once on `pool`) and
+// encodes its matrices as a PCE file image, the same bytes whatever the pool.
 template <class E>
-std::vector<uint8_t> record_pce_image(const KeyMeta& meta) {
+std::vector<uint8_t> record_pce_image(const KeyMeta& meta, util::ThreadPool& pool = util::ThreadPool::global()) {
   using Fr = typename E::Fr;
   auto c = circuits::make_circuit<Fr>(meta.circuit, meta.size, /*seed=*/0, /*partition=*/0);
-  cs::RecordingCS<Fr> rec;
+  cs::RecordingCS<Fr> rec(&pool);
   c->synthesize(rec);
   return encode_pce_image<E>(rec.finish(), meta);
 }
@@ -89,7 +91,8 @@ std::vector<uint8_t> record_pce_image(const KeyMeta& meta) {
 // place; when that write fails they are kept in memory. *why (when given) receives the
 // reason a file was rebuilt, or "" when it was used as it was. `before_record` (when given) is
 // called with the reason before the recording starts: at PoRep scale it takes minutes (130M
-// constraints: ~2 min on one core), and a worker says so before, not only after.
+// constraints: ~2 min on one core, the challenges recorded at once on `pool`), and a worker
+// says so before, not only after.
 // `fallback` (when not empty) is a second place for the file, for a key directory that cannot
 // take one (a worker under systemd sees worker.key_dir read-only): opened when `path` is
 // refused, and written when `path` cannot be, so the matrices are recorded once per host, not
@@ -97,7 +100,8 @@ std::vector<uint8_t> record_pce_image(const KeyMeta& meta) {
 template <class E>
 cs::PceMatrices load_or_build_pce(const std::string& path, const KeyMeta& meta, std::string* why = nullptr,
                                   const std::function<void(const std::string&)>& before_record = {},
-                                  const std::string& fallback = {}, std::string* used = nullptr) {
+                                  const std::string& fallback = {}, std::string* used = nullptr,
+                                  util::ThreadPool& pool = util::ThreadPool::global()) {
   const cs::PceShape shape = pce_shape<E>(meta);
   std::string reason;
   try {
@@ -118,7 +122,7 @@ cs::PceMatrices load_or_build_pce(const std::string& path, const KeyMeta& meta, 
     }
   }
   if (before_record) before_record(reason);
-  std::vector<uint8_t> image = record_pce_image<E>(meta);
+  std::vector<uint8_t> image = record_pce_image<E>(meta, pool);
   std::string write_error;
   for (const std::string* target : {&path, &fallback}) {
     if (target->empty()) continue;

@@ -3,8 +3,9 @@
 // inputs its native model computes; a single flipped witness bit is caught and named by the
 // checking CS; --size lands within 5% of the target (counted without proving) from 2^12 up,
 // with toy shapes (reduced-round SHA-256) only below the smallest real one, and the real
-// proportions at Filecoin's size; the shape never depends on seed or partition; and
-// the witness is mostly bits.
+// proportions at Filecoin's size; the shape never depends on seed or partition; the
+// challenges recorded (and their witness computed) on several threads give the one-thread
+// result; and the witness is mostly bits.
 #include "common/circuits/porep.hpp"
 
 #include <gtest/gtest.h>
@@ -13,6 +14,7 @@
 
 #include "common/circuits/circuit.hpp"
 #include "common/cs/checking_cs.hpp"
+#include "common/cs/pce_matrices.hpp"
 #include "common/cs/proving_cs.hpp"
 #include "common/cs/recording_cs.hpp"
 #include "common/cs/witness_cs.hpp"
@@ -103,6 +105,38 @@ TYPED_TEST(Porep, ChallengesOnSeveralThreadsGiveTheSequentialWitness) {
     std::vector<F> plain(pcs.inputs().begin(), pcs.inputs().end());
     plain.insert(plain.end(), pcs.aux().begin(), pcs.aux().end());
     EXPECT_TRUE(plain == one_thread);
+  }
+}
+
+// Recording with a pool records the challenges at once (RecordingCS::run_parts): the R1CS (counts,
+// every row's columns and values in the one-thread order, density bitmaps) and the PCE file image
+// encoded from it (what record_pce_image and zkmill setup write) equal the one-thread recording's
+// on 2 and 3 threads, for shapes of several challenges, real and reduced-round SHA-256 (so the
+// challenges are alike down to their non-zeros, as the pooled recording requires), and a sized
+// one (below ~14M constraints --size gives one challenge: nothing runs at once).
+TYPED_TEST(Porep, ChallengesRecordedOnSeveralThreadsGiveTheOneThreadRecording) {
+  using F = TypeParam;
+  util::ThreadPool two(2), three(3);
+  const uint64_t sized = uint64_t(1) << 14;
+  for (const auto& [shape, size] :
+       {std::pair{PorepShape{5, 4, 2, 3, 4, 2}, uint64_t(0)}, std::pair{PorepShape{3, 2, 1, 2, 2, 3}, uint64_t(0)},
+        std::pair{PorepShape{2, 3, 2, 2, 3}, uint64_t(0)}, std::pair{PorepCircuit<F>::shape_for(sized), sized}}) {
+    const PorepCircuit<F> c(shape, size, 11, 2);
+    auto record = [&](util::ThreadPool* pool) {
+      RecordingCS<F> rec(pool);
+      c.synthesize(rec);
+      return rec.finish();
+    };
+    const R1CS<F> one = record(nullptr);
+    const PceShape pce{curve_of_scalar_field<F>(), "porep", size, one.n_inputs, one.n_aux, one.n_constraints};
+    const std::vector<uint8_t> image = PceMatrices::encode<F>(one, pce);
+    for (util::ThreadPool* pool : {&two, &three}) {
+      const R1CS<F> pooled = record(pool);
+      EXPECT_EQ(pooled.n_aux, one.n_aux) << c.describe();
+      EXPECT_EQ(pooled.n_constraints, one.n_constraints) << c.describe();
+      EXPECT_TRUE(pooled == one) << c.describe() << " on " << pool->size() << " threads";
+      EXPECT_TRUE(PceMatrices::encode<F>(pooled, pce) == image) << c.describe() << " on " << pool->size() << " threads";
+    }
   }
 }
 
