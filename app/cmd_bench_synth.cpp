@@ -166,8 +166,8 @@ int bench_synth(const SynthOpts& o) {
               (unsigned long long)meta.n_aux, (unsigned long long)rec.r.v[3]);
   std::printf("PCE file: %.1f MiB, %llu distinct coefficients; recorded and written in %.1f ms (once per shape)\n",
               double(rec.r.v[4]) / (1 << 20), (unsigned long long)rec.r.v[5], record_ms);
-  std::printf("  of which recording %.1f ms on %llu threads (CPU %.1f ms), encoding and writing %.1f ms\n", rec.r.a_ms,
-              (unsigned long long)rec.r.threads, rec.r.cpu_ms, record_ms - rec.r.a_ms);
+  std::printf("  of which recording %.1f ms on %llu thread(s) (CPU %.1f ms), encoding and writing %.1f ms\n",
+              rec.r.a_ms, (unsigned long long)rec.r.threads, rec.r.cpu_ms, record_ms - rec.r.a_ms);
   std::fflush(stdout);
 
   // 2. Plain synthesis.

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 // Synthesis benchmarks over BLS12-381 Fr: ProvingCS on the built-in circuits at 2^16 and
-// 2^20 constraints, recording and the sparse mat-vec, what eager name strings would cost,
-// and witness-bundle checksum / serialize / parse / streaming throughput.
+// 2^20 constraints, recording (porep's challenges also on a pool) and the sparse mat-vec, what
+// eager name strings would cost, and witness-bundle checksum / serialize / parse / streaming
+// throughput.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <string>
 
 #include "common/circuits/circuit.hpp"
+#include "common/circuits/porep.hpp"
 #include "common/cs/bundle_receiver.hpp"
 #include "common/cs/checksum.hpp"
 #include "common/cs/pce_matrices.hpp"
@@ -75,6 +78,31 @@ void BM_Recording(benchmark::State& state) {
   set_rate(state, n);
 }
 BENCHMARK(BM_Recording)->ArgsProduct({{0, 1}, {20}})->Unit(benchmark::kMillisecond);
+
+// porep's challenges recorded at once (RecordingCS::run_parts) against one thread. --size gives
+// one challenge below ~14M constraints, so a shape of 9 small challenges (5.6M constraints):
+// part 0 runs alone, the other 8 on the pool. arg: threads (0: no pool). Wall time.
+void BM_RecordingPorepChallenges(benchmark::State& state) {
+  const circuits::PorepCircuit<F> c(circuits::PorepShape{9, 10, 1, 4, 8}, 0, 1, 0);
+  util::ThreadPool pool(std::max<int64_t>(state.range(0), 1));
+  uint64_t n = 0;
+  for (auto _ : state) {
+    cs::RecordingCS<F> rec(state.range(0) > 0 ? &pool : nullptr);
+    c.synthesize(rec);
+    auto r = rec.finish();
+    n = r.n_constraints;
+    benchmark::DoNotOptimize(r.C.val.data());
+  }
+  state.SetLabel(c.describe());
+  set_rate(state, n);
+}
+BENCHMARK(BM_RecordingPorepChallenges)
+    ->Arg(0)
+    ->Arg(2)
+    ->Arg(4)
+    ->Iterations(3)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
 // The farm's path (PCE): a, b, c from the recorded matrices by a sparse mat-vec.
 void BM_SparseMatVec(benchmark::State& state) {
