@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda/bench/fp64_mul_bench.cuh"
 #include "cuda/bench/limb_width_bench.cuh"
 #include "cuda/bench/suite_common.cuh"
 #include "cuda/groth16/context.cuh"
@@ -67,7 +68,7 @@ void ceilings(std::vector<Row>& rows) {
   b.record(st.get());
   float ms = b.since(a);
   const double pairs = double(blocks) * 256 * 8 * iters;
-  char note[160];
+  char note[256];
   std::snprintf(note, sizeof note, "%.2f T IMAD lo+hi pairs/s (mad.lo.cc + madc.hi, 8 chains/thread)",
                 pairs / ms / 1e9);
   rows.push_back({"ceiling_imad", "-", 0, ms, ms, note});
@@ -121,6 +122,21 @@ void ceilings(std::vector<Row>& rows) {
   };
   limb_row("bls12-381", limbs::compare_limb_widths<ff::Bls12381FqParams>(blocks, 1 << 11));
   limb_row("bn254", limbs::compare_limb_widths<ff::Bn254FqParams>(blocks, 1 << 11));
+
+  // The Montgomery product on the FP64 pipe against the IMAD one (issue 16, NOTES-fp64.md).
+  auto fp64_row = [&](const char* curve, const limbs::Fp64MulResult& f) {
+    std::snprintf(note, sizeof note,
+                  "%s Fq Montgomery mul: IMAD %.1f G/s, FP64 %.1f G/s (x%.2f), FP64 lazy %.1f G/s (x%.2f), "
+                  "both pipes %.1f G/s (x%.2f)%s",
+                  curve, f.g_mul_imad, f.g_mul_fp64, f.g_mul_fp64 / f.g_mul_imad, f.g_mul_fp64_lazy,
+                  f.g_mul_fp64_lazy / f.g_mul_imad, f.g_mul_both, f.g_mul_both / f.g_mul_imad,
+                  f.exact ? "" : " WRONG: FP64 chains differ from the CPU field");
+    rows.push_back({"fp64_mul", curve, 0, float(f.g_mul_imad), float(f.g_mul_fp64_lazy),
+                    f.exact ? std::string(note) : std::string("WRONG: ") + note});
+    std::printf("fp64_mul: %s\n", note);
+  };
+  fp64_row("bls12-381", limbs::compare_fp64_mul<ff::Bls12381FqParams>(blocks, 1 << 11));
+  fp64_row("bn254", limbs::compare_fp64_mul<ff::Bn254FqParams>(blocks, 1 << 11));
 }
 
 }  // namespace

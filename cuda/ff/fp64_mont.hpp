@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: MIT
+// Montgomery multiplication on the FP64 units: 52-bit limbs held in doubles (host-callable too).
+//
+// Why: the production product (cuda/ff/mont32.hpp) is all IMAD, and Hopper issues IMAD on one
+// pipe at 64 lanes a clock per SM, half the SM's issue rate; the FP64 pipe (DFMA, DADD) is a
+// second pipe of the same width, idle in every MSM kernel. A 52 x 52-bit product through two
+// DFMAs holds 2.6x the bit-products of a 32 x 32-bit IMAD pair, so the same modular product
+// costs fewer issues on the FP64 pipe than on the IMAD pipe (issue 16's last lever; the
+// counts are in cuda/bench/NOTES-fp64.md). This file is the multiply alone, for the
+// microbenchmark (cuda/bench/fp64_mul_bench.cuh) and its tests; nothing in the provers uses it.
+//
+// The split of one limb product (the scheme of Emmart, Zheng and Weems, "Faster modular
+// exponentiation using double precision floating point arithmetic on the GPU", ARITH 2018,
+// written here for round-down so that no part is negative). With a, b integers in [0, 2^52):
+//   s  = fma_rd(a, b, 2^104)     = 2^104 + h 2^52,  h = floor(a b / 2^52)   (ulp at 2^104 is 2^52)
+//   n  = (2^104 + 2^52) - s      = (1 - h) 2^52                            (exact: representable)
+//   lo = fma(a, b, n)            = 2^52 + l,  l = a b - h 2^52 in [0, 2^52) (exact: ulp 1 there)
+// Only the first operation rounds. Both results have a fixed exponent, so their IEEE bit patterns
+// are the integers bits(2^104) + h and bits(2^52) + l: h and l are read with no conversion by
+// adding the patterns into 64-bit column sums and taking the constant biases off once (every
+// bias is a multiple of 2^52, so a column's low 52 bits are right at every moment, which is
+// what the reduction's m_i needs). Montgomery reduction is separated (Koc, Acar, Kaliski 1996,
+// SOS): the 2L product columns first, then m_i = t_i (-p^-1) mod 2^52 and t += m_i p 2^(52 i)
+// for i = 0..L-1, column i complete (and its carry passed up) right after step i.
+//
+// Radix R = 2^(52 L) with L the least limb count for which 4p < R, so that inputs below 2p give
+// an output below 2p (ab + mp < 4p^2 + R p < 2 R p): the lazy form needs no final subtraction;
+// kReduce = true subtracts p once more and returns the canonical limbs (< p). Values are not in
+// the CPU's Montgomery form (R differs); to_mont52 / from_mont52 convert canonical integers.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#if defined(__CUDACC__)
+#pragma nv_diag_suppress 1675
+#endif
+#include "common/ff/mont_field.hpp"
+#if defined(__CUDACC__)
+#pragma nv_diag_default 1675
+#endif
+#include "cuda/runtime/host_device.hpp"
+
+namespace zkmill::cuda::field {
+
+namespace fp64 {
+
+inline constexpr uint64_t kMask52 = (uint64_t(1) << 52) - 1;
+inline constexpr double kTwo52 = 4503599627370496.0;                   // 2^52
+inline constexpr double kTwo104 = 20282409603651670423947251286016.0;  // 2^104
+inline constexpr double kTwo104Plus52 = kTwo104 + kTwo52;              // exact: 53 significant bits
+inline constexpr uint64_t kBits52 = uint64_t(1023 + 52) << 52;         // IEEE pattern of 2^52
+inline constexpr uint64_t kBits104 = uint64_t(1023 + 104) << 52;       // IEEE pattern of 2^104
+
+ZK_HD uint64_t bits_of(double x) {
+#if defined(__CUDA_ARCH__)
+  return uint64_t(__double_as_longlong(x));
+#else
+  uint64_t u;
+  std::memcpy(&u, &x, sizeof u);
+  return u;
+#endif
+}
+
+ZK_HD double from_bits(uint64_t u) {
+#if defined(__CUDA_ARCH__)
+  return __longlong_as_double(static_cast<long long>(u));
+#else
+  double x;
+  std::memcpy(&x, &u, sizeof x);
+  return x;
+#endif
+}
+
+// An integer in [0, 2^52) as a double, by its bit pattern (no I2F conversion on the device).
+ZK_HD double limb_to_double(uint64_t x) { return from_bits(x | kBits52) - kTwo52; }
+
+// The split above: *hi = bits(2^104) + floor(ab / 2^52), *lo = bits(2^52) + (ab mod 2^52).
+// The host has no rounding-mode-per-instruction FMA, so it forms s from the exact product (the
+// one rounded step, emulated as cuda/ff/carry_chain.hpp emulates the carry flag); the other two
+// operations are exact and run as real IEEE operations on both sides.
+ZK_HD void split_product(double a, double b, uint64_t& hi, uint64_t& lo) {
+#if defined(__CUDA_ARCH__)
+  const double s = __fma_rd(a, b, kTwo104);
+  hi = bits_of(s);
+  lo = bits_of(__fma_rn(a, b, kTwo104Plus52 - s));
+#else
+  const unsigned __int128 ab = static_cast<unsigned __int128>(uint64_t(a)) * uint64_t(b);
+  hi = kBits104 + uint64_t(ab >> 52);
+  const double s = from_bits(hi);
+  lo = bits_of(__builtin_fma(a, b, kTwo104Plus52 - s));
+#endif
+}
+
+}  // namespace fp64
+
+template <class P>
+struct Mont52Constants {
+  static constexpr int bits = int(::zkmill::ff::num_bits(::zkmill::ff::MontConstants<P>::p));
+  static constexpr int L = (bits + 2 + 51) / 52;  // least L with 4p < 2^(52 L)
+  double p[L];                                    // p's 52-bit limbs as doubles
+  uint64_t pi[L];                                 // and as integers
+  uint64_t inv;                                   // -p^-1 mod 2^52
+  uint64_t bias[2 * L];                           // what the bit patterns add to each column
+  uint64_t r2[L];                                 // R^2 mod p (R = 2^(52 L)), 52-bit limbs
+};
+
+// The 52-bit limbs of a 64-bit-limb integer (compile time or host).
+template <int L, size_t N>
+constexpr void to_limbs52(uint64_t (&out)[L], const ::zkmill::ff::Limbs<N>& x) {
+  for (int k = 0; k < L; ++k) {
+    uint64_t v = 0;
+    for (int b = 0; b < 52; ++b) {
+      const size_t bit = size_t(52 * k + b);
+      if (bit / 64 < N && (x[bit / 64] >> (bit % 64)) & 1) v |= uint64_t(1) << b;
+    }
+    out[k] = v;
+  }
+}
+
+template <class P>
+constexpr Mont52Constants<P> mont52_constants() {
+  using C = ::zkmill::ff::MontConstants<P>;
+  constexpr int L = Mont52Constants<P>::L;
+  Mont52Constants<P> k{};
+  to_limbs52<L>(k.pi, C::p);
+  for (int i = 0; i < L; ++i) k.p[i] = double(k.pi[i]);  // exact: below 2^52
+  k.inv = C::inv & fp64::kMask52;                        // -p^-1 mod 2^64, reduced mod 2^52
+  // Column k takes the lo parts of the products (i, j) with i + j = k and the hi parts of those
+  // with i + j + 1 = k, once for a b and once for m p: count(s) pairs in [0, L)^2 sum to s.
+  auto count = [](int s) { return (s < 0 || s > 2 * L - 2) ? 0 : (s < L ? s + 1 : 2 * L - 1 - s); };
+  for (int c = 0; c < 2 * L; ++c)
+    k.bias[c] = 2 * uint64_t(count(c)) * fp64::kBits52 + 2 * uint64_t(count(c - 1)) * fp64::kBits104;
+  to_limbs52<L>(k.r2, C::pow2_mod_p(size_t(2 * 52 * L)));
+  return k;
+}
+
+// t += x y 2^(52 i) for the limbs x[0..L) and one limb y, as bit patterns. Each column takes one
+// lo and one hi part in a single three-input 64-bit add (IADD3 + IADD3.X), half the integer
+// instructions of adding them one by one.
+template <int L>
+ZK_HD void add_row(uint64_t (&t)[2 * L], int i, const double (&x)[L], double y) {
+  uint64_t hi[L], lo[L];
+  ZK_UNROLL
+  for (int j = 0; j < L; ++j) fp64::split_product(x[j], y, hi[j], lo[j]);
+  t[i] += lo[0];
+  ZK_UNROLL
+  for (int j = 1; j < L; ++j) t[i + j] += lo[j] + hi[j - 1];
+  t[i + L] += hi[L - 1];
+}
+
+// out = a b R^-1 mod p, R = 2^(52 L). Inputs: limbs integers in [0, 2^52), values below 2p.
+// Output below 2p (kReduce = false) or below p. `out` may alias `a` or `b`.
+template <class P, bool kReduce>
+ZK_HD void mont_mul52(double (&out)[Mont52Constants<P>::L], const double (&a)[Mont52Constants<P>::L],
+                      const double (&b)[Mont52Constants<P>::L]) {
+  using namespace fp64;
+  constexpr int L = Mont52Constants<P>::L;
+  constexpr Mont52Constants<P> K = mont52_constants<P>();
+  uint64_t t[2 * L];
+  ZK_UNROLL
+  for (int c = 0; c < 2 * L; ++c) t[c] = 0 - K.bias[c];  // the patterns' biases taken off up front
+  ZK_UNROLL
+  for (int i = 0; i < L; ++i) add_row<L>(t, i, a, b[i]);
+  ZK_UNROLL
+  for (int i = 0; i < L; ++i) {
+    // t_i's low 52 bits are exact (the biases still owed are multiples of 2^52).
+    const double m = limb_to_double((t[i] * K.inv) & kMask52);
+    add_row<L>(t, i, K.p, m);
+    t[i + 1] += t[i] >> 52;  // t_i is complete, unbiased and = 0 mod 2^52: pass its carry up
+  }
+  uint64_t r[L];
+  ZK_UNROLL
+  for (int k = 0; k < L; ++k) {
+    r[k] = t[L + k] & kMask52;
+    if (k + 1 < L) t[L + k + 1] += t[L + k] >> 52;
+  }
+  if constexpr (kReduce) {
+    uint64_t d[L], borrow = 0;  // borrow is 0 or 1
+    ZK_UNROLL
+    for (int k = 0; k < L; ++k) {
+      const uint64_t x = r[k] - K.pi[k] - borrow;
+      d[k] = x & kMask52;
+      borrow = x >> 63;
+    }
+    const bool keep = borrow != 0;  // r < p
+    ZK_UNROLL
+    for (int k = 0; k < L; ++k) r[k] = keep ? r[k] : d[k];
+  }
+  ZK_UNROLL
+  for (int k = 0; k < L; ++k) out[k] = limb_to_double(r[k]);
+}
+
+// Canonical (< p) 64-bit-limb integer -> Montgomery-52 limbs (x R mod p), and back.
+template <class P>
+ZK_HD void to_mont52(double (&out)[Mont52Constants<P>::L], const uint64_t* canonical) {
+  constexpr int L = Mont52Constants<P>::L;
+  constexpr Mont52Constants<P> K = mont52_constants<P>();
+  ::zkmill::ff::Limbs<P::kLimbs> x{};
+  for (size_t i = 0; i < P::kLimbs; ++i) x[i] = canonical[i];
+  uint64_t xl[L];
+  to_limbs52<L>(xl, x);
+  double xd[L], r2[L];
+  for (int k = 0; k < L; ++k) {
+    xd[k] = double(xl[k]);
+    r2[k] = double(K.r2[k]);
+  }
+  mont_mul52<P, true>(out, xd, r2);
+}
+
+template <class P>
+ZK_HD void from_mont52(uint64_t* canonical, const double (&x)[Mont52Constants<P>::L]) {
+  constexpr int L = Mont52Constants<P>::L;
+  double one[L] = {1.0}, c[L];
+  mont_mul52<P, true>(c, x, one);  // x R^-1, fully reduced
+  for (size_t i = 0; i < P::kLimbs; ++i) canonical[i] = 0;
+  for (int k = 0; k < L; ++k) {
+    const uint64_t v = uint64_t(c[k]);
+    const int bit = 52 * k;
+    canonical[bit / 64] |= v << (bit % 64);
+    if (bit % 64 > 12 && size_t(bit / 64 + 1) < P::kLimbs) canonical[bit / 64 + 1] |= v >> (64 - bit % 64);
+  }
+}
+
+}  // namespace zkmill::cuda::field
