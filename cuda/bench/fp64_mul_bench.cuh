@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Microbenchmark for issue 16's question "does the FP64 pipe multiply faster than the IMAD
 // pipe?": Montgomery products per second of the production 32-bit-limb Fp32 (all IMAD) against
-// the 52-bit-limb product on the FP64 units (cuda/ff/fp64_mont.hpp), reduced and lazy, and of a
-// kernel running both at once (half the chains each: do the two pipes add up?). Same shape as
+// the 52-bit-limb product on the FP64 units (cuda/ff/fp64_mont.hpp), reduced and lazy, of a
+// kernel running both at once (half the chains each: do the two pipes add up?), and of the
+// word-array FP64 product that ZKMILL_GPU_FP64_MUL puts in Fp32's place (limb conversions in). Same shape as
 // limb_width_bench.cuh: kChains dependent chains x <- x y per thread, the second of two launches
 // timed. Thread 0's FP64 chains are checked against the CPU field (x0 y^iters); the other threads
 // perturb y so that no two compute the same thing. CUDA-only; included by suite.cu.
@@ -51,6 +52,25 @@ __global__ void mul52_kernel(double* out, Fp64Start<P> s, int iters) {
       for (int i = 0; i < L; ++i) out[k * L + i] = x[k][i];
 }
 
+// mul32_kernel's chains with Fp32's product replaced by the word-array FP64 one (the drop-in of
+// ZKMILL_GPU_FP64_MUL, conversions included): thread 0's results must be mul32_kernel's bits.
+template <class P>
+__global__ void mulw_kernel(uint32_t* out, int iters) {
+  using F = field::Fp32<P>;
+  F x[kChains], y = F::one().dbl() + F::one();
+#pragma unroll
+  for (int k = 0; k < kChains; ++k) x[k] = F::one() + F::one().dbl() * F::from_words(&y.v[0]) * y;
+  const uint32_t salt = blockIdx.x * blockDim.x + threadIdx.x;
+  y.v[0] ^= salt & 0xff;
+  for (int it = 0; it < iters; ++it) {
+#pragma unroll
+    for (int k = 0; k < kChains; ++k) field::mont_mul_words_fp64<P>(x[k].v, x[k].v, y.v);
+  }
+  if (salt == 0)
+    for (int k = 0; k < kChains; ++k)
+      for (int i = 0; i < F::N; ++i) out[k * F::N + i] = x[k].v[i];
+}
+
 // Half the chains on each pipe: Fp32 (IMAD) chains 0 .. kChains/2-1, lazy FP64 chains the rest.
 template <class P>
 __global__ void mul_both_kernel(double* out, Fp64Start<P> s, int iters) {
@@ -70,7 +90,7 @@ __global__ void mul_both_kernel(double* out, Fp64Start<P> s, int iters) {
   for (int it = 0; it < iters; ++it) {
 #pragma unroll
     for (int k = 0; k < H; ++k) {
-      xi[k] = xi[k] * yi;
+      F::mont_mul(xi[k].v, xi[k].v, yi.v);
       field::mont_mul52<P, false>(x[k], x[k], y);
     }
   }
@@ -84,8 +104,10 @@ __global__ void mul_both_kernel(double* out, Fp64Start<P> s, int iters) {
 }
 
 struct Fp64MulResult {
-  double g_mul_imad = 0, g_mul_fp64 = 0, g_mul_fp64_lazy = 0, g_mul_both = 0;  // G products per second
-  bool exact = false;  // thread 0's FP64 chains (all three kernels) equal x0 y^iters
+  // G products per second: Fp32 (IMAD), FP64 52-bit limbs reduced and lazy, both pipes at once,
+  // and the word-array FP64 product (Fp32's drop-in, with its limb conversions)
+  double g_mul_imad = 0, g_mul_fp64 = 0, g_mul_fp64_lazy = 0, g_mul_both = 0, g_mul_words = 0;
+  bool exact = false;  // thread 0's FP64 chains equal x0 y^iters, the word-array ones Fp32's bits
 };
 
 template <class P>
@@ -119,7 +141,8 @@ Fp64MulResult compare_fp64_mul(unsigned blocks, int iters) {
   };
 
   Stream st;
-  DeviceBuffer<uint32_t> o32(kChains * 2 * int(P::kLimbs), "fp64 bench");
+  DeviceBuffer<uint32_t> o32(kChains * 2 * int(P::kLimbs), "fp64 bench"),
+      ow(kChains * 2 * int(P::kLimbs), "fp64 bench");
   DeviceBuffer<double> o52(kChains * L + 1, "fp64 bench");
   Event a, b;
   Fp64MulResult r;
@@ -151,6 +174,16 @@ Fp64MulResult compare_fp64_mul(unsigned blocks, int iters) {
     r.g_mul_fp64_lazy = muls / double(b.since(a)) / 1e6;
     fetch();
     r.exact = r.exact && matches(host.data(), 0, kChains);
+
+    a.record(st.get());
+    mulw_kernel<P><<<blocks, 256, 0, st.get()>>>(ow.get(), iters);
+    ZK_CUDA_OK_LAUNCH();
+    b.record(st.get());
+    r.g_mul_words = muls / double(b.since(a)) / 1e6;
+    std::vector<uint32_t> h32(kChains * 2 * P::kLimbs), hw(h32.size());
+    ZK_CUDA_OK(cudaMemcpy(h32.data(), o32.get(), h32.size() * 4, cudaMemcpyDeviceToHost));
+    ZK_CUDA_OK(cudaMemcpy(hw.data(), ow.get(), hw.size() * 4, cudaMemcpyDeviceToHost));
+    r.exact = r.exact && h32 == hw;
 
     a.record(st.get());
     mul_both_kernel<P><<<blocks, 256, 0, st.get()>>>(o52.get(), s, iters);

@@ -96,7 +96,7 @@ __global__ void mul32_kernel(uint32_t* out, int iters) {
   y.v[0] ^= salt & 0xff;
   for (int it = 0; it < iters; ++it) {
 #pragma unroll
-    for (int k = 0; k < kChains; ++k) x[k] = x[k] * y;
+    for (int k = 0; k < kChains; ++k) F::mont_mul(x[k].v, x[k].v, y.v);  // IMAD even under ZKMILL_GPU_FP64_MUL
   }
   if (salt == 0)
     for (int k = 0; k < kChains; ++k)

@@ -68,7 +68,7 @@ void ceilings(std::vector<Row>& rows) {
   b.record(st.get());
   float ms = b.since(a);
   const double pairs = double(blocks) * 256 * 8 * iters;
-  char note[256];
+  char note[320];
   std::snprintf(note, sizeof note, "%.2f T IMAD lo+hi pairs/s (mad.lo.cc + madc.hi, 8 chains/thread)",
                 pairs / ms / 1e9);
   rows.push_back({"ceiling_imad", "-", 0, ms, ms, note});
@@ -127,10 +127,10 @@ void ceilings(std::vector<Row>& rows) {
   auto fp64_row = [&](const char* curve, const limbs::Fp64MulResult& f) {
     std::snprintf(note, sizeof note,
                   "%s Fq Montgomery mul: IMAD %.1f G/s, FP64 %.1f G/s (x%.2f), FP64 lazy %.1f G/s (x%.2f), "
-                  "both pipes %.1f G/s (x%.2f)%s",
+                  "both pipes %.1f G/s (x%.2f), FP64 on Fp32 words %.1f G/s (x%.2f)%s",
                   curve, f.g_mul_imad, f.g_mul_fp64, f.g_mul_fp64 / f.g_mul_imad, f.g_mul_fp64_lazy,
-                  f.g_mul_fp64_lazy / f.g_mul_imad, f.g_mul_both, f.g_mul_both / f.g_mul_imad,
-                  f.exact ? "" : " WRONG: FP64 chains differ from the CPU field");
+                  f.g_mul_fp64_lazy / f.g_mul_imad, f.g_mul_both, f.g_mul_both / f.g_mul_imad, f.g_mul_words,
+                  f.g_mul_words / f.g_mul_imad, f.exact ? "" : " WRONG: FP64 chains differ from the CPU field or Fp32");
     rows.push_back({"fp64_mul", curve, 0, float(f.g_mul_imad), float(f.g_mul_fp64_lazy),
                     f.exact ? std::string(note) : std::string("WRONG: ") + note});
     std::printf("fp64_mul: %s\n", note);

@@ -39,6 +39,7 @@
 #if defined(__CUDACC__)
 #pragma nv_diag_default 1675
 #endif
+#include "cuda/ff/carry_chain.hpp"
 #include "cuda/runtime/host_device.hpp"
 
 namespace zkmill::cuda::field {
@@ -103,6 +104,7 @@ struct Mont52Constants {
   uint64_t inv;                                   // -p^-1 mod 2^52
   uint64_t bias[2 * L];                           // what the bit patterns add to each column
   uint64_t r2[L];                                 // R^2 mod p (R = 2^(52 L)), 52-bit limbs
+  uint32_t pw[2 * P::kLimbs];                     // p as 32-bit words (Fp32's layout)
 };
 
 // The 52-bit limbs of a 64-bit-limb integer (compile time or host).
@@ -132,21 +134,60 @@ constexpr Mont52Constants<P> mont52_constants() {
   for (int c = 0; c < 2 * L; ++c)
     k.bias[c] = 2 * uint64_t(count(c)) * fp64::kBits52 + 2 * uint64_t(count(c - 1)) * fp64::kBits104;
   to_limbs52<L>(k.r2, C::pow2_mod_p(size_t(2 * 52 * L)));
+  for (size_t i = 0; i < P::kLimbs; ++i) {
+    k.pw[2 * i] = uint32_t(C::p[i]);
+    k.pw[2 * i + 1] = uint32_t(C::p[i] >> 32);
+  }
   return k;
 }
 
-// t += x y 2^(52 i) for the limbs x[0..L) and one limb y, as bit patterns. Each column takes one
-// lo and one hi part in a single three-input 64-bit add (IADD3 + IADD3.X), half the integer
-// instructions of adding them one by one.
-template <int L>
-ZK_HD void add_row(uint64_t (&t)[2 * L], int i, const double (&x)[L], double y) {
-  uint64_t hi[L], lo[L];
+// a b + M p, M = sum m_i 2^(52 i) chosen so that the low 52 (L - 1) + kLastBits bits cancel:
+// L - 1 full reduction steps and a last one of kLastBits bits (52 for R = 2^(52 L), fewer for
+// Fp32's R = 2^(32 N) below). Product scanning (Koc, Acar, Kaliski 1996, FIPS): column c takes
+// the lo parts of its products a_i b_j and m_i p_j (i + j = c) and the hi parts of column c - 1's,
+// so two 64-bit sums are live, not 2L: the MSM kernels keep several field elements live beside
+// the product (the separated, row-by-row order measured 72 -> 248 registers in a BLS12-381 round
+// kernel, this one 140). Each lo/hi pair of a column goes in one three-input add (IADD3 +
+// IADD3.X). m_c is formed as soon as column c lacks only m_c p_0. v receives columns
+// L - 1 .. 2L - 1 normalised to 52 bits.
+template <class P, int kLastBits>
+ZK_HD void montgomery_fips(uint64_t (&v)[Mont52Constants<P>::L + 1], const double (&a)[Mont52Constants<P>::L],
+                           const double (&b)[Mont52Constants<P>::L]) {
+  using namespace fp64;
+  constexpr int L = Mont52Constants<P>::L;
+  constexpr Mont52Constants<P> K = mont52_constants<P>();
+  static_assert(kLastBits > 0 && kLastBits <= 52, "a reduction step takes at most a limb");
+  double m[L];
+  uint64_t cur = 0 - K.bias[0], next;
   ZK_UNROLL
-  for (int j = 0; j < L; ++j) fp64::split_product(x[j], y, hi[j], lo[j]);
-  t[i] += lo[0];
-  ZK_UNROLL
-  for (int j = 1; j < L; ++j) t[i + j] += lo[j] + hi[j - 1];
-  t[i + L] += hi[L - 1];
+  for (int c = 0; c < 2 * L; ++c) {
+    next = c + 1 < 2 * L ? 0 - K.bias[c + 1] : 0;
+    ZK_UNROLL
+    for (int i = 0; i < L; ++i) {  // a constant trip count, so that nvcc unrolls it first
+      if (i > c || c - i >= L) continue;
+      uint64_t hi, lo, hi2, lo2;
+      split_product(a[i], b[c - i], hi, lo);
+      if (i < c || c >= L) {  // m_i p_(c-i): m_i known for i < c (and every i from column L on)
+        split_product(m[i], K.p[c - i], hi2, lo2);
+        cur += lo + lo2;
+        next += hi + hi2;
+      } else {
+        cur += lo;
+        next += hi;
+      }
+    }
+    if (c < L) {  // cur's low 52 bits are exact (the biases still owed are multiples of 2^52)
+      constexpr uint64_t kLastMask = (uint64_t(1) << kLastBits) - 1;
+      m[c] = limb_to_double((cur * K.inv) & (c + 1 < L ? kMask52 : kLastMask));
+      uint64_t hi, lo;
+      split_product(m[c], K.p[0], hi, lo);
+      cur += lo;
+      next += hi;
+    }
+    if (c >= L - 1) v[c - L + 1] = cur & kMask52;
+    next += cur >> 52;  // column c is complete and unbiased: its carry goes up
+    cur = next;
+  }
 }
 
 // out = a b R^-1 mod p, R = 2^(52 L). Inputs: limbs integers in [0, 2^52), values below 2p.
@@ -157,24 +198,11 @@ ZK_HD void mont_mul52(double (&out)[Mont52Constants<P>::L], const double (&a)[Mo
   using namespace fp64;
   constexpr int L = Mont52Constants<P>::L;
   constexpr Mont52Constants<P> K = mont52_constants<P>();
-  uint64_t t[2 * L];
-  ZK_UNROLL
-  for (int c = 0; c < 2 * L; ++c) t[c] = 0 - K.bias[c];  // the patterns' biases taken off up front
-  ZK_UNROLL
-  for (int i = 0; i < L; ++i) add_row<L>(t, i, a, b[i]);
-  ZK_UNROLL
-  for (int i = 0; i < L; ++i) {
-    // t_i's low 52 bits are exact (the biases still owed are multiples of 2^52).
-    const double m = limb_to_double((t[i] * K.inv) & kMask52);
-    add_row<L>(t, i, K.p, m);
-    t[i + 1] += t[i] >> 52;  // t_i is complete, unbiased and = 0 mod 2^52: pass its carry up
-  }
+  uint64_t v[L + 1];
+  montgomery_fips<P, 52>(v, a, b);  // column L - 1 is 0: the result is columns L .. 2L - 1
   uint64_t r[L];
   ZK_UNROLL
-  for (int k = 0; k < L; ++k) {
-    r[k] = t[L + k] & kMask52;
-    if (k + 1 < L) t[L + k + 1] += t[L + k] >> 52;
-  }
+  for (int k = 0; k < L; ++k) r[k] = v[k + 1];
   if constexpr (kReduce) {
     uint64_t d[L], borrow = 0;  // borrow is 0 or 1
     ZK_UNROLL
@@ -189,6 +217,59 @@ ZK_HD void mont_mul52(double (&out)[Mont52Constants<P>::L], const double (&a)[Mo
   }
   ZK_UNROLL
   for (int k = 0; k < L; ++k) out[k] = limb_to_double(r[k]);
+}
+
+// Fp32's product (cuda/ff/mont32.hpp) on the FP64 pipe: the same N = 2 kLimbs 32-bit words in
+// and out, the same radix R = 2^(32 N), so the result is mont_mul's bit for bit and the two can
+// replace each other anywhere. 32 N is not a multiple of 52 (384 = 7 x 52 + 20, 256 = 4 x 52 +
+// 48), so the reduction takes L - 1 full steps and a last one of the remaining E bits; the
+// result is then the columns from L - 1 on, shifted right by E. M < R and a, b < p give
+// (a b + M p) / R < p^2 / R + p < 2p: one conditional subtraction, on the words.
+template <class P>
+struct WordsOnFp64 {
+  static constexpr int N = 2 * int(P::kLimbs);
+  static constexpr int L = Mont52Constants<P>::L;
+  static constexpr int E = 32 * N - 52 * (L - 1);  // bits of the last reduction step
+  static_assert(E > 0 && E < 52, "the radix must end inside the last limb");
+};
+
+// Bits [52 k, 52 k + 52) of a little-endian word array, as doubles (limbs past the top are 0).
+template <int N, int L>
+ZK_HD void words_to_limbs52(double (&d)[L], const uint32_t (&w)[N]) {
+  ZK_UNROLL
+  for (int k = 0; k < L; ++k) {
+    const int bit = 52 * k, q = bit / 32, o = bit % 32;
+    const uint64_t w0 = w[q], w1 = q + 1 < N ? w[q + 1] : 0, w2 = q + 2 < N ? w[q + 2] : 0;
+    uint64_t x = ((w1 << 32) | w0) >> o;
+    if (o > 12) x |= w2 << (64 - o);
+    d[k] = fp64::limb_to_double(x & fp64::kMask52);
+  }
+}
+
+template <class P>
+ZK_HD void mont_mul_words_fp64(uint32_t (&out)[2 * P::kLimbs], const uint32_t (&a)[2 * P::kLimbs],
+                               const uint32_t (&b)[2 * P::kLimbs]) {
+  using namespace fp64;
+  using W = WordsOnFp64<P>;
+  constexpr int N = W::N, L = W::L, E = W::E, U = L + 1;  // U limbs of the result, from column L - 1
+  constexpr auto K = mont52_constants<P>();
+  double da[L], db[L];
+  words_to_limbs52<N, L>(da, a);
+  words_to_limbs52<N, L>(db, b);
+  uint64_t v[U];  // columns L - 1 .. 2L - 1, normalised
+  montgomery_fips<P, E>(v, da, db);
+  uint32_t r[N];  // word k: bits [E + 32 k, E + 32 k + 32) of v
+  ZK_UNROLL
+  for (int k = 0; k < N; ++k) {
+    const int bit = E + 32 * k, u = bit / 52, o = bit % 52;
+    uint64_t x = v[u] >> o;
+    if (o > 20 && u + 1 < U) x |= v[u + 1] << (52 - o);
+    r[k] = uint32_t(x);
+  }
+  uint32_t d[N];
+  const uint32_t keep_r = sub_words<N>(d, r, K.pw);  // ~0 when r < p
+  ZK_UNROLL
+  for (int k = 0; k < N; ++k) out[k] = (r[k] & keep_r) | (d[k] & ~keep_r);
 }
 
 // Canonical (< p) 64-bit-limb integer -> Montgomery-52 limbs (x R mod p), and back.

@@ -33,6 +33,7 @@
 #pragma nv_diag_default 1675
 #endif
 #include "cuda/ff/carry_chain.hpp"
+#include "cuda/ff/fp64_mont.hpp"
 
 namespace zkmill::cuda::field {
 
@@ -303,9 +304,15 @@ struct alignas(16) Fp32 {
     add_words_masked<kWide>(r, d, K.p2, mask);
   }
 
+  // ZKMILL_GPU_FP64_MUL (CMake option, off by default; cuda/bench/NOTES-fp64.md): products and
+  // squares through the FP64 pipe (cuda/ff/fp64_mont.hpp), the same bits as mont_mul's.
   ZK_HD friend Fp32 operator*(const Fp32& a, const Fp32& b) {
     Fp32 r;
+#if defined(ZKMILL_GPU_FP64_MUL)
+    mont_mul_words_fp64<P>(r.v, a.v, b.v);
+#else
     mont_mul(r.v, a.v, b.v);
+#endif
     return r;
   }
   ZK_HD Fp32& operator+=(const Fp32& b) { return *this = *this + b; }
@@ -315,11 +322,15 @@ struct alignas(16) Fp32 {
   // product (sqr_wide's comment). Used by the batch-affine sums (lambda^2), the XYZZ formulas
   // and Fermat inversion.
   ZK_HD Fp32 sqr() const {
+#if defined(ZKMILL_GPU_FP64_MUL)
+    return *this * *this;
+#else
     uint32_t w[kWide];
     sqr_wide(w, v);
     Fp32 r;
     redc_wide(r.v, w);
     return r;
+#endif
   }
 
   // a^(p-2) = a^-1 by Fermat (0 maps to 0): about kBits squarings and kBits/2 multiplications,

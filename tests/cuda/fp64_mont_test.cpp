@@ -15,6 +15,7 @@
 
 #include "common/ff/bls12_381_fields.hpp"
 #include "common/ff/bn254_fields.hpp"
+#include "cuda/ff/mont32.hpp"
 
 namespace zkmill::test {
 
@@ -185,6 +186,35 @@ TYPED_TEST(Fp64Mont, ConversionsAndLongChainsMatchCpuField) {
     cuda::field::from_mont52<P>(back.data(), x);
     ASSERT_EQ(back, expect.to_canonical()) << "trial " << trial;
   }
+}
+
+// The word-array product is Fp32's mont_mul bit for bit (it replaces it under
+// ZKMILL_GPU_FP64_MUL), on edge values and random ones; words above p are never passed.
+TYPED_TEST(Fp64Mont, WordProductIsFp32sProductBitForBit) {
+  using H = typename TypeParam::H;
+  using P = typename H::Params;
+  using D = cuda::field::Fp32<P>;
+  std::mt19937_64 rng(0x3264);
+  std::vector<H> vals = {H::zero(), H::one(), -H::one(), H::from_u64(2), -H::from_u64(2), H::from_u64(1) - H::one()};
+  for (int i = 0; i < 400; ++i) vals.push_back(H::random(rng));
+  // Stored words of all ones below p's top word, and p - 1 as a stored value.
+  D ones = D::zero();
+  for (int i = 0; i < D::N - 1; ++i) ones.v[i] = 0xffffffffu;
+  D p_minus_1 = D::zero();
+  const auto K = cuda::field::mont32_constants<P>();
+  for (int i = 0; i < D::N; ++i) p_minus_1.v[i] = K.p[i];
+  p_minus_1.v[0] -= 1;
+  std::vector<D> dv = {ones, p_minus_1};
+  for (const H& h : vals) dv.push_back(D::from_host(h));
+  for (size_t i = 0; i < dv.size(); ++i)
+    for (int r = 0; r < 8; ++r) {
+      const D& a = dv[i];
+      const D b = r < 6 ? dv[size_t(r)] : D::from_host(H::random(rng));
+      D want, got;
+      D::mont_mul(want.v, a.v, b.v);
+      cuda::field::mont_mul_words_fp64<P>(got.v, a.v, b.v);
+      ASSERT_EQ(got, want) << "i = " << i << ", r = " << r;
+    }
 }
 
 }  // namespace
