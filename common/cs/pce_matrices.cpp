@@ -10,6 +10,7 @@
 #include "common/ff/bls12_381_fields.hpp"
 #include "common/ff/bn254_fields.hpp"
 #include "common/util/atomic_file.hpp"
+#include "common/util/hex.hpp"
 
 namespace zkmill::cs {
 
@@ -71,15 +72,7 @@ std::shared_ptr<const void> decode_table(std::span<const uint8_t> bytes, uint64_
 
 }  // namespace
 
-std::string short_hex(const PceId& id) {
-  static const char* digits = "0123456789abcdef";
-  std::string s;
-  for (size_t i = 0; i < 8; ++i) {
-    s.push_back(digits[id[i] >> 4]);
-    s.push_back(digits[id[i] & 15]);
-  }
-  return s + "…";
-}
+std::string short_hex(const PceId& id) { return util::to_hex(std::span(id).first(8)) + "…"; }
 
 std::string PceShape::describe() const {
   return "circuit '" + circuit + "' size " + std::to_string(size) + " on " + curve_name(curve) + " (" +
