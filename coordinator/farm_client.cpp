@@ -19,6 +19,7 @@
 #include "common/serde/evm.hpp"
 #include "common/serde/zcash.hpp"
 #include "common/util/atomic_file.hpp"
+#include "common/util/hex.hpp"
 #include "common/util/input_file.hpp"
 #include "coordinator/coordinator.hpp"
 #include "coordinator/job_progress.hpp"
@@ -96,10 +97,7 @@ std::string checked_witness(const std::string& path, const formats::ZkeyFile& z,
 }  // namespace
 
 std::string FarmClient::registered_native_curve(const std::string& id) {
-  const bool hex = id.size() == 64 && std::all_of(id.begin(), id.end(), [](char ch) {
-                     return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f');
-                   });
-  if (!hex)
+  if (!util::is_lower_hex(id, 64))
     throw std::invalid_argument(
         "--circuit '" + id +
         "': a circuit id is the key file's SHA-256, 64 lowercase hex digits (sha256sum KEYFILE, "

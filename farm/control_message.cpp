@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <array>
 
+#include "common/util/hex.hpp"
+
 namespace zkmill::farm {
 
 namespace {
@@ -446,10 +448,7 @@ std::optional<TaskStage> parse_stage(std::string_view s) {
   return std::nullopt;
 }
 
-bool is_attempt_token(std::string_view s) {
-  return s.size() == 32 &&
-         std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
-}
+bool is_attempt_token(std::string_view s) { return util::is_lower_hex(s, 32); }
 
 bool is_job_id(std::string_view s) {
   return s.size() >= 2 && s.size() <= 19 && s[0] == 'j' &&

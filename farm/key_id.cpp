@@ -17,6 +17,7 @@
 #include <stdexcept>
 
 #include "common/util/atomic_file.hpp"
+#include "common/util/hex.hpp"
 #include "farm/cache_dir.hpp"
 
 namespace zkmill::farm {
@@ -40,25 +41,6 @@ FileIdentity identity_of(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) throw std::runtime_error(path + ": cannot stat: " + std::strerror(errno));
   return {uint64_t(st.st_size), uint64_t(st.st_ino), uint64_t(st.st_dev), ns_of(st.st_mtim), ns_of(st.st_ctim)};
-}
-
-std::optional<Sha256::Digest> digest_from_hex(const std::string& hex) {
-  if (hex.size() != 64) return std::nullopt;
-  Sha256::Digest d{};
-  for (size_t i = 0; i < d.size(); ++i) {
-    unsigned v = 0;
-    for (char c : {hex[2 * i], hex[2 * i + 1]}) {
-      v <<= 4;
-      if (c >= '0' && c <= '9')
-        v |= unsigned(c - '0');
-      else if (c >= 'a' && c <= 'f')
-        v |= unsigned(c - 'a' + 10);
-      else
-        return std::nullopt;
-    }
-    d[i] = uint8_t(v);
-  }
-  return d;
 }
 
 // The memo's id if it is well-formed, of this version and describes `now`; nullopt otherwise
@@ -88,7 +70,7 @@ std::optional<Sha256::Digest> read_memo(const std::string& memo, const FileIdent
       why = "the key changed since its memo";
       return std::nullopt;
     }
-    auto d = digest_from_hex(j.at("sha256").get<std::string>());
+    auto d = util::from_hex_exact<std::tuple_size_v<Sha256::Digest>>(j.at("sha256").get<std::string>());
     if (!d) why = "memo's sha256 malformed";
     return d;
   } catch (const nlohmann::json::exception&) {  // not JSON, a field missing or of another type

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "common/util/hex.hpp"
+
 namespace zkmill::farm {
 
 std::string random_token() {
@@ -22,13 +24,7 @@ std::string random_token() {
     }
     got += size_t(n);
   }
-  static const char* kHex = "0123456789abcdef";
-  std::string out(32, '0');
-  for (size_t i = 0; i < sizeof bytes; ++i) {
-    out[2 * i] = kHex[bytes[i] >> 4];
-    out[2 * i + 1] = kHex[bytes[i] & 15];
-  }
-  return out;
+  return util::to_hex(bytes);
 }
 
 }  // namespace zkmill::farm

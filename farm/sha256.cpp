@@ -14,6 +14,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "common/util/hex.hpp"
+
 namespace zkmill::farm {
 
 struct Sha256::Ctx {
@@ -48,16 +50,7 @@ Sha256::Digest Sha256::hash(std::span<const uint8_t> data) {
   return s.finish();
 }
 
-std::string Sha256::hex(const Digest& d) {
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  out.reserve(64);
-  for (uint8_t b : d) {
-    out.push_back(digits[b >> 4]);
-    out.push_back(digits[b & 15]);
-  }
-  return out;
-}
+std::string Sha256::hex(const Digest& d) { return util::to_hex(d); }
 
 Sha256::Digest Sha256::file(const std::string& path) {
   // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer before the

@@ -3,12 +3,14 @@
 // make open() refuse anything but an intact file of this version for the expected shape.
 #include "common/cs/pce_matrices.hpp"
 
+#include <atomic>
 #include <filesystem>
 
 #include "common/cs/checksum.hpp"
 #include "common/ff/bls12_381_fields.hpp"
 #include "common/ff/bn254_fields.hpp"
 #include "common/util/atomic_file.hpp"
+#include "common/util/hex.hpp"
 
 namespace zkmill::cs {
 
@@ -34,6 +36,8 @@ void put32(uint8_t* p, uint32_t v) {
   for (size_t i = 0; i < 4; ++i) p[i] = uint8_t(v >> (8 * i));
 }
 uint64_t align8(uint64_t x) { return (x + 7) & ~uint64_t(7); }
+
+std::atomic<uint64_t> g_full_checks{0};  // PceMatrices::full_checks()
 
 PceHeader decode_header(const uint8_t* p) {
   PceHeader h;
@@ -68,15 +72,7 @@ std::shared_ptr<const void> decode_table(std::span<const uint8_t> bytes, uint64_
 
 }  // namespace
 
-std::string short_hex(const PceId& id) {
-  static const char* digits = "0123456789abcdef";
-  std::string s;
-  for (size_t i = 0; i < 8; ++i) {
-    s.push_back(digits[id[i] >> 4]);
-    s.push_back(digits[id[i] & 15]);
-  }
-  return s + "…";
-}
+std::string short_hex(const PceId& id) { return util::to_hex(std::span(id).first(8)) + "…"; }
 
 std::string PceShape::describe() const {
   return "circuit '" + circuit + "' size " + std::to_string(size) + " on " + curve_name(curve) + " (" +
@@ -155,6 +151,39 @@ void PceMatrices::write_file(const std::string& path, std::span<const uint8_t> i
   }
 }
 
+// The file just written is trusted, not checked again (at the 130M PoRep size the check read
+// and checksummed all 8.7 GiB once more, seconds to minutes after the recording). Sound because:
+// - the bytes are encode()'s, made in this process from a recording: the checksum is the one
+//   encode() computed over them, and the structure holds by construction (the recorder refuses
+//   a variable it did not allocate). The checks would test our own encoder, not the file;
+// - the mapping is taken of the temporary this writer filled and fsync'ed, before it is renamed
+//   into place, so it is that inode whatever another writer (an embedded farm's workers record
+//   the same file at once) renames over `path` afterwards; the header read back (192 bytes,
+//   carrying the body's checksum) and the size are compared with the image's;
+// - what open()'s checks guard against is a file from elsewhere or from before: truncated by a
+//   crash or a copy, damaged, of another version or circuit. A later media error is no more
+//   caught by a check at open (pages are evicted and read again at any time after it) than here,
+//   and the next process to open the file (a restarted worker) checks it in full.
+PceMatrices PceMatrices::write_and_open(const std::string& path, std::span<const uint8_t> image,
+                                        const PceShape& expected) {
+  std::shared_ptr<util::MappedFile> map;
+  try {
+    util::AtomicFile f(path);
+    f.write(image.data(), image.size());
+    f.flush_to_disk();
+    map = std::make_shared<util::MappedFile>(f.temp_path());
+    f.rename_into_place();
+  } catch (const std::exception& e) {  // AtomicFileError, or the mapping's (the temporary is removed)
+    throw PceError(e.what());
+  }
+  if (map->size() != image.size() || image.size() < PceHeader::kSize ||
+      std::memcmp(map->data(), image.data(), PceHeader::kSize) != 0)
+    throw PceError(path + ": the file written does not read back as the image it was written from");
+  PceMatrices m = validate(map->bytes(), expected, path, Check::kHeader);
+  m.map_ = std::move(map);
+  return m;
+}
+
 PceMatrices PceMatrices::open(const std::string& path, const PceShape& expected) {
   std::shared_ptr<util::MappedFile> map;
   try {
@@ -162,19 +191,29 @@ PceMatrices PceMatrices::open(const std::string& path, const PceShape& expected)
   } catch (const std::exception& e) {
     throw PceError(e.what());
   }
-  PceMatrices m = validate(map->bytes(), expected, path);
+  PceMatrices m = validate(map->bytes(), expected, path, Check::kAll);
   m.map_ = std::move(map);
   return m;
 }
 
 PceMatrices PceMatrices::from_image(std::vector<uint8_t> image, const PceShape& expected, const std::string& name) {
   auto owned = std::make_shared<const std::vector<uint8_t>>(std::move(image));
-  PceMatrices m = validate(*owned, expected, name);
+  PceMatrices m = validate(*owned, expected, name, Check::kAll);
   m.owned_ = std::move(owned);
   return m;
 }
 
-PceMatrices PceMatrices::validate(std::span<const uint8_t> bytes, const PceShape& expected, const std::string& name) {
+PceMatrices PceMatrices::from_encoded(std::vector<uint8_t> image, const PceShape& expected, const std::string& name) {
+  auto owned = std::make_shared<const std::vector<uint8_t>>(std::move(image));
+  PceMatrices m = validate(*owned, expected, name, Check::kHeader);
+  m.owned_ = std::move(owned);
+  return m;
+}
+
+uint64_t PceMatrices::full_checks() { return g_full_checks.load(std::memory_order_relaxed); }
+
+PceMatrices PceMatrices::validate(std::span<const uint8_t> bytes, const PceShape& expected, const std::string& name,
+                                  Check check) {
   if (bytes.size() < PceHeader::kSize)
     throw PceError(name + ": truncated: " + std::to_string(bytes.size()) + " bytes, shorter than the PCE header");
   if (std::memcmp(bytes.data(), PceHeader::kMagic, 8) != 0) throw PceError(name + ": not a zkmill PCE file");
@@ -197,7 +236,9 @@ PceMatrices PceMatrices::validate(std::span<const uint8_t> bytes, const PceShape
     throw PceError(name + ": corrupted: " + e.what());
   }
   if (m.layout_.total != bytes.size()) throw PceError(name + ": corrupted: the section sizes do not add up");
-  if (pce_detail::image_checksum(bytes) != h.checksum) throw PceError(name + ": corrupted: checksum mismatch");
+  const bool all = check == Check::kAll;
+  if (all) g_full_checks.fetch_add(1, std::memory_order_relaxed);
+  if (all && pce_detail::image_checksum(bytes) != h.checksum) throw PceError(name + ": corrupted: checksum mismatch");
   m.bytes_ = bytes;
   for (uint64_t lane = 0; lane < 4; ++lane) {
     const uint64_t d = Checksum64(0x70636569 + lane).update(bytes.first(PceHeader::kSize)).digest();
@@ -206,7 +247,7 @@ PceMatrices PceMatrices::validate(std::span<const uint8_t> bytes, const PceShape
   // Structure, so that the mat-vec's loads stay in bounds even for a file whose checksum was
   // forged: rows nondecreasing and ending at nnz, columns < variables, codes < table + 2.
   const uint64_t rows = m.n_rows(), n_vars = h.shape.n_inputs + h.shape.n_aux, max_code = h.n_coeffs + 2;
-  for (size_t k = 0; k < 3; ++k) {
+  for (size_t k = 0; all && k < 3; ++k) {
     auto rp = m.words_at<uint64_t>(m.layout_.row_ptr[k], rows + 1);
     if (rp[0] != 0 || rp[rows] != h.nnz[k]) throw PceError(name + ": corrupted: row pointers of matrix " + "ABC"[k]);
     for (uint64_t r = 0; r < rows; ++r)

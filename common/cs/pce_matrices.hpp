@@ -101,12 +101,23 @@ class PceMatrices {
 
   // Writes an image atomically (temporary file, fsync, rename). Throws PceError.
   static void write_file(const std::string& path, std::span<const uint8_t> image);
+  // write_file() for an image encode() made in this process, then the matrices mapped from the
+  // very file written, without reading it back in full (the .cpp says why that is sound). What
+  // a synth worker that has just recorded a key's matrices uses. Throws PceError.
+  static PceMatrices write_and_open(const std::string& path, std::span<const uint8_t> image, const PceShape& expected);
 
   // Maps `path` and validates it against `expected`; throws PceError naming the file and the
   // reason (missing, truncated, corrupted, another version, another circuit or curve).
   static PceMatrices open(const std::string& path, const PceShape& expected);
-  // The same checks over an image held in memory (used when the file cannot be written).
+  // The same checks over an image held in memory.
   static PceMatrices from_image(std::vector<uint8_t> image, const PceShape& expected, const std::string& name);
+  // An image encode() made in this process, held in memory (where no file can be written): its
+  // header is checked against `expected`, its body is not read again (encode() made it whole).
+  static PceMatrices from_encoded(std::vector<uint8_t> image, const PceShape& expected, const std::string& name);
+  // How many images this process has checked in full (checksum and structure, a pass over every
+  // byte): one per open() and from_image(), none for write_and_open() and from_encoded(). Tests
+  // count them: a file just written must not be read back.
+  static uint64_t full_checks();
   // encode() then from_image(): the matrices of a recording held in memory (tests, benches).
   template <class F>
   static PceMatrices from_r1cs(const R1CS<F>& r1cs, const PceShape& shape) {
@@ -118,6 +129,8 @@ class PceMatrices {
   uint64_t n_rows() const { return header_.shape.n_constraints + header_.shape.n_inputs; }
   uint64_t nnz() const { return header_.nnz[0] + header_.nnz[1] + header_.nnz[2]; }
   size_t image_bytes() const { return bytes_.size(); }
+  // The file image the matrices are read from (the mapping, or the image held in memory).
+  std::span<const uint8_t> image() const { return bytes_; }
   // Content id of the image (four checksum64 lanes over the header, whose checksum field
   // covers the body): stamped into witness-only bundles and checked by the prove side.
   const PceId& id() const { return id_; }
@@ -153,7 +166,11 @@ class PceMatrices {
 
  private:
   PceMatrices() = default;
-  static PceMatrices validate(std::span<const uint8_t> bytes, const PceShape& expected, const std::string& name);
+  // kHeader: the header's checks only, for an image this process encoded (write_and_open,
+  // from_encoded); kAll adds the checksum and the structure, a pass over every byte.
+  enum class Check : uint8_t { kHeader, kAll };
+  static PceMatrices validate(std::span<const uint8_t> bytes, const PceShape& expected, const std::string& name,
+                              Check check);
   template <class T>
   std::span<const T> words_at(uint64_t offset, uint64_t count) const {
     return {reinterpret_cast<const T*>(bytes_.data() + offset), size_t(count)};

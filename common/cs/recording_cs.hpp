@@ -35,6 +35,8 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "common/cs/constraint_system.hpp"
@@ -42,14 +44,45 @@
 
 namespace zkmill::cs {
 
+// The allocator of the recorded matrices' arrays: std::allocator's memory, but resize() leaves
+// the new elements as they are instead of zeroing them (every other construction, push_back's
+// copies, as usual). run_parts grows the arrays to their final size, and the parts then write
+// every new element (grow() says why every one): zeroing them first wrote all of that memory
+// once more, on the pool, before the parts (at 130M constraints ~25 GB). Only for trivially
+// copyable and destructible T (integers, field elements): such types are implicit-lifetime, so
+// the allocation itself creates their objects and an element is well-defined before a part
+// assigns it; it is not read before.
+template <class T>
+struct NoInitAllocator {
+  static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
+  using value_type = T;
+  NoInitAllocator() = default;
+  template <class U>
+  constexpr NoInitAllocator(const NoInitAllocator<U>&) noexcept {}
+  T* allocate(size_t n) { return std::allocator<T>().allocate(n); }
+  void deallocate(T* p, size_t n) noexcept { std::allocator<T>().deallocate(p, n); }
+  template <class U>
+  void construct(U*) noexcept {}  // value-initialization (resize): left as allocated
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    std::construct_at(p, std::forward<Args>(args)...);
+  }
+  template <class U>
+  bool operator==(const NoInitAllocator<U>&) const noexcept {
+    return true;
+  }
+};
+template <class T>
+using RecordedArray = std::vector<T, NoInitAllocator<T>>;
+
 // CSR: row r's entries are [row_ptr[r], row_ptr[r+1]) of col/val. A column indexes
 // z = (inputs ‖ aux): col < n_inputs is input col, otherwise aux col - n_inputs. Within a
 // row, columns are strictly increasing (duplicates merged, zero coefficients dropped).
 template <class F>
 struct CsrMatrix {
-  std::vector<uint64_t> row_ptr{0};
-  std::vector<uint32_t> col;
-  std::vector<F> val;
+  RecordedArray<uint64_t> row_ptr{0};
+  RecordedArray<uint32_t> col;
+  RecordedArray<F> val;
 
   size_t rows() const { return row_ptr.size() - 1; }
   size_t nnz() const { return col.size(); }
@@ -116,10 +149,11 @@ class RecordingCS final : public ConstraintSystem<F> {
     // From here until every part has been checked and merged, the recorder refuses any other
     // use (a part that wrote to the outer CS would race), and stays spent if a part fails.
     state_ = State::kParts;
-    // The nine arrays grow on the pool, the values (8x the columns) first: a resize zeroes and
-    // first touches every page of its new room on one thread (at 130M constraints, ~25 GB).
-    // Their capacity includes finish()'s input rows (one entry of A each), which would
-    // otherwise reallocate, copying A whole.
+    // The nine arrays grow on the pool, the values (8x the columns) first: a reallocation copies
+    // what part 0 and the rows before it wrote on one thread. The new room is not zeroed
+    // (grow()): its pages are first touched by the parts that write them, at once. The capacity
+    // includes finish()'s input rows (one entry of A each), which would otherwise reallocate,
+    // copying A whole.
     const uint64_t inputs = l.n_inputs;
     pool_->run_tasks(9, [&](size_t t) {
       CsrMatrix<F>& mx = matrix(t % 3);
@@ -240,10 +274,15 @@ class RecordingCS final : public ConstraintSystem<F> {
 
   CsrMatrix<F>& matrix(size_t m) { return m == 0 ? r_.A : m == 1 ? r_.B : r_.C; }
 
-  // Exactly `by` more (zero) elements and room for `spare` more: no doubling's slack on arrays
-  // of many GB.
+  // Exactly `by` more elements, not zeroed (NoInitAllocator), and room for `spare` more: no
+  // doubling's slack on arrays of many GB. run_parts grows each array by k - 1 parts' rows or
+  // entries, and part p (1..k-1) writes the row ends [k0 + p c + 1, k0 + (p + 1) c] and the
+  // entries [nnz0 + p e, nnz0 + (p + 1) e) for c and e its counts (put_row): together exactly the
+  // new elements, once each, when every part has part 0's counts. A part that does not (check())
+  // or that throws leaves the recorder spent (kParts), and a spent recorder hands out nothing
+  // of r_ (finish() refuses), so an element no part wrote is never read.
   template <class T>
-  static void grow(std::vector<T>& v, uint64_t by, uint64_t spare) {
+  static void grow(RecordedArray<T>& v, uint64_t by, uint64_t spare) {
     v.reserve(v.size() + by + spare);
     v.resize(v.size() + by);
   }

@@ -97,6 +97,8 @@ std::vector<uint8_t> record_pce_image(const KeyMeta& meta, util::ThreadPool& poo
 // take one (a worker under systemd sees worker.key_dir read-only): opened when `path` is
 // refused, and written when `path` cannot be, so the matrices are recorded once per host, not
 // at every start. *used (when given) receives the file the matrices came from ("" in memory).
+// Matrices recorded here are used as this process encoded them (mapped from the file just
+// written, or held in memory), not checked again; a file found in place is always checked in full.
 template <class E>
 cs::PceMatrices load_or_build_pce(const std::string& path, const KeyMeta& meta, std::string* why = nullptr,
                                   const std::function<void(const std::string&)>& before_record = {},
@@ -132,17 +134,19 @@ cs::PceMatrices load_or_build_pce(const std::string& path, const KeyMeta& meta, 
         std::error_code ec;  // the cache directory may not exist yet; write_file says if it still is missing
         std::filesystem::create_directories(std::filesystem::path(fallback).parent_path(), ec);
       }
-      cs::PceMatrices::write_file(*target, image);
+      // Mapped from the file as written, not read back and checksummed again (8.7 GiB at the
+      // 130M PoRep size): PceMatrices::write_and_open says why that is sound.
+      cs::PceMatrices m = cs::PceMatrices::write_and_open(*target, image, shape);
       if (why) *why = reason + "; rebuilt" + (in_fallback ? " in " + fallback : std::string());
       if (used) *used = *target;
-      return cs::PceMatrices::open(*target, shape);
+      return m;
     } catch (const cs::PceError& e) {
       write_error += (write_error.empty() ? "" : "; ") + std::string(e.what());
     }
   }
   if (why) *why = reason + "; rebuilt in memory (" + write_error + ")";
   if (used) used->clear();
-  return cs::PceMatrices::from_image(std::move(image), shape, path + " (in memory)");
+  return cs::PceMatrices::from_encoded(std::move(image), shape, path + " (in memory)");
 }
 
 // synthesize_builtin's result by PCE: the witness alone (cs::WitnessCS, no constraint

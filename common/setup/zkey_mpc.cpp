@@ -2,7 +2,7 @@
 // Phase-2 contribute, beacon and verify (zkey_mpc.hpp).
 #include "common/setup/zkey_mpc.hpp"
 
-#include <cstdio>
+#include <string_view>
 
 #include "common/curves/dispatch.hpp"
 #include "common/formats/bin_writer.hpp"
@@ -14,6 +14,7 @@
 #include "common/setup/snarkjs_points.hpp"
 #include "common/setup/snarkjs_rng.hpp"
 #include "common/setup/zkey_new.hpp"
+#include "common/util/hex.hpp"
 
 namespace zkmill::setup {
 
@@ -52,13 +53,6 @@ std::vector<uint8_t> lem_bytes(const ec::Affine<C>& p) {
   std::vector<uint8_t> b(serde::snarkjs::Lem<C>::kSize);
   serde::snarkjs::Lem<C>::encode(p, b.data());
   return b;
-}
-
-std::string hex(std::span<const uint8_t> b) {
-  std::string s;
-  char t[3];
-  for (uint8_t x : b) std::snprintf(t, sizeof t, "%02x", x), s += t;
-  return s;
 }
 
 template <class E>
@@ -349,7 +343,7 @@ VerifyReport verify(const formats::R1csFile& r1cs, const formats::PtauFile& ptau
     hash_pub_key<E>(one, c);
     std::string line = tag + (c.name ? " " + *c.name : "") + ":\n" + format_hash(one.digest());
     if (c.type == 1)
-      line += "\n\tBeacon generator: " + hex(c.beacon_hash) +
+      line += "\n\tBeacon generator: " + util::to_hex(c.beacon_hash) +
               "\n\tBeacon iterations Exp: " + std::to_string(c.num_iterations_exp);
     contrib_lines.push_back(line);
     cur_delta = after;
@@ -391,20 +385,14 @@ VerifyReport verify(const formats::R1csFile& r1cs, const formats::PtauFile& ptau
   return rep;
 }
 
-std::vector<uint8_t> parse_hex(const std::string& s) {
-  std::string t = s.rfind("0x", 0) == 0 ? s.substr(2) : s;
-  if (t.empty() || t.size() % 2) throw std::invalid_argument("beacon hash must be an even number of hex digits");
-  std::vector<uint8_t> out;
-  for (size_t i = 0; i < t.size(); i += 2) {
-    auto nib = [&](char c) -> int {
-      if (c >= '0' && c <= '9') return c - '0';
-      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-      if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-      throw std::invalid_argument("beacon hash is not hexadecimal: '" + s + "'");
-    };
-    out.push_back(uint8_t(nib(t[i]) << 4 | nib(t[i + 1])));
-  }
-  return out;
+// The beacon hash argument: hex digits, a leading "0x" allowed (util::from_hex takes digits
+// only, so the prefix is this argument's own rule).
+std::vector<uint8_t> parse_beacon_hash(const std::string& s) {
+  const std::string_view digits = std::string_view(s).substr(s.rfind("0x", 0) == 0 ? 2 : 0);
+  auto bytes = util::from_hex(digits);
+  if (!bytes || bytes->empty())
+    throw std::invalid_argument("beacon hash '" + s + "' is not an even number of hex digits (1 to 255 bytes)");
+  return std::move(*bytes);
 }
 
 }  // namespace
@@ -501,7 +489,7 @@ ContributeResult zkey_contribute(const std::string& in, const std::string& out, 
 
 ContributeResult zkey_beacon(const std::string& in, const std::string& out, const std::string& name,
                              const std::string& beacon_hex, unsigned num_iterations_exp, util::ThreadPool& pool) {
-  const auto hash = parse_hex(beacon_hex);
+  const auto hash = parse_beacon_hash(beacon_hex);
   if (hash.size() > 255) throw std::invalid_argument("beacon hash longer than 255 bytes");
   if (num_iterations_exp < 10 || num_iterations_exp > 63)
     throw std::invalid_argument("beacon iterations exponent must be between 10 and 63, not " +

@@ -193,7 +193,10 @@ TEST_F(FarmOutputs, SubmitByCircuitIdNeedsNoKeyFile) {
   EXPECT_EQ(r.exit_code, 1) << r.err;  // --partitions is required with it
   r = submit({"--circuit", id, "--key", farm_.key(), "--partitions", "1"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  const std::string zkey = interop_fixture("bn128", "multiplier", "zkey");
+  // A copy in this test's scratch directory: submit writes the key's circuit-id memo
+  // (KEY.id.json, farm/key_id.hpp) beside the key, which must not land among the committed fixtures.
+  const std::string zkey = (d_ / "multiplier.zkey").string();
+  fs::copy_file(interop_fixture("bn128", "multiplier", "zkey"), zkey);
   r = submit({"--zkey", zkey, "--witness", interop_fixture("bn128", "multiplier", "wtns")});
   ASSERT_EQ(r.exit_code, 0) << r.err;  // registers the .zkey circuit (served or not)
   const std::string zkey_job = job_of(r).substr(0, job_of(r).find('\n'));

@@ -96,6 +96,69 @@ TYPED_TEST(PceBuiltin, BundleAndProofEqualPlainSynthesis) {
   }
 }
 
+// Matrices load_or_build_pce has just recorded are used as encoded: mapped from the file just
+// written (or held in memory), not read back and checked again (at the 130M PoRep size that
+// re-read and checksummed 8.7 GiB), and bit for bit what a later load of the file gives, which
+// accepts that file in full. Files found in place are still checked in full (a later load here;
+// BadFileIsRebuiltNeverUsed for the refusals).
+TYPED_TEST(PceBuiltin, MatricesJustWrittenAreUsedAsWrittenNotCheckedAgain) {
+  using E = TypeParam;
+  using Fr = typename E::Fr;
+  auto pk = setup_builtin<E>("porep", 3000, ToxicWaste<Fr>::random(this->rng), this->pool);
+  const cs::PceShape shape = pce_shape<E>(pk.meta);
+  const std::vector<uint8_t> recorded = record_pce_image<E>(pk.meta, this->pool);
+  auto same = [](const cs::PceMatrices& x, const cs::PceMatrices& y) {
+    if (!std::ranges::equal(x.image(), y.image()) || x.id() != y.id() || !(x.shape() == y.shape())) return false;
+    for (size_t m = 0; m < 3; ++m) {
+      const auto a = x.csr(m), b = y.csr(m);
+      if (!std::ranges::equal(a.row_ptr, b.row_ptr) || !std::ranges::equal(a.cols, b.cols) ||
+          !std::ranges::equal(a.codes, b.codes) || !std::ranges::equal(x.density(m), y.density(m)))
+        return false;
+    }
+    return std::ranges::equal(x.coefficients<Fr>(), y.coefficients<Fr>());
+  };
+
+  const std::string blocker = temp_pce(std::string("fresh-not-a-dir-") + E::kName);
+  std::ofstream(blocker) << "a file where the key directory would be";
+  const std::string cache = temp_pce(std::string("fresh-cache-") + E::kName);
+  std::filesystem::remove_all(cache);
+  struct Case {
+    const char* what;
+    std::string path, fallback, want_used;
+  };
+  const std::string key_pce = temp_pce(std::string("fresh-") + E::kName + ".pce");
+  std::filesystem::remove(key_pce);
+  const Case cases[] = {
+      {"beside the key", key_pce, "", key_pce},
+      {"in the fallback", blocker + "/porep.key.pce", cache + "/pce/0123.pce", cache + "/pce/0123.pce"},
+      {"in memory", blocker + "/porep.key.pce", blocker + "/cache/pce/0123.pce", ""},
+  };
+  for (const Case& c : cases) {
+    std::string why, used = "unset";
+    const uint64_t checks = cs::PceMatrices::full_checks();
+    const cs::PceMatrices fresh = load_or_build_pce<E>(c.path, pk.meta, &why, {}, c.fallback, &used, this->pool);
+    // The opens of the missing files fail before any check, and the recording is not checked.
+    EXPECT_EQ(cs::PceMatrices::full_checks(), checks) << c.what << ": the image just recorded was checked again";
+    EXPECT_NE(why.find("rebuilt"), std::string::npos) << c.what << ": " << why;
+    ASSERT_EQ(used, c.want_used) << c.what;
+    EXPECT_TRUE(std::ranges::equal(fresh.image(), recorded)) << c.what;
+    if (used.empty()) continue;
+    EXPECT_EQ(read_all(used), recorded) << c.what;
+    const cs::PceMatrices later = cs::PceMatrices::open(used, shape);  // a file found in place: in full
+    EXPECT_EQ(cs::PceMatrices::full_checks(), checks + 1) << c.what;
+    EXPECT_TRUE(same(fresh, later)) << c.what;
+    (void)load_or_build_pce<E>(c.path, pk.meta, &why, {}, c.fallback, &used, this->pool);
+    EXPECT_EQ(why.find("rebuilt"), std::string::npos) << c.what << ": the file written was refused: " << why;
+    const cs::WitnessBundle want = synthesize_builtin<E>(pk.meta, 3, 1);
+    EXPECT_TRUE(
+        std::ranges::equal(synthesize_builtin_pce<E>(fresh, pk.meta, 3, 1, {}, this->pool).bytes(), want.bytes()))
+        << c.what;
+  }
+  std::filesystem::remove(key_pce);
+  std::filesystem::remove(blocker);
+  std::filesystem::remove_all(cache);
+}
+
 // Workers of one process (an embedded farm: `zkmill demo`, bench-farm) may record the same
 // file at once: each gets intact matrices, the file in place is intact, no temporary is left.
 TYPED_TEST(PceBuiltin, WritersOfOneProcessRecordingAtOnceLeaveAnIntactFile) {
