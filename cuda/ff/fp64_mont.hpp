@@ -150,7 +150,7 @@ constexpr Mont52Constants<P> mont52_constants() {
 // kernel, this one 140). Each lo/hi pair of a column goes in one three-input add (IADD3 +
 // IADD3.X). m_c is formed as soon as column c lacks only m_c p_0. v receives columns
 // L - 1 .. 2L - 1 normalised to 52 bits.
-template <class P, int kLastBits>
+template <class P, int kLastBits, bool kSquare = false>
 ZK_HD void montgomery_fips(uint64_t (&v)[Mont52Constants<P>::L + 1], const double (&a)[Mont52Constants<P>::L],
                            const double (&b)[Mont52Constants<P>::L]) {
   using namespace fp64;
@@ -165,16 +165,15 @@ ZK_HD void montgomery_fips(uint64_t (&v)[Mont52Constants<P>::L + 1], const doubl
     ZK_UNROLL
     for (int i = 0; i < L; ++i) {  // a constant trip count, so that nvcc unrolls it first
       if (i > c || c - i >= L) continue;
-      uint64_t hi, lo, hi2, lo2;
-      split_product(a[i], b[c - i], hi, lo);
-      if (i < c || c >= L) {  // m_i p_(c-i): m_i known for i < c (and every i from column L on)
-        split_product(m[i], K.p[c - i], hi2, lo2);
-        cur += lo + lo2;
-        next += hi + hi2;
-      } else {
-        cur += lo;
-        next += hi;
-      }
+      // A square forms a_i a_j once for i < j and adds its patterns twice (twice the bias too,
+      // as the two products of a b would add); the m p products as for any product.
+      const bool ab = !kSquare || i <= c - i, twice = kSquare && i < c - i;
+      const bool mp = i < c || c >= L;  // m_i known for i < c (and every i from column L on)
+      uint64_t hi = 0, lo = 0, hi2 = 0, lo2 = 0;
+      if (ab) split_product(a[i], b[c - i], hi, lo);
+      if (mp) split_product(m[i], K.p[c - i], hi2, lo2);
+      cur += lo + (twice ? lo : 0) + lo2;
+      next += hi + (twice ? hi : 0) + hi2;
     }
     if (c < L) {  // cur's low 52 bits are exact (the biases still owed are multiples of 2^52)
       constexpr uint64_t kLastMask = (uint64_t(1) << kLastBits) - 1;
@@ -246,18 +245,23 @@ ZK_HD void words_to_limbs52(double (&d)[L], const uint32_t (&w)[N]) {
   }
 }
 
-template <class P>
-ZK_HD void mont_mul_words_fp64(uint32_t (&out)[2 * P::kLimbs], const uint32_t (&a)[2 * P::kLimbs],
-                               const uint32_t (&b)[2 * P::kLimbs]) {
+template <class P, bool kSquare>
+ZK_HD void words_fp64(uint32_t (&out)[2 * P::kLimbs], const uint32_t (&a)[2 * P::kLimbs],
+                      const uint32_t (&b)[2 * P::kLimbs]) {
   using namespace fp64;
   using W = WordsOnFp64<P>;
   constexpr int N = W::N, L = W::L, E = W::E, U = L + 1;  // U limbs of the result, from column L - 1
   constexpr auto K = mont52_constants<P>();
   double da[L], db[L];
   words_to_limbs52<N, L>(da, a);
-  words_to_limbs52<N, L>(db, b);
+  if constexpr (kSquare) {
+    ZK_UNROLL
+    for (int k = 0; k < L; ++k) db[k] = da[k];
+  } else {
+    words_to_limbs52<N, L>(db, b);
+  }
   uint64_t v[U];  // columns L - 1 .. 2L - 1, normalised
-  montgomery_fips<P, E>(v, da, db);
+  montgomery_fips<P, E, kSquare>(v, da, db);
   uint32_t r[N];  // word k: bits [E + 32 k, E + 32 k + 32) of v
   ZK_UNROLL
   for (int k = 0; k < N; ++k) {
@@ -270,6 +274,19 @@ ZK_HD void mont_mul_words_fp64(uint32_t (&out)[2 * P::kLimbs], const uint32_t (&
   const uint32_t keep_r = sub_words<N>(d, r, K.pw);  // ~0 when r < p
   ZK_UNROLL
   for (int k = 0; k < N; ++k) out[k] = (r[k] & keep_r) | (d[k] & ~keep_r);
+}
+
+template <class P>
+ZK_HD void mont_mul_words_fp64(uint32_t (&out)[2 * P::kLimbs], const uint32_t (&a)[2 * P::kLimbs],
+                               const uint32_t (&b)[2 * P::kLimbs]) {
+  words_fp64<P, false>(out, a, b);
+}
+
+// a^2 R^-1 mod p (Fp32's sqr(), bit for bit): L (L + 1) / 2 limb products for a^2 instead of
+// L^2 (36 instead of 64 for BLS12-381), the reduction's unchanged: 21% fewer FP64 operations.
+template <class P>
+ZK_HD void mont_sqr_words_fp64(uint32_t (&out)[2 * P::kLimbs], const uint32_t (&a)[2 * P::kLimbs]) {
+  words_fp64<P, true>(out, a, a);
 }
 
 // Canonical (< p) 64-bit-limb integer -> Montgomery-52 limbs (x R mod p), and back.

@@ -323,7 +323,9 @@ struct alignas(16) Fp32 {
   // and Fermat inversion.
   ZK_HD Fp32 sqr() const {
 #if defined(ZKMILL_GPU_FP64_MUL)
-    return *this * *this;
+    Fp32 r;
+    mont_sqr_words_fp64<P>(r.v, v);
+    return r;
 #else
     uint32_t w[kWide];
     sqr_wide(w, v);

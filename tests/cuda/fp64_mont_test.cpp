@@ -188,9 +188,9 @@ TYPED_TEST(Fp64Mont, ConversionsAndLongChainsMatchCpuField) {
   }
 }
 
-// The word-array product is Fp32's mont_mul bit for bit (it replaces it under
-// ZKMILL_GPU_FP64_MUL), on edge values and random ones; words above p are never passed.
-TYPED_TEST(Fp64Mont, WordProductIsFp32sProductBitForBit) {
+// The word-array product and square are Fp32's mont_mul and sqr() bit for bit (they replace
+// them under ZKMILL_GPU_FP64_MUL), on edge values and random ones.
+TYPED_TEST(Fp64Mont, WordProductAndSquareAreFp32sBitForBit) {
   using H = typename TypeParam::H;
   using P = typename H::Params;
   using D = cuda::field::Fp32<P>;
@@ -215,6 +215,11 @@ TYPED_TEST(Fp64Mont, WordProductIsFp32sProductBitForBit) {
       cuda::field::mont_mul_words_fp64<P>(got.v, a.v, b.v);
       ASSERT_EQ(got, want) << "i = " << i << ", r = " << r;
     }
+  for (size_t i = 0; i < dv.size(); ++i) {  // the square: Fp32's sqr() (sqr_wide + redc_wide)
+    D got;
+    cuda::field::mont_sqr_words_fp64<P>(got.v, dv[i].v);
+    ASSERT_EQ(got, dv[i].sqr()) << "square, i = " << i;
+  }
 }
 
 }  // namespace
