@@ -52,25 +52,6 @@ __global__ void mul52_kernel(double* out, Fp64Start<P> s, int iters) {
       for (int i = 0; i < L; ++i) out[k * L + i] = x[k][i];
 }
 
-// mul32_kernel's chains with Fp32's product replaced by the word-array FP64 one (the drop-in of
-// ZKMILL_GPU_FP64_MUL, conversions included): thread 0's results must be mul32_kernel's bits.
-template <class P>
-__global__ void mulw_kernel(uint32_t* out, int iters) {
-  using F = field::Fp32<P>;
-  F x[kChains], y = F::one().dbl() + F::one();
-#pragma unroll
-  for (int k = 0; k < kChains; ++k) x[k] = F::one() + F::one().dbl() * F::from_words(&y.v[0]) * y;
-  const uint32_t salt = blockIdx.x * blockDim.x + threadIdx.x;
-  y.v[0] ^= salt & 0xff;
-  for (int it = 0; it < iters; ++it) {
-#pragma unroll
-    for (int k = 0; k < kChains; ++k) field::mont_mul_words_fp64<P>(x[k].v, x[k].v, y.v);
-  }
-  if (salt == 0)
-    for (int k = 0; k < kChains; ++k)
-      for (int i = 0; i < F::N; ++i) out[k * F::N + i] = x[k].v[i];
-}
-
 // Half the chains on each pipe: Fp32 (IMAD) chains 0 .. kChains/2-1, lazy FP64 chains the rest.
 template <class P>
 __global__ void mul_both_kernel(double* out, Fp64Start<P> s, int iters) {
@@ -176,7 +157,7 @@ Fp64MulResult compare_fp64_mul(unsigned blocks, int iters) {
     r.exact = r.exact && matches(host.data(), 0, kChains);
 
     a.record(st.get());
-    mulw_kernel<P><<<blocks, 256, 0, st.get()>>>(ow.get(), iters);
+    mul32_kernel<P, true><<<blocks, 256, 0, st.get()>>>(ow.get(), iters);
     ZK_CUDA_OK_LAUNCH();
     b.record(st.get());
     r.g_mul_words = muls / double(b.since(a)) / 1e6;

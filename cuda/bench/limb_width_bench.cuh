@@ -86,7 +86,9 @@ __device__ __forceinline__ void mont_mul64(uint64_t (&out)[P::kLimbs], const uin
 constexpr int kChains = 4;  // independent multiplications in flight per thread
 
 // x_k <- x_k * y, `iters` times, for kChains chains; thread 0 of block 0 writes its results.
-template <class P>
+// The product is Fp32's IMAD one (in every build), or with kFp64 the FP64 word product that
+// ZKMILL_GPU_FP64_MUL puts in its place (cuda/bench/fp64_mul_bench.cuh): the same bits.
+template <class P, bool kFp64 = false>
 __global__ void mul32_kernel(uint32_t* out, int iters) {
   using F = field::Fp32<P>;
   F x[kChains], y = F::one().dbl() + F::one();
@@ -96,7 +98,13 @@ __global__ void mul32_kernel(uint32_t* out, int iters) {
   y.v[0] ^= salt & 0xff;
   for (int it = 0; it < iters; ++it) {
 #pragma unroll
-    for (int k = 0; k < kChains; ++k) F::mont_mul(x[k].v, x[k].v, y.v);  // IMAD even under ZKMILL_GPU_FP64_MUL
+    for (int k = 0; k < kChains; ++k) {
+      if constexpr (kFp64) {
+        field::mont_mul_words_fp64<P>(x[k].v, x[k].v, y.v);
+      } else {
+        F::mont_mul(x[k].v, x[k].v, y.v);
+      }
+    }
   }
   if (salt == 0)
     for (int k = 0; k < kChains; ++k)

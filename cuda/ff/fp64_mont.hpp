@@ -33,6 +33,7 @@
 #include <cstring>
 
 #if defined(__CUDACC__)
+// mont_field.hpp carries `#pragma GCC unroll`, which the CUDA front end does not know.
 #pragma nv_diag_suppress 1675
 #endif
 #include "common/ff/mont_field.hpp"

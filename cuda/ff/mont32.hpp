@@ -24,16 +24,8 @@
 #include <cstdint>
 #include <utility>
 
-#if defined(__CUDACC__)
-// mont_field.hpp carries `#pragma GCC unroll`, which the CUDA front end does not know.
-#pragma nv_diag_suppress 1675
-#endif
-#include "common/ff/mont_field.hpp"
-#if defined(__CUDACC__)
-#pragma nv_diag_default 1675
-#endif
 #include "cuda/ff/carry_chain.hpp"
-#include "cuda/ff/fp64_mont.hpp"
+#include "cuda/ff/fp64_mont.hpp"  // also the CPU's common/ff/mont_field.hpp, nvcc's 1675 silenced
 
 namespace zkmill::cuda::field {
 
