@@ -150,4 +150,21 @@ TEST(Cli, LogLevelFlagOverridesConfigAndLogFileIsWritten) {
   EXPECT_TRUE(contains(r.err, "command 'info'")) << "logs go to stderr too: " << r.err;
 }
 
+// `zkmill bench gpu` takes zkmill_gpu_bench's options (one definition, cuda/bench/gpu_bench_cli.hpp):
+// all of them listed (--h-beside was once only the standalone's), and a bad value refused with
+// the option named before any device is looked for, in a build with or without CUDA.
+TEST(Cli, BenchGpuTakesTheSuitesOptionsAndRefusesBadValues) {
+  Result r = run_zkmill({"bench", "gpu", "--help"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  for (const char* opt : {"--msm-sizes", "--prove-sizes", "--porep-bundle", "--h-beside", "--h-basis", "--ceilings"})
+    EXPECT_TRUE(contains(r.out, opt)) << opt << " missing from: " << r.out;
+  r = run_zkmill({"bench", "gpu", "--runs", "abc"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_TRUE(contains(r.err, "zkmill: error:") && contains(r.err, "--runs")) << r.err;
+  r = run_zkmill({"bench", "gpu", "--porep-bundle", "half"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_TRUE(contains(r.err, "--porep-bundle")) << r.err;
+  EXPECT_FALSE(contains(r.err, "cudaError")) << r.err;
+}
+
 }  // namespace zkmill::test
