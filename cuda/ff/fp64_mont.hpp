@@ -6,8 +6,9 @@
 // second pipe of the same width, idle in every MSM kernel. A 52 x 52-bit product through two
 // DFMAs holds 2.6x the bit-products of a 32 x 32-bit IMAD pair, so the same modular product
 // costs fewer issues on the FP64 pipe than on the IMAD pipe (issue 16's last lever; the
-// counts are in cuda/bench/NOTES-fp64.md). This file is the multiply alone, for the
-// microbenchmark (cuda/bench/fp64_mul_bench.cuh) and its tests; nothing in the provers uses it.
+// counts are in cuda/bench/NOTES-fp64.md). Used by the microbenchmark
+// (cuda/bench/fp64_mul_bench.cuh) and, only in a build with the CMake option
+// ZKMILL_GPU_FP64_MUL, in Fp32's place (mont_mul_words_fp64 below); not measured on a GPU yet.
 //
 // The split of one limb product (the scheme of Emmart, Zheng and Weems, "Faster modular
 // exponentiation using double precision floating point arithmetic on the GPU", ARITH 2018,
@@ -19,9 +20,7 @@
 // are the integers bits(2^104) + h and bits(2^52) + l: h and l are read with no conversion by
 // adding the patterns into 64-bit column sums and taking the constant biases off once (every
 // bias is a multiple of 2^52, so a column's low 52 bits are right at every moment, which is
-// what the reduction's m_i needs). Montgomery reduction is separated (Koc, Acar, Kaliski 1996,
-// SOS): the 2L product columns first, then m_i = t_i (-p^-1) mod 2^52 and t += m_i p 2^(52 i)
-// for i = 0..L-1, column i complete (and its carry passed up) right after step i.
+// what the reduction's m_i needs). Montgomery reduction by product scanning (montgomery_fips).
 //
 // Radix R = 2^(52 L) with L the least limb count for which 4p < R, so that inputs below 2p give
 // an output below 2p (ab + mp < 4p^2 + R p < 2 R p): the lazy form needs no final subtraction;
