@@ -133,44 +133,28 @@ Fp64MulResult compare_fp64_mul(unsigned blocks, int iters) {
   auto fetch = [&] {
     ZK_CUDA_OK(cudaMemcpy(host.data(), o52.get(), host.size() * sizeof(double), cudaMemcpyDeviceToHost));
   };
+  // G products per second of one launch (events around it, launch errors checked).
+  auto rate = [&](auto launch) {
+    a.record(st.get());
+    launch();
+    ZK_CUDA_OK_LAUNCH();
+    b.record(st.get());
+    return muls / double(b.since(a)) / 1e6;
+  };
   for (int rep = 0; rep < 2; ++rep) {
-    a.record(st.get());
-    mul32_kernel<P><<<blocks, 256, 0, st.get()>>>(o32.get(), iters);
-    ZK_CUDA_OK_LAUNCH();
-    b.record(st.get());
-    r.g_mul_imad = muls / double(b.since(a)) / 1e6;
-
-    a.record(st.get());
-    mul52_kernel<P, true><<<blocks, 256, 0, st.get()>>>(o52.get(), s, iters);
-    ZK_CUDA_OK_LAUNCH();
-    b.record(st.get());
-    r.g_mul_fp64 = muls / double(b.since(a)) / 1e6;
+    r.g_mul_imad = rate([&] { mul32_kernel<P><<<blocks, 256, 0, st.get()>>>(o32.get(), iters); });
+    r.g_mul_fp64 = rate([&] { mul52_kernel<P, true><<<blocks, 256, 0, st.get()>>>(o52.get(), s, iters); });
     fetch();
     r.exact = r.exact && matches(host.data(), 0, kChains);
-
-    a.record(st.get());
-    mul52_kernel<P, false><<<blocks, 256, 0, st.get()>>>(o52.get(), s, iters);
-    ZK_CUDA_OK_LAUNCH();
-    b.record(st.get());
-    r.g_mul_fp64_lazy = muls / double(b.since(a)) / 1e6;
+    r.g_mul_fp64_lazy = rate([&] { mul52_kernel<P, false><<<blocks, 256, 0, st.get()>>>(o52.get(), s, iters); });
     fetch();
     r.exact = r.exact && matches(host.data(), 0, kChains);
-
-    a.record(st.get());
-    mul32_kernel<P, true><<<blocks, 256, 0, st.get()>>>(ow.get(), iters);
-    ZK_CUDA_OK_LAUNCH();
-    b.record(st.get());
-    r.g_mul_words = muls / double(b.since(a)) / 1e6;
+    r.g_mul_words = rate([&] { mul32_kernel<P, true><<<blocks, 256, 0, st.get()>>>(ow.get(), iters); });
     std::vector<uint32_t> h32(kChains * 2 * P::kLimbs), hw(h32.size());
     ZK_CUDA_OK(cudaMemcpy(h32.data(), o32.get(), h32.size() * 4, cudaMemcpyDeviceToHost));
     ZK_CUDA_OK(cudaMemcpy(hw.data(), ow.get(), hw.size() * 4, cudaMemcpyDeviceToHost));
     r.exact = r.exact && h32 == hw;
-
-    a.record(st.get());
-    mul_both_kernel<P><<<blocks, 256, 0, st.get()>>>(o52.get(), s, iters);
-    ZK_CUDA_OK_LAUNCH();
-    b.record(st.get());
-    r.g_mul_both = muls / double(b.since(a)) / 1e6;
+    r.g_mul_both = rate([&] { mul_both_kernel<P><<<blocks, 256, 0, st.get()>>>(o52.get(), s, iters); });
     fetch();
     r.exact = r.exact && matches(host.data(), kChains / 2, kChains / 2);
   }
