@@ -24,7 +24,7 @@ namespace {
 using namespace zkmill;
 
 template <class CurveT, class PointT, class AffineT, class ParamsT, auto Entry>
-struct Group {
+struct PrecomputeGroup {
   using Curve = CurveT;
   using Point = PointT;
   using Affine = AffineT;
@@ -46,10 +46,10 @@ struct Group {
 
 using Bn = curves::Bn254;
 using Bls = curves::Bls12381;
-using Types = ::testing::Types<Group<Bn, Bn::G1, Bn::G1Affine, Bn::G1Params, &cuda::msm_g1<Bn>>,
-                               Group<Bls, Bls::G1, Bls::G1Affine, Bls::G1Params, &cuda::msm_g1<Bls>>,
-                               Group<Bn, Bn::G2, Bn::G2Affine, Bn::G2Params, &cuda::msm_g2<Bn>>,
-                               Group<Bls, Bls::G2, Bls::G2Affine, Bls::G2Params, &cuda::msm_g2<Bls>>>;
+using Types = ::testing::Types<PrecomputeGroup<Bn, Bn::G1, Bn::G1Affine, Bn::G1Params, &cuda::msm_g1<Bn>>,
+                               PrecomputeGroup<Bls, Bls::G1, Bls::G1Affine, Bls::G1Params, &cuda::msm_g1<Bls>>,
+                               PrecomputeGroup<Bn, Bn::G2, Bn::G2Affine, Bn::G2Params, &cuda::msm_g2<Bn>>,
+                               PrecomputeGroup<Bls, Bls::G2, Bls::G2Affine, Bls::G2Params, &cuda::msm_g2<Bls>>>;
 
 template <class T>
 class GpuMsmPrecompute : public ::testing::Test {

@@ -21,14 +21,14 @@ namespace zkmill::test {
 namespace {
 
 template <class Curve, class GP>
-struct Group {
+struct PointNttGroup {
   using Fr = typename Curve::Fr;
   using C = GP;
 };
-using Bn254G1 = Group<curves::Bn254, curves::Bn254::G1Params>;
-using Bn254G2 = Group<curves::Bn254, curves::Bn254::G2Params>;
-using Bls12381G1 = Group<curves::Bls12381, curves::Bls12381::G1Params>;
-using Bls12381G2 = Group<curves::Bls12381, curves::Bls12381::G2Params>;
+using Bn254G1 = PointNttGroup<curves::Bn254, curves::Bn254::G1Params>;
+using Bn254G2 = PointNttGroup<curves::Bn254, curves::Bn254::G2Params>;
+using Bls12381G1 = PointNttGroup<curves::Bls12381, curves::Bls12381::G1Params>;
+using Bls12381G2 = PointNttGroup<curves::Bls12381, curves::Bls12381::G2Params>;
 
 template <class T>
 class GpuPointIfft : public ::testing::Test {

@@ -28,7 +28,7 @@ using namespace zkmill;
 
 // One adapter per curve: the snarkjs fixture folder, and the generic GPU entry of that curve.
 template <class Engine, const char* Dir>
-struct Curve {
+struct ZkeyCurve {
   using E = Engine;
   static constexpr const char* kDir = Dir;
   template <class... Args>
@@ -38,8 +38,8 @@ struct Curve {
 };
 constexpr char kBn128[] = "bn128";
 constexpr char kBls12381[] = "bls12381";
-using Bn = Curve<curves::Bn254, kBn128>;
-using Bls = Curve<curves::Bls12381, kBls12381>;
+using ZkeyBn = ZkeyCurve<curves::Bn254, kBn128>;
+using ZkeyBls = ZkeyCurve<curves::Bls12381, kBls12381>;
 
 template <class T>
 class GpuZkey : public ::testing::Test {
@@ -94,7 +94,7 @@ class GpuZkey : public ::testing::Test {
   }
 };
 
-using ZkeyCurves = ::testing::Types<Bn, Bls>;
+using ZkeyCurves = ::testing::Types<ZkeyBn, ZkeyBls>;
 TYPED_TEST_SUITE(GpuZkey, ZkeyCurves);
 
 TYPED_TEST(GpuZkey, SameProofAsCpuOnFixturesAndVerifies) {
