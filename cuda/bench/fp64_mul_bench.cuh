@@ -3,7 +3,8 @@
 // pipe?": Montgomery products per second of the production 32-bit-limb Fp32 (all IMAD) against
 // the 52-bit-limb product on the FP64 units (cuda/ff/fp64_mont.hpp), reduced and lazy, of a
 // kernel running both at once (half the chains each: do the two pipes add up?), and of the
-// word-array FP64 product that ZKMILL_GPU_FP64_MUL puts in Fp32's place (limb conversions in). Same shape as
+// word-array FP64 product that could take Fp32's place (limb conversions in; measured in a build
+// that did, docs/benchmarks/gpu-field-products.md). Same shape as
 // limb_width_bench.cuh: kChains dependent chains x <- x y per thread, the second of two launches
 // timed. Thread 0's FP64 chains are checked against the CPU field (x0 y^iters); the other threads
 // perturb y so that no two compute the same thing. CUDA-only; included by suite.cu.

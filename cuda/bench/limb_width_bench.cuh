@@ -9,6 +9,7 @@
 
 #include <cstdint>
 
+#include "cuda/ff/fp64_mont.hpp"
 #include "cuda/ff/mont32.hpp"
 #include "cuda/runtime/gpu_memory.cuh"
 
@@ -86,8 +87,8 @@ __device__ __forceinline__ void mont_mul64(uint64_t (&out)[P::kLimbs], const uin
 constexpr int kChains = 4;  // independent multiplications in flight per thread
 
 // x_k <- x_k * y, `iters` times, for kChains chains; thread 0 of block 0 writes its results.
-// The product is Fp32's IMAD one (in every build), or with kFp64 the FP64 word product that
-// ZKMILL_GPU_FP64_MUL puts in its place (cuda/bench/fp64_mul_bench.cuh): the same bits.
+// The product is Fp32's IMAD one, or with kFp64 the FP64 word product that could take its
+// place (cuda/bench/fp64_mul_bench.cuh): the same bits.
 template <class P, bool kFp64 = false>
 __global__ void mul32_kernel(uint32_t* out, int iters) {
   using F = field::Fp32<P>;

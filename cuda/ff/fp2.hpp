@@ -51,12 +51,6 @@ struct Fp2 {
   // formed, so at most three wide values (v0, v1, d while the two chains run; then t and s) are
   // live at once besides the inputs, not four.
   ZK_HD friend Fp2 operator*(const Fp2& a, const Fp2& b) {
-#if defined(ZKMILL_GPU_FP64_MUL)
-    // Under the FP64 option (cuda/bench/NOTES-fp64.md): Karatsuba over three reduced FP64
-    // products (no wide form there), the same values.
-    const F v0 = a.c0 * b.c0, v1 = a.c1 * b.c1;
-    return {v0 - v1, (a.c0 + a.c1) * (b.c0 + b.c1) - v0 - v1};
-#else
     static_assert(2 * F::kBits < 2 * 32 * F::N, "p^2 must fit 2N words");
     uint32_t v0[F::kWide], v1[F::kWide], t[F::kWide], d[F::kWide];
     F::mul_wide(v0, a.c0.v, b.c0.v);
@@ -72,7 +66,6 @@ struct Fp2 {
     sub_words<F::kWide, false>(s, s, t);  // s >= t
     F::redc_wide(r.c1.v, s);
     return r;
-#endif
   }
   ZK_HD Fp2 sqr() const { return {(c0 + c1) * (c0 - c1), (c0 * c1).dbl()}; }
   ZK_HD Fp2& operator+=(const Fp2& b) { return *this = *this + b; }

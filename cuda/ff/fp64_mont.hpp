@@ -6,9 +6,12 @@
 // second pipe of the same width, idle in every MSM kernel. A 52 x 52-bit product through two
 // DFMAs holds 2.6x the bit-products of a 32 x 32-bit IMAD pair, so the same modular product
 // costs fewer issues on the FP64 pipe than on the IMAD pipe (issue 16's last lever; the
-// counts are in cuda/bench/NOTES-fp64.md). Used by the microbenchmark
-// (cuda/bench/fp64_mul_bench.cuh) and, only in a build with the CMake option
-// ZKMILL_GPU_FP64_MUL, in Fp32's place (mont_mul_words_fp64 below); not measured on a GPU yet.
+// counts are in cuda/bench/NOTES-fp64.md). Measured on the H200 (2026-12-05,
+// docs/benchmarks/gpu-field-products.md) it is not faster: 0.82x the IMAD product on BLS12-381,
+// 1.05-1.12x on BN254 alone but slower in every MSM (registers), and the two pipes do not add up.
+// So only the microbenchmark uses it (cuda/bench/fp64_mul_bench.cuh, `--ceilings 1`: the same
+// question on any other card); a build option that put mont_mul_words_fp64 in Fp32's place was
+// measured and removed (commit 6217541 has it).
 //
 // The split of one limb product (the scheme of Emmart, Zheng and Weems, "Faster modular
 // exponentiation using double precision floating point arithmetic on the GPU", ARITH 2018,

@@ -24,8 +24,15 @@
 #include <cstdint>
 #include <utility>
 
+#if defined(__CUDACC__)
+// mont_field.hpp carries `#pragma GCC unroll`, which the CUDA front end does not know.
+#pragma nv_diag_suppress 1675
+#endif
+#include "common/ff/mont_field.hpp"
+#if defined(__CUDACC__)
+#pragma nv_diag_default 1675
+#endif
 #include "cuda/ff/carry_chain.hpp"
-#include "cuda/ff/fp64_mont.hpp"  // also the CPU's common/ff/mont_field.hpp, nvcc's 1675 silenced
 
 namespace zkmill::cuda::field {
 
@@ -296,15 +303,9 @@ struct alignas(16) Fp32 {
     add_words_masked<kWide>(r, d, K.p2, mask);
   }
 
-  // ZKMILL_GPU_FP64_MUL (CMake option, off by default; cuda/bench/NOTES-fp64.md): products and
-  // squares through the FP64 pipe (cuda/ff/fp64_mont.hpp), the same bits as mont_mul's.
   ZK_HD friend Fp32 operator*(const Fp32& a, const Fp32& b) {
     Fp32 r;
-#if defined(ZKMILL_GPU_FP64_MUL)
-    mont_mul_words_fp64<P>(r.v, a.v, b.v);
-#else
     mont_mul(r.v, a.v, b.v);
-#endif
     return r;
   }
   ZK_HD Fp32& operator+=(const Fp32& b) { return *this = *this + b; }
@@ -314,17 +315,11 @@ struct alignas(16) Fp32 {
   // product (sqr_wide's comment). Used by the batch-affine sums (lambda^2), the XYZZ formulas
   // and Fermat inversion.
   ZK_HD Fp32 sqr() const {
-#if defined(ZKMILL_GPU_FP64_MUL)
-    Fp32 r;
-    mont_sqr_words_fp64<P>(r.v, v);
-    return r;
-#else
     uint32_t w[kWide];
     sqr_wide(w, v);
     Fp32 r;
     redc_wide(r.v, w);
     return r;
-#endif
   }
 
   // a^(p-2) = a^-1 by Fermat (0 maps to 0): about kBits squarings and kBits/2 multiplications,

@@ -188,8 +188,9 @@ TYPED_TEST(Fp64Mont, ConversionsAndLongChainsMatchCpuField) {
   }
 }
 
-// The word-array product and square are Fp32's mont_mul and sqr() bit for bit (they replace
-// them under ZKMILL_GPU_FP64_MUL), on edge values and random ones.
+// The word-array product and square are Fp32's mont_mul and sqr() bit for bit (so they can stand
+// in for them, as the A/B build of docs/benchmarks/gpu-field-products.md did), on edge values
+// and random ones.
 TYPED_TEST(Fp64Mont, WordProductAndSquareAreFp32sBitForBit) {
   using H = typename TypeParam::H;
   using P = typename H::Params;
