@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "cuda/bench/fp64_mul_bench.cuh"
+#include "cuda/bench/karatsuba_bench.cuh"
 #include "cuda/bench/limb_width_bench.cuh"
 #include "cuda/bench/suite_common.cuh"
 #include "cuda/groth16/context.cuh"
@@ -137,6 +138,19 @@ void ceilings(std::vector<Row>& rows) {
   };
   fp64_row("bls12-381", limbs::compare_fp64_mul<ff::Bls12381FqParams>(blocks, 1 << 11));
   fp64_row("bn254", limbs::compare_fp64_mul<ff::Bn254FqParams>(blocks, 1 << 11));
+
+  // One Karatsuba level in the product half (cuda/ff/karatsuba.hpp) against CIOS and plain SOS.
+  auto karatsuba_row = [&](const char* curve, const limbs::WideMulResult& k) {
+    std::snprintf(note, sizeof note,
+                  "%s Fq Montgomery mul: CIOS %.1f G/s, SOS %.1f G/s (x%.2f), Karatsuba+SOS %.1f G/s (x%.2f)%s", curve,
+                  k.g_cios, k.g_sos, k.g_sos / k.g_cios, k.g_karatsuba, k.g_karatsuba / k.g_cios,
+                  k.same_bits ? "" : " WRONG: the forms differ");
+    rows.push_back({"karatsuba_mul", curve, 0, float(k.g_cios), float(k.g_karatsuba),
+                    k.same_bits ? std::string(note) : std::string("WRONG: ") + note});
+    std::printf("karatsuba_mul: %s\n", note);
+  };
+  karatsuba_row("bls12-381", limbs::compare_wide_mul_forms<ff::Bls12381FqParams>(blocks, 1 << 11));
+  karatsuba_row("bn254", limbs::compare_wide_mul_forms<ff::Bn254FqParams>(blocks, 1 << 11));
 }
 
 }  // namespace
