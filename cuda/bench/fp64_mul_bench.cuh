@@ -72,7 +72,7 @@ __global__ void mul_both_kernel(double* out, Fp64Start<P> s, int iters) {
   for (int it = 0; it < iters; ++it) {
 #pragma unroll
     for (int k = 0; k < H; ++k) {
-      F::mont_mul(xi[k].v, xi[k].v, yi.v);
+      xi[k] = xi[k] * yi;
       field::mont_mul52<P, false>(x[k], x[k], y);
     }
   }

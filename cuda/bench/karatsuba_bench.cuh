@@ -3,8 +3,9 @@
 // (cuda/ff/karatsuba.hpp) make the Montgomery product faster on the card? It trades a quarter of
 // the product half's IMAD pairs (the pipe the product is bound by, NOTES-fp64.md) for ~7 N ALU
 // additions. Three ways to the same bits, each kChains dependent chains x <- x y per thread as in
-// limb_width_bench.cuh: Fp32's CIOS mont_mul (production), the separated form (mul_wide, then
-// redc_wide: SOS) and Karatsuba's wide product, then redc_wide. Every thread's chains are
+// limb_width_bench.cuh: Fp32's CIOS mont_mul (the product until 2026-12-05), the separated form
+// (mul_wide, then redc_wide: SOS, Fp32's operator* since the first run of this bench) and
+// Karatsuba's wide product, then redc_wide. Every thread's chains are
 // compared across the three (they must be equal word for word). CUDA-only; included by suite.cu.
 #pragma once
 

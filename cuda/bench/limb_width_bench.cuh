@@ -103,7 +103,7 @@ __global__ void mul32_kernel(uint32_t* out, int iters) {
       if constexpr (kFp64) {
         field::mont_mul_words_fp64<P>(x[k].v, x[k].v, y.v);
       } else {
-        F::mont_mul(x[k].v, x[k].v, y.v);
+        x[k] = x[k] * y;
       }
     }
   }

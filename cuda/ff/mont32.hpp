@@ -11,14 +11,18 @@
 // instruction immediates once the loops are unrolled (checked in the PTX: `mad.lo.s32 %r, %r,
 // <imm>`), so no constant-memory loads sit on the critical path.
 //
-// Multiplication is CIOS (Koc, Acar, Kaliski, IEEE Micro 1996) with the product and the
-// reduction each split into an even and an odd carry chain: the even chain adds lo(a_j b_i) at
-// limb j and hi(a_j b_i) at limb j+1 for even j, the odd chain the same for odd j, so each chain
-// is one uninterrupted run of mad.lo.cc / madc.hi.cc (the scheme of Emmart, Zheng and Weems,
-// "Faster modular exponentiation using double precision floating point arithmetic on the GPU",
-// ARITH 2018, section on "even/odd" products). Bound: with a, b < p < 2^(32N-1) the running
-// total stays below 2p + 2p*2^32 < 2^(32(N+1)), so N+1 accumulator limbs suffice and one
-// conditional subtraction gives the fully reduced result (< p), matching the CPU exactly.
+// Multiplication (operator*) is SOS, separated operand scanning (Koc, Acar, Kaliski, IEEE Micro
+// 1996): the full 2N-word product (mul_wide), then N Montgomery reduction rows on its low half
+// (redc_wide). Every row, of the product and of the reduction, is split into an even and an odd
+// carry chain: the even chain adds lo(a_j b_i) at limb j and hi(a_j b_i) at limb j+1 for even j,
+// the odd chain the same for odd j, so each chain is one uninterrupted run of mad.lo.cc /
+// madc.hi.cc (the scheme of Emmart, Zheng and Weems, "Faster modular exponentiation using double
+// precision floating point arithmetic on the GPU", ARITH 2018, section on "even/odd" products).
+// The same IMAD pairs as CIOS (mont_mul below, interleaving a product row and a reduction row),
+// but ptxas schedules the separated form with fewer register moves: 624 SASS instructions per
+// BLS12-381 product instead of 728 (288 vs 328 for BN254), 1.08-1.11x the products per second
+// and 2-4% off every MSM on the H200 (docs/benchmarks/gpu-field-products.md). Both give the
+// fully reduced result (< p), matching the CPU exactly.
 #pragma once
 
 #include <cstdint>
@@ -204,7 +208,11 @@ struct alignas(16) Fp32 {
     t[N] = 0;
   }
 
-  // out = a * b * R^-1 mod p (see the header comment for the chain layout and the bound).
+  // out = a * b * R^-1 mod p by CIOS: a product row and a reduction row in turn. Bound: with a,
+  // b < p < 2^(32N-1) the running total stays below 2p + 2p*2^32 < 2^(32(N+1)), so N+1
+  // accumulator limbs suffice and one conditional subtraction gives the result below p.
+  // operator* uses SOS instead (header comment); this stays for the conversions below and as the
+  // bench's reference.
   ZK_HD static void mont_mul(uint32_t (&out)[N], const uint32_t (&a)[N], const uint32_t (&b)[N]) {
     uint32_t t[N + 1];
     ZK_UNROLL
@@ -303,9 +311,12 @@ struct alignas(16) Fp32 {
     add_words_masked<kWide>(r, d, K.p2, mask);
   }
 
+  // a b R^-1 mod p by SOS (the header comment says why not CIOS).
   ZK_HD friend Fp32 operator*(const Fp32& a, const Fp32& b) {
+    uint32_t w[kWide];
+    mul_wide(w, a.v, b.v);  // a b < p^2 < p R: redc_wide's bound
     Fp32 r;
-    mont_mul(r.v, a.v, b.v);
+    redc_wide(r.v, w);
     return r;
   }
   ZK_HD Fp32& operator+=(const Fp32& b) { return *this = *this + b; }
