@@ -126,7 +126,6 @@ Fp64MulResult compare_fp64_mul(unsigned blocks, int iters) {
   DeviceBuffer<uint32_t> o32(kChains * 2 * int(P::kLimbs), "fp64 bench"),
       ow(kChains * 2 * int(P::kLimbs), "fp64 bench");
   DeviceBuffer<double> o52(kChains * L + 1, "fp64 bench");
-  Event a, b;
   Fp64MulResult r;
   r.exact = true;
   const double muls = double(blocks) * 256 * kChains * iters;
@@ -134,14 +133,7 @@ Fp64MulResult compare_fp64_mul(unsigned blocks, int iters) {
   auto fetch = [&] {
     ZK_CUDA_OK(cudaMemcpy(host.data(), o52.get(), host.size() * sizeof(double), cudaMemcpyDeviceToHost));
   };
-  // G products per second of one launch (events around it, launch errors checked).
-  auto rate = [&](auto launch) {
-    a.record(st.get());
-    launch();
-    ZK_CUDA_OK_LAUNCH();
-    b.record(st.get());
-    return muls / double(b.since(a)) / 1e6;
-  };
+  auto rate = [&](auto launch) { return launch_rate(st, muls, launch); };
   for (int rep = 0; rep < 2; ++rep) {
     r.g_mul_imad = rate([&] { mul32_kernel<P><<<blocks, 256, 0, st.get()>>>(o32.get(), iters); });
     r.g_mul_fp64 = rate([&] { mul52_kernel<P, true><<<blocks, 256, 0, st.get()>>>(o52.get(), s, iters); });

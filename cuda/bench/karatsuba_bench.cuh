@@ -62,16 +62,9 @@ WideMulResult compare_wide_mul_forms(unsigned blocks, int iters) {
   const size_t threads = size_t(blocks) * 256;
   Stream st;
   DeviceBuffer<uint32_t> o(threads * 3, "karatsuba bench");
-  Event a, b;
   WideMulResult r;
   const double muls = double(threads) * kChains * iters;
-  auto rate = [&](auto launch) {
-    a.record(st.get());
-    launch();
-    ZK_CUDA_OK_LAUNCH();
-    b.record(st.get());
-    return muls / double(b.since(a)) / 1e6;
-  };
+  auto rate = [&](auto launch) { return launch_rate(st, muls, launch); };
   for (int rep = 0; rep < 2; ++rep) {  // the second of two launches of each is kept
     r.g_cios = rate([&] { mul_forms_kernel<P, WideMul::kCios><<<blocks, 256, 0, st.get()>>>(o.get(), iters); });
     r.g_sos = rate([&] { mul_forms_kernel<P, WideMul::kSos><<<blocks, 256, 0, st.get()>>>(o.get() + threads, iters); });

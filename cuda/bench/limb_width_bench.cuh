@@ -86,6 +86,18 @@ __device__ __forceinline__ void mont_mul64(uint64_t (&out)[P::kLimbs], const uin
 
 constexpr int kChains = 4;  // independent multiplications in flight per thread
 
+// G products per second of one launch on `st` doing `muls` products (events around it, launch
+// errors checked). Every microbenchmark of this folder times its kernels through it.
+template <class Launch>
+double launch_rate(Stream& st, double muls, Launch launch) {
+  Event a, b;
+  a.record(st.get());
+  launch();
+  ZK_CUDA_OK_LAUNCH();
+  b.record(st.get());
+  return muls / double(b.since(a)) / 1e6;
+}
+
 // x_k <- x_k * y, `iters` times, for kChains chains; thread 0 of block 0 writes its results.
 // The product is Fp32's IMAD one, or with kFp64 the FP64 word product that could take its
 // place (cuda/bench/fp64_mul_bench.cuh): the same bits.
@@ -151,20 +163,11 @@ LimbWidthResult compare_limb_widths(unsigned blocks, int iters) {
   constexpr int N = 2 * int(P::kLimbs);
   Stream st;
   DeviceBuffer<uint32_t> o32(kChains * N, "limb bench"), o64(kChains * N, "limb bench");
-  Event a, b;
   LimbWidthResult r;
   const double muls = double(blocks) * 256 * kChains * iters;
   for (int rep = 0; rep < 2; ++rep) {
-    a.record(st.get());
-    mul32_kernel<P><<<blocks, 256, 0, st.get()>>>(o32.get(), iters);
-    ZK_CUDA_OK_LAUNCH();
-    b.record(st.get());
-    r.g_mul_32 = muls / double(b.since(a)) / 1e6;
-    a.record(st.get());
-    mul64_kernel<P><<<blocks, 256, 0, st.get()>>>(o64.get(), iters);
-    ZK_CUDA_OK_LAUNCH();
-    b.record(st.get());
-    r.g_mul_64 = muls / double(b.since(a)) / 1e6;
+    r.g_mul_32 = launch_rate(st, muls, [&] { mul32_kernel<P><<<blocks, 256, 0, st.get()>>>(o32.get(), iters); });
+    r.g_mul_64 = launch_rate(st, muls, [&] { mul64_kernel<P><<<blocks, 256, 0, st.get()>>>(o64.get(), iters); });
   }
   uint32_t h32[kChains * N], h64[kChains * N];
   ZK_CUDA_OK(cudaMemcpy(h32, o32.get(), sizeof h32, cudaMemcpyDeviceToHost));

@@ -7,8 +7,8 @@
 // docs/benchmarks/gpu-field-products.md) it does not pay: reduced by redc_wide it runs 1.03-1.04x
 // the CIOS product but slower than the plain SOS one (1.08-1.11x), which Fp32 uses, and in Fq2's
 // wide products it made G2 MSMs 8-13% slower (ptxas turns part of the additions into IMADs, and
-// the half sums' registers cost occupancy). Kept with its test for the bench row that asks again
-// on other cards (`zkmill_gpu_bench --ceilings 1`, karatsuba_mul).
+// the half sums' registers most likely cost occupancy; not profiled). Kept with its test for
+// the bench row that asks again on other cards (`zkmill_gpu_bench --ceilings 1`, karatsuba_mul).
 //
 // With h = N / 2, B = 2^(32 h), a = a1 B + a0 and b = b1 B + b0:
 //   a b = v0 + (v1 - v0 - v2) B + v2 B^2,  v0 = a0 b0,  v2 = a1 b1,  v1 = (a0 + a1)(b0 + b1).
