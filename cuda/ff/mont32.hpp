@@ -28,14 +28,7 @@
 #include <cstdint>
 #include <utility>
 
-#if defined(__CUDACC__)
-// mont_field.hpp carries `#pragma GCC unroll`, which the CUDA front end does not know.
-#pragma nv_diag_suppress 1675
-#endif
-#include "common/ff/mont_field.hpp"
-#if defined(__CUDACC__)
-#pragma nv_diag_default 1675
-#endif
+#include "common/ff/mont_field.hpp"  // its GCC unroll pragma is off under nvcc
 #include "cuda/ff/carry_chain.hpp"
 
 namespace zkmill::cuda::field {
