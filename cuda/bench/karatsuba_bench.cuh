@@ -22,22 +22,19 @@ enum class WideMul { kCios, kSos, kKaratsuba };
 template <class P, WideMul kMode>
 __global__ void mul_forms_kernel(uint32_t* out, int iters) {
   using F = field::Fp32<P>;
-  F x[kChains], y = F::one().dbl() + F::one();
-#pragma unroll
-  for (int k = 0; k < kChains; ++k) x[k] = F::one() + F::one().dbl() * F::from_words(&y.v[0]) * y;
+  F x[kChains], y;
   const uint32_t tid = blockIdx.x * blockDim.x + threadIdx.x;
-  y.v[0] ^= tid & 0xff;
+  chain_start(x, y, tid);
   for (int it = 0; it < iters; ++it) {
 #pragma unroll
     for (int k = 0; k < kChains; ++k) {
       if constexpr (kMode == WideMul::kCios) {
         F::mont_mul(x[k].v, x[k].v, y.v);
+      } else if constexpr (kMode == WideMul::kSos) {
+        x[k] = x[k] * y;  // Fp32's product: mul_wide, then redc_wide
       } else {
         uint32_t w[2 * F::N];
-        if constexpr (kMode == WideMul::kSos)
-          F::mul_wide(w, x[k].v, y.v);
-        else
-          field::mul_wide_karatsuba<F::N>(w, x[k].v, y.v);
+        field::mul_wide_karatsuba<F::N>(w, x[k].v, y.v);
         F::redc_wide(x[k].v, w);
       }
     }

@@ -98,17 +98,27 @@ double launch_rate(Stream& st, double muls, Launch launch) {
   return muls / double(b.since(a)) / 1e6;
 }
 
+// The chains' common start: y = 3 with its low word salted by the thread (so that no two threads
+// compute the same chains), x_k = 1 + 2 y0 * y from the unsalted y0. Every microbenchmark of this
+// folder that compares its chains across kernels starts them here, so equal products give equal
+// words.
+template <class F>
+__device__ __forceinline__ void chain_start(F (&x)[kChains], F& y, uint32_t salt) {
+  y = F::one().dbl() + F::one();
+#pragma unroll
+  for (int k = 0; k < kChains; ++k) x[k] = F::one() + F::one().dbl() * F::from_words(&y.v[0]) * y;
+  y.v[0] ^= salt & 0xff;
+}
+
 // x_k <- x_k * y, `iters` times, for kChains chains; thread 0 of block 0 writes its results.
 // The product is Fp32's IMAD one, or with kFp64 the FP64 word product that could take its
 // place (cuda/bench/fp64_mul_bench.cuh): the same bits.
 template <class P, bool kFp64 = false>
 __global__ void mul32_kernel(uint32_t* out, int iters) {
   using F = field::Fp32<P>;
-  F x[kChains], y = F::one().dbl() + F::one();
-#pragma unroll
-  for (int k = 0; k < kChains; ++k) x[k] = F::one() + F::one().dbl() * F::from_words(&y.v[0]) * y;
+  F x[kChains], y;
   const uint32_t salt = blockIdx.x * blockDim.x + threadIdx.x;
-  y.v[0] ^= salt & 0xff;
+  chain_start(x, y, salt);
   for (int it = 0; it < iters; ++it) {
 #pragma unroll
     for (int k = 0; k < kChains; ++k) {
@@ -128,11 +138,9 @@ template <class P>
 __global__ void mul64_kernel(uint32_t* out, int iters) {
   using F = field::Fp32<P>;  // only to start from the same values as mul32_kernel
   constexpr int L = int(P::kLimbs);
-  F x0[kChains], y0 = F::one().dbl() + F::one();
-#pragma unroll
-  for (int k = 0; k < kChains; ++k) x0[k] = F::one() + F::one().dbl() * F::from_words(&y0.v[0]) * y0;
+  F x0[kChains], y0;
   const uint32_t salt = blockIdx.x * blockDim.x + threadIdx.x;
-  y0.v[0] ^= salt & 0xff;
+  chain_start(x0, y0, salt);
   uint64_t x[kChains][L], y[L];
 #pragma unroll
   for (int i = 0; i < L; ++i) {

@@ -112,14 +112,21 @@ void ceilings(std::vector<Row>& rows) {
   for (size_t i = rows.size() - 4; i < rows.size(); ++i)
     std::printf("%s: %s\n", rows[i].op.c_str(), rows[i].note.c_str());
 
+  // The product microbenchmarks' rows: `note` (formatted by the caller) printed and kept, marked
+  // WRONG when the run's chains disagreed; the two figures are the row's reference and its
+  // alternative, in G products per second.
+  auto product_row = [&](const char* op, const char* curve, double reference, double alternative, bool same) {
+    rows.push_back(
+        {op, curve, 0, float(reference), float(alternative), same ? std::string(note) : std::string("WRONG: ") + note});
+    std::printf("%s: %s\n", op, note);
+  };
+
   // 32-bit vs 64-bit limbs for the Montgomery product (issue 6): both Fq's.
   auto limb_row = [&](const char* curve, const limbs::LimbWidthResult& lw) {
     std::snprintf(note, sizeof note, "%s Fq Montgomery mul: 32-bit limbs %.1f G/s, 64-bit limbs %.1f G/s (x%.2f)%s",
                   curve, lw.g_mul_32, lw.g_mul_64, lw.g_mul_64 / lw.g_mul_32,
                   lw.same_bits ? "" : " WRONG: results differ");
-    rows.push_back({"limb_width", curve, 0, float(lw.g_mul_32), float(lw.g_mul_64),
-                    lw.same_bits ? std::string(note) : std::string("WRONG: ") + note});
-    std::printf("limb_width: %s\n", note);
+    product_row("limb_width", curve, lw.g_mul_32, lw.g_mul_64, lw.same_bits);
   };
   limb_row("bls12-381", limbs::compare_limb_widths<ff::Bls12381FqParams>(blocks, 1 << 11));
   limb_row("bn254", limbs::compare_limb_widths<ff::Bn254FqParams>(blocks, 1 << 11));
@@ -132,9 +139,7 @@ void ceilings(std::vector<Row>& rows) {
                   curve, f.g_mul_imad, f.g_mul_fp64, f.g_mul_fp64 / f.g_mul_imad, f.g_mul_fp64_lazy,
                   f.g_mul_fp64_lazy / f.g_mul_imad, f.g_mul_both, f.g_mul_both / f.g_mul_imad, f.g_mul_words,
                   f.g_mul_words / f.g_mul_imad, f.exact ? "" : " WRONG: FP64 chains differ from the CPU field or Fp32");
-    rows.push_back({"fp64_mul", curve, 0, float(f.g_mul_imad), float(f.g_mul_fp64_lazy),
-                    f.exact ? std::string(note) : std::string("WRONG: ") + note});
-    std::printf("fp64_mul: %s\n", note);
+    product_row("fp64_mul", curve, f.g_mul_imad, f.g_mul_fp64_lazy, f.exact);
   };
   fp64_row("bls12-381", limbs::compare_fp64_mul<ff::Bls12381FqParams>(blocks, 1 << 11));
   fp64_row("bn254", limbs::compare_fp64_mul<ff::Bn254FqParams>(blocks, 1 << 11));
@@ -145,9 +150,7 @@ void ceilings(std::vector<Row>& rows) {
                   "%s Fq Montgomery mul: CIOS %.1f G/s, SOS %.1f G/s (x%.2f), Karatsuba+SOS %.1f G/s (x%.2f)%s", curve,
                   k.g_cios, k.g_sos, k.g_sos / k.g_cios, k.g_karatsuba, k.g_karatsuba / k.g_cios,
                   k.same_bits ? "" : " WRONG: the forms differ");
-    rows.push_back({"karatsuba_mul", curve, 0, float(k.g_cios), float(k.g_karatsuba),
-                    k.same_bits ? std::string(note) : std::string("WRONG: ") + note});
-    std::printf("karatsuba_mul: %s\n", note);
+    product_row("karatsuba_mul", curve, k.g_cios, k.g_karatsuba, k.same_bits);
   };
   karatsuba_row("bls12-381", limbs::compare_wide_mul_forms<ff::Bls12381FqParams>(blocks, 1 << 11));
   karatsuba_row("bn254", limbs::compare_wide_mul_forms<ff::Bn254FqParams>(blocks, 1 << 11));
