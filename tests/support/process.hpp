@@ -13,6 +13,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -31,13 +33,20 @@ struct Result {
   std::string err;
 };
 
-// A per-test scratch directory, so tests can run in parallel (ctest -j).
+// A per-test scratch directory, so tests can run in parallel (ctest -j). Emptied the first time
+// this process asks for it: the name holds the pid, and pids recur across runs, so a directory
+// left by an earlier run (kept for its logs) could otherwise hand this test that run's files,
+// e.g. a farm's Redis data with its jobs (seen: a status that counted an earlier run's jobs).
 inline fs::path scratch_dir() {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
   fs::path dir = fs::path(::testing::TempDir()) / ("zkmill_" + std::string(info->test_suite_name()) + "_" +
                                                    std::string(info->name()) + "_" + std::to_string(getpid()));
   for (char& c : const_cast<std::string&>(dir.native()))
     if (c == '<' || c == '>' || c == ':' || c == ' ') c = '_';
+  static std::mutex mu;
+  static std::set<fs::path> fresh;  // the directories this process has emptied already
+  std::lock_guard<std::mutex> lock(mu);
+  if (fresh.insert(dir).second) fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
 }
