@@ -140,7 +140,7 @@ int show_status(const ClientOptions& o, const Context& ctx) {
   }
   auto s = c.status(o.job);
   if (s.is_null()) {
-    std::fprintf(stderr, "zkmill: error: no job '%s'\n", o.job.c_str());
+    std::fprintf(stderr, "zkmill: error: %s\n", c.no_job(o.job).c_str());
     return 1;
   }
   if (o.json) {
@@ -206,9 +206,10 @@ RunFn setup_wait(CLI::App& sub) {
 RunFn setup_cancel(CLI::App& sub) {
   auto o = common_options(sub, true);
   return [o](const Context& ctx) {
-    std::string r = client_for(*o, ctx).cancel(o->job);
+    auto client = client_for(*o, ctx);
+    std::string r = client.cancel(o->job);
     if (r.empty()) {
-      std::fprintf(stderr, "zkmill: error: no job '%s'\n", o->job.c_str());
+      std::fprintf(stderr, "zkmill: error: %s\n", client.no_job(o->job).c_str());
       return 1;
     }
     if (r != "cancelled") {

@@ -342,6 +342,10 @@ void Coordinator::serve(const std::atomic<bool>& stop) {
         sweep_jobs();
         last_sweep_ms_ = now;
       }
+      if (cfg_.coordinator.retention_s && now - last_expire_ms_ >= 1000) {
+        expire_results();
+        last_expire_ms_ = now;
+      }
       // Dispatch when something may have changed (a message, a new job, a promoted retry), and
       // at least every kDispatchPeriodMs for what changed unseen (a cancel, a job from a
       // client whose wake-up was lost).

@@ -229,6 +229,9 @@ class Coordinator {
   bool is_silent(const WorkerInfo& w, uint64_t now) const;
   void reap();
   void sweep_jobs();
+  // Result retention (coordinator.retention_s): deletes the jobs that ended longer ago than
+  // that, and indexes, a chunk at a time, the final jobs that ended before the index existed.
+  void expire_results();
   void finalize(const std::string& job);
   void dispatch();
   // One claim for worker `id` from the prove or synth queue (FarmStore::claim), sent to it as an
@@ -344,6 +347,11 @@ class Coordinator {
   uint64_t seq_ = 0;
   uint64_t last_heartbeat_ms_ = 0;
   uint64_t last_sweep_ms_ = 0;
+  uint64_t last_expire_ms_ = 0;
+  // expire_results' pass over zk:jobs for jobs that ended before zk:ended existed: the next
+  // member to look at, and whether this process has been through all of them.
+  uint64_t index_ended_at_ = 0;
+  bool index_ended_done_ = false;
   // The periodic duties that need not run on every loop turn (serve()): when each last ran,
   // and whether something happened that dispatch should look at.
   uint64_t last_promote_ms_ = 0, last_reap_ms_ = 0, last_dispatch_ms_ = 0;

@@ -54,6 +54,8 @@ void Coordinator::sweep_jobs() {
     recorded_digest_count_ -= std::min(recorded_digest_count_, it->second.size());
     it = recorded_digests_.erase(it);
   }
+  // The facts cached of jobs that ended: read again from Redis if a late message names one.
+  std::erase_if(jobs_, [&](const auto& kv) { return !still.count(kv.first); });
   for (const auto& job : active) {
     auto j = store_.job(job);
     if (j.empty()) continue;
@@ -68,6 +70,29 @@ void Coordinator::sweep_jobs() {
     // Covers a crash between the last partition's result and the job's final verification.
     if (j["state"] == "running" && j["n_verified"] == j["partitions"]) finalize(job);
   }
+}
+
+void Coordinator::expire_results() {
+  // Partitions deleted per call at most (about five Redis commands each, in one script): a
+  // backlog (a lowered retention, a farm upgraded with many ended jobs) goes a slice a second.
+  constexpr uint64_t kBudgetParts = 10000;
+  constexpr uint64_t kIndexChunk = 1000;
+  // The pass over zk:jobs first, whole, before any deletion: deleting shifts the members'
+  // ranks, and the pass walks them by rank.
+  for (int chunk = 0; chunk < 10 && !index_ended_done_; ++chunk) {
+    const uint64_t scanned = store_.index_ended(index_ended_at_, kIndexChunk);
+    index_ended_at_ += scanned;
+    index_ended_done_ = scanned < kIndexChunk;
+  }
+  if (!index_ended_done_) return;
+  const uint64_t now = now_ms(), keep = uint64_t(cfg_.coordinator.retention_s) * 1000;
+  if (now <= keep) return;
+  const auto gone = store_.expire_ended(now - keep, kBudgetParts);
+  if (gone.empty()) return;
+  metrics_.jobs_deleted(gone.size());
+  spdlog::info("coordinator: deleted {} job(s) that ended more than {} s ago (coordinator.retention_s): {}{}",
+               gone.size(), cfg_.coordinator.retention_s, gone.front(),
+               gone.size() > 1 ? " ... " + gone.back() : std::string());
 }
 
 void Coordinator::finalize(const std::string& job) {

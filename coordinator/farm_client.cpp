@@ -405,7 +405,7 @@ int FarmClient::wait(const std::string& job, uint64_t timeout_s, bool quiet) {
       s = nlohmann::json::object({{"state", "?"}});
     }
     if (s.is_null()) {
-      std::fprintf(stderr, "wait: no job '%s'\n", job.c_str());
+      std::fprintf(stderr, "wait: %s\n", no_job(job).c_str());
       return 3;
     }
     const std::string state = s["state"];
@@ -462,9 +462,24 @@ std::string FarmClient::coverage_warning(const std::string& circuit, const nlohm
          "worker; `zkmill status --workers` lists them)";
 }
 
+std::string FarmClient::no_job(const std::string& job) {
+  uint64_t seq = 0;
+  const bool numbered = job.size() > 1 && job.size() <= 20 && job[0] == 'j' &&
+                        std::all_of(job.begin() + 1, job.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+                        (seq = std::stoull(job.substr(1))) > 0;
+  if (numbered) {
+    const auto last = redis_.command({"GET", "zk:seq:job"});
+    if (!last.is_nil() && seq <= to_u64(last.as_string()))
+      return "job '" + job +
+             "' no longer exists: the farm deletes a job with its proofs coordinator.retention_s after it ended "
+             "(7 days unless configured otherwise)";
+  }
+  return "no job '" + job + "'";
+}
+
 void FarmClient::write_result(const std::string& job, const std::string& dir) {
   auto j = store_.job(job);
-  if (j.empty()) throw std::runtime_error("no job '" + job + "'");
+  if (j.empty()) throw std::runtime_error(no_job(job));
   if (j["state"] != "done") throw std::runtime_error("job " + job + " is " + j["state"] + ", not done");
   auto curve = parse_curve(j["curve"]);
   if (!curve) throw std::runtime_error("job " + job + " has an unknown curve");

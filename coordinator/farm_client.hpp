@@ -44,6 +44,9 @@ class FarmClient {
   std::pair<std::string, bool> submit(const SubmitRequest& req);
   // One job with its partitions; null when there is no such job.
   nlohmann::json status(const std::string& job);
+  // Why `job` is not there, for an error message: "no job 'ID'", or, for an id this farm gave
+  // out, that the result retention has deleted it (coordinator.retention_s).
+  std::string no_job(const std::string& job);
   // The most recent jobs (summaries).
   nlohmann::json list(size_t limit);
   // A page of jobs, newest first: up to `limit` summaries (as list()) in state `state` (empty:

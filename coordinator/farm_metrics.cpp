@@ -33,6 +33,8 @@ FarmMetrics::FarmMetrics() : registry_(std::make_shared<prometheus::Registry>())
   discarded_ = &counter(r, "zkmill_results_discarded_total",
                         "Results refused by the token fence (stale, duplicate, or for a cancelled job)");
   workers_lost_ = &counter(r, "zkmill_workers_lost_total", "Workers declared dead after missed heartbeats");
+  jobs_deleted_ = &counter(r, "zkmill_jobs_deleted_total",
+                           "Ended jobs deleted with their proofs by the result retention (coordinator.retention_s)");
   dropped_ = &counter(r, "zkmill_control_messages_dropped_total", "Malformed control messages dropped");
   bytes_synthesized_ = &counter(r, "zkmill_bundle_synthesized_bytes_total",
                                 "Bytes of witness bundles synthesized (as reported by synth workers)");
@@ -125,6 +127,8 @@ void FarmMetrics::batch_verified(double seconds) {
 }
 
 void FarmMetrics::worker_lost() { workers_lost_->Increment(); }
+
+void FarmMetrics::jobs_deleted(uint64_t n) { jobs_deleted_->Increment(double(n)); }
 
 void FarmMetrics::message_dropped() { dropped_->Increment(); }
 

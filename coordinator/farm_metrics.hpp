@@ -52,6 +52,8 @@ class FarmMetrics {
   void attempt_failed(const std::string& reason, int outcome);
   void discarded();
   void job_finished(const std::string& state, double since_submit_s);
+  // Ended jobs deleted by the result retention (coordinator.retention_s).
+  void jobs_deleted(uint64_t n);
   void batch_verified(double seconds);
   void worker_lost();
   void message_dropped();
@@ -72,6 +74,7 @@ class FarmMetrics {
   prometheus::Counter* retries_;
   prometheus::Counter* discarded_;
   prometheus::Counter* workers_lost_;
+  prometheus::Counter* jobs_deleted_;
   prometheus::Counter* dropped_;
   prometheus::Counter* bytes_synthesized_;
   prometheus::Counter* bytes_fetched_;

@@ -245,7 +245,7 @@ void HttpApi::routes() {
     const std::string id = req.matches[1];
     pool_->with_client(res, [&](FarmClient& c) {
       auto j = c.status(id);
-      if (j.is_null()) return send_error(res, 404, "no job '" + id + "'");
+      if (j.is_null()) return send_error(res, 404, c.no_job(id));
       send_json(res, 200, j);
     });
   });
@@ -256,7 +256,7 @@ void HttpApi::routes() {
     const std::string id = req.matches[1];
     pool_->with_client(res, [&](FarmClient& c) {
       const std::string r = c.cancel(id);
-      if (r.empty()) return send_error(res, 404, "no job '" + id + "'");
+      if (r.empty()) return send_error(res, 404, c.no_job(id));
       if (r != "cancelled") return send_json(res, 409, {{"error", "job " + id + " is already " + r}, {"state", r}});
       spdlog::info("coordinator: job {} cancelled through the HTTP API", id);
       send_json(res, 200, {{"job", id}, {"state", "cancelled"}});

@@ -99,6 +99,10 @@ struct CoordinatorConfig {
   // The most assignments one worker holds at once, whatever its hello's `slots` says: a worker
   // advertising more (a bug, or a hostile peer hoarding the queue) is capped here.
   uint32_t max_worker_slots = 16;
+  // Result retention: a job that ended (done, failed, cancelled) is deleted from Redis with its
+  // proofs, public signals and idempotency key this long after it ended (docs/farm-integrity.md,
+  // "Result retention"); 0 keeps every job until deleted by hand.
+  uint32_t retention_s = 7 * 24 * 3600;
 };
 
 // worker: one worker process.

@@ -3,6 +3,7 @@
 // (farm_store_scripts.cpp, which lists the keys).
 #include "farm/farm_store.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -259,6 +260,17 @@ void FarmStore::record_timings(const PartRef& ref,
   std::vector<std::string> args{ref.member()};
   for (const auto& [name, value] : telemetry(fields)) args.insert(args.end(), {name, value});
   if (args.size() > 1) fenced(lua::kSetFields, std::move(args));
+}
+
+std::vector<std::string> FarmStore::expire_ended(uint64_t cutoff_ms, uint64_t budget_parts) {
+  std::vector<std::string> out;
+  for (auto& e : fenced(lua::kExpireEnded, {num(cutoff_ms), num(std::max<uint64_t>(budget_parts, 1))}).elements)
+    out.push_back(e.as_string());
+  return out;
+}
+
+uint64_t FarmStore::index_ended(uint64_t start, uint64_t count) {
+  return uint64_t(fenced(lua::kIndexEnded, {num(start), num(count)}).elements.at(0).as_int());
 }
 
 uint64_t FarmStore::synth_ahead() { return uint64_t(r_.command({"ZCARD", "zk:q:prove"}).as_int()); }

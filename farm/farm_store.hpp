@@ -198,6 +198,15 @@ class FarmStore {
   // Copies a worker's optional telemetry (synth_ms, fetch_ms, prove_ms) into the partition
   // hash; absent values are skipped.
   void record_timings(const PartRef& ref, std::initializer_list<std::pair<const char*, std::optional<double>>> fields);
+  // Result retention (coordinator.retention_s): deletes the jobs that ended (done, failed,
+  // cancelled) at or before `cutoff_ms`, oldest first, with their partitions, proofs, inputs
+  // and idempotency key; stops after the job that brings the partitions deleted to
+  // `budget_parts`. Returns the ids deleted (none: nothing had ended by the cutoff).
+  std::vector<std::string> expire_ended(uint64_t cutoff_ms, uint64_t budget_parts);
+  // Adds the final jobs of zk:jobs[start, start + count) that the end index (zk:ended, kept by
+  // the scripts that make a job final) lacks: jobs that ended before the index existed.
+  // Returns how many members it scanned (< count: the end of zk:jobs).
+  uint64_t index_ended(uint64_t start, uint64_t count);
   // How many partitions are synthesizing or synthesized (the look-ahead in use).
   uint64_t synth_ahead();
   // Of `bundle_keys` (bundles a synth worker holds, "<job>/<part>/<token>"), those nothing will

@@ -11,6 +11,8 @@
 //                                     error, recorded, proof, public, recorded_fence,
 //                                     recorded_at_us
 //   zk:jobs (zset by created), zk:active (set), zk:idem:<key> (job id)
+//   zk:ended                          zset: final jobs, score = when they ended (ms); the
+//                                     retention sweep (kExpireEnded) deletes them from here
 //   zk:q:synth, zk:q:prove            zsets, score -priority, member PartRef::member()
 //   zk:q:delayed                      zset, score = when the retry may run (ms)
 //   zk:leases                         zset, score = when the holder's lease is re-checked (ms)
@@ -288,6 +290,7 @@ if attempts >= maxa then
   redis.call('HSET', jk, 'state', 'failed', 'error', 'partition ' .. part .. ' failed after ' .. attempts ..
     ' attempts: ' .. err, 'updated_ms', now)
   redis.call('SREM', 'zk:active', id)
+  redis.call('ZADD', 'zk:ended', now, id)
   drop_inputs(id)
   return {2, attempts, 0, downgraded}
 end
@@ -317,6 +320,7 @@ if not js then return '' end
 if js ~= 'queued' and js ~= 'running' then return js end
 redis.call('HSET', jk, 'state', 'cancelled', 'updated_ms', now)
 redis.call('SREM', 'zk:active', id)
+redis.call('ZADD', 'zk:ended', now, id)
 local n = tonumber(redis.call('HGET', jk, 'partitions'))
 local pfx = string.format('%012d', tonumber(string.sub(id, 2)))
 for i = 0, n - 1 do
@@ -339,6 +343,7 @@ local js = redis.call('HGET', jk, 'state')
 if js ~= 'running' and js ~= 'queued' then return 0 end
 redis.call('HSET', jk, 'state', state, 'error', err, 'updated_ms', now)
 redis.call('SREM', 'zk:active', id)
+redis.call('ZADD', 'zk:ended', now, id)
 if state == 'done' then
   local n = tonumber(redis.call('HGET', jk, 'partitions'))
   for i = 0, n - 1 do redis.call('HSET', 'zk:part:' .. id .. ':' .. i, 'state', 'done') end
@@ -354,9 +359,73 @@ return redis.call('ZADD', 'zk:leases', 'XX', ARGV[2], ARGV[1])
 const char* const kDropLease = ZK_LUA_FENCE_CHECK R"lua(
 return redis.call('ZREM', 'zk:leases', ARGV[1])
 )lua";
+// Telemetry for a partition that still exists: a late report for a job the retention sweep
+// has deleted must not leave a stray partition hash behind.
 const char* const kSetFields = ZK_LUA_FENCE_CHECK ZK_LUA_REF R"lua(
+if redis.call('EXISTS', pk) == 0 then return 0 end
 for i = 2, #ARGV - 2, 2 do redis.call('HSET', pk, ARGV[i], ARGV[i + 1]) end
 return 1
+)lua";
+
+// Result retention: deletes the jobs that ended (done, failed, cancelled) at or before a cutoff,
+// oldest first, each with everything it left in Redis: its hash, its partitions' hashes (proofs
+// and public signals) and inputs, its idempotency key (when that still names it) and its
+// entries in zk:jobs, the queues and the leases. Stops after the job that brings the partitions
+// deleted to `budget` (so one call stays short: about five commands a partition). A job in
+// zk:ended that is not final is only taken off the index. Every script that could write to a
+// job's keys checks the job's or the partition's state first, and a deleted key has none, so a
+// late result, failure or telemetry for a deleted job is refused and recreates nothing.
+// ARGV: cutoff (ms), budget (partitions); the fence. Returns the ids deleted.
+const char* const kExpireEnded = ZK_LUA_FENCE_CHECK R"lua(
+local cutoff, budget = ARGV[1], tonumber(ARGV[2])
+local gone, parts = {}, 0
+while parts < budget do
+  local next = redis.call('ZRANGEBYSCORE', 'zk:ended', '-inf', cutoff, 'LIMIT', 0, 1)
+  if #next == 0 then break end
+  local id = next[1]
+  redis.call('ZREM', 'zk:ended', id)
+  local jk = 'zk:job:' .. id
+  local job = redis.call('HMGET', jk, 'state', 'partitions', 'idempotency_key')
+  local seq = tonumber(string.sub(id, 2))
+  if job[1] ~= 'queued' and job[1] ~= 'running' and seq then
+    local n = tonumber(job[2]) or 0
+    local pfx = string.format('%012d', seq)
+    for i = 0, n - 1 do
+      local m = pfx .. ':' .. string.format('%08d', i)
+      redis.call('DEL', 'zk:part:' .. id .. ':' .. i, 'zk:wtns:' .. id .. ':' .. i)
+      redis.call('ZREM', 'zk:q:synth', m)
+      redis.call('ZREM', 'zk:q:prove', m)
+      redis.call('ZREM', 'zk:q:delayed', m)
+      redis.call('ZREM', 'zk:leases', m)
+    end
+    local idem = job[3]
+    if idem and idem ~= '' and redis.call('GET', 'zk:idem:' .. idem) == id then redis.call('DEL', 'zk:idem:' .. idem) end
+    redis.call('DEL', jk)
+    redis.call('ZREM', 'zk:jobs', id)
+    redis.call('SREM', 'zk:active', id)
+    gone[#gone + 1] = id
+    parts = parts + math.max(n, 1)
+  end
+end
+return gone
+)lua";
+
+// Indexes final jobs that ended before zk:ended existed (a farm upgraded in place): those of
+// zk:jobs[start, start + count) that are final and not yet in the index are added with their
+// updated_ms (the scripts that make a job final set it last). ARGV: start, count; the fence.
+// Returns {members scanned, jobs added}.
+const char* const kIndexEnded = ZK_LUA_FENCE_CHECK R"lua(
+local start, count = tonumber(ARGV[1]), tonumber(ARGV[2])
+local ids = redis.call('ZRANGE', 'zk:jobs', start, start + count - 1)
+local added = 0
+for _, id in ipairs(ids) do
+  local j = redis.call('HMGET', 'zk:job:' .. id, 'state', 'updated_ms')
+  if j[1] and j[1] ~= 'queued' and j[1] ~= 'running' and not redis.call('ZSCORE', 'zk:ended', id) then
+    redis.call('ZADD', 'zk:ended', tonumber(j[2]) or 0, id)
+    added = added + 1
+  end
+end
+return {#ids, added}
 )lua";
 
 // The prologues are this file's alone (a unity build compiles the next file in the same unit).

@@ -16,5 +16,7 @@ extern const char* const kFinish;
 extern const char* const kRenewLease;
 extern const char* const kDropLease;
 extern const char* const kSetFields;
+extern const char* const kExpireEnded;
+extern const char* const kIndexEnded;
 
 }  // namespace zkmill::farm::lua

@@ -95,5 +95,21 @@ TEST(FarmConfigCoordinator, ProofCheckBatchingDefaultsAndBounds) {
   }
 }
 
+// The result retention: 7 days unless set, 0 (keep every job) accepted, at most ten years,
+// anything else a named error.
+TEST(FarmConfigCoordinator, RetentionDefaultsAndBounds) {
+  EXPECT_EQ(parse_farm_config("", "farm.yaml").coordinator.retention_s, 7u * 24 * 3600);
+  EXPECT_EQ(parse_farm_config("coordinator:\n  retention_s: 0\n", "farm.yaml").coordinator.retention_s, 0u);
+  EXPECT_EQ(parse_farm_config("coordinator:\n  retention_s: 3600\n", "farm.yaml").coordinator.retention_s, 3600u);
+  for (const char* bad : {"-1", "316224001", "1w", "\"\""}) {
+    try {
+      parse_farm_config(std::string("coordinator:\n  retention_s: ") + bad + "\n", "farm.yaml");
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const util::ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("coordinator.retention_s"), std::string::npos) << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace zkmill::test

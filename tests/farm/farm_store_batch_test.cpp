@@ -14,29 +14,15 @@
 #include "farm/coordinator_lease.hpp"
 #include "farm/farm_store.hpp"
 #include "farm/redis_client.hpp"
-#include "tests/support/child_processes.hpp"
+#include "tests/farm/farm_store_fixture.hpp"
 
 namespace zkmill::test {
 namespace {
 
 using farm::FarmStore;
 
-class FarmStoreBatch : public ::testing::Test {
+class FarmStoreBatch : public FarmStoreFixture {
  protected:
-  void SetUp() override {
-    dir_ = scratch_dir();
-    children_.set_log_dir(dir_);
-    const std::string socket = start_redis(children_);
-    ASSERT_FALSE(socket.empty());
-    farm::RedisConfig rc;
-    rc.unix_socket = socket;
-    redis_ = std::make_unique<farm::RedisClient>(rc);
-    lease_ = std::make_unique<farm::CoordinatorLease>(*redis_, "test", 60000);
-    ASSERT_FALSE(lease_->acquire(farm::now_ms()));
-    store_ = std::make_unique<FarmStore>(*redis_);
-    store_->set_fence(lease_->token());
-  }
-
   // A job of `n` partitions on circuit "c1", each synthesized by "synth-1" and leased to
   // "prove-1" for proving; returns what each prove_done must name.
   std::vector<FarmStore::ProveRecord> proving(uint64_t n) {
@@ -69,11 +55,6 @@ class FarmStoreBatch : public ::testing::Test {
     return redis_->command({"HGET", "zk:job:" + job_, field}).as_string();
   }
 
-  fs::path dir_;
-  ChildProcesses children_;
-  std::unique_ptr<farm::RedisClient> redis_;
-  std::unique_ptr<farm::CoordinatorLease> lease_;
-  std::unique_ptr<FarmStore> store_;
   std::string job_;
 };
 

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 
 #include "tests/support/fixtures.hpp"
 #include "tests/system/local_farm.hpp"
@@ -136,6 +138,68 @@ TEST_F(FarmOutputs, UnservedCircuitIsReportedBySubmitAndStatus) {
   served.pop_back();
   EXPECT_EQ(farm_.wait(served), 0);
   EXPECT_EQ(run_zkmill({"cancel", "--config", farm_.client(), job}).exit_code, 0);
+}
+
+// Result retention (coordinator.retention_s): a job that ended is served (status, result)
+// until its retention has passed, then deleted with its proofs; status, result, wait and
+// cancel then say so (exit 1, 3, 1), its idempotency key makes a new job, and a running job
+// is never deleted, however old.
+TEST_F(FarmOutputs, EndedJobsAreDeletedAfterTheirRetention) {
+  auto r = farm_.start(1, 1, {"coordinator.retention_s=6"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  r = run_zkmill({"submit", "--config", farm_.client(), "--key", farm_.key(), "--partitions", "1", "--seed", "3",
+                  "--idempotency-key", "kept-6s"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string job = r.out.substr(0, r.out.find('\n'));
+  ASSERT_EQ(farm_.wait(job), 0);
+  const fs::path out = d_ / "proofs";
+  r = run_zkmill({"result", "--config", farm_.client(), job, "--out", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(run_zkmill({"verify", farm_.key() + ".vk.json", (out / "partition-0.public.json").string(),
+                        (out / "partition-0.proof.json").string()})
+                .exit_code,
+            0);
+  // A job no worker serves (its .zkey is in no worker's key_dir) stays queued past the
+  // retention: only ended jobs are deleted.
+  const std::string zkey = (d_ / "multiplier.zkey").string();
+  fs::copy_file(interop_fixture("bn128", "multiplier", "zkey"), zkey);
+  r = run_zkmill({"submit", "--config", farm_.client(), "--zkey", zkey, "--witness",
+                  interop_fixture("bn128", "multiplier", "wtns")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string queued = r.out.substr(0, r.out.find('\n'));
+
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(40);
+  while (!farm_.status(job).is_null() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ASSERT_TRUE(farm_.status(job).is_null()) << "job " << job << " still there after 40 s (retention 6 s)";
+  const std::string gone = "job '" + job + "' no longer exists";
+  r = run_zkmill({"status", "--config", farm_.client(), job});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(contains(r.err, gone)) << r.err;
+  r = run_zkmill({"result", "--config", farm_.client(), job, "--out", (d_ / "late").string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(contains(r.err, gone)) << r.err;
+  EXPECT_FALSE(fs::exists(d_ / "late"));
+  r = run_zkmill({"wait", "--config", farm_.client(), job});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_TRUE(contains(r.err, gone)) << r.err;
+  r = run_zkmill({"cancel", "--config", farm_.client(), job});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(contains(r.err, gone)) << r.err;
+  r = run_zkmill({"status", "--config", farm_.client(), "j999999"});
+  EXPECT_TRUE(contains(r.err, "no job 'j999999'")) << r.err;  // never given out: not "deleted"
+  EXPECT_TRUE(contains(farm_.log("coordinator"), "deleted 1 job(s) that ended more than 6 s ago"))
+      << farm_.log("coordinator");
+  const auto still = farm_.status(queued);
+  ASSERT_FALSE(still.is_null()) << "a queued job was deleted";
+  EXPECT_EQ(still["state"], "queued");
+
+  // The idempotency key went with its job: the same submit is a new job now.
+  r = run_zkmill({"submit", "--config", farm_.client(), "--key", farm_.key(), "--partitions", "1", "--seed", "3",
+                  "--idempotency-key", "kept-6s"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.substr(0, r.out.find('\n')), job);
+  EXPECT_FALSE(contains(r.err, "idempotency key already used")) << r.err;
 }
 
 // `submit --circuit ID`: a native circuit the farm has registered (an earlier --key submit)

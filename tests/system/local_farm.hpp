@@ -38,9 +38,19 @@ class LocalFarm {
     a.insert(a.end(), args.begin() + 1, args.end());
     return run_program("bash", a);
   }
-  Result start(int synth, int prove) const {
-    return script({"start", "--keys", (dir_ / "keys").string(), "--synth", std::to_string(synth), "--prove",
-                   std::to_string(prove), "--bin", zkmill_binary()});
+  // `settings`: SECTION.KEY=VALUE config settings, each passed as local-farm.sh's --set.
+  Result start(int synth, int prove, const std::vector<std::string>& settings = {}) const {
+    std::vector<std::string> a{"start",
+                               "--keys",
+                               (dir_ / "keys").string(),
+                               "--synth",
+                               std::to_string(synth),
+                               "--prove",
+                               std::to_string(prove),
+                               "--bin",
+                               zkmill_binary()};
+    for (const auto& s : settings) a.insert(a.end(), {"--set", s});
+    return script(a);
   }
   Result scale(int synth, int prove) const {
     return script({"scale", "--synth", std::to_string(synth), "--prove", std::to_string(prove)});
