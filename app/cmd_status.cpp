@@ -114,6 +114,12 @@ int print_workers(const ClientOptions& o, const Context& ctx) {
           "  QUARANTINED %.0f s ago: %s (`zkmill worker clear %s` lifts it)\n",
           double(now_unix_ms() - std::min(now_unix_ms(), w["quarantined"].value("since_ms", uint64_t(0)))) / 1000.0,
           w["quarantined"].value("reason", std::string("?")).c_str(), w["worker"].get<std::string>().c_str());
+    if (w.contains("paused") && w["paused"].is_object()) {
+      const uint64_t until = w["paused"].value("until_ms", uint64_t(0)), now = now_unix_ms();
+      std::printf("  PAUSED for %.1f s more: %u attempts failed in a row, last: %s\n",
+                  double(until > now ? until - now : 0) / 1000.0, w["paused"].value("failures", 0u),
+                  w["paused"].value("last_error", std::string("?")).c_str());
+    }
   }
   if (workers.empty()) std::printf("no workers registered\n");
   return 0;

@@ -41,7 +41,8 @@ Coordinator::Coordinator(FarmConfig cfg)
       verify_(cfg_.coordinator.verify_threads),
       ctx_(1),
       router_(ctx_, zmq::socket_type::router),
-      registry_(redis_) {
+      registry_(redis_),
+      pauses_(cfg_.coordinator.worker_failure_limit, cfg_.coordinator.worker_pause_ms) {
   router_.set(zmq::sockopt::linger, 0);
   router_.set(zmq::sockopt::router_mandatory, 1);
   // A worker reconnecting after a cut (its ZeroMQ heartbeat dropped the connection) arrives

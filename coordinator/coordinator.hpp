@@ -35,6 +35,7 @@
 #include "coordinator/http_api.hpp"
 #include "coordinator/proof_checker.hpp"
 #include "coordinator/verify_queue.hpp"
+#include "coordinator/worker_pauses.hpp"
 #include "farm/clock.hpp"
 #include "farm/control_message.hpp"
 #include "farm/coordinator_lease.hpp"
@@ -215,6 +216,8 @@ class Coordinator {
                                                          std::string* why);
   void quarantine(const Peer& who, const PartRef& ref, const std::string& reason);
   bool quarantined(const std::string& id, const WorkerInfo& w) const;
+  // Quarantined, or paused for failing its attempts (pauses_): it gets no new work.
+  bool sidelined(const std::string& id, const WorkerInfo& w, uint64_t now) const;
   void refresh_quarantine();
   // A warning a peer can cause at will: escaped by the caller, rate-limited per peer here.
   void peer_warning(const std::string& peer, const std::string& line);
@@ -336,6 +339,7 @@ class Coordinator {
   std::map<std::string, std::vector<std::string>> zkey_statements_;
   std::map<std::string, nlohmann::json> quarantined_;  // worker id -> record (zk:quarantine)
   std::set<std::string> quarantined_keys_;             // their CURVE keys
+  WorkerPauses pauses_;                                // workers failing attempt after attempt
   LogRateLimiter peer_log_limit_;
   uint64_t started_ms_ = 0;
   uint64_t serving_since_ms_ = 0;  // when it took the lease (a standby: its takeover)

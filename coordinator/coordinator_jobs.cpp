@@ -215,10 +215,10 @@ void Coordinator::dispatch() {
   const uint64_t now = now_ms();
   bool synth_idle = false;  // a worker that could take a synthesis now
   for (auto& [id, w] : workers_) {
-    if (can_prove(w.role) && !w.draining && !quarantined(id, w)) prove_slots += w.slots;
+    if (can_prove(w.role) && !w.draining && !sidelined(id, w, now)) prove_slots += w.slots;
     for (const auto& [token, a] : w.busy) synthesizing += a.synth ? 1 : 0;
     synth_idle = synth_idle ||
-                 (w.takes_synth() && !w.draining && can_synth(w.role) && !quarantined(id, w) && !is_silent(w, now));
+                 (w.takes_synth() && !w.draining && can_synth(w.role) && !sidelined(id, w, now) && !is_silent(w, now));
   }
   // Prove work first: it drains what synthesis already produced. A prove worker takes up to
   // its slots (its devices and the partitions it prefetches); a synthesis runs alone, except on
@@ -227,7 +227,7 @@ void Coordinator::dispatch() {
   // empty queue ends the pass for every worker.
   bool prove_empty = false;
   for (auto& [id, w] : workers_)
-    while (!prove_empty && !w.draining && can_prove(w.role) && !quarantined(id, w) && !is_silent(w, now) &&
+    while (!prove_empty && !w.draining && can_prove(w.role) && !sidelined(id, w, now) && !is_silent(w, now) &&
            w.takes_prove() && dispatch_prove(id, w, &prove_empty)) {
     }
   if (!synth_idle) return;
@@ -238,7 +238,7 @@ void Coordinator::dispatch() {
   bool synth_empty = false;
   for (auto& [id, w] : workers_) {
     if (ahead >= limit || synth_empty) break;
-    if (w.takes_synth() && !w.draining && can_synth(w.role) && !quarantined(id, w) && !is_silent(w, now) &&
+    if (w.takes_synth() && !w.draining && can_synth(w.role) && !sidelined(id, w, now) && !is_silent(w, now) &&
         dispatch_synth(id, w, &synth_empty))
       ++ahead;
   }

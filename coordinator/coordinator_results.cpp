@@ -175,6 +175,7 @@ void Coordinator::record_synthesized() {
                   o.ok ? "" : " (" + o.reason + ")");
     if (o.ok) {
       metrics_.synthesized(p.m);
+      pauses_.succeeded(p.from.id);
     } else {
       // Released unless the partition still needs it (a late re-send of a recorded synthesis).
       if (!store_.unneeded_bundles({p.m.bundle_key}).empty()) send(p.from.id, Release{p.m.bundle_key});
@@ -425,6 +426,7 @@ void Coordinator::record_verified() {
               .second)
         ++recorded_digest_count_;
       metrics_.verified(m, seconds, since_submit_s(m.at.job));
+      pauses_.succeeded(p.from.id);
       spdlog::info("coordinator: {} partition {} verified ({}/{})", m.at.job, m.at.part, d.verified, d.total);
       if (workers_.count(d.synth_worker) && !d.bundle_key.empty()) send(d.synth_worker, Release{d.bundle_key});
       if (d.verified == d.total) finished.insert(m.at.job);
@@ -489,6 +491,17 @@ void Coordinator::on_task_failed(const Peer& from, WorkerInfo& w, const TaskFail
     return settle(from, w, m.at.token);
   }
   count_failure("task_failed", ref, f);
+  // The worker's own failure, as far as we can tell (not a witness the synth side calls
+  // hopeless, which fails the job): enough of them in a row and it is paused.
+  if (!m.permanent || f.permanent_ignored) {
+    if (const uint64_t pause = pauses_.failed(from.id, error, now_ms())) {
+      metrics_.worker_paused();
+      spdlog::warn(
+          "coordinator: worker {} failed {} attempts in a row (last: {}); no new work for {:.1f} s, then one more try "
+          "(coordinator.worker_failure_limit, worker_pause_ms)",
+          printable(from.id), pauses_.describe(from.id, now_ms()).value("failures", 0u), error, double(pause) / 1000.0);
+    }
+  }
   if (f.permanent_ignored)
     spdlog::warn(
         "coordinator: {} partition {}: prove worker {} reported a permanent failure of a witness a synth worker "
@@ -513,6 +526,10 @@ void Coordinator::quarantine(const Peer& who, const PartRef& ref, const std::str
       "coordinator: worker {} QUARANTINED: {}; it gets no more work until an operator runs `zkmill worker "
       "clear {}`",
       printable(who.id), reason, printable(who.id));
+}
+
+bool Coordinator::sidelined(const std::string& id, const WorkerInfo& w, uint64_t now) const {
+  return quarantined(id, w) || pauses_.paused(id, now);
 }
 
 bool Coordinator::quarantined(const std::string& id, const WorkerInfo& w) const {

@@ -50,6 +50,8 @@ void Coordinator::publish_workers() {
       records[id]["quarantined"] = q->second;
     else if (quarantined(id, w))
       records[id]["quarantined"] = {{"reason", "its CURVE key is quarantined"}};
+    // Paused for failing attempt after attempt (WorkerPauses): gets no work until `until_ms`.
+    if (auto p = pauses_.describe(id, now); !p.is_null()) records[id]["paused"] = std::move(p);
   }
   metrics_.set_workers(counts);
   // The summary expires after a few heartbeat periods without a coordinator, so readers can

@@ -183,7 +183,7 @@ async function refresh() {
     const p = w.partition, gpus = (w.gpus || []).map((g) => (g.name ? g.name : 'GPU ' + (g.index !== undefined ? g.index : g)));
     return el('tr', { 'data-worker': w.worker },
       el('td', { text: w.worker }), el('td', { text: w.role }),
-      el('td', { text: w.draining ? 'draining' : w.busy ? 'busy' : 'idle' }),
+      el('td', { text: w.quarantined ? 'quarantined' : w.paused ? 'paused (failing)' : w.draining ? 'draining' : w.busy ? 'busy' : 'idle' }),
       el('td', { text: gpus.length ? gpus.join(', ') : '-' }),
       el('td', { text: p ? p.job + ' #' + p.partition + ' (' + p.state + ')' : '-' }),
       el('td', { text: String((w.circuits || []).length), title: (w.circuits || []).join('\n') }),

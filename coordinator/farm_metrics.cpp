@@ -35,6 +35,8 @@ FarmMetrics::FarmMetrics() : registry_(std::make_shared<prometheus::Registry>())
   workers_lost_ = &counter(r, "zkmill_workers_lost_total", "Workers declared dead after missed heartbeats");
   jobs_deleted_ = &counter(r, "zkmill_jobs_deleted_total",
                            "Ended jobs deleted with their proofs by the result retention (coordinator.retention_s)");
+  workers_paused_ = &counter(r, "zkmill_workers_paused_total",
+                             "Pauses of workers that failed attempt after attempt (coordinator.worker_failure_limit)");
   dropped_ = &counter(r, "zkmill_control_messages_dropped_total", "Malformed control messages dropped");
   bytes_synthesized_ = &counter(r, "zkmill_bundle_synthesized_bytes_total",
                                 "Bytes of witness bundles synthesized (as reported by synth workers)");
@@ -129,6 +131,8 @@ void FarmMetrics::batch_verified(double seconds) {
 void FarmMetrics::worker_lost() { workers_lost_->Increment(); }
 
 void FarmMetrics::jobs_deleted(uint64_t n) { jobs_deleted_->Increment(double(n)); }
+
+void FarmMetrics::worker_paused() { workers_paused_->Increment(); }
 
 void FarmMetrics::message_dropped() { dropped_->Increment(); }
 

@@ -54,6 +54,8 @@ class FarmMetrics {
   void job_finished(const std::string& state, double since_submit_s);
   // Ended jobs deleted by the result retention (coordinator.retention_s).
   void jobs_deleted(uint64_t n);
+  // A worker paused for failing its attempts in a row (WorkerPauses).
+  void worker_paused();
   void batch_verified(double seconds);
   void worker_lost();
   void message_dropped();
@@ -75,6 +77,7 @@ class FarmMetrics {
   prometheus::Counter* discarded_;
   prometheus::Counter* workers_lost_;
   prometheus::Counter* jobs_deleted_;
+  prometheus::Counter* workers_paused_;
   prometheus::Counter* dropped_;
   prometheus::Counter* bytes_synthesized_;
   prometheus::Counter* bytes_fetched_;

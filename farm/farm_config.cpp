@@ -152,6 +152,8 @@ void parse_coordinator(FarmSection s, CoordinatorConfig& c) {
   s.boolean("final_check_all", c.final_check_all);
   s.num<uint32_t>("max_worker_slots", c.max_worker_slots, 1, 64);
   s.num<uint32_t>("retention_s", c.retention_s, 0, 10 * 366 * 24 * 3600);
+  s.num<uint32_t>("worker_failure_limit", c.worker_failure_limit, 0, 1000);
+  s.num<uint32_t>("worker_pause_ms", c.worker_pause_ms, 100, 3600000);
   s.str_list("standby_endpoints", c.standby_endpoints);
   for (const auto& e : c.standby_endpoints) check_endpoint(s, "standby_endpoints", e);
   // A lease shorter than the dead-peer window would requeue work of workers that are alive.

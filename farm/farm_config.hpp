@@ -103,6 +103,11 @@ struct CoordinatorConfig {
   // proofs, public signals and idempotency key this long after it ended (docs/farm-integrity.md,
   // "Result retention"); 0 keeps every job until deleted by hand.
   uint32_t retention_s = 7 * 24 * 3600;
+  // A worker that fails this many attempts in a row gets no new work for worker_pause_ms, then
+  // one more try; each failed try doubles the pause (at most 32 x worker_pause_ms); a recorded
+  // result clears it (coordinator/worker_pauses.hpp). 0: never paused.
+  uint32_t worker_failure_limit = 3;
+  uint32_t worker_pause_ms = 10000;
 };
 
 // worker: one worker process.
