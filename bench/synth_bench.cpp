@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Synthesis benchmarks over BLS12-381 Fr: ProvingCS on the built-in circuits at 2^16 and
-// 2^20 constraints, recording (porep's challenges also on a pool) and the sparse mat-vec, what
+// 2^20 constraints, the native statement (public inputs) the coordinator checks, recording
+// (porep's challenges also on a pool) and the sparse mat-vec, what
 // eager name strings would cost, and witness-bundle checksum / serialize / parse / streaming
 // throughput.
 #include <benchmark/benchmark.h>
@@ -47,6 +48,22 @@ void BM_ProvingSynthesis(benchmark::State& state) {
   set_rate(state, n);
 }
 BENCHMARK(BM_ProvingSynthesis)->ArgsProduct({{0, 1, 2}, {16, 20}})->Unit(benchmark::kMillisecond);
+
+// args: circuit, size (constraints). What the coordinator computes per partition of a native
+// job to check a synth worker's statement (Circuit::public_inputs): the instance made and its
+// public inputs computed natively, up to PoRep's 130M constraints.
+void BM_NativeStatement(benchmark::State& state) {
+  uint64_t partition = 0;
+  size_t n = 0;
+  for (auto _ : state) {
+    auto c = circuits::make_circuit<F>(circuit_of(state.range(0)), uint64_t(state.range(1)), 1, partition++);
+    const auto pub = c->public_inputs();
+    n = pub.size();
+    benchmark::DoNotOptimize(pub.data());
+  }
+  state.counters["public_inputs"] = double(n);
+}
+BENCHMARK(BM_NativeStatement)->ArgsProduct({{0, 1, 2}, {1 << 20}})->Args({2, 130000000})->Unit(benchmark::kMillisecond);
 
 // Synthesis straight into a preallocated bundle (shape known), including sealing it.
 void BM_ProvingIntoBundleInPlace(benchmark::State& state) {

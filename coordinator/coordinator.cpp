@@ -39,6 +39,7 @@ Coordinator::Coordinator(FarmConfig cfg)
       store_(redis_),
       checker_(store_),
       verify_(cfg_.coordinator.verify_threads),
+      native_statements_(verify_.threads()),
       ctx_(1),
       router_(ctx_, zmq::socket_type::router),
       registry_(redis_),

@@ -33,6 +33,7 @@
 #include "common/wire/zap_handler.hpp"
 #include "coordinator/farm_metrics.hpp"
 #include "coordinator/http_api.hpp"
+#include "coordinator/native_statements.hpp"
 #include "coordinator/proof_checker.hpp"
 #include "coordinator/verify_queue.hpp"
 #include "coordinator/worker_pauses.hpp"
@@ -211,6 +212,11 @@ class Coordinator {
   void ack_durable();
   // A result refused before it changed anything (stale, or not from the attempt's holder).
   void refused(const Peer& from, std::string_view what, const AttemptRef& at, const std::string& why);
+  // A native job's partition statement, computed from its built-in circuit
+  // (ProofChecker::builtin_statement); nullopt, with `why`, when it cannot be.
+  std::optional<std::vector<std::string>> native_statement(const PartRef& ref, const JobInfo& ji, std::string* why);
+  // Starts computing a claimed native partition's statement (NativeStatements).
+  void prepare_native_statement(const Claim& c);
   // The partition's statement for a zkey job: from the witness read at dispatch, or Redis.
   std::optional<std::vector<std::string>> zkey_statement(const PartRef& ref, const std::string& circuit,
                                                          std::string* why);
@@ -280,6 +286,8 @@ class Coordinator {
   // from the queue and not yet recorded: recording one writes to Redis, which may be down or
   // fence the write; the verdict (and its token) then stays for the next turn, never lost.
   VerifyQueue verify_;
+  // Native partitions' statements, started at dispatch, taken at synth_done (native_statement).
+  NativeStatements native_statements_;
   std::map<uint64_t, PendingProof> verifying_;
   std::set<std::string> verifying_tokens_;
   std::deque<VerifyQueue::Verdict> verdicts_;

@@ -296,6 +296,7 @@ bool Coordinator::dispatch_synth(const std::string& id, WorkerInfo& w, bool* emp
     synth.seed = std::stoull(c.job["seed"]);
     ControlMessage msg(std::move(synth));
     if (c.job["kind"] == "zkey" && !attach_input(id, w, c, msg)) continue;  // that attempt failed; try the next entry
+    if (c.job["kind"] != "zkey") prepare_native_statement(c);
     assign(id, w, c, msg);
     return true;
   }

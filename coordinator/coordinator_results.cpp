@@ -91,6 +91,35 @@ std::optional<std::vector<std::string>> Coordinator::zkey_statement(const PartRe
   return std::nullopt;
 }
 
+std::optional<std::vector<std::string>> Coordinator::native_statement(const PartRef& ref, const JobInfo& ji,
+                                                                      std::string* why) {
+  std::string error;
+  if (auto s = native_statements_.take(ref.member(), &error)) return s;
+  if (!error.empty()) {
+    if (why) *why = "computing it failed: " + error;
+    return std::nullopt;
+  }
+  try {  // not started here (a synthesis dispatched before this coordinator took over): now
+    return checker_.builtin_statement(ji.circuit, ji.seed, ref.part, why);
+  } catch (const std::exception& e) {
+    if (why) *why = std::string("computing it failed: ") + e.what();
+  }
+  return std::nullopt;
+}
+
+void Coordinator::prepare_native_statement(const Claim& c) {
+  try {
+    const auto fn = checker_.builtin_fn(c.job.at("circuit"));
+    if (!fn) return;  // a registration without the circuit's meta: native_statement says so
+    const uint64_t seed = std::stoull(c.job.at("seed")), part = c.ref.part;
+    native_statements_.start(c.ref.member(), [fn, seed, part] { return fn(seed, part); });
+  } catch (const RedisError&) {
+    throw;
+  } catch (const std::exception& e) {  // computed at synth_done instead, which reports the problem
+    spdlog::warn("coordinator: {} partition {}: statement not prepared: {}", c.ref.job, c.ref.part, e.what());
+  }
+}
+
 FarmStore::Attempt Coordinator::known_attempt(const Peer& from, const WorkerInfo& w, const PartRef& ref,
                                               const std::string& token, bool synth) {
   // `w` is the sender's entry (routing id, and CURVE key: handle() checked both), so an
@@ -128,19 +157,23 @@ void Coordinator::on_synth_done(const Peer& from, WorkerInfo& w, const SynthDone
     release();
     return settle(from, w, m.at.token);
   }
-  // The statement: checked against the key (count, field elements) and, for a zkey job, equal
-  // to the one the coordinator read from the witness.
+  // The statement: checked against the key (count, field elements) and equal to the one the
+  // coordinator knows: read from the witness for a zkey job, computed natively from the
+  // built-in circuit, the job's seed and the partition for a native one.
   const JobInfo& ji = job_info(ref.job);
   auto statement = checker_.canonical_statement(ji.circuit, m.public_inputs, &why);
-  if (statement && ji.kind == "zkey") {
+  if (statement) {
+    const bool zkey = ji.kind == "zkey";
     std::string missing;
-    auto expected = zkey_statement(ref, ji.circuit, &missing);
+    auto expected = zkey ? zkey_statement(ref, ji.circuit, &missing) : native_statement(ref, ji, &missing);
     if (!expected) {
       spdlog::warn("coordinator: {} partition {}: no statement to check the synthesis against: {}", ref.job, ref.part,
                    missing);
     } else if (*expected != *statement) {
       statement.reset();
-      why = "its public inputs are not the partition's (signals 1..nPublic of the job's witness)";
+      why = zkey ? "its public inputs are not the partition's (signals 1..nPublic of the job's witness)"
+                 : "its public inputs are not the partition's (the circuit's statement for the job's seed and this "
+                   "partition)";
     }
   }
   if (!statement) {

@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "common/circuits/circuit.hpp"
 #include "common/curves/dispatch.hpp"
 #include "common/formats/circom_files.hpp"
 #include "common/groth16/snarkjs_json.hpp"
@@ -18,6 +19,10 @@ const ProofChecker::Entry& ProofChecker::entry(const std::string& circuit) {
   auto curve = parse_curve(c.at("curve"));
   if (!curve) throw std::runtime_error("circuit " + circuit + ": unknown curve '" + c.at("curve") + "'");
   auto vk_json = nlohmann::json::parse(c.at("vk"));
+  const auto meta = nlohmann::json::parse(c.count("meta") ? c.at("meta") : std::string("{}"), nullptr, false);
+  const std::string name = meta.is_object() ? meta.value("circuit", std::string()) : std::string();
+  const uint64_t size =
+      meta.is_object() && meta.contains("size") && meta["size"].is_number_unsigned() ? meta["size"].get<uint64_t>() : 0;
   Entry e = curves::with_curve(*curve, [&]<class E>(E) {
     using Fr = typename E::Fr;
     auto pvk = std::make_shared<groth16::PreparedVerifyingKey<E>>(groth16::snarkjs::vk_from_json<E>(vk_json));
@@ -57,6 +62,16 @@ const ProofChecker::Entry& ProofChecker::entry(const std::string& circuit) {
       }
       return pub;
     };
+    if (circuits::is_known_circuit(name) && size > 0) {
+      out.builtin = [name, size](uint64_t seed, uint64_t partition) {
+        std::vector<std::string> pub;
+        for (const Fr& x : circuits::make_circuit<Fr>(name, size, seed, partition)->public_inputs())
+          pub.push_back(x.to_dec());
+        return pub;
+      };
+    } else {
+      out.builtin_missing = "circuit " + circuit + " is registered without a built-in circuit's name and size";
+    }
     return out;
   });
   return cache_.emplace(circuit, std::move(e)).first->second;
@@ -92,6 +107,16 @@ std::optional<std::vector<std::string>> ProofChecker::canonical_statement(const 
 
 std::vector<std::string> ProofChecker::statement_from_wtns(const std::string& circuit, const std::string& wtns) {
   return entry(circuit).from_wtns(wtns);
+}
+
+std::optional<std::vector<std::string>> ProofChecker::builtin_statement(const std::string& circuit, uint64_t seed,
+                                                                        uint64_t partition, std::string* why) {
+  const Entry& e = entry(circuit);
+  if (!e.builtin) {
+    if (why) *why = e.builtin_missing;
+    return std::nullopt;
+  }
+  return e.builtin(seed, partition);
 }
 
 bool ProofChecker::verify_batch(const std::string& circuit, const std::vector<nlohmann::json>& proofs,

@@ -4,8 +4,9 @@
 // receives, a proving key. Prepared keys are cached per circuit id (immutable content).
 //
 // It also owns the partition's statement (its public inputs): taken from the staged .wtns for
-// zkey jobs, checked and put in canonical form when a synth worker reports it for native ones.
-// Proofs are verified only against that statement, never against what a prover sends.
+// zkey jobs, computed natively from (circuit, size, seed, partition) for the built-in circuits
+// of native jobs, and a synth worker's report must equal it. Proofs are verified only against
+// that statement, never against what a prover sends.
 #pragma once
 
 #include <functional>
@@ -42,6 +43,16 @@ class ProofChecker {
   // A zkey partition's statement: signals 1..nPublic of its .wtns bytes. Throws
   // std::runtime_error naming the problem for a malformed witness.
   std::vector<std::string> statement_from_wtns(const std::string& circuit, const std::string& wtns);
+  // A native job's partition statement: the built-in circuit its key was made for (the
+  // registered meta's circuit and size), instance (seed, partition), public inputs computed
+  // natively (circuits::Circuit::public_inputs), canonical. nullopt, with `why`, when the
+  // registration names no built-in circuit (a key registered before the meta was kept).
+  std::optional<std::vector<std::string>> builtin_statement(const std::string& circuit, uint64_t seed,
+                                                            uint64_t partition, std::string* why);
+  // The computation itself, safe to run on any thread (what it needs is captured; it reads no
+  // Redis); empty when the registration names no built-in circuit. Call this on the loop.
+  using BuiltinStatement = std::function<std::vector<std::string>(uint64_t seed, uint64_t partition)>;
+  BuiltinStatement builtin_fn(const std::string& circuit) { return entry(circuit).builtin; }
   // All proofs of a job with one multi-pairing (all-or-nothing).
   bool verify_batch(const std::string& circuit, const std::vector<nlohmann::json>& proofs,
                     const std::vector<nlohmann::json>& pubs, std::string* why);
@@ -52,6 +63,9 @@ class ProofChecker {
     std::function<bool(const std::vector<nlohmann::json>&, const std::vector<nlohmann::json>&)> batch;
     std::function<std::vector<std::string>(const std::vector<std::string>&)> canonical;  // throws
     std::function<std::vector<std::string>(const std::string&)> from_wtns;               // throws
+    // Empty when the registration names no built-in circuit.
+    BuiltinStatement builtin;
+    std::string builtin_missing;  // why `builtin` is empty
     size_t n_public = 0;
   };
   const Entry& entry(const std::string& circuit);

@@ -49,6 +49,8 @@ class ChainCircuit final : public Circuit<F> {
     return prf_field<F>(prf_key(kWitnessDomain, seed, partition), 0);
   }
 
+  std::vector<F> public_inputs() const override { return {F::from_u64(partition_), native_output()}; }
+
   // The chain computed natively, for tests and for checking a proof's public input.
   F native_output() const {
     F x = initial_value(seed_, partition_);

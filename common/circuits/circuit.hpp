@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/cs/constraint_system.hpp"
 
@@ -34,6 +35,11 @@ class Circuit {
   virtual uint64_t partition() const = 0;
   // A one-line description of the sizing decisions, e.g. "3 paths, depths 32,32,31".
   virtual std::string describe() const = 0;
+  // The instance's statement: its public inputs after ONE, in allocation order, computed
+  // natively (the circuit's hashes and rounds out of circuit, no constraint or witness
+  // bookkeeping). What synthesize() allocates as inputs, exactly: the coordinator checks a
+  // synth worker's reported statement against it, so no worker chooses what is proved.
+  virtual std::vector<F> public_inputs() const = 0;
 };
 
 // For code that is templated on the circuit rather than going through the virtual base.

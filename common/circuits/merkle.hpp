@@ -104,7 +104,9 @@ class MerkleCircuit final : public Circuit<F> {
   static F level_tag(uint64_t level) { return F::from_u64(level + 1); }
   static F fold_tag() { return F::from_u64(uint64_t(1) << 32); }
 
-  // The public root computed natively (same PRF draws as synthesize), for tests.
+  std::vector<F> public_inputs() const override { return {F::from_u64(partition_), native_root()}; }
+
+  // The public root computed natively (same PRF draws as synthesize).
   F native_root() const {
     const uint64_t key = prf_key(kWitnessDomain, seed_, partition_);
     F acc;

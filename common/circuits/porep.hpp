@@ -351,8 +351,8 @@ class PorepCircuit final : public Circuit<F> {
     return w;
   }
 
-  // The public inputs after ONE, natively (for tests and clients).
-  std::vector<F> public_inputs() const {
+  // The public inputs after ONE, natively (Circuit::public_inputs).
+  std::vector<F> public_inputs() const override {
     const Witness w = witness();
     std::vector<F> in = {F::from_u64(partition_), node_to_field<F>(w.comm_d), w.comm_c, node_to_field<F>(w.replica)};
     for (const Challenge& ch : w.challenges) in.push_back(F::from_u64(ch.index));

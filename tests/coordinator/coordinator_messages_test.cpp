@@ -9,8 +9,9 @@
 //   - results end an attempt only from its assignee with its token: prove_done from another
 //     identity, or with a stale token, is acked but changes nothing; the assignee's proof is
 //     verified against the statement and recorded, and the job finishes;
-//   - quarantine: a synth_done whose statement is not the circuit's shape, or a proof of
-//     another statement, fails the attempt and quarantines its sender, which gets no more work;
+//   - quarantine: a synth_done whose statement is not the circuit's shape or not the
+//     partition's (another instance's, computed by the coordinator), or a proof of another
+//     statement, fails the attempt and quarantines its sender, which gets no more work;
 //   - task_failed: permanent from a synth worker fails the job; permanent from a prove worker
 //     (whose witness a synth worker checked) is downgraded to a failed attempt, retried.
 #include <gtest/gtest.h>
@@ -179,6 +180,37 @@ TEST_F(CoordinatorMessages, WrongStatementShapeQuarantinesTheSynthWorker) {
   ASSERT_TRUE(again);
   EXPECT_EQ(again->at.job, job);
   EXPECT_NE(again->at.token, s->at.token);
+}
+
+// The attack the native statement check closes: a synth worker reports another instance's
+// statement (seed 12's partition 0: well formed, of the right count) for a seed-11 job, which a
+// prover could then prove validly, so that a proof of the wrong statement were recorded. The
+// coordinator computes the partition's statement itself: the report is refused, its sender
+// quarantined, nothing recorded; an honest synthesis of the same partition is accepted.
+TEST_F(CoordinatorMessages, AnotherInstancesStatementQuarantinesTheSynthWorker) {
+  auto liar = worker("synth-liar", WorkerRole::Synth);
+  const std::string job = submit(1, 11);
+  const auto s = next<farm::Synth>(*liar);
+  ASSERT_TRUE(s);
+  const HonestResult other = key_->prove(12, 0), honest = key_->prove(11, 0);
+  ASSERT_NE(other.public_inputs, honest.public_inputs);
+  liar->send(farm::SynthDone{s->at, "bundle-liar", other.public_inputs, 1.0, 1000});
+  EXPECT_TRUE(acked(*liar, s->at.token));
+  ASSERT_TRUE(eventually(10s, [&] { return partition(job, 0)["attempts"].get<uint64_t>() == 1; }))
+      << partition(job, 0).dump();
+  ASSERT_EQ(quarantined().count("synth-liar"), 1u);
+  EXPECT_NE(quarantined().at("synth-liar")["reason"].get<std::string>().find("the circuit's statement"),
+            std::string::npos)
+      << quarantined().at("synth-liar").dump();
+  EXPECT_NE(partition(job, 0)["state"], "synthesized") << partition(job, 0).dump();
+
+  auto good = worker("synth-good", WorkerRole::Synth);
+  const auto again = next<farm::Synth>(*good);
+  ASSERT_TRUE(again);
+  good->send(farm::SynthDone{again->at, "bundle-good", honest.public_inputs, 1.0, 1000});
+  EXPECT_TRUE(acked(*good, again->at.token));
+  ASSERT_TRUE(eventually(10s, [&] { return partition(job, 0)["state"] == "synthesized"; })) << partition(job, 0).dump();
+  EXPECT_EQ(quarantined().count("synth-good"), 0u);
 }
 
 TEST_F(CoordinatorMessages, ProofOfAnotherStatementQuarantinesTheProver) {

@@ -52,6 +52,23 @@ TYPED_TEST(Circuits, PublicOutputsMatchNativeComputation) {
   EXPECT_EQ(cs2.inputs().back(), merkle.native_root());
 }
 
+// Every circuit's statement computed natively (what the coordinator checks a synth worker's
+// report against) is exactly the inputs its synthesis allocates, for several instances.
+TYPED_TEST(Circuits, PublicInputsAreTheSynthesizedInputsExactly) {
+  using F = TypeParam;
+  for (std::string_view name : circuit_names())
+    for (uint64_t size : {10u, 3000u, name == "porep" ? 100000u : 20000u})
+      for (auto [seed, partition] : {std::pair<uint64_t, uint64_t>{5, 0}, {5, 9}, {77, 9}}) {
+        auto c = make_circuit<F>(name, size, seed, partition);
+        CheckingCS<F> cs;
+        c->synthesize(cs);
+        const std::vector<F> want = c->public_inputs();
+        ASSERT_EQ(cs.num_inputs(), want.size() + 1) << name << " size " << size;
+        for (size_t i = 0; i < want.size(); ++i)
+          EXPECT_EQ(cs.inputs()[i + 1], want[i]) << name << " size " << size << " seed " << seed << " input " << i + 1;
+      }
+}
+
 TYPED_TEST(Circuits, TamperedValueIsNamedByPath) {
   using F = TypeParam;
   ChainCircuit<F> chain(300, 1, 0);
