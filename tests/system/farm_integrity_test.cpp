@@ -119,16 +119,19 @@ TEST_F(FarmIntegrityTest, ReplayedProofOfAnotherJobIsRefusedAndItsSenderQuaranti
 }
 
 TEST_F(FarmIntegrityTest, ForgedFailuresAndResultsFromOtherPeersAreIgnored) {
-  const std::string big = make_key("big", 12000);  // about a second per partition: attempts in flight
+  const std::string big = make_key("big", 12000);
   start_redis();
   start_coordinator("");
   start_worker("synth-1", "synth", "");
-  start_worker("prove-1", "prove", "");
+  // Each proof held 3 s longer (the slow-prove test hook): an attempt is in flight long enough
+  // to be stolen and forged against however fast the machine (unslowed, a quiet dev-2c proved
+  // the six partitions in 1.5 s and the test found no attempt to steal).
+  start_worker("prove-1", "prove", "", {"--inject-fault", "slow-prove"});
   wait_registered(2);
   FakeWorker evil(endpoint(), "evil");
   evil.hello("evil", farm::WorkerRole::Both, {});  // serves no circuit: gets no work
   ASSERT_TRUE(evil.wait_for(farm::MessageType::Welcome, 10s)) << log("coordinator");
-  const uint64_t n = 6;
+  const uint64_t n = 4;
   const auto job = submit(n, big);
 
   // An attacker that learned a real token (say, from a bundle key) while it is live: any
