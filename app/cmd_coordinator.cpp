@@ -21,6 +21,7 @@ namespace {
 
 std::atomic<bool> g_coordinator_stop{false};
 void on_coordinator_signal(int) { g_coordinator_stop.store(true); }
+void on_coordinator_hup(int) { farm::Coordinator::reload_keys_requested.store(true); }
 
 struct CoordinatorOptions {
   std::string config, log_level;
@@ -44,6 +45,7 @@ RunFn setup_coordinator(CLI::App& sub) {
     farm::check_exposure(cfg, farm::FarmRole::kCoordinator, false);  // before binding anything
     std::signal(SIGTERM, on_coordinator_signal);
     std::signal(SIGINT, on_coordinator_signal);
+    std::signal(SIGHUP, on_coordinator_hup);  // re-read zmq.allowed_keys_file
     if (o->standby) cfg.coordinator.standby = true;
     // A deposed standby-capable coordinator starts over as a standby: a fresh Coordinator
     // (nothing of the old one's worker table or ROUTER survives) that waits for the lease.

@@ -23,7 +23,10 @@ namespace {
 std::atomic<bool> g_worker_stop{false};
 void on_worker_signal(int) { g_worker_stop.store(true); }
 // SIGHUP: re-read worker.key_dir (new keys are served without a restart).
-void on_worker_hup(int) { farm::Worker::rescan_keys_requested.store(true); }
+void on_worker_hup(int) {
+  farm::Worker::rescan_keys_requested.store(true);
+  farm::Worker::reload_allowed_requested.store(true);
+}
 
 struct WorkerCliOptions {
   std::string config, id, role = "both";

@@ -57,11 +57,14 @@ Coordinator::Coordinator(FarmConfig cfg)
   monitor_ = std::make_unique<HandshakeMonitor>(ctx_, router_);
 }
 
+std::atomic<bool> Coordinator::reload_keys_requested{false};
+
 void Coordinator::setup_curve() {
   if (!cfg_.zmq.curve) return;
   auto keys = CurveKeys::load_for_coordinator(cfg_.zmq);
   zap_ = std::make_shared<wire::ZapHandler>(ctx_);
   zap_->allow(kControlZapDomain, keys.allowed_keys);
+  allowed_ = std::make_unique<AllowListWatch>(cfg_.zmq.allowed_keys_file, "zmq.allowed_keys_file", keys.allowed_keys);
   zap_->set_observer([this](const std::string&, const std::string& key, bool admitted, const std::string& why) {
     if (admitted) return;
     const uint64_t now = now_ms();
@@ -79,6 +82,39 @@ void Coordinator::setup_curve() {
   router_.set(zmq::sockopt::zap_domain, std::string(kControlZapDomain));
   spdlog::info("coordinator: CURVE on: public key {}, {} worker key(s) admitted from {}", keys.own.public_key,
                keys.allowed_keys.size(), cfg_.zmq.allowed_keys_file);
+}
+
+void Coordinator::reload_allowed_keys() {
+  last_allowed_poll_ms_ = now_ms();
+  const bool asked = reload_keys_requested.exchange(false);
+  const auto r = allowed_->poll(asked);
+  if (!r.error.empty()) {
+    spdlog::error(
+        "coordinator: zmq.allowed_keys_file changed but cannot be used ({}); the {} key(s) read before stay "
+        "in force",
+        r.error, allowed_->size());
+    return;
+  }
+  if (!r.change) {
+    if (asked)
+      spdlog::info("coordinator: zmq.allowed_keys_file re-read (SIGHUP): {} key(s), unchanged", allowed_->size());
+    return;
+  }
+  zap_->allow(kControlZapDomain, r.change->keys);
+  spdlog::info("coordinator: zmq.allowed_keys_file re-read{}: {} key(s), {} added, {} removed",
+               asked ? " (SIGHUP)" : "", r.change->keys.size(), r.change->added.size(), r.change->removed.size());
+  const std::set<std::string> removed(r.change->removed.begin(), r.change->removed.end());
+  for (auto it = workers_.begin(); it != workers_.end();) {
+    if (!removed.count(it->second.curve_key)) {
+      ++it;
+      continue;
+    }
+    spdlog::warn(
+        "coordinator: worker {}'s CURVE key {} was removed from zmq.allowed_keys_file: dropped, it gets no more work "
+        "and what it sends is ignored; its partitions are requeued when their leases expire",
+        printable(it->first), it->second.curve_key);
+    it = workers_.erase(it);
+  }
 }
 
 void Coordinator::log_handshake_failures() {
@@ -344,6 +380,7 @@ void Coordinator::serve(const std::atomic<bool>& stop) {
         sweep_jobs();
         last_sweep_ms_ = now;
       }
+      if (allowed_ && (reload_keys_requested.load() || now - last_allowed_poll_ms_ >= 2000)) reload_allowed_keys();
       if (cfg_.coordinator.retention_s && now - last_expire_ms_ >= 1000) {
         expire_results();
         last_expire_ms_ = now;
@@ -401,6 +438,15 @@ void Coordinator::WorkerInfo::take_report(const std::vector<std::string>& held, 
 }
 
 void Coordinator::handle(const Peer& from, const ControlMessage& m) {
+  // Admitted when it connected, but its key has been revoked since: ignored, hello included.
+  if (allowed_ && !allowed_->allows(from.key)) {
+    if (revoked_logged_.size() > 10000) revoked_logged_.clear();
+    if (revoked_logged_.insert(from.id + " " + from.key).second)
+      spdlog::warn(
+          "coordinator: ignoring what '{}' sends (first: a {}): its CURVE key is no longer in zmq.allowed_keys_file",
+          printable(from.id, 64), m.type_name());
+    return;
+  }
   if (const auto* h = m.as<Hello>()) return on_hello(from, *h);
   auto it = workers_.find(from.id);
   if (it == workers_.end()) {

@@ -37,6 +37,7 @@
 #include "coordinator/proof_checker.hpp"
 #include "coordinator/verify_queue.hpp"
 #include "coordinator/worker_pauses.hpp"
+#include "farm/allow_list_watch.hpp"
 #include "farm/clock.hpp"
 #include "farm/control_message.hpp"
 #include "farm/coordinator_lease.hpp"
@@ -54,6 +55,8 @@ class Coordinator {
   // Exit status of `zkmill coordinator` when another coordinator holds the farm's lease (at
   // start), or took it over while this one ran.
   static constexpr int kExitLeaseHeld = 3;
+  // Set (by `zkmill coordinator`'s SIGHUP handler) to re-read zmq.allowed_keys_file now.
+  static std::atomic<bool> reload_keys_requested;
 
   explicit Coordinator(FarmConfig cfg);
   // Serves until `stop` becomes true. Throws for setup problems (bind failure), and
@@ -262,6 +265,10 @@ class Coordinator {
   double since_submit_s(const std::string& job);
   void count_failure(const std::string& reason, const PartRef& ref, const FarmStore::Failed& f);
   void setup_curve();
+  // Re-reads zmq.allowed_keys_file when it changed (polled every 2 s) or on SIGHUP: added keys
+  // are admitted at once, workers of removed keys are dropped (their leases then expire and
+  // their partitions are requeued) and what they send is ignored.
+  void reload_allowed_keys();
   void log_handshake_failures();
   // Once per heartbeat period: the worker table to zk:workers, its counts by role and state
   // to zk:coordinator (WorkerRegistry) and to the worker gauges.
@@ -334,6 +341,9 @@ class Coordinator {
   // CURVE (zmq.curve): the ZAP handler admitting the allow-listed worker keys. Declared after
   // ctx_ and the members its observer uses, so it is destroyed (its thread joined) first.
   std::shared_ptr<wire::ZapHandler> zap_;
+  std::unique_ptr<AllowListWatch> allowed_;  // zmq.allowed_keys_file, under CURVE
+  uint64_t last_allowed_poll_ms_ = 0;
+  std::set<std::string> revoked_logged_;  // "id key" of revoked peers already logged as ignored
   std::unique_ptr<HandshakeMonitor> monitor_;
   WorkerRegistry registry_;
   // Bundle endpoint -> its server's CURVE public key (from synth workers' hellos), handed to

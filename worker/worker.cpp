@@ -66,6 +66,9 @@ Worker::Worker(FarmConfig cfg, WorkerOptions opts)
       so.allowed_client_keys = curve_->allowed_keys;
     }
     server_ = std::make_unique<wire::BundleServer>(ctx_, cfg_.worker.bundle_bind, std::move(so));
+    if (curve_)
+      allowed_ =
+          std::make_unique<AllowListWatch>(cfg_.zmq.allowed_keys_file, "zmq.allowed_keys_file", curve_->allowed_keys);
   }
   dealer_.set(zmq::sockopt::routing_id, id_);
   if (curve_) {
@@ -96,6 +99,24 @@ Worker::Worker(FarmConfig cfg, WorkerOptions opts)
 }
 
 std::atomic<bool> Worker::rescan_keys_requested{false};
+std::atomic<bool> Worker::reload_allowed_requested{false};
+
+void Worker::reload_allowed_keys() {
+  last_allowed_poll_ms_ = now_ms();
+  const bool asked = reload_allowed_requested.exchange(false);
+  const auto r = allowed_->poll(asked);
+  if (!r.error.empty()) {
+    spdlog::error(
+        "worker {}: zmq.allowed_keys_file changed but cannot be used ({}); the {} key(s) read before stay in "
+        "force",
+        id_, r.error, allowed_->size());
+  } else if (r.change) {
+    server_->set_allowed_client_keys(r.change->keys);
+    spdlog::info("worker {}: zmq.allowed_keys_file re-read{}: the bundle server admits {} key(s), {} added, {} removed",
+                 id_, asked ? " (SIGHUP)" : "", r.change->keys.size(), r.change->added.size(),
+                 r.change->removed.size());
+  }
+}
 
 void Worker::rescan_keys() {
   last_rescan_ms_ = now_ms();
@@ -193,6 +214,19 @@ ControlMessage Worker::heartbeat() const {
   return ControlMessage(std::move(hb));
 }
 
+void Worker::reconnect_coordinators() {
+  std::vector<std::string> endpoints{cfg_.coordinator.endpoint};
+  endpoints.insert(endpoints.end(), cfg_.coordinator.standby_endpoints.begin(),
+                   cfg_.coordinator.standby_endpoints.end());
+  for (const auto& e : endpoints) {
+    try {
+      dealer_.disconnect(e);
+    } catch (const zmq::error_t&) {  // libzmq already dropped it
+    }
+    dealer_.connect(e);
+  }
+}
+
 int Worker::run(const std::atomic<bool>& stop) {
   dealer_.connect(cfg_.coordinator.endpoint);
   std::string coordinators = cfg_.coordinator.endpoint;
@@ -262,6 +296,7 @@ int Worker::run(const std::atomic<bool>& stop) {
     start_queued();
     log_handshake_failures();
     const uint64_t now = now_ms();
+    if (allowed_ && (reload_allowed_requested.load() || now - last_allowed_poll_ms_ >= 2000)) reload_allowed_keys();
     const uint64_t rescan_ms = uint64_t(cfg_.worker.key_rescan_s) * 1000;
     if (tasks_.empty() && queued_.empty() && !draining_ &&
         (rescan_keys_requested.load() || (rescan_ms && now - last_rescan_ms_ >= rescan_ms)))
@@ -274,6 +309,10 @@ int Worker::run(const std::atomic<bool>& stop) {
     // (ZeroMQ reconnects the TCP connection by itself).
     if (now - last_heard_ms_ > heartbeat_ms_ * liveness_ && now - last_hello_ms_ > heartbeat_ms_ * liveness_) {
       spdlog::warn("worker {}: coordinator silent for {} ms; saying hello again", id_, now - last_heard_ms_);
+      // A handshake the coordinator refused (our key not on its allow-list) ends that
+      // connection for good in libzmq (a protocol error is not retried): connect again, so
+      // that a key added to the allow-list since is let in without restarting this worker.
+      if (handshake_failures_) reconnect_coordinators();
       send(hello());
       last_hello_ms_ = now;
     }
@@ -287,7 +326,8 @@ void Worker::log_handshake_failures() {
       handshake_failures_ = 0;
       continue;
     }
-    // libzmq retries a refused handshake forever; one line per 10 s says why nothing happens.
+    // One line per 10 s says why nothing happens (a refused handshake is tried again when the
+    // coordinator has been silent a liveness period: reconnect_coordinators).
     const uint64_t now = now_ms();
     ++handshake_failures_;
     if (now - last_refusal_log_ms_ < 10000) continue;

@@ -28,6 +28,7 @@
 #include "common/cs/pce_matrices.hpp"
 #include "common/groth16/proving_key.hpp"
 #include "common/wire/bundle_server.hpp"
+#include "farm/allow_list_watch.hpp"
 #include "farm/control_message.hpp"
 #include "farm/curve_keys.hpp"
 #include "farm/farm_config.hpp"
@@ -62,6 +63,9 @@ class Worker {
   uint64_t bundles_proved_locally() const { return local_bundles_.load(); }
   // Set (e.g. by a SIGHUP handler) to re-read worker.key_dir at the next idle moment.
   static std::atomic<bool> rescan_keys_requested;
+  // Set by the same handler: re-read zmq.allowed_keys_file (the prove workers a synth worker's
+  // bundle server admits) now; it is also polled every 2 s.
+  static std::atomic<bool> reload_allowed_requested;
 
  private:
   struct Task {
@@ -111,6 +115,10 @@ class Worker {
   // Re-reads worker.key_dir; when the set of circuits changed, says hello again so the
   // coordinator assigns (or stops assigning) them. Only between tasks: the task thread reads keys_.
   void rescan_keys();
+  // Connects the control socket to the coordinator endpoint(s) again (after a refused handshake).
+  void reconnect_coordinators();
+  // Re-reads zmq.allowed_keys_file for the bundle server when it changed or on SIGHUP.
+  void reload_allowed_keys();
 
   FarmConfig cfg_;
   WorkerOptions opts_;
@@ -136,6 +144,8 @@ class Worker {
   LogRateLimiter malformed_log_;
   uint64_t handshake_failures_ = 0, last_refusal_log_ms_ = 0;
   std::unique_ptr<wire::BundleServer> server_;
+  std::unique_ptr<AllowListWatch> allowed_;  // the bundle server's allow-list, under CURVE
+  uint64_t last_allowed_poll_ms_ = 0;
   std::map<std::string, std::unique_ptr<Task>> tasks_;  // token -> task
   // The lookahead: assignments taken but not started (a synthesis waiting for the proof ahead
   // of it, and so on), started in arrival order the moment they may. Reported as `queued` in

@@ -74,6 +74,10 @@ class BundleServer::Impl {
     if (zap_) zap_->remove(zap_domain_);
   }
 
+  void set_allowed_client_keys(const std::vector<std::string>& keys) {
+    if (zap_) zap_->allow(zap_domain_, keys);
+  }
+
   void stop() {
     stop_ = true;
     if (thread_.joinable()) thread_.join();
@@ -352,5 +356,8 @@ std::shared_ptr<const cs::WitnessBundle> BundleServer::find(const std::string& k
 size_t BundleServer::active_transfers() const { return impl_->active_transfers(); }
 BundleServer::Stats BundleServer::stats() const { return impl_->stats(); }
 void BundleServer::stop() { impl_->stop(); }
+void BundleServer::set_allowed_client_keys(const std::vector<std::string>& keys_z85) {
+  impl_->set_allowed_client_keys(keys_z85);
+}
 
 }  // namespace zkmill::wire

@@ -78,6 +78,9 @@ class BundleServer {
 
   size_t active_transfers() const;
   Stats stats() const;
+  // Replaces the CURVE client keys admitted (a server made with allowed_client_keys; no-op
+  // otherwise): new connections are checked against the new list, open ones stay.
+  void set_allowed_client_keys(const std::vector<std::string>& keys_z85);
 
   // Stops serving, closes the socket (linger 0: queued chunks are dropped, their fetchers
   // time out) and joins the thread. Idempotent.

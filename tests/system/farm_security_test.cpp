@@ -3,6 +3,7 @@
 // the real coordinator and worker processes on loopback: CURVE on both planes with keys from
 // `zkmill keygen` and a ZAP allow-list, Redis ACL users, `zkmill worker drain`, and
 // `--gpus` (a GPU farm test that skips without a CUDA device). Every wait is bounded.
+#include <csignal>
 #include <map>
 
 #include "farm/curve_keys.hpp"
@@ -56,6 +57,56 @@ TEST_F(SecureFarmTest, CurveFarmProvesAndAdmitsOnlyAllowListedWorkers) {
     ASSERT_EQ(secret.size(), 40u);
     EXPECT_FALSE(contains(logs, secret)) << name << "'s secret key is in a log";
   }
+}
+
+// Keys are added to and revoked from zmq.allowed_keys_file while the farm runs: the coordinator
+// and the synth workers (whose bundle servers admit the prove workers) re-read the file when it
+// changes, the coordinator also on SIGHUP. A prove worker refused at first is admitted once its
+// key is added, and fetches from the synth worker; the removed key's worker is dropped, gets no
+// more work, and what it sends is ignored; an edit that does not parse keeps the keys in force.
+TEST_F(SecureFarmTest, AllowListChangesTakeEffectWithoutARestart) {
+  start_redis();
+  keygen("coordinator");
+  const std::string synth_pub = keygen("synth-1"), old_pub = keygen("prove-old"), new_pub = keygen("prove-new");
+  const fs::path allowed = dir_ / "curve" / "allowed";
+  auto write_allowed = [&](const std::string& text) {  // whole, by rename, as an editor or deploy tool does
+    std::ofstream(allowed.string() + ".tmp") << text;
+    fs::rename(allowed.string() + ".tmp", allowed);
+  };
+  write_allowed(synth_pub + "\n" + old_pub + "\n");
+  const pid_t coordinator = start_coordinator(curve_yaml("coordinator"));
+  start_worker("synth-1", "synth", curve_yaml("synth-1"));
+  start_worker("prove-old", "prove", curve_yaml("prove-old"));
+  start_worker("prove-new", "prove", curve_yaml("prove-new"));  // not listed yet: refused
+  wait_registered(2);
+  const auto first = submit(2);
+  expect_done_and_verified(first, 2);
+  for (const auto& p : status(first)["partition_states"]) EXPECT_EQ(p["worker"], "prove-old") << p.dump();
+  EXPECT_TRUE(contains(log("coordinator"), "REFUSED a worker connection: CURVE public key " + new_pub))
+      << log("coordinator");
+
+  write_allowed("this is not a key\n");
+  EXPECT_TRUE(eventually(10s, [&] { return contains(log("coordinator"), "changed but cannot be used"); }))
+      << log("coordinator");
+  EXPECT_TRUE(eventually(10s, [&] { return contains(log("synth-1"), "changed but cannot be used"); }))
+      << log("synth-1");
+
+  write_allowed("# prove-old retired\n" + synth_pub + "\n" + new_pub + "\n");
+  ASSERT_EQ(kill(coordinator, SIGHUP), 0);
+  ASSERT_TRUE(eventually(10s, [&] { return contains(log("coordinator"), "2 key(s), 1 added, 1 removed"); }))
+      << log("coordinator");
+  EXPECT_TRUE(contains(log("coordinator"), "worker prove-old's CURVE key " + old_pub + " was removed"))
+      << log("coordinator");
+  ASSERT_TRUE(eventually(20s, [&] { return count_of(log("coordinator"), "registered (role") >= 3; })) << all_logs();
+  EXPECT_TRUE(eventually(10s, [&] { return contains(log("synth-1"), "admits 2 key(s), 1 added, 1 removed"); }))
+      << log("synth-1");
+
+  const auto second = submit(3);
+  expect_done_and_verified(second, 3);
+  for (const auto& p : status(second)["partition_states"]) EXPECT_EQ(p["worker"], "prove-new") << p.dump();
+  EXPECT_TRUE(eventually(10s, [&] { return contains(log("coordinator"), "ignoring what 'prove-old' sends"); }))
+      << log("coordinator");
+  EXPECT_FALSE(contains(log("prove-old"), second)) << "the revoked worker got work of the second job";
 }
 
 // Under CURVE a result counts only from the key the lease names. A peer holding another
