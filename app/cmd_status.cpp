@@ -159,6 +159,13 @@ int show_status(const ClientOptions& o, const Context& ctx) {
               s["error"].get<std::string>().empty() ? "" : ", error: ", s["error"].get<std::string>().c_str());
   if (!s.value("warning", std::string()).empty())
     std::printf("  warning: %s\n", s["warning"].get<std::string>().c_str());
+  if (s.contains("deleted_after_ms")) {
+    const time_t at = time_t(s["deleted_after_ms"].get<uint64_t>() / 1000);
+    char when[32] = "?";
+    struct tm utc {};
+    if (gmtime_r(&at, &utc)) std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &utc);
+    std::printf("  kept until %s UTC (coordinator.retention_s): `zkmill result` before then\n", when);
+  }
   for (const auto& p : s["partition_states"])
     std::printf("  partition %-4llu %-13s attempts %llu %s%s\n", (unsigned long long)p["partition"].get<uint64_t>(),
                 p["state"].get<std::string>().c_str(), (unsigned long long)p["attempts"].get<uint64_t>(),

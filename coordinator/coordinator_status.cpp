@@ -61,7 +61,8 @@ void Coordinator::publish_workers() {
                      {"started_ms", started_ms_},
                      {"workers", counts},
                      {"throughput", metrics_.throughput(now)},
-                     {"metrics", cfg_.coordinator.metrics_listen}},
+                     {"metrics", cfg_.coordinator.metrics_listen},
+                     {"retention_s", cfg_.coordinator.retention_s}},
                     std::max<uint64_t>(5000, 3ull * cfg_.coordinator.heartbeat_ms * cfg_.coordinator.liveness));
 }
 

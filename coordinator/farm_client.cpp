@@ -247,6 +247,13 @@ nlohmann::json FarmClient::status(const std::string& job) {
   if (j["state"] == "queued" || j["state"] == "running") {
     out["workers_serving"] = coverage(j["circuit"]);
     out["warning"] = coverage_warning(j["circuit"], out["workers_serving"]);
+  } else {
+    // When it ended, and when the result retention deletes it (the running coordinator's
+    // coordinator.retention_s; absent while none runs, or with 0: kept).
+    const auto ended = redis_.command({"ZSCORE", "zk:ended", job});
+    const uint64_t ended_ms = ended.is_nil() ? to_u64(j["updated_ms"]) : to_u64(ended.as_string());
+    out["ended_ms"] = ended_ms;
+    if (const uint64_t keep_s = retention_s(); keep_s) out["deleted_after_ms"] = ended_ms + keep_s * 1000;
   }
   nlohmann::json parts = nlohmann::json::array();
   nlohmann::json counts = nlohmann::json::object();
@@ -462,6 +469,13 @@ std::string FarmClient::coverage_warning(const std::string& circuit, const nlohm
          "worker; `zkmill status --workers` lists them)";
 }
 
+uint64_t FarmClient::retention_s() {
+  const auto c = coordinator();
+  return c.is_object() && c.contains("retention_s") && c["retention_s"].is_number_unsigned()
+             ? c["retention_s"].get<uint64_t>()
+             : 0;
+}
+
 std::string FarmClient::no_job(const std::string& job) {
   uint64_t seq = 0;
   const bool numbered = job.size() > 1 && job.size() <= 20 && job[0] == 'j' &&
@@ -469,10 +483,13 @@ std::string FarmClient::no_job(const std::string& job) {
                         (seq = std::stoull(job.substr(1))) > 0;
   if (numbered) {
     const auto last = redis_.command({"GET", "zk:seq:job"});
-    if (!last.is_nil() && seq <= to_u64(last.as_string()))
+    if (!last.is_nil() && seq <= to_u64(last.as_string())) {
+      const uint64_t keep_s = retention_s();
       return "job '" + job +
-             "' no longer exists: the farm deletes a job with its proofs coordinator.retention_s after it ended "
-             "(7 days unless configured otherwise)";
+             "' no longer exists: the farm deletes a job with its proofs coordinator.retention_s after it ended (" +
+             (keep_s ? "here " + std::to_string(keep_s) + " s" : std::string("7 days unless configured otherwise")) +
+             ")";
+    }
   }
   return "no job '" + job + "'";
 }

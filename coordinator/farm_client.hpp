@@ -47,6 +47,9 @@ class FarmClient {
   // Why `job` is not there, for an error message: "no job 'ID'", or, for an id this farm gave
   // out, that the result retention has deleted it (coordinator.retention_s).
   std::string no_job(const std::string& job);
+  // The running coordinator's coordinator.retention_s (from its summary); 0 when none runs or
+  // it keeps every job.
+  uint64_t retention_s();
   // The most recent jobs (summaries).
   nlohmann::json list(size_t limit);
   // A page of jobs, newest first: up to `limit` summaries (as list()) in state `state` (empty:

@@ -152,6 +152,12 @@ TEST_F(FarmOutputs, EndedJobsAreDeletedAfterTheirRetention) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string job = r.out.substr(0, r.out.find('\n'));
   ASSERT_EQ(farm_.wait(job), 0);
+  // Its status says when it ends its retention: 6 s after it ended.
+  const auto ended = farm_.status(job);
+  ASSERT_TRUE(ended.contains("ended_ms") && ended.contains("deleted_after_ms")) << ended.dump();
+  EXPECT_EQ(ended["deleted_after_ms"].get<uint64_t>(), ended["ended_ms"].get<uint64_t>() + 6000) << ended.dump();
+  r = run_zkmill({"status", "--config", farm_.client(), job});
+  EXPECT_TRUE(contains(r.out, "kept until ")) << r.out;
   const fs::path out = d_ / "proofs";
   r = run_zkmill({"result", "--config", farm_.client(), job, "--out", out.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -173,6 +179,7 @@ TEST_F(FarmOutputs, EndedJobsAreDeletedAfterTheirRetention) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   ASSERT_TRUE(farm_.status(job).is_null()) << "job " << job << " still there after 40 s (retention 6 s)";
   const std::string gone = "job '" + job + "' no longer exists";
+  EXPECT_TRUE(contains(run_zkmill({"status", "--config", farm_.client(), job}).err, "(here 6 s)"));
   r = run_zkmill({"status", "--config", farm_.client(), job});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(contains(r.err, gone)) << r.err;
