@@ -86,24 +86,10 @@ void Coordinator::setup_curve() {
 
 void Coordinator::reload_allowed_keys() {
   last_allowed_poll_ms_ = now_ms();
-  const bool asked = reload_keys_requested.exchange(false);
-  const auto r = allowed_->poll(asked);
-  if (!r.error.empty()) {
-    spdlog::error(
-        "coordinator: zmq.allowed_keys_file changed but cannot be used ({}); the {} key(s) read before stay "
-        "in force",
-        r.error, allowed_->size());
-    return;
-  }
-  if (!r.change) {
-    if (asked)
-      spdlog::info("coordinator: zmq.allowed_keys_file re-read (SIGHUP): {} key(s), unchanged", allowed_->size());
-    return;
-  }
-  zap_->allow(kControlZapDomain, r.change->keys);
-  spdlog::info("coordinator: zmq.allowed_keys_file re-read{}: {} key(s), {} added, {} removed",
-               asked ? " (SIGHUP)" : "", r.change->keys.size(), r.change->added.size(), r.change->removed.size());
-  const std::set<std::string> removed(r.change->removed.begin(), r.change->removed.end());
+  const auto change = allowed_->poll_logged("coordinator", reload_keys_requested.exchange(false));
+  if (!change) return;
+  zap_->allow(kControlZapDomain, change->keys);
+  const std::set<std::string> removed(change->removed.begin(), change->removed.end());
   for (auto it = workers_.begin(); it != workers_.end();) {
     if (!removed.count(it->second.curve_key)) {
       ++it;

@@ -2,6 +2,7 @@
 // AllowListWatch: stat, compare, re-read (allow_list_watch.hpp says why).
 #include "farm/allow_list_watch.hpp"
 
+#include <spdlog/spdlog.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -42,6 +43,19 @@ AllowListWatch::Result AllowListWatch::poll(bool force) {
   keys_ = next;
   r.change = std::move(c);
   return r;
+}
+
+std::optional<AllowListWatch::Change> AllowListWatch::poll_logged(const std::string& who, bool force) {
+  Result r = poll(force);
+  if (!r.error.empty())
+    spdlog::error("{}: {} changed but cannot be used ({}); the {} key(s) read before stay in force", who, config_key_,
+                  r.error, keys_.size());
+  else if (r.change)
+    spdlog::info("{}: {} re-read{}: {} key(s) admitted, {} added, {} removed", who, config_key_,
+                 force ? " (SIGHUP)" : "", r.change->keys.size(), r.change->added.size(), r.change->removed.size());
+  else if (force)
+    spdlog::info("{}: {} re-read (SIGHUP): {} key(s), unchanged", who, config_key_, keys_.size());
+  return std::move(r.change);
 }
 
 }  // namespace zkmill::farm

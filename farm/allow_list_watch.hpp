@@ -31,6 +31,9 @@ class AllowListWatch {
   // Re-reads the file if it changed since the last poll (or `force`: SIGHUP). A file that is
   // unchanged, or changed to the same keys, gives neither a change nor an error.
   Result poll(bool force = false);
+  // poll(), logged as `who` ("coordinator", "worker ID"): an error, a change, or (when forced,
+  // i.e. asked for by SIGHUP) that nothing changed. Returns the change to apply, if any.
+  std::optional<Change> poll_logged(const std::string& who, bool force);
 
   bool allows(const std::string& key_z85) const { return keys_.count(key_z85) > 0; }
   size_t size() const { return keys_.size(); }

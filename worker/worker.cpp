@@ -103,19 +103,8 @@ std::atomic<bool> Worker::reload_allowed_requested{false};
 
 void Worker::reload_allowed_keys() {
   last_allowed_poll_ms_ = now_ms();
-  const bool asked = reload_allowed_requested.exchange(false);
-  const auto r = allowed_->poll(asked);
-  if (!r.error.empty()) {
-    spdlog::error(
-        "worker {}: zmq.allowed_keys_file changed but cannot be used ({}); the {} key(s) read before stay in "
-        "force",
-        id_, r.error, allowed_->size());
-  } else if (r.change) {
-    server_->set_allowed_client_keys(r.change->keys);
-    spdlog::info("worker {}: zmq.allowed_keys_file re-read{}: the bundle server admits {} key(s), {} added, {} removed",
-                 id_, asked ? " (SIGHUP)" : "", r.change->keys.size(), r.change->added.size(),
-                 r.change->removed.size());
-  }
+  if (const auto change = allowed_->poll_logged("worker " + id_, reload_allowed_requested.exchange(false)))
+    server_->set_allowed_client_keys(change->keys);
 }
 
 void Worker::rescan_keys() {

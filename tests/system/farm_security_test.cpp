@@ -93,12 +93,12 @@ TEST_F(SecureFarmTest, AllowListChangesTakeEffectWithoutARestart) {
 
   write_allowed("# prove-old retired\n" + synth_pub + "\n" + new_pub + "\n");
   ASSERT_EQ(kill(coordinator, SIGHUP), 0);
-  ASSERT_TRUE(eventually(10s, [&] { return contains(log("coordinator"), "2 key(s), 1 added, 1 removed"); }))
+  ASSERT_TRUE(eventually(10s, [&] { return contains(log("coordinator"), "2 key(s) admitted, 1 added, 1 removed"); }))
       << log("coordinator");
   EXPECT_TRUE(contains(log("coordinator"), "worker prove-old's CURVE key " + old_pub + " was removed"))
       << log("coordinator");
   ASSERT_TRUE(eventually(20s, [&] { return count_of(log("coordinator"), "registered (role") >= 3; })) << all_logs();
-  EXPECT_TRUE(eventually(10s, [&] { return contains(log("synth-1"), "admits 2 key(s), 1 added, 1 removed"); }))
+  EXPECT_TRUE(eventually(10s, [&] { return contains(log("synth-1"), "2 key(s) admitted, 1 added, 1 removed"); }))
       << log("synth-1");
 
   const auto second = submit(3);
