@@ -477,13 +477,10 @@ uint64_t FarmClient::retention_s() {
 }
 
 std::string FarmClient::no_job(const std::string& job) {
-  uint64_t seq = 0;
-  const bool numbered = job.size() > 1 && job.size() <= 20 && job[0] == 'j' &&
-                        std::all_of(job.begin() + 1, job.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
-                        (seq = std::stoull(job.substr(1))) > 0;
-  if (numbered) {
+  if (is_job_id(job)) {  // at most 18 digits: fits
+    const uint64_t seq = std::stoull(job.substr(1));
     const auto last = redis_.command({"GET", "zk:seq:job"});
-    if (!last.is_nil() && seq <= to_u64(last.as_string())) {
+    if (seq > 0 && !last.is_nil() && seq <= to_u64(last.as_string())) {
       const uint64_t keep_s = retention_s();
       return "job '" + job +
              "' no longer exists: the farm deletes a job with its proofs coordinator.retention_s after it ended (" +

@@ -51,6 +51,15 @@ class CoordinatorMessages : public InProcessCoordinatorTest {
     farm::RedisClient redis(cfg_.redis);
     return farm::WorkerRegistry(redis).quarantined();
   }
+  // The sender's result for partition 0 of `job` was a failed attempt, and `worker` is
+  // quarantined for a reason that says `why`.
+  void expect_failed_and_quarantined(const std::string& job, const std::string& worker, const std::string& why) {
+    ASSERT_TRUE(eventually(10s, [&] { return partition(job, 0)["attempts"].get<uint64_t>() == 1; }))
+        << partition(job, 0).dump();
+    const auto q = quarantined();
+    ASSERT_EQ(q.count(worker), 1u);
+    EXPECT_NE(q.at(worker)["reason"].get<std::string>().find(why), std::string::npos) << q.at(worker).dump();
+  }
   // Synthesis of partition `part` reported honestly by `synth`: the Prove the prove worker gets.
   std::optional<farm::Prove> synthesized(FakeWorker& synth, FakeWorker& prove, uint64_t seed,
                                          const HonestResult& honest) {
@@ -196,12 +205,8 @@ TEST_F(CoordinatorMessages, AnotherInstancesStatementQuarantinesTheSynthWorker) 
   ASSERT_NE(other.public_inputs, honest.public_inputs);
   liar->send(farm::SynthDone{s->at, "bundle-liar", other.public_inputs, 1.0, 1000});
   EXPECT_TRUE(acked(*liar, s->at.token));
-  ASSERT_TRUE(eventually(10s, [&] { return partition(job, 0)["attempts"].get<uint64_t>() == 1; }))
-      << partition(job, 0).dump();
-  ASSERT_EQ(quarantined().count("synth-liar"), 1u);
-  EXPECT_NE(quarantined().at("synth-liar")["reason"].get<std::string>().find("the circuit's statement"),
-            std::string::npos)
-      << quarantined().at("synth-liar").dump();
+  expect_failed_and_quarantined(job, "synth-liar", "the circuit's statement");
+  if (HasFatalFailure()) return;
   EXPECT_NE(partition(job, 0)["state"], "synthesized") << partition(job, 0).dump();
 
   auto good = worker("synth-good", WorkerRole::Synth);
@@ -225,12 +230,8 @@ TEST_F(CoordinatorMessages, ProofOfAnotherStatementQuarantinesTheProver) {
   ASSERT_TRUE(key_->verifies(other.proof, other.public_inputs));
   evil->send(prove_done(p->at, other.proof, other.public_inputs));
   EXPECT_TRUE(acked(*evil, p->at.token));
-  ASSERT_TRUE(eventually(10s, [&] { return partition(job, 0)["attempts"].get<uint64_t>() == 1; }))
-      << partition(job, 0).dump();
-  ASSERT_EQ(quarantined().count("prove-evil"), 1u);
-  EXPECT_NE(quarantined().at("prove-evil")["reason"].get<std::string>().find("a proof of another statement"),
-            std::string::npos)
-      << quarantined().at("prove-evil").dump();
+  expect_failed_and_quarantined(job, "prove-evil", "a proof of another statement");
+  if (HasFatalFailure()) return;
   EXPECT_EQ(partition(job, 0)["recorded"].get<uint64_t>(), 0u) << partition(job, 0).dump();
   EXPECT_FALSE(next<farm::Prove>(*evil, 2s)) << "a quarantined worker got work";
 }

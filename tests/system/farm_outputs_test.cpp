@@ -194,7 +194,10 @@ TEST_F(FarmOutputs, EndedJobsAreDeletedAfterTheirRetention) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(contains(r.err, gone)) << r.err;
   r = run_zkmill({"status", "--config", farm_.client(), "j999999"});
-  EXPECT_TRUE(contains(r.err, "no job 'j999999'")) << r.err;  // never given out: not "deleted"
+  EXPECT_TRUE(contains(r.err, "no job 'j999999'")) << r.err;                        // never given out: not "deleted"
+  r = run_zkmill({"status", "--config", farm_.client(), "j99999999999999999999"});  // 20 digits: no job id at all
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(contains(r.err, "no job 'j99999999999999999999'")) << r.err;
   EXPECT_TRUE(contains(farm_.log("coordinator"), "deleted 1 job(s) that ended more than 6 s ago"))
       << farm_.log("coordinator");
   const auto still = farm_.status(queued);
