@@ -83,8 +83,9 @@ RunFn setup_worker(CLI::App& sub) {
       ->capture_default_str();
   sub.add_option("--inject-fault", o->worker.fault,
                  "TESTING ONLY: corrupt-bundle-once (serve one corrupted bundle), bad-proof-once (send one "
-                 "proof that does not verify) or slow-prove (each proof takes 3 s longer)")
-      ->check(CLI::IsMember({"corrupt-bundle-once", "bad-proof-once", "slow-prove"}));
+                 "proof that does not verify), slow-prove (each proof takes 3 s longer) or stuck-prove-once (the "
+                 "first proof waits until its job ends and the coordinator aborts it, 600 s at most)")
+      ->check(CLI::IsMember({"corrupt-bundle-once", "bad-proof-once", "slow-prove", "stuck-prove-once"}));
   sub.add_option("--gpus", o->worker.gpus,
                  "Prove on these CUDA devices, e.g. 0,1: one partition per device at once, plus worker.prefetch "
                  "fetched ahead per device. Needs a CUDA build")

@@ -56,6 +56,7 @@ void Coordinator::sweep_jobs() {
   }
   // The facts cached of jobs that ended: read again from Redis if a late message names one.
   std::erase_if(jobs_, [&](const auto& kv) { return !still.count(kv.first); });
+  abort_ended_tasks(still);
   for (const auto& job : active) {
     auto j = store_.job(job);
     if (j.empty()) continue;
@@ -69,6 +70,39 @@ void Coordinator::sweep_jobs() {
     }
     // Covers a crash between the last partition's result and the job's final verification.
     if (j["state"] == "running" && j["n_verified"] == j["partitions"]) finalize(job);
+  }
+}
+
+void Coordinator::abort_ended_tasks(const std::set<std::string>& active) {
+  std::map<std::string, std::string> ended;  // job -> why it ended, read once per sweep
+  auto why_ended = [&](const std::string& job) -> const std::string& {
+    auto it = ended.find(job);
+    if (it != ended.end()) return it->second;
+    // Not in zk:active: confirmed final (or gone) before any work is stopped, so that a
+    // misread set never aborts a running job's partitions.
+    const auto j = store_.job(job);
+    std::string why;
+    if (j.empty())
+      why = "job deleted";
+    else if (const auto st = j.find("state"); st != j.end() && (st->second == "cancelled" || st->second == "failed"))
+      why = "job " + st->second;
+    else if (st != j.end() && st->second == "done")
+      why = "job done (another attempt proved the partition)";
+    return ended.emplace(job, why).first->second;
+  };
+  for (auto& [id, w] : workers_) {
+    std::set<std::string> reported;
+    for (const auto& t : w.tasks) {
+      reported.insert(t.at.token);
+      if (active.count(t.at.job) || w.aborted.count(t.at.token)) continue;
+      const std::string& why = why_ended(t.at.job);
+      if (why.empty()) continue;
+      spdlog::info("coordinator: {} partition {} on worker {} ({}): {}; telling it to abort", t.at.job, t.at.part,
+                   printable(id), stage_name(t.stage), why);
+      send(id, Abort{t.at, why});
+      w.aborted.insert(t.at.token);
+    }
+    std::erase_if(w.aborted, [&](const std::string& token) { return !reported.count(token); });
   }
 }
 

@@ -14,9 +14,10 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::array<std::string_view, 14> kTypeNames = {
+constexpr std::array<std::string_view, 15> kTypeNames = {
     "hello",     "worker_heartbeat", "synth_done", "prove_done", "task_failed", "bye",     "welcome",
-    "heartbeat", "reconnect",        "synth",      "prove",      "ack",         "release", "drain"};
+    "heartbeat", "reconnect",        "synth",      "prove",      "ack",         "release", "drain",
+    "abort"};
 
 bool is_decimal(std::string_view s) {
   return !s.empty() && s.size() <= ControlLimits::kMaxDecimalDigits &&
@@ -302,6 +303,12 @@ std::optional<ControlBody> read_body(MessageType type, FieldReader& r) {
       return done(r, Release{r.str("bundle_key", 256)});
     case MessageType::Drain:
       return done(r, Drain{});
+    case MessageType::Abort: {
+      Abort a;
+      a.at = r.attempt();
+      a.reason = r.str("reason", 256);
+      return done(r, std::move(a));
+    }
   }
   return std::nullopt;
 }
@@ -390,6 +397,9 @@ json body_json(const ControlBody& body) {
           j["token"] = m.token;
         } else if constexpr (std::is_same_v<T, Release>) {
           j["bundle_key"] = m.bundle_key;
+        } else if constexpr (std::is_same_v<T, Abort>) {
+          put_attempt(j, m.at);
+          j["reason"] = m.reason;
         }
         return j;
       },

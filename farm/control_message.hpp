@@ -16,6 +16,7 @@
 //   prove_done {job, part, token, proof}          ack        {token}  (result recorded or refused)
 //   task_failed{job, part, token, error}          release    {bundle_key} (bundle no longer needed)
 //   bye        {}                                 drain      {}  (`zkmill worker drain`: as on SIGTERM)
+//                                                 abort      {job, part, token, reason} (its job ended)
 // Optional fields: hello {gpus[], bundle_server_key, slots, lookahead, tasks[], seen}, worker_heartbeat
 // {held[], seen, tasks[]}, synth_done {synth_ms, bundle_bytes}, prove_done {public[], fetch_ms,
 // expand_ms, prove_ms, slot_wait_ms, bundle_bytes}, task_failed {permanent, returned}, heartbeat {seq},
@@ -59,6 +60,7 @@ enum class MessageType : uint8_t {
   Ack,
   Release,
   Drain,
+  Abort,
 };
 std::string_view message_type_name(MessageType t);
 std::optional<MessageType> parse_message_type(std::string_view s);
@@ -211,9 +213,18 @@ struct Release {
 struct Drain {
   static constexpr MessageType kType = MessageType::Drain;
 };
+// The job of an attempt the worker holds has ended (cancelled, failed, past its deadline, or
+// done by another attempt): an assignment still queued is dropped, a running task stops at
+// its next cancellation point, and either is reported as task_failed (refused as stale by
+// then; it only frees the worker's slot). A worker ignores one for an attempt it does not hold.
+struct Abort {
+  static constexpr MessageType kType = MessageType::Abort;
+  AttemptRef at;
+  std::string reason;  // for the worker's log: "job cancelled", ...
+};
 
 using ControlBody = std::variant<Hello, WorkerHeartbeat, SynthDone, ProveDone, TaskFailed, Bye, Welcome, Heartbeat,
-                                 Reconnect, Synth, Prove, Ack, Release, Drain>;
+                                 Reconnect, Synth, Prove, Ack, Release, Drain, Abort>;
 
 class ControlMessage {
  public:

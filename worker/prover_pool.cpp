@@ -4,17 +4,27 @@
 
 #include <algorithm>
 
+#include "common/util/cancellation.hpp"
+
 namespace zkmill::farm {
 
 ProverPool::ProverPool(std::vector<int> devices)
     : all_(devices.empty() ? std::vector<int>{kCpu} : std::move(devices)), free_(all_) {}
 
-ProverPool::Lease ProverPool::acquire() {
+ProverPool::Lease ProverPool::acquire(std::stop_token stop) {
   std::unique_lock lock(mu_);
   const uint64_t ticket = next_ticket_++;
   // Served strictly by ticket: a slot freed while an older waiter sleeps goes to that waiter.
-  cv_.wait(lock, [&] { return ticket == serving_ && !free_.empty(); });
+  if (!cv_.wait(lock, stop, [&] { return ticket == serving_ && !free_.empty(); })) {
+    // Stopped first: the ticket is given up, and skipped when its turn comes (or now).
+    abandoned_.insert(ticket);
+    while (abandoned_.erase(serving_)) ++serving_;
+    lock.unlock();
+    cv_.notify_all();
+    util::throw_if_cancelled(stop, "waiting for a proving slot");
+  }
   ++serving_;
+  while (abandoned_.erase(serving_)) ++serving_;
   const int device = free_.front();
   free_.erase(free_.begin());
   lock.unlock();
@@ -34,6 +44,11 @@ void ProverPool::release(int device) {
                  device);
   }
   cv_.notify_all();
+}
+
+size_t ProverPool::waiting() const {
+  std::lock_guard lock(mu_);
+  return next_ticket_ - serving_ - abandoned_.size();
 }
 
 size_t ProverPool::busy() const {

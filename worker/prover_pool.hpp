@@ -13,6 +13,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <set>
+#include <stop_token>
 #include <vector>
 
 namespace zkmill::farm {
@@ -45,11 +47,13 @@ class ProverPool {
     int device_;
   };
 
-  // Blocks until a slot is free (FIFO among waiters).
-  Lease acquire();
+  // Blocks until a slot is free (FIFO among waiters). A `stop` request while waiting gives up
+  // the place in the queue and throws util::Cancelled (a task whose job ended).
+  Lease acquire(std::stop_token stop = {});
 
   size_t slots() const { return all_.size(); }
   size_t busy() const;
+  size_t waiting() const;  // tasks blocked in acquire()
   // Tasks a worker takes at once: every slot busy plus `prefetch` fetched ahead per slot.
   size_t window(uint32_t prefetch) const { return slots() * (1 + size_t(prefetch)); }
 
@@ -58,9 +62,10 @@ class ProverPool {
 
   const std::vector<int> all_;
   mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::vector<int> free_;  // devices not leased, in the order they were listed
+  std::condition_variable_any cv_;  // _any: waits on a stop_token too
+  std::vector<int> free_;           // devices not leased, in the order they were listed
   uint64_t next_ticket_ = 0, serving_ = 0;
+  std::set<uint64_t> abandoned_;  // tickets whose waiter stopped waiting: skipped when reached
 };
 
 }  // namespace zkmill::farm

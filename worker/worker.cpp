@@ -48,9 +48,10 @@ Worker::Worker(FarmConfig cfg, WorkerOptions opts)
   if (can_prove(opts_.role)) provers_ = std::make_unique<ProverPool>(opts_.gpus);
   if (cfg_.zmq.curve) curve_ = CurveKeys::load_for_worker(cfg_.zmq, can_synth(opts_.role));
   if (!opts_.fault.empty() && opts_.fault != "corrupt-bundle-once" && opts_.fault != "bad-proof-once" &&
-      opts_.fault != "slow-prove")
+      opts_.fault != "slow-prove" && opts_.fault != "stuck-prove-once")
     throw std::invalid_argument("unknown --inject-fault '" + opts_.fault + "'");
   slow_prove_ = opts_.fault == "slow-prove";
+  stuck_prove_once_ = opts_.fault == "stuck-prove-once";
   corrupt_once_ = opts_.fault == "corrupt-bundle-once";
   bad_proof_once_ = opts_.fault == "bad-proof-once";
   if (keys_.size() == 0)
@@ -354,6 +355,8 @@ void Worker::handle(const ControlMessage& m) {
     case MessageType::Ack:
       unacked_.erase(m.as<Ack>()->token);
       return;
+    case MessageType::Abort:
+      return abort_task(*m.as<Abort>());
     case MessageType::Release: {
       const std::string& key = m.as<Release>()->bundle_key;
       if (server_) server_->retract(key);
@@ -422,6 +425,30 @@ void Worker::return_queued() {
   }
 }
 
+void Worker::abort_task(const Abort& a) {
+  const std::string why = printable(a.reason, 200);
+  auto same = [&](const AttemptRef& at) {
+    return at.token == a.at.token && at.job == a.at.job && at.part == a.at.part;
+  };
+  if (auto it = tasks_.find(a.at.token); it != tasks_.end()) {
+    Task& t = *it->second;
+    if (!same({t.job, t.part, t.token}) || t.stop.stop_requested()) return;
+    t.abort_reason = why;
+    t.stop.request_stop();
+    spdlog::info("worker {}: aborting {} partition {} ({}): {}", id_, t.job, t.part, stage_name(t.stage.load()), why);
+    return;
+  }
+  const auto q =
+      std::find_if(queued_.begin(), queued_.end(), [&](const ControlMessage& m) { return same(*m.assignment()); });
+  if (q == queued_.end()) return;  // not held (any more): its result is on its way, or it never came
+  const AttemptRef at = *q->assignment();
+  queued_.erase(q);
+  spdlog::info("worker {}: dropped queued {} partition {} unstarted: {}", id_, at.job, at.part, why);
+  TaskFailed f{at, "aborted before it started: " + why, false};
+  f.returned = true;
+  report(at.token, std::move(f));  // refused as stale by the coordinator; frees our slot there
+}
+
 void Worker::start_task(const ControlMessage& m) {
   auto task = std::make_unique<Task>();
   Task* t = task.get();
@@ -442,7 +469,7 @@ void Worker::start_task(const ControlMessage& m) {
       t->result = TaskFailed{at, std::string(e.what()), permanent};
     };
     try {
-      t->result = t->synth ? run_synth(*m.as<Synth>(), m.payload) : run_prove(*m.as<Prove>(), *t);
+      t->result = t->synth ? run_synth(*m.as<Synth>(), m.payload, t->stop.get_token()) : run_prove(*m.as<Prove>(), *t);
     } catch (const PermanentTaskError& e) {
       failed(e, true);
     } catch (const std::exception& e) {
@@ -463,16 +490,22 @@ void Worker::collect_tasks() {
       ++it;
       continue;
     }
-    it->second->thread.join();
-    ControlMessage r = std::move(it->second->result);
+    Task& t = *it->second;
+    t.thread.join();
+    ControlMessage r = std::move(t.result);
+    const bool aborted = t.stop.stop_requested();
+    if (auto* f = std::get_if<TaskFailed>(&r.body); f && aborted)
+      f->error = "aborted (" + t.abort_reason + "): " + f->error;
     const std::string token = it->first;
     it = tasks_.erase(it);
-    report(token, std::move(r));
+    report(token, std::move(r), aborted);
   }
 }
 
-void Worker::report(const std::string& token, ControlMessage r) {
-  if (const auto* f = r.as<TaskFailed>(); f && !f->returned)
+void Worker::report(const std::string& token, ControlMessage r, bool aborted) {
+  if (const auto* f = r.as<TaskFailed>(); f && aborted)
+    spdlog::info("worker {}: {} partition {} stopped: {}", id_, f->at.job, f->at.part, f->error);
+  else if (f && !f->returned)
     spdlog::warn("worker {}: {} partition {} failed: {}", id_, f->at.job, f->at.part, f->error);
   if (const auto* s = r.as<SynthDone>()) {
     held_.emplace_back(s->bundle_key, token);

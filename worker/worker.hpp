@@ -46,7 +46,9 @@ struct WorkerOptions {
   WorkerRole role = WorkerRole::Both;
   // Test hooks (documented as such in `zkmill worker --help`): "corrupt-bundle-once" serves
   // the first bundle with a flipped byte; "bad-proof-once" sends one proof that does not verify;
-  // "slow-prove" holds each proving slot 3 s longer (makes prefetching observable in tests).
+  // "slow-prove" holds each proving slot 3 s longer (makes prefetching observable in tests);
+  // "stuck-prove-once" holds the first one until its task is aborted (600 s at most: makes
+  // `abort` observable in tests).
   std::string fault;
   // CUDA devices to prove on (`--gpus 0,1`); empty: the CPU prover. Checked at startup.
   std::vector<int> gpus;
@@ -77,6 +79,10 @@ class Worker {
     bool synth = false;
     std::atomic<TaskStage> stage{TaskStage::Fetching};
     ControlMessage result;  // written by the task thread before `done`
+    // `abort` from the coordinator (its job ended): the task stops at its next cancellation
+    // point (util::Cancelled). abort_reason: the coordinator's, for the report (loop thread only).
+    std::stop_source stop;
+    std::string abort_reason;
   };
 
   ControlMessage hello() const;
@@ -97,7 +103,10 @@ class Worker {
   // Draining: hands every queued (unstarted) assignment back (task_failed `returned`).
   void return_queued();
   void start_task(const ControlMessage& m);
-  ControlMessage run_synth(const Synth& s, const std::string& wtns);
+  // `abort`: a queued assignment of that attempt is dropped and reported (task_failed
+  // `returned`: it never started), a running task is asked to stop; one not held is ignored.
+  void abort_task(const Abort& a);
+  ControlMessage run_synth(const Synth& s, const std::string& wtns, std::stop_token stop);
   // The PCE matrices of a native key (KEY.pce, cached in pce_; see groth16::load_or_build_pce).
   // Thread-safe: synth and prove tasks share them.
   template <class E>
@@ -107,7 +116,7 @@ class Worker {
   ControlMessage run_prove(const Prove& p, Task& t);
   void collect_tasks();
   // A finished task's result: to the coordinator, and kept until acked.
-  void report(const std::string& token, ControlMessage r);
+  void report(const std::string& token, ControlMessage r, bool aborted = false);
   // Drained but for held bundles: true while they should still be served (see drain_hold_s).
   bool serve_held_bundles(bool coordinator_gone);
   void send(const ControlMessage& m);
@@ -157,6 +166,7 @@ class Worker {
   std::atomic<bool> bad_proof_once_{false};
   std::atomic<uint64_t> local_bundles_{0};  // proves that took the bundle from our own server
   bool slow_prove_ = false;
+  std::atomic<bool> stuck_prove_once_{false};
   bool draining_ = false;
   bool drain_requested_ = false;  // `drain` from the coordinator: behave as on SIGTERM
   uint64_t drain_started_ms_ = 0;

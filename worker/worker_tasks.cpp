@@ -8,8 +8,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <stop_token>
 #include <thread>
 
 #include "common/cs/witness_expand.hpp"
@@ -17,6 +20,7 @@
 #include "common/groth16/builtin.hpp"
 #include "common/groth16/prover.hpp"
 #include "common/groth16/snarkjs_json.hpp"
+#include "common/util/cancellation.hpp"
 #include "common/wire/bundle_fetch.hpp"
 #include "farm/cache_dir.hpp"
 #include "farm/clock.hpp"
@@ -85,7 +89,7 @@ std::vector<std::string> bundle_statement(const cs::WitnessBundle& w) {
 
 }  // namespace
 
-ControlMessage Worker::run_synth(const Synth& s, const std::string& wtns) {
+ControlMessage Worker::run_synth(const Synth& s, const std::string& wtns, std::stop_token stop) {
   const uint64_t part = s.at.part;
   const KeyDirectory::Key* key = keys_.find(s.circuit);
   if (!key) throw std::runtime_error("worker " + id_ + " has no key for circuit " + s.circuit);
@@ -103,15 +107,21 @@ ControlMessage Worker::run_synth(const Synth& s, const std::string& wtns) {
       try {
         const auto pce = pce_for<E>(*key, pk->meta);
         if (cfg_.worker.bundle_kind == "witness")
-          return groth16::synthesize_builtin_witness<E>(*pce, pk->meta, s.seed, part, key->digest);
-        return groth16::synthesize_builtin_pce<E>(*pce, pk->meta, s.seed, part, key->digest);
+          return groth16::synthesize_builtin_witness<E>(*pce, pk->meta, s.seed, part, key->digest, nullptr,
+                                                        util::ThreadPool::global(), stop);
+        return groth16::synthesize_builtin_pce<E>(*pce, pk->meta, s.seed, part, key->digest, util::ThreadPool::global(),
+                                                  nullptr, stop);
+      } catch (const util::Cancelled&) {
+        throw;
       } catch (const std::exception& e) {
         forget_pce(key->path);
         spdlog::warn("worker {}: PCE synthesis of {} failed ({}); synthesizing without it", id_, key->path, e.what());
       }
     }
-    return groth16::synthesize_builtin<E>(pk->meta, s.seed, part, key->digest);
+    return groth16::synthesize_builtin<E>(pk->meta, s.seed, part, key->digest, stop);
   });
+  // Not published when its job ended meanwhile: nothing would fetch it.
+  util::throw_if_cancelled(stop, "synthesis");
   if (!zkey && cfg_.worker.bundle_kind == "witness" && bundle.kind() != cs::BundleKind::Witness)
     bundle = curves::with_curve(key->curve, [&]<class E>(E) {
       // Witness only: the prove worker recomputes a, b, c from the circuit's PCE matrices (the
@@ -148,6 +158,7 @@ ControlMessage Worker::run_prove(const Prove& p, Task& t) {
   // hook that corrupts a served chunk keeps the network path, which is what it tests.
   std::shared_ptr<const cs::WitnessBundle> local;
   if (server_ && p.bundle_endpoint == server_->endpoint() && !corrupt_once_.load()) local = server_->find(p.bundle_key);
+  const std::stop_token stop = t.stop.get_token();
   cs::WitnessBundle fetched;  // the fetched bundle, or the expanded one below
   if (local) {
     ++local_bundles_;
@@ -203,11 +214,21 @@ ControlMessage Worker::run_prove(const Prove& p, Task& t) {
   }
   // Fetched: wait for a proving slot (a device, or the CPU). Meanwhile our other tasks fetch,
   // which is the point of prefetching; the wait is not part of prove_ms.
+  // Cancellation points (an `abort`: the job ended): before the wait for a slot, in it, and
+  // after it; the CPU prover checks between its phases too. A GPU proof (seconds) and a zkey
+  // proof run to the end.
+  util::throw_if_cancelled(stop, "proof");
   t.stage = TaskStage::Prefetched;
-  ProverPool::Lease slot = provers_->acquire();
+  ProverPool::Lease slot = provers_->acquire(stop);
   t.stage = TaskStage::Proving;
   const auto t1 = std::chrono::steady_clock::now();
-  if (slow_prove_) std::this_thread::sleep_for(std::chrono::seconds(3));  // test hook
+  // Test hooks: the slot held 3 s longer, or (once) until the task is aborted.
+  if (const bool stuck = stuck_prove_once_.exchange(false); slow_prove_ || stuck) {
+    std::mutex mu;
+    std::unique_lock lock(mu);
+    std::condition_variable_any().wait_for(lock, stop, std::chrono::seconds(stuck ? 600 : 3), [] { return false; });
+  }
+  util::throw_if_cancelled(stop, "proof");
   const int device = slot.device();
   nlohmann::json proof_json;
   std::string backend;
@@ -221,7 +242,8 @@ ControlMessage Worker::run_prove(const Prove& p, Task& t) {
   } else {
     curves::with_curve(key->curve, [&]<class E>(E) {
       const auto pk = native_keys_.open<E>(*key);
-      auto proof = gpu_ ? gpu_->prove(*pk, *wp, p.circuit, device, device_pce.get()) : groth16::prove<E>(*pk, *wp);
+      auto proof = gpu_ ? gpu_->prove(*pk, *wp, p.circuit, device, device_pce.get())
+                        : groth16::prove<E>(*pk, *wp, util::ThreadPool::global(), nullptr, stop);
       backend = gpu_ ? "GPU " + std::to_string(device) : std::string("CPU");
       if (bad_proof_once_.exchange(false)) proof.c = proof.a;  // test hook: well-formed but wrong
       proof_json = groth16::snarkjs::proof_to_json<E>(proof);

@@ -16,12 +16,14 @@
 #include <functional>
 #include <span>
 #include <stdexcept>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <vector>
 
 #include "common/cs/linear_combination.hpp"
+#include "common/util/cancellation.hpp"
 
 namespace zkmill::cs {
 
@@ -146,8 +148,16 @@ class ConstraintSystem {
   // so the witness and the recorded matrices are the same). A part may read inputs and the
   // variables allocated before the parts, never another part's.
   virtual void run_parts(uint64_t k, const std::function<void(ConstraintSystem&, uint64_t)>& part) {
-    for (uint64_t i = 0; i < k; ++i) part(*this, i);
+    for (uint64_t i = 0; i < k; ++i) {
+      util::throw_if_cancelled(stop_, "synthesis");
+      part(*this, i);
+    }
   }
+  // A stop request ends the synthesis at the start of its next part (run_parts; a PoRep
+  // partition's challenges) with util::Cancelled: a farm worker's synthesis of a cancelled
+  // job's partition. Without one (the default) it never stops.
+  void set_stop_token(std::stop_token stop) { stop_ = std::move(stop); }
+  const std::stop_token& stop_token() const { return stop_; }
 
  protected:
   static const LC& empty_lc() {
@@ -157,6 +167,9 @@ class ConstraintSystem {
 
   virtual Variable alloc_aux_impl(Name name, const ValueSource<F>& value) = 0;
   virtual Variable alloc_input_impl(Name name, const ValueSource<F>& value) = 0;
+
+ private:
+  std::stop_token stop_;
 };
 
 // RAII namespace: Namespace ns(cs, Name("round", i));

@@ -58,6 +58,7 @@ class WitnessCS final : public ConstraintSystem<F> {
     std::vector<std::exception_ptr> failed(k);
     pool_->run_tasks(k, [&](size_t t) {
       try {
+        util::throw_if_cancelled(this->stop_token(), "synthesis");
         const uint64_t begin = n_aux_ + per_aux * t;
         WitnessCS sub(aux_.subspan(begin, per_aux), aux_base_ + begin, per_k);
         part(sub, t);

@@ -10,6 +10,7 @@
 #include <memory>
 #include <new>
 #include <span>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -60,16 +61,19 @@ ProvingKey<E> setup_builtin(const std::string& circuit, uint64_t size, ToxicWast
   return pk;
 }
 
-// Runs the circuit for (seed, partition) and returns the sealed bundle.
+// Runs the circuit for (seed, partition) and returns the sealed bundle. A `stop` request ends
+// it at its next cancellation point (util::Cancelled; a farm task whose job ended), here and in
+// the PCE syntheses below.
 template <class E>
 cs::WitnessBundle synthesize_builtin(const KeyMeta& meta, uint64_t seed, uint64_t partition,
-                                     const cs::CircuitId& circuit_id = {}) {
+                                     const cs::CircuitId& circuit_id = {}, std::stop_token stop = {}) {
   using Fr = typename E::Fr;
   auto c = circuits::make_circuit<Fr>(meta.circuit, meta.size, seed, partition);
   // Synthesize straight into a bundle of the key's shape: no final copy (half the peak
   // memory at PoRep scale), and a circuit that disagrees with its key is refused.
   cs::ProvingCS<Fr> pcs(
       typename cs::ProvingCS<Fr>::Shape{meta.n_inputs, meta.n_aux, meta.n_constraints - meta.n_inputs});
+  pcs.set_stop_token(std::move(stop));
   c->synthesize(pcs);
   return std::move(pcs).into_bundle(circuit_id, partition);
 }
@@ -181,7 +185,7 @@ template <class E>
 cs::WitnessBundle synthesize_builtin_pce(const cs::PceMatrices& pce, const KeyMeta& meta, uint64_t seed,
                                          uint64_t partition, const cs::CircuitId& circuit_id = {},
                                          util::ThreadPool& pool = util::ThreadPool::global(),
-                                         PceSynthTimings* timings = nullptr) {
+                                         PceSynthTimings* timings = nullptr, std::stop_token stop = {}) {
   using clock = std::chrono::steady_clock;
   using Fr = typename E::Fr;
   require_pce_for<E>(pce, meta);
@@ -191,8 +195,10 @@ cs::WitnessBundle synthesize_builtin_pce(const cs::PceMatrices& pce, const KeyMe
   auto inputs = bundle.section_mut<Fr>(cs::Section::Inputs);
   auto aux = bundle.section_mut<Fr>(cs::Section::Aux);
   cs::WitnessCS<Fr> wcs(inputs, aux, meta.n_constraints - meta.n_inputs, &pool);
+  wcs.set_stop_token(stop);
   c->synthesize(wcs);
   wcs.finish();
+  util::throw_if_cancelled(stop, "synthesis");
   const auto t1 = clock::now();
   pce.multiply<Fr>(inputs, aux, bundle.section_mut<Fr>(cs::Section::A), bundle.section_mut<Fr>(cs::Section::B),
                    bundle.section_mut<Fr>(cs::Section::C), pool);
@@ -221,7 +227,8 @@ template <class E>
 cs::WitnessBundle synthesize_builtin_witness(const cs::PceMatrices& pce, const KeyMeta& meta, uint64_t seed,
                                              uint64_t partition, const cs::CircuitId& circuit_id = {},
                                              PceSynthTimings* timings = nullptr,
-                                             util::ThreadPool& pool = util::ThreadPool::global()) {
+                                             util::ThreadPool& pool = util::ThreadPool::global(),
+                                             std::stop_token stop = {}) {
   using clock = std::chrono::steady_clock;
   using Fr = typename E::Fr;
   require_pce_for<E>(pce, meta);
@@ -232,6 +239,7 @@ cs::WitnessBundle synthesize_builtin_witness(const cs::PceMatrices& pce, const K
   const std::span<Fr> inputs(std::launder(reinterpret_cast<Fr*>(storage.get())), meta.n_inputs);
   const std::span<Fr> aux(inputs.data() + meta.n_inputs, meta.n_aux);
   cs::WitnessCS<Fr> wcs(inputs, aux, meta.n_constraints - meta.n_inputs, &pool);  // parts on every core
+  wcs.set_stop_token(std::move(stop));
   c->synthesize(wcs);
   wcs.finish();
   const auto t1 = clock::now();

@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <random>
 #include <stdexcept>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,7 @@
 #include "common/groth16/proving_key.hpp"
 #include "common/msm/pippenger.hpp"
 #include "common/poly/groth16_h.hpp"
+#include "common/util/cancellation.hpp"
 #include "common/util/thread_pool.hpp"
 
 namespace zkmill::groth16 {
@@ -101,7 +103,8 @@ int64_t first_unsatisfied_row(std::span<const Fr> a, std::span<const Fr> b, std:
 template <class E, class HScalars>
 Proof<E> prove_with_view(const KeyView<E>& key, const cs::WitnessBundle& w, HScalars&& h_scalars,
                          const typename E::Fr& r, const typename E::Fr& s, util::ThreadPool& pool,
-                         ProveTimings* timings, std::chrono::steady_clock::time_point t_all) {
+                         ProveTimings* timings, std::chrono::steady_clock::time_point t_all,
+                         std::stop_token stop = {}) {
   using Fr = typename E::Fr;
   using G1 = typename E::G1;
   using G2 = typename E::G2;
@@ -110,24 +113,32 @@ Proof<E> prove_with_view(const KeyView<E>& key, const cs::WitnessBundle& w, HSca
   using detail::ms_since;
   ProveTimings t;
   auto t0 = std::chrono::steady_clock::now();
+  // Cancellation points (util::Cancelled) between the phases: a farm task whose job ended.
+  const auto cancellation_point = [&] { util::throw_if_cancelled(stop, "proof"); };
+  cancellation_point();
   const std::vector<Fr> h = h_scalars(pool);
   if (h.size() > key.h.size()) throw ProveError("the key has fewer H points than the quotient has scalars");
   t.h_ms = ms_since(t0);
 
   const auto inputs = w.inputs<Fr>();
   const auto aux = w.aux<Fr>();
+  cancellation_point();
   t0 = std::chrono::steady_clock::now();
   const G1 a = detail::msm_z<G1P, Fr>(key.a, inputs, aux, pool);
   t.msm_a_ms = ms_since(t0);
+  cancellation_point();
   t0 = std::chrono::steady_clock::now();
   const G1 b1 = detail::msm_z<G1P, Fr>(key.b_g1, inputs, aux, pool);
   t.msm_b_g1_ms = ms_since(t0);
+  cancellation_point();
   t0 = std::chrono::steady_clock::now();
   const G2 b2 = detail::msm_z<G2P, Fr>(key.b_g2, inputs, aux, pool);
   t.msm_b_g2_ms = ms_since(t0);
+  cancellation_point();
   t0 = std::chrono::steady_clock::now();
   const G1 l = msm::msm<G1P>(key.l, aux, pool);
   t.msm_l_ms = ms_since(t0);
+  cancellation_point();
   t0 = std::chrono::steady_clock::now();
   const G1 hq = msm::msm<G1P>(key.h.first(h.size()), std::span<const Fr>(h), pool);
   t.msm_h_ms = ms_since(t0);
@@ -141,7 +152,7 @@ Proof<E> prove_with_view(const KeyView<E>& key, const cs::WitnessBundle& w, HSca
 template <class E>
 Proof<E> prove_with_randomness(const ProvingKey<E>& pk, const cs::WitnessBundle& w, const typename E::Fr& r,
                                const typename E::Fr& s, util::ThreadPool& pool = util::ThreadPool::global(),
-                               ProveTimings* timings = nullptr) {
+                               ProveTimings* timings = nullptr, std::stop_token stop = {}) {
   using Fr = typename E::Fr;
   auto t_all = std::chrono::steady_clock::now();
   if (w.curve() != E::kId)
@@ -179,7 +190,7 @@ Proof<E> prove_with_randomness(const ProvingKey<E>& pk, const cs::WitnessBundle&
     return ha;
   };
   const KeyView<E> key{&pk.vk, pk.a, pk.b_g1, pk.l, pk.h, pk.b_g2};
-  return prove_with_view<E>(key, w, h_scalars, r, s, pool, timings, t_all);
+  return prove_with_view<E>(key, w, h_scalars, r, s, pool, timings, t_all, std::move(stop));
 }
 
 // A uniformly random blinder (r or s) from the OS entropy source (getrandom(2), the same pool
@@ -212,10 +223,10 @@ Fr random_blinder() {
 // Fresh uniformly random r, s from the OS entropy source.
 template <class E>
 Proof<E> prove(const ProvingKey<E>& pk, const cs::WitnessBundle& w, util::ThreadPool& pool = util::ThreadPool::global(),
-               ProveTimings* timings = nullptr) {
+               ProveTimings* timings = nullptr, std::stop_token stop = {}) {
   using Fr = typename E::Fr;
   Fr r = random_blinder<Fr>(), s = random_blinder<Fr>();
-  return prove_with_randomness<E>(pk, w, r, s, pool, timings);
+  return prove_with_randomness<E>(pk, w, r, s, pool, timings, std::move(stop));
 }
 
 }  // namespace zkmill::groth16

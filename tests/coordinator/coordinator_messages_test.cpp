@@ -13,7 +13,9 @@
 //     partition's (another instance's, computed by the coordinator), or a proof of another
 //     statement, fails the attempt and quarantines its sender, which gets no more work;
 //   - task_failed: permanent from a synth worker fails the job; permanent from a prove worker
-//     (whose witness a synth worker checked) is downgraded to a failed attempt, retried.
+//     (whose witness a synth worker checked) is downgraded to a failed attempt, retried;
+//   - abort: a worker reporting a task of a job that ended (cancelled) is told, once, to abort
+//     it, and never one of a running job; its report of the stopped task costs no attempt.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -129,6 +131,46 @@ TEST_F(CoordinatorMessages, OnlyTheAssigneesResultCounts) {
       [](const ControlMessage& m) { return m.as<farm::Release>() && m.as<farm::Release>()->bundle_key == "bundle-0"; },
       10s));
   EXPECT_TRUE(quarantined().empty()) << "refused results are not evidence against their sender";
+}
+
+TEST_F(CoordinatorMessages, TasksOfAnEndedJobAreAbortedOnceAndOnlyThose) {
+  auto synth = worker("synth-1", WorkerRole::Synth);
+  const std::string cancelled = submit(1, 11);
+  const auto s = next<farm::Synth>(*synth);
+  ASSERT_TRUE(s) << "no synth assignment";
+  ASSERT_EQ(s->at.job, cancelled);
+  const std::string running = submit(1, 12);
+  // It reports its synthesis, and (as a confused or hostile worker might) a task of the other,
+  // running job that it was never given.
+  const farm::AttemptRef other{running, 0, std::string(32, 'b')};
+  synth->set_current(s->at.token);
+  synth->set_tasks({{s->at, farm::TaskStage::Synthesizing}, {other, farm::TaskStage::Synthesizing}});
+  ASSERT_FALSE(client_->status(running).is_null());
+  EXPECT_EQ(client_->cancel(cancelled), "cancelled");
+
+  auto is_abort = [](const ControlMessage& m) { return m.as<farm::Abort>() != nullptr; };
+  const auto abort = synth->wait_for(is_abort, 10s);
+  ASSERT_TRUE(abort) << "no abort for the cancelled job's task";
+  const auto& a = *abort->as<farm::Abort>();
+  EXPECT_EQ(a.at.job, cancelled);
+  EXPECT_EQ(a.at.part, 0u);
+  EXPECT_EQ(a.at.token, s->at.token);
+  EXPECT_EQ(a.reason, "job cancelled");
+  // Told once, although it still reports the task (several sweeps of 0.5 s), and nothing of
+  // the running job.
+  EXPECT_FALSE(synth->wait_for(is_abort, 2s)) << "a second abort, or one for the running job";
+
+  // Its report of the stopped task frees it without costing the partition an attempt, and it
+  // gets the running job's synthesis next.
+  synth->set_current("");
+  synth->set_tasks({});
+  synth->send(farm::TaskFailed{s->at, "aborted (job cancelled): synthesis cancelled", false});
+  EXPECT_TRUE(acked(*synth, s->at.token));
+  const auto next_synth = next<farm::Synth>(*synth);
+  ASSERT_TRUE(next_synth) << "the worker was not given work after its abort";
+  EXPECT_EQ(next_synth->at.job, running);
+  EXPECT_EQ(partition(cancelled, 0)["attempts"].get<uint64_t>(), 0u);
+  EXPECT_EQ(partition(cancelled, 0)["state"], "cancelled");
 }
 
 // Proofs that arrive together are checked together and recorded in one batch (one script per

@@ -83,6 +83,7 @@ std::vector<std::pair<std::string, json>> valid_bodies() {
       {"ack", {{"token", kToken}}},
       {"release", {{"bundle_key", "j12/3/" + kToken}}},
       {"drain", json::object()},
+      {"abort", with({{"reason", "job cancelled"}})},
   };
 }
 
@@ -98,7 +99,7 @@ TEST(ControlMessage, EveryTypeDecodesToItsStruct) {
     // Encoding the decoded struct gives the same body back (no field lost or invented).
     EXPECT_EQ(m->to_json(), body) << type;
   }
-  EXPECT_EQ(seen.size(), 14u);
+  EXPECT_EQ(seen.size(), 15u);
   std::string why;
   auto h = decode_body("hello", valid_bodies()[0].second, &why);
   EXPECT_EQ(h->as<Hello>()->role, WorkerRole::Prove);

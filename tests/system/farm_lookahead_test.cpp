@@ -5,7 +5,8 @@
 // lost or recorded twice: kill -9 of the worker holding it requeues it like the running one; a
 // drain hands it back unstarted (no attempt counted) and finishes the running one; a job
 // cancelled while its partition sits queued stays cancelled, records nothing more, and the
-// worker goes on with other work. The slow-prove test hook stretches each proof to 3 s, so that
+// worker goes on with other work; and the worker is told to abort both: the proof stops and the
+// queued partition is dropped unstarted. The slow-prove test hook stretches each proof to 3 s, so that
 // the next partition waits queued behind a proof long enough to act on.
 #include <signal.h>
 
@@ -136,6 +137,33 @@ TEST_F(FarmLookaheadTest, JobCancelledWhileItsPartitionIsQueuedStaysCancelled) {
   EXPECT_EQ(farm_.status(next)["partition_states"][0]["worker"], "both-slow");
   // No lease or queue entry of the cancelled job is left behind.
   for (const char* key : {"zk:leases", "zk:q:synth", "zk:q:prove"}) EXPECT_EQ(redis_cli({"ZCARD", key}), "0\n") << key;
+}
+
+// The cancel reaches the worker (`abort`): its proof stops at once (the stuck-prove-once hook
+// would hold the worker's only proving slot for 600 s otherwise) and the partition queued
+// behind it is dropped unstarted; neither costs an attempt, and the worker proves the next job.
+TEST_F(FarmLookaheadTest, CancelAbortsTheRunningProofAndDropsTheQueuedPartition) {
+  farm_.spawn_worker("both-stuck", "both", "stuck-prove-once", kNoPrefetch);
+  const auto job = farm_.submit(4);
+  const auto held = proving_and_queued("both-stuck");
+  ASSERT_EQ(held.size(), 2u);
+  auto r = run_zkmill({"cancel", "--config", farm_.client(), job});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto next = farm_.submit(1);
+  ASSERT_EQ(farm_.wait(next), 0) << farm_.log("both-stuck");
+  EXPECT_EQ(farm_.status(next)["partition_states"][0]["worker"], "both-stuck");
+  const std::string log = farm_.log("both-stuck");
+  const auto s = farm_.status(job);
+  ASSERT_FALSE(s.is_null());
+  EXPECT_EQ(s["state"], "cancelled");
+  for (const auto& [jp, stage] : held) {
+    const std::string part = jp.substr(jp.find('/') + 1);
+    const std::string said = stage == "proving" ? "aborting " + job + " partition " + part + " (proving): job cancelled"
+                                                : "dropped queued " + job + " partition " + part + " unstarted";
+    EXPECT_TRUE(contains(log, said)) << said << "\n" << log;
+    EXPECT_EQ(partition(s, jp)["recorded"], 0) << jp;
+    EXPECT_EQ(partition(s, jp)["attempts"], 0) << jp;
+  }
 }
 
 }  // namespace

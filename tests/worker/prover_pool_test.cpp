@@ -12,8 +12,11 @@
 #include <mutex>
 #include <random>
 #include <set>
+#include <stop_token>
 #include <thread>
 #include <vector>
+
+#include "common/util/cancellation.hpp"
 
 namespace zkmill::test {
 using namespace zkmill::farm;
@@ -98,11 +101,51 @@ TEST(ProverPool, WaitersAreServedFirstComeFirstServed) {
         order.push_back(i);
       });
       // Each waiter is queued before the next one starts.
-      std::this_thread::sleep_for(20ms);
+      while (pool.waiting() < size_t(i) + 1) std::this_thread::sleep_for(1ms);
     }
   }  // releases the slot
   for (auto& t : threads) t.join();
   EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 3, 4, 5}));
+}
+
+// A task whose job ended stops waiting for a slot (its stop_token): it throws Cancelled, its
+// place in the queue is given up, and the waiters behind it are served in order as before,
+// whether it stopped at the head of the queue or further back.
+TEST(ProverPool, AWaiterThatIsStoppedGivesUpItsPlace) {
+  for (const int stopped : {0, 1}) {  // the waiter that stops: the first in line, or the second
+    ProverPool pool({3});
+    std::vector<int> order;
+    std::mutex mu;
+    std::vector<std::stop_source> stops(3);
+    std::atomic<int> cancelled{-1};
+    std::vector<std::thread> threads;
+    {
+      auto held = pool.acquire();
+      for (int i = 0; i < 3; ++i) {
+        threads.emplace_back([&, i] {
+          try {
+            auto lease = pool.acquire(stops[size_t(i)].get_token());
+            std::lock_guard lock(mu);
+            order.push_back(i);
+          } catch (const util::Cancelled& e) {
+            EXPECT_NE(std::string(e.what()).find("proving slot"), std::string::npos) << e.what();
+            cancelled = i;
+          }
+        });
+        while (pool.waiting() < size_t(i) + 1) std::this_thread::sleep_for(1ms);
+      }
+      stops[size_t(stopped)].request_stop();
+      threads[size_t(stopped)].join();
+      EXPECT_EQ(cancelled.load(), stopped);
+      EXPECT_EQ(pool.waiting(), 2u);
+      EXPECT_EQ(pool.busy(), 1u);  // the slot is still the holder's
+    }                              // releases it: the two left get it in turn
+    for (size_t i = 0; i < threads.size(); ++i)
+      if (int(i) != stopped) threads[i].join();
+    EXPECT_EQ(order, stopped == 0 ? (std::vector<int>{1, 2}) : (std::vector<int>{0, 2})) << stopped;
+    EXPECT_EQ(pool.busy(), 0u);
+    EXPECT_EQ(pool.waiting(), 0u);
+  }
 }
 
 // A released slot goes back in listing order: an idle worker starts on its first device.
