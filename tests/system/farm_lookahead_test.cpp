@@ -4,10 +4,11 @@
 // (worker.lookahead), reported as `queued` in its heartbeats. The queued partition is never
 // lost or recorded twice: kill -9 of the worker holding it requeues it like the running one; a
 // drain hands it back unstarted (no attempt counted) and finishes the running one; a job
-// cancelled while its partition sits queued stays cancelled, records nothing more, and the
-// worker goes on with other work; and the worker is told to abort both: the proof stops and the
-// queued partition is dropped unstarted. The slow-prove test hook stretches each proof to 3 s, so that
-// the next partition waits queued behind a proof long enough to act on.
+// cancelled while its partition sits queued stays cancelled and records nothing more: the
+// worker is told to abort both held partitions (the proof stops, the queued one is dropped
+// unstarted) and goes on with other work. The slow-prove test hook stretches each proof to 3 s
+// (stuck-prove-once: the first until aborted), so that the next partition waits queued behind a
+// proof long enough to act on.
 #include <signal.h>
 
 #include <set>
@@ -118,30 +119,11 @@ TEST_F(FarmLookaheadTest, DrainReturnsTheQueuedAssignmentAndFinishesTheRunningOn
   EXPECT_EQ(partition(s, queued_one(held))["worker"], "both-2");
 }
 
-TEST_F(FarmLookaheadTest, JobCancelledWhileItsPartitionIsQueuedStaysCancelled) {
-  farm_.spawn_worker("both-slow", "both", "slow-prove", kNoPrefetch);
-  const auto job = farm_.submit(4);
-  const auto held = proving_and_queued("both-slow");
-  ASSERT_EQ(held.size(), 2u);
-  auto r = run_zkmill({"cancel", "--config", farm_.client(), job});
-  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  // The worker goes on: a new job is done by it, after the cancelled one's held work ran out.
-  const auto next = farm_.submit(1);
-  ASSERT_EQ(farm_.wait(next), 0);
-  const auto s = farm_.status(job);
-  ASSERT_FALSE(s.is_null());
-  EXPECT_EQ(s["state"], "cancelled");
-  // Neither held partition was recorded (the proof had ~3 s left at the cancel; the queued one
-  // ran afterwards, if at all, and its result was refused).
-  for (const auto& [jp, stage] : held) EXPECT_EQ(partition(s, jp)["recorded"], 0) << stage << " " << jp;
-  EXPECT_EQ(farm_.status(next)["partition_states"][0]["worker"], "both-slow");
-  // No lease or queue entry of the cancelled job is left behind.
-  for (const char* key : {"zk:leases", "zk:q:synth", "zk:q:prove"}) EXPECT_EQ(redis_cli({"ZCARD", key}), "0\n") << key;
-}
-
-// The cancel reaches the worker (`abort`): its proof stops at once (the stuck-prove-once hook
-// would hold the worker's only proving slot for 600 s otherwise) and the partition queued
-// behind it is dropped unstarted; neither costs an attempt, and the worker proves the next job.
+// A job cancelled while the worker proves one partition and holds another queued: the cancel
+// reaches the worker (`abort`), its proof stops at once (the stuck-prove-once hook would hold
+// the worker's only proving slot for 600 s otherwise) and the queued partition is dropped
+// unstarted. The job stays cancelled with nothing recorded and no attempt counted, no lease or
+// queue entry of it is left, and the worker proves the next job.
 TEST_F(FarmLookaheadTest, CancelAbortsTheRunningProofAndDropsTheQueuedPartition) {
   farm_.spawn_worker("both-stuck", "both", "stuck-prove-once", kNoPrefetch);
   const auto job = farm_.submit(4);
@@ -164,6 +146,7 @@ TEST_F(FarmLookaheadTest, CancelAbortsTheRunningProofAndDropsTheQueuedPartition)
     EXPECT_EQ(partition(s, jp)["recorded"], 0) << jp;
     EXPECT_EQ(partition(s, jp)["attempts"], 0) << jp;
   }
+  for (const char* key : {"zk:leases", "zk:q:synth", "zk:q:prove"}) EXPECT_EQ(redis_cli({"ZCARD", key}), "0\n") << key;
 }
 
 }  // namespace
