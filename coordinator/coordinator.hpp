@@ -92,9 +92,9 @@ class Coordinator {
     // What it reports holding or working on (heartbeat tokens[], current and tasks[]).
     std::set<std::string> tokens;
     std::vector<TaskReport> tasks;  // reported tasks, for status
-    // Tokens of reported tasks it has been told to abort (their job ended), so that it is told
-    // once; kept to the tokens it still reports.
-    std::set<std::string> aborted;
+    // Reported tasks already looked at by abort_stale_tasks, kept to the tokens it still
+    // reports: true while the attempt is current, false once it was told to abort (told once).
+    std::map<std::string, bool> checked;
     struct Assigned {
       bool synth = false;
       uint64_t at_ms = 0;
@@ -244,11 +244,12 @@ class Coordinator {
   bool is_silent(const WorkerInfo& w, uint64_t now) const;
   void reap();
   void sweep_jobs();
-  // Tells each worker to abort the tasks it reports (running or queued in its lookahead) of
-  // jobs that ended: not in `active` and read back final (cancelled, failed, done) or deleted.
-  // Without it a cancelled job's partitions ran to the end on their workers, and the ones
-  // queued behind them started afterwards, only for their results to be refused.
-  void abort_ended_tasks(const std::set<std::string>& active);
+  // Tells each worker to abort the tasks it reports (running or queued in its lookahead) whose
+  // results would be refused: of jobs that ended (not in `active` and read back final:
+  // cancelled, failed, done; or deleted), or attempts superseded (a worker presumed lost whose
+  // partition was reassigned, back with its old attempt: a task learnt from its hello is looked
+  // up once). Without it such a task ran to its end, and the ones queued behind it waited.
+  void abort_stale_tasks(const std::set<std::string>& active);
   // Result retention (coordinator.retention_s): deletes the jobs that ended longer ago than
   // that, and indexes, a chunk at a time, the final jobs that ended before the index existed.
   void expire_results();

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "coordinator/coordinator.hpp"
@@ -56,7 +57,7 @@ void Coordinator::sweep_jobs() {
   }
   // The facts cached of jobs that ended: read again from Redis if a late message names one.
   std::erase_if(jobs_, [&](const auto& kv) { return !still.count(kv.first); });
-  abort_ended_tasks(still);
+  abort_stale_tasks(still);
   for (const auto& job : active) {
     auto j = store_.job(job);
     if (j.empty()) continue;
@@ -73,36 +74,50 @@ void Coordinator::sweep_jobs() {
   }
 }
 
-void Coordinator::abort_ended_tasks(const std::set<std::string>& active) {
-  std::map<std::string, std::string> ended;  // job -> why it ended, read once per sweep
+void Coordinator::abort_stale_tasks(const std::set<std::string>& active) {
+  std::map<std::string, std::string> ended;  // job -> why it ended ("" running), read once per sweep
   auto why_ended = [&](const std::string& job) -> const std::string& {
     auto it = ended.find(job);
     if (it != ended.end()) return it->second;
+    std::string why;
     // Not in zk:active: confirmed final (or gone) before any work is stopped, so that a
     // misread set never aborts a running job's partitions.
-    const auto j = store_.job(job);
-    std::string why;
-    if (j.empty())
-      why = "job deleted";
-    else if (const auto st = j.find("state"); st != j.end() && (st->second == "cancelled" || st->second == "failed"))
-      why = "job " + st->second;
-    else if (st != j.end() && st->second == "done")
-      why = "job done (another attempt proved the partition)";
+    if (!active.count(job)) {
+      const auto j = store_.job(job);
+      const auto st = j.find("state");
+      if (j.empty())
+        why = "job deleted";
+      else if (st != j.end() && (st->second == "cancelled" || st->second == "failed"))
+        why = "job " + st->second;
+      else if (st != j.end() && st->second == "done")
+        why = "job done (another attempt proved the partition)";
+    }
     return ended.emplace(job, why).first->second;
   };
   for (auto& [id, w] : workers_) {
     std::set<std::string> reported;
     for (const auto& t : w.tasks) {
       reported.insert(t.at.token);
-      if (active.count(t.at.job) || w.aborted.count(t.at.token)) continue;
-      const std::string& why = why_ended(t.at.job);
-      if (why.empty()) continue;
+      if (w.checked.count(t.at.token)) continue;
+      std::string why = why_ended(t.at.job);
+      if (why.empty()) {
+        // Assigned here: current (its lease is renewed while reported). Learnt from a hello
+        // (a restart here, or a worker presumed lost and back): current only if Redis says so.
+        const auto b = w.busy.find(t.at.token);
+        if (b != w.busy.end() && b->second.leased_here) continue;
+        const auto a = store_.attempt({t.at.job, t.at.part});
+        if (a.token == t.at.token) {
+          w.checked[t.at.token] = true;
+          continue;
+        }
+        why = "attempt superseded (the partition was reassigned or ended meanwhile)";
+      }
       spdlog::info("coordinator: {} partition {} on worker {} ({}): {}; telling it to abort", t.at.job, t.at.part,
                    printable(id), stage_name(t.stage), why);
       send(id, Abort{t.at, why});
-      w.aborted.insert(t.at.token);
+      w.checked[t.at.token] = false;
     }
-    std::erase_if(w.aborted, [&](const std::string& token) { return !reported.count(token); });
+    std::erase_if(w.checked, [&](const auto& kv) { return !reported.count(kv.first); });
   }
 }
 
