@@ -213,10 +213,12 @@ struct Release {
 struct Drain {
   static constexpr MessageType kType = MessageType::Drain;
 };
-// The job of an attempt the worker holds has ended (cancelled, failed, past its deadline, or
-// done by another attempt): an assignment still queued is dropped, a running task stops at
-// its next cancellation point, and either is reported as task_failed (refused as stale by
-// then; it only frees the worker's slot). A worker ignores one for an attempt it does not hold.
+// An attempt the worker holds is of no more use: its job ended (cancelled, failed, past its
+// deadline, or done by another attempt) or it is no longer the partition's attempt (the
+// worker was presumed lost and the partition reassigned). An assignment still queued is
+// dropped, a running task stops at its next cancellation point, and either is reported as
+// task_failed (refused as stale by then; it only frees the worker's slot). A worker ignores
+// one for an attempt it does not hold.
 struct Abort {
   static constexpr MessageType kType = MessageType::Abort;
   AttemptRef at;

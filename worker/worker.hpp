@@ -79,8 +79,8 @@ class Worker {
     bool synth = false;
     std::atomic<TaskStage> stage{TaskStage::Fetching};
     ControlMessage result;  // written by the task thread before `done`
-    // `abort` from the coordinator (its job ended): the task stops at its next cancellation
-    // point (util::Cancelled). abort_reason: the coordinator's, for the report (loop thread only).
+    // `abort` from the coordinator (its job ended, or the attempt was superseded): the task
+    // stops at its next cancellation point (util::Cancelled). abort_reason: the coordinator's, for the report (loop thread only).
     std::stop_source stop;
     std::string abort_reason;
   };
