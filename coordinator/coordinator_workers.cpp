@@ -2,7 +2,6 @@
 // Coordinator, worker liveness: the periodic heartbeat to every worker, silent and dead
 // workers told apart by their TCP connection's state (a stalled link is not a dead process),
 // and lease reaping, which requeues the partitions of workers that are gone.
-#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <spdlog/spdlog.h>
@@ -12,6 +11,7 @@
 
 #include "coordinator/coordinator.hpp"
 #include "farm/log_text.hpp"
+#include "farm/socket_address.hpp"
 
 namespace zkmill::farm {
 
@@ -60,24 +60,9 @@ void Coordinator::heartbeat_and_expire() {
 void Coordinator::note_connection(WorkerInfo& w, int fd) {
   if (fd < 0 || fd == w.fd) return;
   w.fd = fd;
-  w.peer_address.clear();
-  sockaddr_storage a{};
-  socklen_t len = sizeof a;
-  if (getpeername(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) return;
-  char host[INET6_ADDRSTRLEN] = {};
-  uint16_t port = 0;
-  if (a.ss_family == AF_INET) {
-    const auto* in = reinterpret_cast<const sockaddr_in*>(&a);
-    inet_ntop(AF_INET, &in->sin_addr, host, sizeof host);
-    port = ntohs(in->sin_port);
-  } else if (a.ss_family == AF_INET6) {
-    const auto* in = reinterpret_cast<const sockaddr_in6*>(&a);
-    inet_ntop(AF_INET6, &in->sin6_addr, host, sizeof host);
-    port = ntohs(in->sin6_port);
-  } else {
-    return;  // ipc://: no per-connection address to tell a reused descriptor by
-  }
-  w.peer_address = std::string(host) + ":" + std::to_string(port);
+  // ipc:// has no per-connection address to tell a reused descriptor by: left empty.
+  const auto peer = peer_address(fd);
+  w.peer_address = peer ? peer->text() : std::string();
 }
 
 bool Coordinator::connection_open(const WorkerInfo& w) {

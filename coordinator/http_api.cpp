@@ -15,15 +15,16 @@
 #include "coordinator/dashboard.hpp"
 #include "coordinator/farm_client.hpp"
 #include "coordinator/farm_state_collector.hpp"
+#include "coordinator/http_listener.hpp"
 
 namespace zkmill::farm {
 
 namespace {
 
-// Requests served at once; each holds one pool thread and, while it reads Redis, one Redis
-// connection. A stalled client holds its thread for at most the read/write timeouts.
+// Requests served at once; each holds one listener thread and, while it reads Redis, one
+// Redis connection. A stalled client holds its thread until its request's deadline at most.
 constexpr size_t kThreads = 8;
-constexpr time_t kIoTimeoutS = 5;
+constexpr std::chrono::seconds kRequestDeadline{10};
 constexpr size_t kMaxJobsPerPage = 1000;
 
 void send_json(httplib::Response& res, int status, const nlohmann::json& body) {
@@ -119,7 +120,7 @@ HttpApi::HttpApi(const FarmConfig& cfg, std::shared_ptr<prometheus::Collectable>
     : redis_(cfg.redis),
       started_ms_(started_ms),
       pool_(std::make_unique<ClientPool>(cfg.redis)),
-      server_(std::make_unique<httplib::Server>()) {
+      server_(std::make_unique<HttpRoutes>()) {
   const std::string& listen = cfg.coordinator.metrics_listen;
   if (!cfg.coordinator.api_token_file.empty()) token_ = read_token(cfg.coordinator.api_token_file);
   const size_t colon = listen.rfind(':');
@@ -130,28 +131,21 @@ HttpApi::HttpApi(const FarmConfig& cfg, std::shared_ptr<prometheus::Collectable>
   if (host.size() > 2 && host.front() == '[') host = host.substr(1, host.size() - 2);
 
   collectables_ = {std::move(registry), std::make_shared<FarmStateCollector>(cfg.redis, 1000)};
-  server_->new_task_queue = [] { return new httplib::ThreadPool(kThreads); };
-  // cpp-httplib's default also sets SO_REUSEPORT, which would let a second coordinator bind
-  // the same address and share its requests; SO_REUSEADDR alone allows a quick restart only.
-  server_->set_socket_options([](socket_t sock) {
-    int yes = 1;
-    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-  });
-  server_->set_read_timeout(kIoTimeoutS);
-  server_->set_write_timeout(kIoTimeoutS);
-  server_->set_keep_alive_timeout(kIoTimeoutS);
   server_->set_payload_max_length(64 * 1024);  // no endpoint takes a body
   routes();
-  if (!server_->bind_to_port(host, port))
-    throw std::runtime_error("coordinator.metrics_listen: cannot listen on " + listen +
+  HttpListener::Options lo;
+  lo.threads = kThreads;
+  lo.deadline = kRequestDeadline;
+  try {
+    listener_ = std::make_unique<HttpListener>(*server_, host, port, lo);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error("coordinator.metrics_listen: cannot listen on " + listen + ": " + e.what() +
                              " (address in use, or not an address of this host)");
-  port_ = port;
-  thread_ = std::thread([this] {
-    server_->listen_after_bind();
-    listen_returned_ = true;
-  });
-  spdlog::info("coordinator: HTTP on http://{}: /metrics, JSON API /api/v1 ({}), dashboard /", listen,
-               token_.empty() ? "no token" : "bearer token required");
+  }
+  port_ = listener_->port();
+  // The bound port (port 0 in the config: any free one).
+  spdlog::info("coordinator: HTTP on http://{}:{}: /metrics, JSON API /api/v1 ({}), dashboard /",
+               listen.substr(0, colon), port_, token_.empty() ? "no token" : "bearer token required");
   if (!loopback_ && token_.empty())
     spdlog::warn(
         "coordinator: {} is not a loopback address and coordinator.api_token_file is not set: the API is "
@@ -159,14 +153,7 @@ HttpApi::HttpApi(const FarmConfig& cfg, std::shared_ptr<prometheus::Collectable>
         listen);
 }
 
-HttpApi::~HttpApi() {
-  // cpp-httplib (0.11) ignores stop() until listen_after_bind has begun (is_running), and would
-  // then serve forever: a coordinator that failed right after starting its HTTP thread (its
-  // control port taken) hung here instead of exiting, under load.
-  while (!server_->is_running() && !listen_returned_) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  server_->stop();
-  if (thread_.joinable()) thread_.join();
-}
+HttpApi::~HttpApi() { listener_.reset(); }
 
 void HttpApi::routes() {
   auto& s = *server_;

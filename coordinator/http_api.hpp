@@ -2,11 +2,12 @@
 // The coordinator's one HTTP listener (coordinator.metrics_listen): Prometheus /metrics, the
 // JSON API under /api/v1 (docs/api.md), /healthz and /readyz, and the live dashboard at /.
 //
-// It never touches the coordinator's event loop: requests are served by cpp-httplib's own
-// thread pool, every Redis read or write goes through connections of this server's own (a
-// small pool, one per concurrent request), and the only things shared with the loop are the
-// Prometheus registry (atomic counters) and the start time. A slow or stalled client holds one
-// pool thread until the read/write timeouts, never the loop.
+// It never touches the coordinator's event loop: requests are served by the listener's own
+// threads (http_listener.hpp: 8, each request within 10 s of its accept), every Redis read or
+// write goes through connections of this server's own (a small pool, one per concurrent
+// request), and the only things shared with the loop are the Prometheus registry (atomic
+// counters) and the start time. A slow or stalled client holds one thread until its request's
+// deadline at most, never the loop.
 //
 // The JSON is produced by FarmClient, the same code `zkmill status --json` uses, so the API
 // and the CLI always agree.
@@ -19,22 +20,18 @@
 
 #include <prometheus/collectable.h>
 
-#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "farm/farm_config.hpp"
 
-namespace httplib {
-class Server;
-}
-
 namespace zkmill::farm {
 
 class FarmClient;
+class HttpListener;
+class HttpRoutes;
 
 class HttpApi {
  public:
@@ -60,9 +57,8 @@ class HttpApi {
   int port_ = 0;
   std::vector<std::shared_ptr<prometheus::Collectable>> collectables_;
   std::unique_ptr<ClientPool> pool_;
-  std::unique_ptr<httplib::Server> server_;
-  std::thread thread_;
-  std::atomic<bool> listen_returned_{false};  // the listening thread is done (stopped, or failed)
+  std::unique_ptr<HttpRoutes> server_;
+  std::unique_ptr<HttpListener> listener_;  // last: stops serving before the routes go
 };
 
 }  // namespace zkmill::farm

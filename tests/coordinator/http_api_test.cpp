@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // HttpApi's lifetime: an API destroyed right after it started (a coordinator that fails on its
-// next step, e.g. its control port taken) stops its listening thread and returns. cpp-httplib
-// 0.11 ignores stop() until that thread has begun listening, so a destructor that did not wait
-// for it hung the coordinator for good (local_farm_script's lost-port case, under load).
+// next step, e.g. its control port taken) stops its listening threads and returns. (With
+// cpp-httplib 0.11's own listener, which ignores stop() until its thread has begun listening, a
+// destructor that did not wait for it hung the coordinator for good: local_farm_script's
+// lost-port case, under load. The listener is ours now, http_listener.hpp; the case stays.)
 // No Redis is needed: the API reaches Redis only when a request comes.
 #include "coordinator/http_api.hpp"
 
