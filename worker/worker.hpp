@@ -80,7 +80,8 @@ class Worker {
     std::atomic<TaskStage> stage{TaskStage::Fetching};
     ControlMessage result;  // written by the task thread before `done`
     // `abort` from the coordinator (its job ended, or the attempt was superseded): the task
-    // stops at its next cancellation point (util::Cancelled). abort_reason: the coordinator's, for the report (loop thread only).
+    // stops at its next cancellation point (util::Cancelled). abort_reason: the coordinator's,
+    // for the report (loop thread only).
     std::stop_source stop;
     std::string abort_reason;
   };
