@@ -153,7 +153,7 @@ HttpApi::HttpApi(const FarmConfig& cfg, std::shared_ptr<prometheus::Collectable>
         listen);
 }
 
-HttpApi::~HttpApi() { listener_.reset(); }
+HttpApi::~HttpApi() = default;  // listener_ goes first (declared last): no request outlives the routes
 
 void HttpApi::routes() {
   auto& s = *server_;

@@ -12,6 +12,7 @@
 #include <zmq_addon.hpp>
 
 #include "common/curves/dispatch.hpp"
+#include "common/util/cancellation.hpp"
 #include "farm/clock.hpp"
 #include "farm/log_text.hpp"
 #include "farm/signal_safe_poll.hpp"
@@ -472,6 +473,9 @@ void Worker::start_task(const ControlMessage& m) {
       t->result = t->synth ? run_synth(*m.as<Synth>(), m.payload, t->stop.get_token()) : run_prove(*m.as<Prove>(), *t);
     } catch (const PermanentTaskError& e) {
       failed(e, true);
+    } catch (const util::Cancelled& e) {
+      failed(e, false);
+      t->cancelled = true;
     } catch (const std::exception& e) {
       failed(e, false);
     }
@@ -493,9 +497,9 @@ void Worker::collect_tasks() {
     Task& t = *it->second;
     t.thread.join();
     ControlMessage r = std::move(t.result);
-    const bool aborted = t.stop.stop_requested();
-    if (auto* f = std::get_if<TaskFailed>(&r.body); f && aborted)
+    if (auto* f = std::get_if<TaskFailed>(&r.body); f && t.cancelled)
       f->error = "aborted (" + t.abort_reason + "): " + f->error;
+    const bool aborted = t.cancelled;
     const std::string token = it->first;
     it = tasks_.erase(it);
     report(token, std::move(r), aborted);

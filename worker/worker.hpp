@@ -81,9 +81,11 @@ class Worker {
     ControlMessage result;  // written by the task thread before `done`
     // `abort` from the coordinator (its job ended, or the attempt was superseded): the task
     // stops at its next cancellation point (util::Cancelled). abort_reason: the coordinator's,
-    // for the report (loop thread only).
+    // for the report (loop thread only). cancelled: it did stop there (set by the task thread
+    // before `done`); a task that finished or failed otherwise meanwhile is reported as such.
     std::stop_source stop;
     std::string abort_reason;
+    bool cancelled = false;
   };
 
   ControlMessage hello() const;
