@@ -54,21 +54,30 @@ int request_drain(const WorkerCliOptions& o, const Context& ctx) {
   return 0;
 }
 
-int clear_quarantine(const WorkerCliOptions& o, const Context& ctx) {
+int clear_worker(const WorkerCliOptions& o, const Context& ctx) {
   auto cfg = farm::load_command_config(o.clear_config.empty() ? ctx.config_path : o.clear_config,
                                        ctx.log_level == ctx.config.log.level ? "" : ctx.log_level);
   farm::RedisClient redis(farm::client_command_redis(cfg.redis));
   farm::WorkerRegistry registry(redis);
   const auto records = registry.quarantined();
-  if (!registry.clear_quarantine(o.clear_id)) {
+  const bool was_quarantined = registry.clear_quarantine(o.clear_id);
+  // The failed-attempt streak too: a worker paused for failing (its disk was full, its GPU
+  // broken) that the operator fixed need not wait out a pause of up to 32 x worker_pause_ms.
+  const bool had_streak = registry.clear_pause(o.clear_id);
+  if (!was_quarantined && !had_streak) {
     std::fprintf(stderr,
-                 "zkmill: error: worker '%s' is not quarantined (`zkmill status --workers` shows those that are)\n",
+                 "zkmill: error: worker '%s' is neither quarantined nor paused for failing (`zkmill status --workers` "
+                 "shows those that are)\n",
                  o.clear_id.c_str());
     return 1;
   }
-  const auto it = records.find(o.clear_id);
-  std::printf("worker %s cleared from quarantine (it was quarantined for: %s); it gets work again within a heartbeat\n",
-              o.clear_id.c_str(), it != records.end() ? it->second.value("reason", std::string("?")).c_str() : "?");
+  if (was_quarantined) {
+    const auto it = records.find(o.clear_id);
+    std::printf("worker %s cleared from quarantine (it was quarantined for: %s)\n", o.clear_id.c_str(),
+                it != records.end() ? it->second.value("reason", std::string("?")).c_str() : "?");
+  }
+  if (had_streak) std::printf("worker %s: its failed attempts forgotten and any pause lifted\n", o.clear_id.c_str());
+  std::printf("it gets work again within a heartbeat\n");
   return 0;
 }
 
@@ -98,16 +107,17 @@ RunFn setup_worker(CLI::App& sub) {
   drain->add_option("--config", o->drain_config, "Client config (redis section; docs/config.md)")
       ->check(CLI::ExistingFile);
   drain->add_option("id", o->drain_id, "The worker's id (worker.id; `zkmill status --workers` lists them)")->required();
-  CLI::App* clear = sub.add_subcommand("clear",
-                                       "Lift worker ID's quarantine: the coordinator stops giving work to a worker "
-                                       "that sent a result for another statement, until an operator clears it");
+  CLI::App* clear = sub.add_subcommand(
+      "clear",
+      "Lift worker ID's quarantine (the coordinator gives no work to a worker that sent a result for another "
+      "statement until an operator clears it) and its pause for failing attempt after attempt (once it is fixed)");
   clear->add_option("--config", o->clear_config, "Client config (redis section; docs/config.md)")
       ->check(CLI::ExistingFile);
-  clear->add_option("id", o->clear_id, "The worker's id (`zkmill status --workers` shows QUARANTINED ones)")
+  clear->add_option("id", o->clear_id, "The worker's id (`zkmill status --workers` shows QUARANTINED and PAUSED ones)")
       ->required();
   return [o, drain, clear](const Context& ctx) {
     if (drain->parsed()) return request_drain(*o, ctx);
-    if (clear->parsed()) return clear_quarantine(*o, ctx);
+    if (clear->parsed()) return clear_worker(*o, ctx);
     o->worker.role = farm::parse_role(o->role).value();
     auto cfg = farm::load_command_config(o->config.empty() ? ctx.config_path : o->config,
                                          ctx.log_level == ctx.config.log.level ? "" : ctx.log_level);

@@ -261,6 +261,12 @@ void Coordinator::run(const std::atomic<bool>& stop) {
   }
   serving_since_ms_ = now_ms();
   try {
+    restore_pauses();
+  } catch (const RedisError& e) {
+    spdlog::warn("coordinator: could not read the workers' failed-attempt streaks ({}); starting without them",
+                 e.what());
+  }
+  try {
     serve(stop);
   } catch (const CoordinatorLeaseLost&) {
     throw;  // not ours any more: nothing to release

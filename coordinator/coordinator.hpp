@@ -231,6 +231,12 @@ class Coordinator {
   // Quarantined, or paused for failing its attempts (pauses_): it gets no new work.
   bool sidelined(const std::string& id, const WorkerInfo& w, uint64_t now) const;
   void refresh_quarantine();
+  // The failed-attempt streaks in Redis (WorkerRegistry zk:pauses): read back on taking the
+  // lease; the changed ones written (persist_pauses: at once, retried each heartbeat when Redis
+  // refused); and each heartbeat, a streak an operator deleted is forgotten (refresh_pauses).
+  void restore_pauses();
+  void persist_pauses();
+  void refresh_pauses();
   // A warning a peer can cause at will: escaped by the caller, rate-limited per peer here.
   void peer_warning(const std::string& peer, const std::string& line);
   void send(const std::string& to, const ControlMessage& m);

@@ -209,6 +209,7 @@ void Coordinator::record_synthesized() {
     if (o.ok) {
       metrics_.synthesized(p.m);
       pauses_.succeeded(p.from.id);
+      persist_pauses();
     } else {
       // Released unless the partition still needs it (a late re-send of a recorded synthesis).
       if (!store_.unneeded_bundles({p.m.bundle_key}).empty()) send(p.from.id, Release{p.m.bundle_key});
@@ -460,6 +461,7 @@ void Coordinator::record_verified() {
         ++recorded_digest_count_;
       metrics_.verified(m, seconds, since_submit_s(m.at.job));
       pauses_.succeeded(p.from.id);
+      persist_pauses();
       spdlog::info("coordinator: {} partition {} verified ({}/{})", m.at.job, m.at.part, d.verified, d.total);
       if (workers_.count(d.synth_worker) && !d.bundle_key.empty()) send(d.synth_worker, Release{d.bundle_key});
       if (d.verified == d.total) finished.insert(m.at.job);
@@ -534,6 +536,7 @@ void Coordinator::on_task_failed(const Peer& from, WorkerInfo& w, const TaskFail
           "(coordinator.worker_failure_limit, worker_pause_ms)",
           printable(from.id), pauses_.describe(from.id, now_ms()).value("failures", 0u), error, double(pause) / 1000.0);
     }
+    persist_pauses();
   }
   if (f.permanent_ignored)
     spdlog::warn(

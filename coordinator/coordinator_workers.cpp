@@ -21,6 +21,7 @@ void Coordinator::heartbeat_and_expire() {
   last_heartbeat_ms_ = now;
   renew_lease();
   refresh_quarantine();
+  refresh_pauses();
   // Silence alone does not make a worker dead: on a lossy link TCP retransmits with backoff
   // (0.2, 0.4, 0.8 s ...) and its heartbeats arrive late, all at once. Silent past heartbeat x
   // liveness, a worker gets no new work; it is dead once its connection has closed (a killed
@@ -110,6 +111,51 @@ void Coordinator::reap() {
       store_.drop_lease(member);  // nothing leased any more
     else
       spdlog::warn("coordinator: {} partition {} requeued: {}", ref->job, ref->part, why);
+  }
+}
+
+void Coordinator::restore_pauses() {
+  std::vector<std::string> skipped;
+  pauses_.restore(registry_.pauses(), &skipped);
+  for (const auto& id : skipped)
+    spdlog::warn("coordinator: dropped an unreadable failed-attempt streak of worker {} ({})", printable(id),
+                 WorkerRegistry::kPausesKey);
+  const uint64_t now = now_ms();
+  for (const auto& id : pauses_.workers())
+    if (pauses_.paused(id, now))
+      spdlog::info(
+          "coordinator: worker {} is paused for {:.1f} s more (failed attempts in a row before this "
+          "coordinator took over)",
+          printable(id), double(pauses_.describe(id, now).value("until_ms", now) - now) / 1000.0);
+}
+
+void Coordinator::persist_pauses() {
+  const auto changed = pauses_.take_changed();
+  for (auto it = changed.begin(); it != changed.end(); ++it) {
+    try {
+      registry_.save_pause(*it, pauses_.record(*it));
+    } catch (const RedisError& e) {
+      // Written again at the next heartbeat; meanwhile this coordinator pauses as before.
+      for (; it != changed.end(); ++it) pauses_.mark_changed(*it);
+      spdlog::debug("coordinator: could not write a failed-attempt streak ({}); retried next heartbeat", e.what());
+      return;
+    }
+  }
+}
+
+void Coordinator::refresh_pauses() {
+  persist_pauses();
+  if (pauses_.tracked() == 0) return;
+  // Written above, so a streak missing from Redis now was deleted by an operator (`zkmill worker
+  // clear`), unless its write failed just now (still pending: kept).
+  const auto stored = registry_.pauses();
+  const uint64_t now = now_ms();
+  for (const auto& id : pauses_.workers()) {
+    if (stored.count(id) || pauses_.pending(id)) continue;
+    if (pauses_.drop(id, now)) {
+      spdlog::info("coordinator: worker {}'s pause lifted by an operator; it gets work again", printable(id));
+      dispatch_due_ = true;
+    }
   }
 }
 

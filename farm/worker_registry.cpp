@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// zk:workers / zk:coordinator / zk:drain (schema: worker_registry.hpp).
+// zk:workers / zk:coordinator / zk:drain / zk:quarantine / zk:pauses (schema: worker_registry.hpp).
 #include "farm/worker_registry.hpp"
 
 #include "farm/coordinator_lease.hpp"
@@ -85,6 +85,23 @@ std::map<std::string, nlohmann::json> WorkerRegistry::quarantined() {
 
 bool WorkerRegistry::clear_quarantine(const std::string& worker) {
   return r_.command({"HDEL", kQuarantineKey, worker}).as_int() == 1;
+}
+
+void WorkerRegistry::save_pause(const std::string& worker, const nlohmann::json& record) {
+  CoordinatorLease::fenced_eval(r_, kFencedHset, {kPausesKey}, {worker, record.is_null() ? "" : record.dump()}, fence_);
+}
+
+std::map<std::string, nlohmann::json> WorkerRegistry::pauses() {
+  std::map<std::string, nlohmann::json> out;
+  for (const auto& [id, text] : r_.command({"HGETALL", kPausesKey}).as_map()) {
+    auto j = nlohmann::json::parse(text, nullptr, false);
+    out[id] = j.is_discarded() ? nlohmann::json() : j;
+  }
+  return out;
+}
+
+bool WorkerRegistry::clear_pause(const std::string& worker) {
+  return r_.command({"HDEL", kPausesKey, worker}).as_int() == 1;
 }
 
 }  // namespace zkmill::farm

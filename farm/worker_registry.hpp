@@ -21,6 +21,9 @@
 //                           it is the last table a coordinator published)
 //   zk:drain        hash    worker id -> when the drain was requested (unix ms)
 //   zk:quarantine   hash    worker id -> JSON {reason, job, part, since_ms, key (CURVE public key or "")}
+//   zk:pauses       hash    worker id -> JSON {failures, pauses, until_ms, last_error}: the failed-attempt
+//                           streaks (coordinator/worker_pauses.hpp), so a coordinator that takes over
+//                           pauses the same workers; an operator deletes one to lift its pause
 #pragma once
 
 #include <cstdint>
@@ -38,6 +41,7 @@ class WorkerRegistry {
   static constexpr const char* kCoordinatorKey = "zk:coordinator";
   static constexpr const char* kDrainKey = "zk:drain";
   static constexpr const char* kQuarantineKey = "zk:quarantine";
+  static constexpr const char* kPausesKey = "zk:pauses";
 
   explicit WorkerRegistry(RedisClient& redis) : r_(redis) {}
   // The coordinator's fencing token, checked by its writes (publish, clear_drain_request, quarantine).
@@ -62,6 +66,14 @@ class WorkerRegistry {
   std::map<std::string, nlohmann::json> quarantined();
   // Operator (`zkmill worker clear ID`): false when `worker` was not quarantined.
   bool clear_quarantine(const std::string& worker);
+
+  // Coordinator: writes `worker`'s failed-attempt streak (WorkerPauses::record), or deletes it
+  // when `record` is null.
+  void save_pause(const std::string& worker, const nlohmann::json& record);
+  // Everyone: the streaks, id -> record (unreadable ones as null).
+  std::map<std::string, nlohmann::json> pauses();
+  // Operator (`zkmill worker clear ID`): false when `worker` had no streak.
+  bool clear_pause(const std::string& worker);
 
  private:
   RedisClient& r_;

@@ -4,14 +4,20 @@
 // failures in a row it gets no work while the queue still has some and another worker takes
 // it; after the pause it gets one try, whose failure pauses it twice as long, whose success
 // clears it. `zkmill status --workers`'s JSON shows the pause. A failure that is the job's (a
-// witness the synth side calls hopeless) does not count against the worker.
+// witness the synth side calls hopeless) does not count against the worker. The streaks are kept
+// in Redis: a restarted coordinator pauses the same worker, and `zkmill worker clear` lifts a
+// pause.
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <fstream>
 #include <memory>
 #include <string>
+#include <thread>
 
+#include "farm/clock.hpp"
 #include "tests/support/in_process_coordinator.hpp"
+#include "tests/support/process.hpp"
 
 namespace zkmill::test {
 namespace {
@@ -25,8 +31,10 @@ class CoordinatorPauses : public InProcessCoordinatorTest {
   void SetUp() override {
     start(
         "  heartbeat_ms: 100\n  liveness: 50\n  lease_ms: 60000\n  backoff_ms: 50\n  backoff_max_ms: 100\n"
-        "  max_attempts: 20\n  synth_lookahead: 100\n  worker_failure_limit: 3\n  worker_pause_ms: 1500\n");
+        "  max_attempts: 20\n  synth_lookahead: 100\n  worker_failure_limit: 3\n  worker_pause_ms: " +
+        std::to_string(pause_ms()) + "\n");
   }
+  virtual uint32_t pause_ms() const { return 1500; }
   // Takes the worker's next synth assignment (within `limit`) and reports it failed.
   bool fail_next(FakeWorker& w, bool permanent = false, std::chrono::milliseconds limit = 10s) {
     const auto s = next<farm::Synth>(w, limit);
@@ -37,6 +45,17 @@ class CoordinatorPauses : public InProcessCoordinatorTest {
   nlohmann::json record_of(const std::string& id) {
     for (const auto& w : client_->workers())
       if (w.value("worker", std::string()) == id) return w;
+    return nullptr;
+  }
+  // `id`'s pause as the coordinator publishes it (its table is rewritten every heartbeat), once
+  // it is its `nth` pause in a row (the table may still show the one before); null when no such
+  // pause is shown within a few seconds.
+  nlohmann::json published_pause(const std::string& id, uint32_t nth = 1) {
+    for (int i = 0; i < 100; ++i) {
+      const auto rec = record_of(id);
+      if (rec.is_object() && rec.contains("paused") && rec["paused"].value("pauses", 0u) >= nth) return rec["paused"];
+      std::this_thread::sleep_for(50ms);
+    }
     return nullptr;
   }
 };
@@ -83,6 +102,71 @@ TEST_F(CoordinatorPauses, TheJobsFailuresDoNotPauseTheWorker) {
     EXPECT_EQ(client_->status(job)["state"], "failed");
   }
   EXPECT_FALSE(record_of("checker").contains("paused"));
+}
+
+// Pauses long enough (6 s) that a worker getting work within one is told apart from one whose
+// pause ran out.
+class CoordinatorPausesKept : public CoordinatorPauses {
+ protected:
+  uint32_t pause_ms() const override { return 6000; }
+  // Submits a job of 20 partitions and fails three of them on `w` (worker `id`): its published
+  // pause, null when it is not paused.
+  nlohmann::json pause_with_work_queued(FakeWorker& w, const std::string& id) {
+    submit(20, 5);
+    for (int i = 0; i < 3; ++i)
+      if (!fail_next(w)) return nullptr;
+    return published_pause(id);
+  }
+};
+
+// A coordinator that takes over (here a restart on the same Redis) pauses the worker its
+// predecessor paused, for the rest of that pause, instead of letting it fail three more
+// partitions' attempts.
+TEST_F(CoordinatorPausesKept, APauseOutlivesACoordinatorRestart) {
+  auto broken = worker("a-broken", WorkerRole::Synth);
+  const auto before = pause_with_work_queued(*broken, "a-broken");
+  ASSERT_TRUE(before.is_object()) << "not paused";
+
+  restart_coordinator();
+  broken.reset();
+  broken = worker("a-broken", WorkerRole::Synth);  // says hello to the new coordinator
+  auto good = worker("b-good", WorkerRole::Synth);
+  ASSERT_TRUE(next<farm::Synth>(*good, 5s)) << "the new coordinator dispatches nothing";
+  EXPECT_FALSE(next<farm::Synth>(*broken, 1500ms)) << "the new coordinator forgot the pause";
+  const auto after = published_pause("a-broken");
+  ASSERT_TRUE(after.is_object()) << "the new coordinator does not show the pause";
+  EXPECT_EQ(after["until_ms"], before["until_ms"]);
+  EXPECT_EQ(after["failures"], 3u);
+  EXPECT_EQ(after["pauses"], 1u);
+  EXPECT_EQ(after["last_error"], "no space left on device");
+  // Its pause runs out as it would have: one try, whose failure doubles the pause.
+  ASSERT_TRUE(fail_next(*broken, false, 8s)) << "no try after the pause";
+  EXPECT_TRUE(published_pause("a-broken", 2).is_object()) << "the failed try did not pause it again";
+}
+
+// An operator who fixed a paused worker lifts its pause with `zkmill worker clear` (exit 0);
+// it gets work within a heartbeat, long before its pause would end. A second clear finds
+// nothing to lift (exit 1).
+TEST_F(CoordinatorPausesKept, WorkerClearLiftsAPause) {
+  auto broken = worker("a-broken", WorkerRole::Synth);
+  const auto pause = pause_with_work_queued(*broken, "a-broken");
+  ASSERT_TRUE(pause.is_object()) << "not paused";
+  const uint64_t until = pause["until_ms"].get<uint64_t>();
+  EXPECT_FALSE(next<farm::Synth>(*broken, 500ms)) << "a paused worker got work";
+
+  const auto client = dir_ / "client.yaml";
+  std::ofstream(client) << "redis:\n  unix_socket: " << cfg_.redis.unix_socket << "\n";
+  const auto clear = run_zkmill({"worker", "clear", "a-broken", "--config", client.string()});
+  ASSERT_EQ(clear.exit_code, 0) << clear.err;
+  EXPECT_NE(clear.out.find("pause lifted"), std::string::npos) << clear.out;
+  EXPECT_EQ(clear.out.find("quarantine"), std::string::npos) << clear.out;
+  ASSERT_TRUE(next<farm::Synth>(*broken, 4s)) << "no work after the clear";
+  EXPECT_LT(farm::now_ms(), until) << "it got work only when its pause ran out";
+  EXPECT_FALSE(record_of("a-broken").contains("paused"));
+
+  const auto again = run_zkmill({"worker", "clear", "a-broken", "--config", client.string()});
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_NE(again.err.find("neither quarantined nor paused"), std::string::npos) << again.err;
 }
 
 }  // namespace

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: MIT
 // WorkerPauses, the coordinator's circuit breaker for workers that fail attempt after attempt:
 // the limit, the pause and its doubling up to the cap, failures during a pause, a success
-// clearing everything, the off switch and the bound on what it remembers.
+// clearing everything, the off switch and the bound on what it remembers; what it hands to Redis
+// (the changed streaks, their records) and takes back from it.
 #include "coordinator/worker_pauses.hpp"
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
 #include <string>
+#include <vector>
 
 namespace zkmill::test {
 namespace {
@@ -74,6 +78,72 @@ TEST(WorkerPauses, WhatItRemembersIsBoundedAndKeepsThePaused) {
   }
   EXPECT_TRUE(p.paused("paused", 2));
   EXPECT_EQ(p.describe("paused", 2)["failures"], 2u);
+}
+
+using Ids = std::set<std::string>;
+
+// Every change to a streak is handed out once for writing: a failure, a success that ended a
+// streak, a worker forgotten past the bound; a success without a streak is no change.
+TEST(WorkerPauses, EachChangedStreakIsHandedOutOnce) {
+  WorkerPauses p(2, 100);
+  EXPECT_EQ(p.take_changed(), Ids{});
+  p.failed("a", "e", 0);
+  p.failed("b", "e", 0);
+  EXPECT_EQ(p.take_changed(), (Ids{"a", "b"}));
+  EXPECT_EQ(p.take_changed(), Ids{});
+  p.succeeded("c");
+  EXPECT_EQ(p.take_changed(), Ids{});
+  p.succeeded("a");
+  EXPECT_TRUE(p.record("a").is_null());
+  EXPECT_EQ(p.take_changed(), Ids{"a"});
+  p.mark_changed("b");  // its write failed: handed out again
+  EXPECT_TRUE(p.pending("b"));
+  EXPECT_EQ(p.take_changed(), Ids{"b"});
+  EXPECT_FALSE(p.pending("b"));
+
+  WorkerPauses full(2, 1000);
+  for (size_t i = 0; i < WorkerPauses::kMaxTracked; ++i) full.failed(std::to_string(i), "e", 0);
+  full.take_changed();
+  full.failed("new", "e", 5);  // past the bound: the ones not paused are forgotten, and say so
+  const auto changed = full.take_changed();
+  EXPECT_EQ(changed.size(), WorkerPauses::kMaxTracked + 1);
+  EXPECT_TRUE(changed.count("new") && changed.count("0"));
+}
+
+// A coordinator taking over restores the streaks it reads back: the same pause, the same
+// doubling after it; unreadable records are skipped and handed out to be deleted.
+TEST(WorkerPauses, RestoredStreaksPauseAsBefore) {
+  WorkerPauses before(3, 1000);
+  for (uint64_t t : {0u, 1u, 2u}) before.failed("w", "disk full", t);
+  before.failed("x", "once", 3);
+  std::map<std::string, nlohmann::json> stored{{"w", before.record("w")}, {"x", before.record("x")}};
+  stored["bad"] = nlohmann::json{{"failures", "three"}};
+  stored["null"] = nullptr;
+
+  WorkerPauses after(3, 1000);
+  after.failed("stale", "e", 0);  // replaced, not merged
+  after.take_changed();
+  std::vector<std::string> skipped;
+  after.restore(stored, &skipped);
+  EXPECT_EQ(skipped, (std::vector<std::string>{"bad", "null"}));
+  EXPECT_EQ(after.take_changed(), (Ids{"bad", "null"}));
+  EXPECT_EQ(after.workers(), (Ids{"w", "x"}));
+  EXPECT_EQ(after.describe("w", 500), before.describe("w", 500));
+  EXPECT_FALSE(after.paused("w", 1002));
+  EXPECT_EQ(after.failed("w", "again", 1002), 2000u);  // the try after the pause: doubled
+  EXPECT_EQ(after.failed("x", "twice", 4), 0u);
+  EXPECT_EQ(after.failed("x", "thrice", 5), 1000u);  // x's streak went on from one
+
+  // A streak an operator deleted elsewhere is dropped without a write.
+  EXPECT_TRUE(after.drop("w", 1003));
+  EXPECT_FALSE(after.drop("nobody", 1003));
+  after.take_changed();
+  EXPECT_FALSE(after.pending("w"));
+  EXPECT_FALSE(after.paused("w", 1003));
+
+  WorkerPauses off(0, 1000);  // a coordinator that never pauses restores nothing
+  off.restore(stored);
+  EXPECT_EQ(off.tracked(), 0u);
 }
 
 }  // namespace

@@ -51,20 +51,20 @@ class InProcessCoordinatorTest : public ::testing::Test {
     cfg_ = farm::parse_farm_config(
         "redis:\n  unix_socket: " + socket + "\ncoordinator:\n  endpoint: " + endpoint_ + "\n" + timings, "test");
     client_ = std::make_unique<farm::FarmClient>(cfg_.redis);
-    coordinator_ = std::make_unique<farm::Coordinator>(cfg_);
-    coordinator_->inject_verify_delay(verify_delay_ms);
-    thread_ = std::thread([this] {
-      try {
-        coordinator_->run(stop_);
-      } catch (const std::exception& e) {
-        error_ = e.what();
-      }
-    });
+    verify_delay_ms_ = verify_delay_ms;
+    run_coordinator();
   }
   void TearDown() override {
-    stop_ = true;
-    if (thread_.joinable()) thread_.join();
+    stop_coordinator();
     EXPECT_EQ(error_, "") << "the coordinator stopped with an error";
+  }
+  // Stops the coordinator (it releases its lease) and starts a new one on the same Redis and
+  // endpoint, as after a restart or a standby's takeover: it knows only what Redis kept. The
+  // fake workers' DEALERs reconnect; they say hello again (worker()) to be known.
+  void restart_coordinator() {
+    stop_coordinator();
+    ASSERT_EQ(error_, "") << "the coordinator stopped with an error";
+    run_coordinator();
   }
 
   // A fake worker of `role` serving the test's key, registered (welcomed).
@@ -114,6 +114,24 @@ class InProcessCoordinatorTest : public ::testing::Test {
     return honest;
   }
 
+  void run_coordinator() {
+    stop_ = false;
+    coordinator_ = std::make_unique<farm::Coordinator>(cfg_);
+    coordinator_->inject_verify_delay(verify_delay_ms_);
+    thread_ = std::thread([this] {
+      try {
+        coordinator_->run(stop_);
+      } catch (const std::exception& e) {
+        error_ = e.what();
+      }
+    });
+  }
+  void stop_coordinator() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+    coordinator_.reset();  // its sockets closed (its context terminated) before a new one binds
+  }
+
   fs::path dir_;
   ChildProcesses children_;
   std::unique_ptr<NativeKey> key_;
@@ -124,6 +142,7 @@ class InProcessCoordinatorTest : public ::testing::Test {
   std::atomic<bool> stop_{false};
   std::thread thread_;
   std::string error_;
+  uint64_t verify_delay_ms_ = 0;
 };
 
 }  // namespace zkmill::test

@@ -108,7 +108,7 @@ TEST_F(FarmIntegrityTest, ReplayedProofOfAnotherJobIsRefusedAndItsSenderQuaranti
   EXPECT_TRUE(contains(clear.out, "cleared from quarantine")) << clear.out;
   auto again = run_zkmill({"worker", "clear", "evil-prove", "--config", client()});
   EXPECT_EQ(again.exit_code, 1);
-  EXPECT_TRUE(contains(again.err, "is not quarantined")) << again.err;
+  EXPECT_TRUE(contains(again.err, "is neither quarantined nor paused")) << again.err;
   json after;
   for (int i = 0; i < 100; ++i) {
     after = worker_record("evil-prove");
