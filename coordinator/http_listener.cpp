@@ -91,6 +91,22 @@ class DeadlineStream final : public httplib::Stream {
   size_t off_ = 0, len_ = 0;
 };
 
+// Whom a connection counts against: the IPv4 address, or the /64 of an IPv6 one (a host is
+// usually given a whole /64; an IPv4-mapped address is its IPv4 one). Raw bytes, a map key.
+std::string client_of(const sockaddr_storage& ss) {
+  if (ss.ss_family == AF_INET) {
+    const auto& a = reinterpret_cast<const sockaddr_in&>(ss).sin_addr;
+    return std::string(reinterpret_cast<const char*>(&a), 4);
+  }
+  if (ss.ss_family == AF_INET6) {
+    const auto& a = reinterpret_cast<const sockaddr_in6&>(ss).sin6_addr;
+    const char* b = reinterpret_cast<const char*>(a.s6_addr);
+    if (IN6_IS_ADDR_V4MAPPED(&a)) return std::string(b + 12, 4);
+    return std::string(b, 8);
+  }
+  return {};
+}
+
 // A listening socket on host:port, or -1 with `why` set.
 int listen_on(const std::string& host, int port, std::string* why) {
   addrinfo hints{};
@@ -161,7 +177,9 @@ void HttpListener::accept_loop() {
   while (!stopping_) {
     pollfd p[2] = {{listen_fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
     if (::poll(p, 2, 1000) <= 0 || !(p[0].revents & POLLIN)) continue;
-    const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    sockaddr_storage peer{};
+    socklen_t peer_len = sizeof peer;
+    const int fd = ::accept4(listen_fd_, reinterpret_cast<sockaddr*>(&peer), &peer_len, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (fd < 0) {
       // EMFILE and the like: back off a little rather than spin on a connection we cannot take.
       if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
@@ -170,15 +188,52 @@ void HttpListener::accept_loop() {
     }
     {
       std::lock_guard lock(mu_);
-      if (queue_.size() < opts_.max_queued) {
-        queue_.push_back({fd, Clock::now() + opts_.deadline});
-        cv_.notify_one();
+      std::string client = client_of(peer);
+      ClientLoad& load = clients_[client];
+      if (queue_.size() < opts_.max_queued && load.queued < std::max<size_t>(1, opts_.queued_per_client)) {
+        ++load.queued;
+        queue_.push_back({fd, Clock::now() + opts_.deadline, std::move(client)});
+        cv_.notify_all();  // the one thread that may serve it need not be the one woken
         continue;
       }
+      if (load.queued == 0 && load.serving == 0) clients_.erase(client);
     }
-    ++refused_;  // every thread busy and the queue full: closed unserved
+    ++refused_;  // the queue, or this client's share of it, full: closed unserved
     ::close(fd);
   }
+}
+
+void HttpListener::count_out(const std::string& client, bool serving) {
+  const auto it = clients_.find(client);
+  if (it == clients_.end()) return;
+  --(serving ? it->second.serving : it->second.queued);
+  if (it->second.queued == 0 && it->second.serving == 0) clients_.erase(it);
+}
+
+bool HttpListener::take_next(Accepted& a, Clock::time_point& next_expiry) {
+  const auto now = Clock::now();
+  const size_t share = std::max<size_t>(1, opts_.threads_per_client);
+  next_expiry = Clock::time_point::max();
+  for (auto it = queue_.begin(); it != queue_.end();) {
+    if (now >= it->deadline) {
+      ++refused_;  // waited out its deadline in the queue
+      ::close(it->fd);
+      count_out(it->client, false);
+      it = queue_.erase(it);
+      continue;
+    }
+    ClientLoad& load = clients_[it->client];
+    if (load.serving < share) {
+      a = std::move(*it);
+      queue_.erase(it);
+      --load.queued;
+      ++load.serving;
+      return true;
+    }
+    next_expiry = std::min(next_expiry, it->deadline);
+    ++it;
+  }
+  return false;
 }
 
 void HttpListener::serve_loop() {
@@ -186,14 +241,16 @@ void HttpListener::serve_loop() {
     Accepted a;
     {
       std::unique_lock lock(mu_);
-      cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty()) return;  // stopping
-      a = queue_.front();
-      queue_.pop_front();
-      if (Clock::now() >= a.deadline) {
-        ++refused_;
-        ::close(a.fd);
-        continue;
+      for (;;) {
+        if (stopping_) return;  // the destructor closes what is queued
+        Clock::time_point next_expiry;
+        if (take_next(a, next_expiry)) break;
+        // Nothing servable: an empty queue, or only clients at their share of threads; woken by
+        // a new connection or a finished one, or at the first deadline to close it.
+        if (next_expiry == Clock::time_point::max())
+          cv_.wait(lock);
+        else
+          cv_.wait_until(lock, next_expiry);
       }
       serving_.insert(a.fd);
     }
@@ -202,7 +259,9 @@ void HttpListener::serve_loop() {
     {
       std::lock_guard lock(mu_);
       serving_.erase(a.fd);
+      count_out(a.client, true);
     }
+    cv_.notify_all();  // that client's next connection may be served now
     ::close(a.fd);
   }
 }

@@ -13,6 +13,14 @@
 // deadline. One request per connection (the answer says `Connection: close`): a slow client
 // cannot keep a thread across requests either. Readiness is polled (poll(2)), not select(2):
 // no limit on the descriptor number.
+//
+// One client cannot take the API either: the connections of one client (an IPv4 address, or an
+// IPv6 /64, the block one host is usually given) are served on at most
+// Options::threads_per_client threads at once; its other connections wait while other clients'
+// are served (a thread takes the oldest connection whose client is under that share), and at
+// most Options::queued_per_client of them wait (past that one is closed at once). So a host that
+// opens many slow connections holds a few threads and a bounded part of the queue, and
+// Prometheus, the dashboard and `zkmill` clients elsewhere are still answered.
 #pragma once
 
 #include <httplib.h>
@@ -23,6 +31,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <set>
 #include <string>
@@ -48,6 +57,8 @@ class HttpListener {
   struct Options {
     size_t threads = 8;                          // requests served at once
     size_t max_queued = 64;                      // accepted connections waiting for a thread
+    size_t threads_per_client = 4;               // of `threads`, the most one client is served on
+    size_t queued_per_client = 16;               // of `max_queued`, the most of one client's
     std::chrono::milliseconds deadline{10000};   // a request's whole time, from its accept
     std::chrono::milliseconds io_timeout{5000};  // the longest wait for any one read or write
   };
@@ -61,16 +72,26 @@ class HttpListener {
   HttpListener& operator=(const HttpListener&) = delete;
 
   int port() const { return port_; }
-  // Connections closed unserved so far: the queue was full, or their deadline passed first.
+  // Connections closed unserved so far: the queue (or the client's share of it) was full, or
+  // their deadline passed first.
   uint64_t refused() const { return refused_.load(); }
 
  private:
   struct Accepted {
     int fd;
     std::chrono::steady_clock::time_point deadline;
+    std::string client;  // the client's address bytes (IPv4, or an IPv6 /64)
+  };
+  struct ClientLoad {
+    size_t queued = 0, serving = 0;
   };
   void accept_loop();
   void serve_loop();
+  // Under mu_: takes the oldest queued connection whose client has a thread to spare, closing
+  // the expired ones passed on the way; false when none can be served now (with `next_expiry`,
+  // the earliest deadline of those left, to wait for).
+  bool take_next(Accepted& a, std::chrono::steady_clock::time_point& next_expiry);
+  void count_out(const std::string& client, bool serving);
 
   HttpRoutes& routes_;
   const Options opts_;
@@ -81,7 +102,8 @@ class HttpListener {
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Accepted> queue_;
-  std::set<int> serving_;  // connections being served: cut (shutdown) on stop
+  std::map<std::string, ClientLoad> clients_;  // clients with connections queued or served
+  std::set<int> serving_;                      // connections being served: cut (shutdown) on stop
   std::thread acceptor_;
   std::vector<std::thread> servers_;
 };

@@ -3,7 +3,9 @@
 // route table one request per connection; clients that trickle a request header (slowloris)
 // are cut off at their deadline, so that a normal request is answered while they go on
 // trickling, with every thread taken by them at first; past the queue's bound a connection is
-// closed at once; and the listener stops promptly with slow clients connected.
+// closed at once; one client (an address) is served on its share of the threads and queues at
+// most its share, so other clients are answered while it holds its connections; and the
+// listener stops promptly with slow clients connected.
 #include "coordinator/http_listener.hpp"
 
 #include <gtest/gtest.h>
@@ -37,6 +39,23 @@ bool closed_by_server(int fd, std::chrono::milliseconds limit) {
   }
   return false;
 }
+
+// Whether an answer to a request already sent on `fd` arrives within `limit`: its status line.
+std::string status_line(int fd, std::chrono::milliseconds limit) {
+  std::string got;
+  const auto end = Clock::now() + limit;
+  while (Clock::now() < end && got.find("\r\n") == std::string::npos) {
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, 50) <= 0) continue;
+    char buf[256];
+    const ssize_t n = recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+    if (n <= 0) break;
+    got.append(buf, size_t(n));
+  }
+  return got.substr(0, got.find("\r\n"));
+}
+
+const std::string kRequest = "GET /hello HTTP/1.1\r\nHost: zkmill\r\n\r\n";
 
 class HttpListenerTest : public ::testing::Test {
  protected:
@@ -130,6 +149,51 @@ TEST_F(HttpListenerTest, ConnectionsPastTheQueueAreClosedAtOnce) {
   for (int fd : held) EXPECT_FALSE(closed_by_server(fd, 100ms));
   for (int fd : held) close(fd);
   close(extra);
+}
+
+// A client (127.0.0.2) holding two threads with connections that send nothing, which is its
+// share: its further connections, complete requests, wait in the queue although threads are
+// free, while another client (127.0.0.1) is answered at once; its share of the queue is two, so
+// a fifth connection is closed at once. When its stuck connections end, the waiting ones are
+// answered: queued, never dropped. (Before, the silent connections and then the waiting ones
+// took every thread, and the other client waited for the silent ones' deadline.)
+TEST_F(HttpListenerTest, OneClientIsServedOnItsShareOfThreadsAndQueue) {
+  farm::HttpListener::Options o;
+  o.threads = 3;
+  o.threads_per_client = 2;
+  o.queued_per_client = 2;
+  o.deadline = 30000ms;
+  o.io_timeout = 30000ms;
+  farm::HttpListener listener(routes_, "127.0.0.1", 0, o);
+  std::vector<int> stuck, waiting;
+  for (int i = 0; i < 2; ++i) {
+    stuck.push_back(connect_loopback(listener.port(), "127.0.0.2"));
+    ASSERT_GE(stuck.back(), 0);
+  }
+  std::this_thread::sleep_for(200ms);  // both taken by threads, reading a header that never comes
+  for (int i = 0; i < 2; ++i) {
+    waiting.push_back(connect_loopback(listener.port(), "127.0.0.2"));
+    ASSERT_GE(waiting.back(), 0);
+    ASSERT_EQ(send(waiting.back(), kRequest.data(), kRequest.size(), MSG_NOSIGNAL), ssize_t(kRequest.size()));
+  }
+  const int over = connect_loopback(listener.port(), "127.0.0.2");
+  ASSERT_GE(over, 0);
+  EXPECT_TRUE(closed_by_server(over, 5000ms)) << "a connection past the client's share of the queue";
+  EXPECT_EQ(listener.refused(), 1u);
+  for (int fd : waiting) EXPECT_EQ(status_line(fd, 300ms), "") << "served past the client's share of threads";
+
+  const auto t0 = Clock::now();
+  auto r = get(listener.port(), "/hello");
+  ASSERT_TRUE(r) << httplib::to_string(r.error());
+  EXPECT_EQ(r->body, "hello 127.0.0.1");
+  EXPECT_LT(Clock::now() - t0, 5s);
+
+  for (int fd : stuck) close(fd);
+  for (int fd : waiting) {
+    EXPECT_EQ(status_line(fd, 5000ms), "HTTP/1.1 200 OK") << "a queued connection of the client was lost";
+    close(fd);
+  }
+  close(over);
 }
 
 // Stopping with slow clients connected (one being served, others queued) returns at once, not
