@@ -179,6 +179,7 @@ void parse_worker(FarmSection s, WorkerConfig& w) {
   if (w.bundle_kind != "witness" && w.bundle_kind != "full")
     s.fail("key '" + s.key("bundle_kind") + "' must be 'witness' or 'full', got '" + w.bundle_kind + "'");
   s.num<uint64_t>("max_bundle_mb", w.max_bundle_mb, 1, uint64_t(1) << 30);
+  s.num<uint64_t>("zkey_cache_mb", w.zkey_cache_mb, 0, uint64_t(1) << 30);
   s.boolean("pce", w.pce);
   s.boolean("gpu_pce", w.gpu_pce);
   s.reject_unknown();

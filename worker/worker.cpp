@@ -39,6 +39,7 @@ Worker::Worker(FarmConfig cfg, WorkerOptions opts)
       opts_(std::move(opts)),
       id_(cfg_.worker.id.empty() ? default_id() : cfg_.worker.id),
       keys_(cfg_.worker.key_dir),
+      zkeys_(cfg_.worker.zkey_cache_mb << 20),
       ctx_(1),
       dealer_(ctx_, zmq::socket_type::dealer) {
   if (!opts_.gpus.empty()) {

@@ -11,40 +11,56 @@
 #include "common/formats/zkey_prover.hpp"
 #include "common/groth16/snarkjs_json.hpp"
 #include "common/groth16/verifier.hpp"
+#include "common/util/hex.hpp"
 
 namespace zkmill::farm {
 
-template <class E>
-ZkeyCircuits::Cache<E>& ZkeyCircuits::cache() {
-  if constexpr (E::kId == CurveId::Bn254)
-    return bn254_;
-  else
-    return bls12_381_;
+namespace {
+
+// The bytes of a file (the estimate of what decoding it takes), 0 when it cannot be read (the
+// load then reports why).
+uint64_t file_bytes(const std::string& path) {
+  std::error_code ec;
+  const auto n = std::filesystem::file_size(path, ec);
+  return ec ? 0 : uint64_t(n);
 }
+
+// Cache entries are named by the key's path and circuit id: a file replaced in place is a new
+// entry (the old one ages out).
+std::string entry_name(const char* what, const std::string& path, const KeyDirectory::Key& key) {
+  return std::string(what) + " " + path + " (circuit " + util::to_hex(std::span<const uint8_t>(key.digest.data(), 8)) +
+         ")";
+}
+
+template <class T>
+uint64_t vector_bytes(const std::vector<T>& v) {
+  return uint64_t(v.capacity()) * sizeof(T);
+}
+
+}  // namespace
 
 template <class E>
 std::shared_ptr<const formats::ZkeyProvingKey<E>> ZkeyCircuits::proving_key(const KeyDirectory::Key& key) {
-  std::lock_guard lock(mu_);
-  auto& c = cache<E>();
-  if (c.path != key.path || !c.pk) {
-    c.pk.reset();  // one key per curve in memory: drop the old one before decoding the new
-    c.pk = std::make_shared<const formats::ZkeyProvingKey<E>>(formats::load_zkey<E>(formats::ZkeyFile::open(key.path)));
-    c.path = key.path;
-  }
-  return c.pk;
+  return cache_.get<formats::ZkeyProvingKey<E>>(
+      entry_name("proving key", key.path, key), file_bytes(key.path),
+      [&] { return formats::load_zkey<E>(formats::ZkeyFile::open(key.path)); },
+      [](const formats::ZkeyProvingKey<E>& pk) {
+        // The decoded points; the file itself is mapped (pages the kernel can drop).
+        return vector_bytes(pk.a) + vector_bytes(pk.b1) + vector_bytes(pk.c) + vector_bytes(pk.h) + vector_bytes(pk.b2);
+      });
 }
 
 template <class E>
 std::shared_ptr<const formats::R1cs<typename E::Fr>> ZkeyCircuits::constraints(const KeyDirectory::Key& key) {
-  std::lock_guard lock(mu_);
-  auto& c = cache<E>();
-  if (c.r1cs_path != key.r1cs_path || !c.r1cs) {
-    c.r1cs.reset();
-    c.r1cs = std::make_shared<const formats::R1cs<typename E::Fr>>(
-        formats::R1csFile::open(key.r1cs_path).template constraints<typename E::Fr>());
-    c.r1cs_path = key.r1cs_path;
-  }
-  return c.r1cs;
+  using Fr = typename E::Fr;
+  return cache_.get<formats::R1cs<Fr>>(
+      entry_name("constraints", key.r1cs_path, key), file_bytes(key.r1cs_path),
+      [&] { return formats::R1csFile::open(key.r1cs_path).template constraints<Fr>(); },
+      [](const formats::R1cs<Fr>& r) {
+        uint64_t n = 0;
+        for (const auto& m : r.m) n += vector_bytes(m.row_start) + vector_bytes(m.wire) + vector_bytes(m.coeff);
+        return n;
+      });
 }
 
 cs::WitnessBundle ZkeyCircuits::synthesize(const KeyDirectory::Key& key, const std::string& wtns, uint64_t partition) {

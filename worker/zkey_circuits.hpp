@@ -9,15 +9,14 @@
 //     cuda::prove_gpu) or on the CPU (formats::prove_zkey), both with snarkjs's
 //     odd-coset H; a GPU failure falls back to the CPU for that partition (logged as a
 //     warning). The proof is checked against the key's own verifying key before it is reported.
-// Loaded keys are cached (the most recent per curve): decoding a key's points costs far more
-// than one small partition, and a farm runs many partitions of one circuit. Thread-safe: a
+// Decoded keys and constraint matrices are cached within worker.zkey_cache_mb, least recently
+// used out (DecodedKeyCache): decoding a key's points costs far more than one small partition,
+// and a worker serving several circuits proves their partitions interleaved. Thread-safe: a
 // prove worker runs one task per device (and fetches ahead) at once; the cache hands out
-// shared pointers, so a key another task replaces stays alive while it is in use.
+// shared pointers, so a key evicted while a task uses it stays alive until that task ends.
 #pragma once
 
-#include <map>
 #include <memory>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -27,6 +26,7 @@
 #include "common/curves/bn254.hpp"
 #include "common/formats/circom_files.hpp"
 #include "common/formats/zkey.hpp"
+#include "worker/decoded_key_cache.hpp"
 #include "worker/gpu_prover.hpp"
 #include "worker/key_directory.hpp"
 
@@ -41,6 +41,9 @@ class PermanentTaskError : public std::runtime_error {
 
 class ZkeyCircuits {
  public:
+  // `cache_bytes`: the budget of decoded keys and matrices kept (worker.zkey_cache_mb).
+  explicit ZkeyCircuits(uint64_t cache_bytes) : cache_(cache_bytes) {}
+
   // Throws PermanentTaskError for a witness that is malformed or does not satisfy the
   // circuit (naming the first unsatisfied constraint), std::runtime_error otherwise.
   cs::WitnessBundle synthesize(const KeyDirectory::Key& key, const std::string& wtns, uint64_t partition);
@@ -56,25 +59,15 @@ class ZkeyCircuits {
   Proved prove(const KeyDirectory::Key& key, const std::string& circuit, const cs::WitnessBundle& w,
                bool corrupt_for_test, GpuProver* gpu, int device);
 
+  const DecodedKeyCache& cache() const { return cache_; }
+
  private:
-  template <class E>
-  struct Cache {
-    std::string path;
-    std::shared_ptr<const formats::ZkeyProvingKey<E>> pk;
-    std::string r1cs_path;
-    std::shared_ptr<const formats::R1cs<typename E::Fr>> r1cs;
-  };
-  template <class E>
-  Cache<E>& cache();
   template <class E>
   std::shared_ptr<const formats::ZkeyProvingKey<E>> proving_key(const KeyDirectory::Key& key);
   template <class E>
   std::shared_ptr<const formats::R1cs<typename E::Fr>> constraints(const KeyDirectory::Key& key);
 
-  std::mutex mu_;  // guards both caches; held while a key loads (others wait rather than load it twice)
-
-  Cache<curves::Bn254> bn254_;
-  Cache<curves::Bls12381> bls12_381_;
+  DecodedKeyCache cache_;
 };
 
 }  // namespace zkmill::farm

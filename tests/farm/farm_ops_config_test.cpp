@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // coordinator.metrics_listen: parsed strictly like every farm key (docs/config.md), so a typo
 // in the metrics address stops the coordinator instead of silently serving no metrics; the
-// same for worker.gpu_pce and the coordinator's proof-check batching keys.
+// same for worker.gpu_pce, worker.zkey_cache_mb and the coordinator's proof-check batching keys.
 #include <gtest/gtest.h>
 
 #include "farm/farm_config.hpp"
@@ -107,6 +107,21 @@ TEST(FarmConfigCoordinator, RetentionDefaultsAndBounds) {
       ADD_FAILURE() << "accepted " << bad;
     } catch (const util::ConfigError& e) {
       EXPECT_NE(std::string(e.what()).find("coordinator.retention_s"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// The decoded snarkjs key cache's budget: 16 GiB unless set, 0 (the last key only) accepted,
+// a negative or non-numeric value a named error.
+TEST(FarmConfigWorker, ZkeyCacheDefaultsAndBounds) {
+  EXPECT_EQ(parse_farm_config("", "farm.yaml").worker.zkey_cache_mb, 16384u);
+  EXPECT_EQ(parse_farm_config("worker:\n  zkey_cache_mb: 0\n", "farm.yaml").worker.zkey_cache_mb, 0u);
+  for (const char* bad : {"-1", "lots"}) {
+    try {
+      parse_farm_config(std::string("worker:\n  zkey_cache_mb: ") + bad + "\n", "farm.yaml");
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const util::ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("worker.zkey_cache_mb"), std::string::npos) << e.what();
     }
   }
 }
