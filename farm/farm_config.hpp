@@ -121,10 +121,10 @@ struct WorkerConfig {
   uint32_t drain_hold_s = 300;                    // draining synth side: serve held bundles this long at most
   uint32_t key_rescan_s = 10;                     // key_dir re-read this often (and on SIGHUP); 0: SIGHUP only
   uint64_t max_bundle_mb = 65536;                 // largest bundle a prove worker accepts
+  bool pce = true;                                // synth: precompiled constraint evaluation (KEY.pce files)
   // Decoded snarkjs keys (.zkey points, .r1cs matrices) kept in memory, least recently used
   // out; the last one used always stays (worker/decoded_key_cache.hpp).
   uint64_t zkey_cache_mb = 16384;
-  bool pce = true;                                // synth: precompiled constraint evaluation (KEY.pce files)
   // Prove workers: partitions taken ahead per proving slot (GPU, or the CPU), fetched while
   // the current ones prove. 0: fetch, then prove, one partition per slot.
   uint32_t prefetch = 1;
