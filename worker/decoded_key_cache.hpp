@@ -62,6 +62,8 @@ class DecodedKeyCache {
   void make_room(uint64_t incoming);
   // Under mu_: adds at the front, then evicts older entries past the budget.
   void insert(const std::string& name, std::shared_ptr<const void> value, uint64_t bytes);
+  // Under mu_: drops the least recently used entry (logged).
+  void evict_oldest();
 
   const uint64_t budget_;
   mutable std::mutex mu_;
