@@ -6,6 +6,7 @@
 #include <prometheus/text_serializer.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <fstream>
@@ -136,6 +137,8 @@ HttpApi::HttpApi(const FarmConfig& cfg, std::shared_ptr<prometheus::Collectable>
   HttpListener::Options lo;
   lo.threads = kThreads;
   lo.deadline = kRequestDeadline;
+  lo.threads_per_client = std::min<size_t>(cfg.coordinator.http_threads_per_client, kThreads);
+  lo.queued_per_client = 4 * lo.threads_per_client;
   try {
     listener_ = std::make_unique<HttpListener>(*server_, host, port, lo);
   } catch (const std::runtime_error& e) {

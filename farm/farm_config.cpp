@@ -144,6 +144,7 @@ void parse_coordinator(FarmSection s, CoordinatorConfig& c) {
   s.str("metrics_listen", c.metrics_listen);
   check_listen_address(s, "metrics_listen", c.metrics_listen);
   s.str("api_token_file", c.api_token_file);
+  s.num<uint32_t>("http_threads_per_client", c.http_threads_per_client, 1, 8);
   s.num<uint32_t>("max_witness_mb", c.max_witness_mb, 1, 64);
   s.boolean("standby", c.standby);
   s.num<uint32_t>("verify_threads", c.verify_threads, 0, 64);

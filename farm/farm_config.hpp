@@ -70,6 +70,10 @@ struct CoordinatorConfig {
   // A file holding the bearer token the HTTP API and /metrics require (docs/api.md); empty:
   // no token (then control requests are accepted only on a loopback listener).
   std::string api_token_file;
+  // Of the HTTP API's 8 threads, the most one client (an IPv4 address or an IPv6 /64) is served
+  // on at once; it may have 4x this many connections waiting (coordinator/http_listener.hpp).
+  // 8: no per-client share (behind a reverse proxy every request comes from the proxy's address).
+  uint32_t http_threads_per_client = 4;
   // Largest .wtns a zkey job may have per partition (checked by submit, again by the
   // coordinator before sending it in the `synth` message). At most 64 MiB: the farm's
   // largest message (ControlMessage::kMaxPayloadBytes).

@@ -126,5 +126,22 @@ TEST(FarmConfigWorker, ZkeyCacheDefaultsAndBounds) {
   }
 }
 
+// The HTTP API's per-client share: 4 of its 8 threads unless set, 8 (no share) accepted, 0 and 9
+// named errors.
+TEST(FarmConfigCoordinator, HttpThreadsPerClientDefaultsAndBounds) {
+  EXPECT_EQ(parse_farm_config("", "farm.yaml").coordinator.http_threads_per_client, 4u);
+  EXPECT_EQ(parse_farm_config("coordinator:\n  http_threads_per_client: 8\n", "farm.yaml")
+                .coordinator.http_threads_per_client,
+            8u);
+  for (const char* bad : {"0", "9"}) {
+    try {
+      parse_farm_config(std::string("coordinator:\n  http_threads_per_client: ") + bad + "\n", "farm.yaml");
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const util::ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("coordinator.http_threads_per_client"), std::string::npos) << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace zkmill::test
