@@ -1,14 +1,30 @@
 // SPDX-License-Identifier: MIT
 // coordinator.metrics_listen: parsed strictly like every farm key (docs/config.md), so a typo
 // in the metrics address stops the coordinator instead of silently serving no metrics; the
-// same for worker.gpu_pce, worker.zkey_cache_mb and the coordinator's proof-check batching keys.
+// same for worker.gpu_pce, worker.zkey_cache_mb, the retention, the HTTP API's per-client share and
+// the coordinator's proof-check batching keys (one refused() check for every bad value).
 #include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "farm/farm_config.hpp"
 
 namespace zkmill::test {
 using namespace zkmill::farm;
 namespace {
+
+// Whether `section.key: value` is refused with a ConfigError naming `section.key`.
+::testing::AssertionResult refused(const std::string& section, const std::string& key, const std::string& value) {
+  try {
+    parse_farm_config(section + ":\n  " + key + ": " + value + "\n", "farm.yaml");
+  } catch (const util::ConfigError& e) {
+    if (std::string(e.what()).find(section + "." + key) != std::string::npos) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "refused without naming " << section << "." << key << ": " << e.what();
+  }
+  return ::testing::AssertionFailure() << "accepted " << section << "." << key << ": " << value;
+}
 
 std::string metrics_error(const std::string& value) {
   try {
@@ -82,17 +98,14 @@ TEST(FarmConfigCoordinator, ProofCheckBatchingDefaultsAndBounds) {
   EXPECT_EQ(c.verify_batch_window_us, 2000u);
   EXPECT_EQ(c.verify_batch_max, 1u);
   EXPECT_TRUE(c.final_check_all);
-  for (const char* bad :
-       {"verify_batch_window_us: 10000001", "verify_batch_window_us: -1", "verify_batch_max: 0",
-        "verify_batch_max: 4097", "final_check_all: maybe", "max_worker_slots: 0", "max_worker_slots: 65"}) {
-    try {
-      parse_farm_config(std::string("coordinator:\n  ") + bad + "\n", "farm.yaml");
-      ADD_FAILURE() << "accepted " << bad;
-    } catch (const util::ConfigError& e) {
-      const std::string key = std::string(bad).substr(0, std::string(bad).find(':'));
-      EXPECT_NE(std::string(e.what()).find("coordinator." + key), std::string::npos) << e.what();
-    }
-  }
+  for (const auto& [key, bad] : std::vector<std::pair<std::string, std::string>>{{"verify_batch_window_us", "10000001"},
+                                                                                 {"verify_batch_window_us", "-1"},
+                                                                                 {"verify_batch_max", "0"},
+                                                                                 {"verify_batch_max", "4097"},
+                                                                                 {"final_check_all", "maybe"},
+                                                                                 {"max_worker_slots", "0"},
+                                                                                 {"max_worker_slots", "65"}})
+    EXPECT_TRUE(refused("coordinator", key, bad));
 }
 
 // The result retention: 7 days unless set, 0 (keep every job) accepted, at most ten years,
@@ -101,14 +114,7 @@ TEST(FarmConfigCoordinator, RetentionDefaultsAndBounds) {
   EXPECT_EQ(parse_farm_config("", "farm.yaml").coordinator.retention_s, 7u * 24 * 3600);
   EXPECT_EQ(parse_farm_config("coordinator:\n  retention_s: 0\n", "farm.yaml").coordinator.retention_s, 0u);
   EXPECT_EQ(parse_farm_config("coordinator:\n  retention_s: 3600\n", "farm.yaml").coordinator.retention_s, 3600u);
-  for (const char* bad : {"-1", "316224001", "1w", "\"\""}) {
-    try {
-      parse_farm_config(std::string("coordinator:\n  retention_s: ") + bad + "\n", "farm.yaml");
-      ADD_FAILURE() << "accepted " << bad;
-    } catch (const util::ConfigError& e) {
-      EXPECT_NE(std::string(e.what()).find("coordinator.retention_s"), std::string::npos) << e.what();
-    }
-  }
+  for (const char* bad : {"-1", "316224001", "1w", "\"\""}) EXPECT_TRUE(refused("coordinator", "retention_s", bad));
 }
 
 // The decoded snarkjs key cache's budget: 16 GiB unless set, 0 (the last key only) accepted,
@@ -116,14 +122,7 @@ TEST(FarmConfigCoordinator, RetentionDefaultsAndBounds) {
 TEST(FarmConfigWorker, ZkeyCacheDefaultsAndBounds) {
   EXPECT_EQ(parse_farm_config("", "farm.yaml").worker.zkey_cache_mb, 16384u);
   EXPECT_EQ(parse_farm_config("worker:\n  zkey_cache_mb: 0\n", "farm.yaml").worker.zkey_cache_mb, 0u);
-  for (const char* bad : {"-1", "lots"}) {
-    try {
-      parse_farm_config(std::string("worker:\n  zkey_cache_mb: ") + bad + "\n", "farm.yaml");
-      ADD_FAILURE() << "accepted " << bad;
-    } catch (const util::ConfigError& e) {
-      EXPECT_NE(std::string(e.what()).find("worker.zkey_cache_mb"), std::string::npos) << e.what();
-    }
-  }
+  for (const char* bad : {"-1", "lots"}) EXPECT_TRUE(refused("worker", "zkey_cache_mb", bad));
 }
 
 // The HTTP API's per-client share: 4 of its 8 threads unless set, 8 (no share) accepted, 0 and 9
@@ -133,14 +132,7 @@ TEST(FarmConfigCoordinator, HttpThreadsPerClientDefaultsAndBounds) {
   EXPECT_EQ(parse_farm_config("coordinator:\n  http_threads_per_client: 8\n", "farm.yaml")
                 .coordinator.http_threads_per_client,
             8u);
-  for (const char* bad : {"0", "9"}) {
-    try {
-      parse_farm_config(std::string("coordinator:\n  http_threads_per_client: ") + bad + "\n", "farm.yaml");
-      ADD_FAILURE() << "accepted " << bad;
-    } catch (const util::ConfigError& e) {
-      EXPECT_NE(std::string(e.what()).find("coordinator.http_threads_per_client"), std::string::npos) << e.what();
-    }
-  }
+  for (const char* bad : {"0", "9"}) EXPECT_TRUE(refused("coordinator", "http_threads_per_client", bad));
 }
 
 }  // namespace
