@@ -41,12 +41,19 @@ void WorkerRegistry::publish(const std::map<std::string, nlohmann::json>& worker
   CoordinatorLease::fenced_eval(r_, kPublish, {kWorkersKey, kCoordinatorKey}, std::move(args), fence_);
 }
 
-std::map<std::string, nlohmann::json> WorkerRegistry::list() {
+std::map<std::string, nlohmann::json> WorkerRegistry::json_hash(const char* key) {
   std::map<std::string, nlohmann::json> out;
-  for (const auto& [id, text] : r_.command({"HGETALL", kWorkersKey}).as_map()) {
+  for (const auto& [id, text] : r_.command({"HGETALL", key}).as_map()) {
     auto j = nlohmann::json::parse(text, nullptr, false);
-    out[id] = j.is_discarded() ? nlohmann::json::object() : j;
+    out[id] = j.is_discarded() ? nlohmann::json() : std::move(j);
   }
+  return out;
+}
+
+std::map<std::string, nlohmann::json> WorkerRegistry::list() {
+  auto out = json_hash(kWorkersKey);
+  for (auto& [id, record] : out)
+    if (record.is_null()) record = nlohmann::json::object();
   return out;
 }
 
@@ -75,11 +82,9 @@ void WorkerRegistry::quarantine(const std::string& worker, const nlohmann::json&
 }
 
 std::map<std::string, nlohmann::json> WorkerRegistry::quarantined() {
-  std::map<std::string, nlohmann::json> out;
-  for (const auto& [id, text] : r_.command({"HGETALL", kQuarantineKey}).as_map()) {
-    auto j = nlohmann::json::parse(text, nullptr, false);
-    out[id] = j.is_object() ? j : nlohmann::json{{"reason", "(unreadable record)"}};
-  }
+  auto out = json_hash(kQuarantineKey);
+  for (auto& [id, record] : out)
+    if (!record.is_object()) record = {{"reason", "(unreadable record)"}};
   return out;
 }
 
@@ -91,14 +96,7 @@ void WorkerRegistry::save_pause(const std::string& worker, const nlohmann::json&
   CoordinatorLease::fenced_eval(r_, kFencedHset, {kPausesKey}, {worker, record.is_null() ? "" : record.dump()}, fence_);
 }
 
-std::map<std::string, nlohmann::json> WorkerRegistry::pauses() {
-  std::map<std::string, nlohmann::json> out;
-  for (const auto& [id, text] : r_.command({"HGETALL", kPausesKey}).as_map()) {
-    auto j = nlohmann::json::parse(text, nullptr, false);
-    out[id] = j.is_discarded() ? nlohmann::json() : j;
-  }
-  return out;
-}
+std::map<std::string, nlohmann::json> WorkerRegistry::pauses() { return json_hash(kPausesKey); }
 
 bool WorkerRegistry::clear_pause(const std::string& worker) {
   return r_.command({"HDEL", kPausesKey, worker}).as_int() == 1;

@@ -76,6 +76,9 @@ class WorkerRegistry {
   bool clear_pause(const std::string& worker);
 
  private:
+  // HGETALL of a hash of JSON records, id -> record (null where the text does not parse).
+  std::map<std::string, nlohmann::json> json_hash(const char* key);
+
   RedisClient& r_;
   std::string fence_;
 };

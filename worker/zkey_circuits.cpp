@@ -7,18 +7,18 @@
 #include <filesystem>
 #include <span>
 
+#include "common/cs/pce_matrices.hpp"
 #include "common/curves/dispatch.hpp"
 #include "common/formats/zkey_prover.hpp"
 #include "common/groth16/snarkjs_json.hpp"
 #include "common/groth16/verifier.hpp"
-#include "common/util/hex.hpp"
 
 namespace zkmill::farm {
 
 namespace {
 
-// The bytes of a file (the estimate of what decoding it takes), 0 when it cannot be read (the
-// load then reports why).
+// The bytes of the .r1cs file (the estimate of what decoding it takes; the .zkey's size is the
+// key directory's), 0 when it cannot be read (the load then reports why).
 uint64_t file_bytes(const std::string& path) {
   std::error_code ec;
   const auto n = std::filesystem::file_size(path, ec);
@@ -28,8 +28,7 @@ uint64_t file_bytes(const std::string& path) {
 // Cache entries are named by the key's path and circuit id: a file replaced in place is a new
 // entry (the old one ages out).
 std::string entry_name(const char* what, const std::string& path, const KeyDirectory::Key& key) {
-  return std::string(what) + " " + path + " (circuit " + util::to_hex(std::span<const uint8_t>(key.digest.data(), 8)) +
-         ")";
+  return std::string(what) + " " + path + " (circuit " + cs::short_hex(key.digest) + ")";
 }
 
 template <class T>
@@ -42,7 +41,7 @@ uint64_t vector_bytes(const std::vector<T>& v) {
 template <class E>
 std::shared_ptr<const formats::ZkeyProvingKey<E>> ZkeyCircuits::proving_key(const KeyDirectory::Key& key) {
   return cache_.get<formats::ZkeyProvingKey<E>>(
-      entry_name("proving key", key.path, key), file_bytes(key.path),
+      entry_name("proving key", key.path, key), key.size,
       [&] { return formats::load_zkey<E>(formats::ZkeyFile::open(key.path)); },
       [](const formats::ZkeyProvingKey<E>& pk) {
         // The decoded points; the file itself is mapped (pages the kernel can drop).
