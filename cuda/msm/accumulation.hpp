@@ -49,8 +49,8 @@ uint32_t batch_affine_stop();
 uint64_t batch_affine_budget(uint64_t free_bytes, uint64_t cap_bytes = 0);
 
 // Device bytes of the rounds per input point (AffineRounds::bytes_per_input: three quarters of
-// an affine point and half a coordinate): 2 x coord_bytes.
-constexpr uint64_t batch_affine_bytes_per_input(size_t coord_bytes) { return 2 * uint64_t(coord_bytes); }
+// an affine point, half a coordinate and half an 8-byte slot source): 2 x coord_bytes + 4.
+constexpr uint64_t batch_affine_bytes_per_input(size_t coord_bytes) { return 2 * uint64_t(coord_bytes) + 4; }
 
 // Slices the rounds cut `digits` points into for a budget (a lower bound: a slice ends at a
 // bucket's end; at least 1).

@@ -17,8 +17,10 @@
 // summed by the XYZZ formulas (a few additions per bucket).
 //
 // One round, over its m output slots, split into two kernels and one batch inversion:
-//   up:    each thread owns `per` slots; for each, the denominator d_j of its pair (below) and
-//          the running product p_j (to global memory); the thread's product goes into totals[t].
+//   up:    each thread owns `per` slots; for each, where its pair is (SlotSource, to global
+//          memory: the kernels below read it instead of searching the slot's bucket again), the
+//          denominator d_j of its pair (below) and the running product p_j (to global memory);
+//          the thread's product goes into totals[t].
 //   invert totals (batch_invert: the same trick level by level over the totals, 16 per thread,
 //          down to one element, which the host inverts: one exact inversion per round).
 //   down:  the thread walks its slots backwards from inv = totals[t]^-1: d_j^-1 = inv p_prev,
@@ -34,8 +36,9 @@
 //   P + P (x1 == x2, y1 == y2; y != 0 in a group of odd order)              -> d = 2 y1 and
 //          lambda = 3 x1^2 / (2 y1) (the tangent), x3 = lambda^2 - 2 x1;
 //   otherwise                                                            -> d = x2 - x1.
-// Memory: the round's output points (m affine points), the prefix products (m elements) and
-// the totals; the caller slices the buckets so that this stays within a byte budget.
+// Memory: the round's output points (m affine points), the prefix products (m elements), the
+// slot sources (8 bytes a slot) and the totals; the caller slices the buckets so that this stays
+// within a byte budget.
 #pragma once
 
 #include <algorithm>
@@ -66,25 +69,42 @@ __device__ __forceinline__ typename G::Affine round_input(const uint32_t* vals, 
   return p;
 }
 
-// The x coordinate alone of point q (the up kernel needs the y coordinates only for the rare
-// pairs with equal x or an x of 0, which may be the point at infinity).
-template <class G>
-__device__ __forceinline__ typename G::Fq round_input_x(const uint32_t* vals, const typename G::Affine* pts,
-                                                        uint32_t q) {
-  return vals == nullptr ? pts[q].x : pts[vals[q] & 0x7fffffffu].x;
-}
+// Where slot j's pair is (the `up` kernel finds it, the round's later kernels read it): two
+// positions in the round's input points with bit 31 set where the point's y is negated (round
+// one's sorted values carry the digit's sign there), i2 = kLonePartner for a run's odd last
+// point (its partner is O). Before these records each kernel of a round found the pair by a
+// chain of dependent loads (the owner search, in_start / in_count, round one's sorted value);
+// reading one coalesced 8-byte record instead made the G1 / G2 MSMs 1.5-6% faster on the H100
+// (cuda/bench/NOTES-slices.md, "Slot sources").
+struct SlotSource {
+  uint32_t i1, i2;
+};
+constexpr uint32_t kLonePartner = 0xffffffffu;
 
 // Slot j of a round (bucket b, k = j - out_start[b]): the points in_start[b] + 2k and, unless
-// it is the run's odd last point, in_start[b] + 2k + 1.
-template <class G>
-__device__ __forceinline__ void round_pair(const uint32_t* in_start, const uint32_t* in_count,
-                                           const uint32_t* out_start, uint32_t b, uint32_t j, const uint32_t* vals,
-                                           const typename G::Affine* pts, typename G::Affine& p1,
-                                           typename G::Affine& p2) {
+// it is the run's odd last point, in_start[b] + 2k + 1 (in round one, through the sorted values).
+__device__ __forceinline__ SlotSource slot_source(const uint32_t* in_start, const uint32_t* in_count,
+                                                  const uint32_t* out_start, uint32_t b, uint32_t j,
+                                                  const uint32_t* vals) {
   const uint32_t k = j - out_start[b];
   const uint32_t q = in_start[b] + 2 * k;
-  p1 = round_input<G>(vals, pts, q);
-  p2 = 2 * k + 1 < in_count[b] ? round_input<G>(vals, pts, q + 1) : G::Affine::infinity();
+  const bool lone = 2 * k + 1 >= in_count[b];
+  if (vals == nullptr) return {q, lone ? kLonePartner : q + 1};
+  return {vals[q], lone ? kLonePartner : vals[q + 1]};
+}
+
+template <class G>
+__device__ __forceinline__ typename G::Affine source_point(const typename G::Affine* pts, uint32_t i) {
+  typename G::Affine p = pts[i & 0x7fffffffu];
+  if (i >> 31) p.y = -p.y;  // -0 = 0: the point at infinity stays (0, 0)
+  return p;
+}
+
+template <class G>
+__device__ __forceinline__ void source_pair(SlotSource s, const typename G::Affine* pts, typename G::Affine& p1,
+                                            typename G::Affine& p2) {
+  p1 = source_point<G>(pts, s.i1);
+  p2 = s.i2 == kLonePartner ? G::Affine::infinity() : source_point<G>(pts, s.i2);
 }
 
 // out_count[b] = ceil(count[b] / 2) for b < nb, out_count[nb] = 0 (so the exclusive scan's last
@@ -104,15 +124,6 @@ __device__ __forceinline__ uint32_t owner_from(const uint32_t* off, uint32_t lo,
     ++lo;
   }
   return owner_of(off, count, j, lo);
-}
-
-// The same when the answer is known to be <= hi (walking slots downwards).
-__device__ __forceinline__ uint32_t owner_upto(const uint32_t* off, uint32_t hi, uint32_t j) {
-  for (int s = 0; s < 4; ++s) {
-    if (off[hi] <= j) return hi;
-    --hi;  // off[0] = 0 <= j: never below 0
-  }
-  return off[hi] <= j ? hi : owner_of(off, hi, j);
 }
 
 // The slots a thread of a round owns: first + k step for k < n.
@@ -138,22 +149,17 @@ __device__ __forceinline__ SlotWalk slot_walk(uint32_t t, uint32_t m, uint32_t p
   return {uint32_t(j0), T, min_slots(per, (m - j0 + T - 1) / T)};
 }
 
-// Denominator of slot j of bucket b (see the top): from the x coordinates alone when they are
-// distinct and non-zero (two distinct finite points: the chord, d = x2 - x1); the y are read only
-// for the rare pairs with equal x or an x of 0 (which may be the point at infinity).
+// Denominator of a slot (see the top): from the x coordinates alone when they are distinct and
+// non-zero (two distinct finite points: the chord, d = x2 - x1); the y are read only for the rare
+// pairs with equal x or an x of 0 (which may be the point at infinity).
 template <class G>
-__device__ __forceinline__ typename G::Fq slot_denominator(const uint32_t* in_start, const uint32_t* in_count,
-                                                           const uint32_t* out_start, uint32_t b, uint32_t j,
-                                                           const uint32_t* vals, const typename G::Affine* pts) {
+__device__ __forceinline__ typename G::Fq source_denominator(SlotSource s, const typename G::Affine* pts) {
   using F = typename G::Fq;
-  const uint32_t k = j - out_start[b];
-  const uint32_t q = in_start[b] + 2 * k;
-  const bool lone = 2 * k + 1 >= in_count[b];
-  const F x1 = round_input_x<G>(vals, pts, q);
-  const F x2 = lone ? F::zero() : round_input_x<G>(vals, pts, q + 1);
+  const F x1 = pts[s.i1 & 0x7fffffffu].x;
+  const F x2 = s.i2 == kLonePartner ? F::zero() : pts[s.i2 & 0x7fffffffu].x;
   if (x1 == x2 || x1.is_zero() || x2.is_zero()) {
     typename G::Affine p1, p2;
-    round_pair<G>(in_start, in_count, out_start, b, j, vals, pts, p1, p2);
+    source_pair<G>(s, pts, p1, p2);
     return pair_denominator(p1, p2, pair_kind(p1, p2));
   }
   return x2 - x1;
@@ -198,13 +204,15 @@ constexpr int affine_walk_min_blocks() {
   return std::is_same_v<G, curve::Bls12381G2> ? 4 : 1;
 }
 
-// Round, step 1: the denominators of the thread's slots, their running products p_j into
-// prefix[j], the thread's product into totals[t] (1 for a thread with no slot).
+// Round, step 1: each slot's source into src[j], the denominators of the thread's slots, their
+// running products p_j into prefix[j], the thread's product into totals[t] (1 for a thread with
+// no slot).
 template <class G>
 __global__ void __launch_bounds__(kAccThreads, affine_walk_min_blocks<G>())
     affine_round_up_kernel(const uint32_t* in_start, const uint32_t* in_count, const uint32_t* out_start, uint32_t nb,
                            uint32_t m, uint32_t per, bool interleaved, uint32_t threads, const uint32_t* vals,
-                           const typename G::Affine* pts, typename G::Fq* prefix, typename G::Fq* totals) {
+                           const typename G::Affine* pts, SlotSource* src, typename G::Fq* prefix,
+                           typename G::Fq* totals) {
   using F = typename G::Fq;
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= threads) return;
@@ -217,7 +225,9 @@ __global__ void __launch_bounds__(kAccThreads, affine_walk_min_blocks<G>())
   F acc = F::one();
   for (uint32_t k = 0, j = w.first; k < w.n; ++k, j += w.step) {
     b = owner_from(out_start, b, nb, j);
-    const F d = slot_denominator<G>(in_start, in_count, out_start, b, j, vals, pts);
+    const SlotSource s = slot_source(in_start, in_count, out_start, b, j, vals);
+    src[j] = s;
+    const F d = source_denominator<G>(s, pts);
     acc = k == 0 ? d : acc * d;
     prefix[j] = acc;
   }
@@ -226,10 +236,10 @@ __global__ void __launch_bounds__(kAccThreads, affine_walk_min_blocks<G>())
 
 // Round, step 3 (after the inversion of the totals): the thread walks its slots backwards
 // from inv = 1 / (d_first ... d_last): d_j^-1 = inv p_prev, inv <- inv d_j, and writes each sum.
+// The kernels from here on read each slot's source one slot ahead of its use.
 template <class G>
 __global__ void __launch_bounds__(kAccThreads)
-    affine_round_down_kernel(const uint32_t* in_start, const uint32_t* in_count, const uint32_t* out_start, uint32_t nb,
-                             uint32_t m, uint32_t per, bool interleaved, uint32_t threads, const uint32_t* vals,
+    affine_round_down_kernel(uint32_t m, uint32_t per, bool interleaved, uint32_t threads, const SlotSource* src,
                              const typename G::Affine* pts, const typename G::Fq* prefix,
                              const typename G::Fq* inv_totals, typename G::Affine* out) {
   using F = typename G::Fq;
@@ -238,12 +248,13 @@ __global__ void __launch_bounds__(kAccThreads)
   const SlotWalk w = slot_walk(t, m, per, interleaved);
   if (w.n == 0) return;
   uint32_t j = w.first + (w.n - 1) * w.step;
-  uint32_t b = owner_of(out_start, nb, j);
   F inv = inv_totals[t];
+  SlotSource s = src[j];
   for (uint32_t k = w.n; k-- > 0; j -= w.step) {
-    b = owner_upto(out_start, b, j);
+    const SlotSource here = s;
+    if (k > 0) s = src[j - w.step];
     typename G::Affine p1, p2;
-    round_pair<G>(in_start, in_count, out_start, b, j, vals, pts, p1, p2);
+    source_pair<G>(here, pts, p1, p2);
     const PairKind kind = pair_kind(p1, p2);
     F inv_j = inv;
     if (k > 0) {
@@ -258,9 +269,8 @@ __global__ void __launch_bounds__(kAccThreads)
 // with the up kernel's loads (the x only, but for the rare pairs) and 2 products a slot ...
 template <class G>
 __global__ void __launch_bounds__(kAccThreads, affine_walk_min_blocks<G>())
-    affine_round_inverses_kernel(const uint32_t* in_start, const uint32_t* in_count, const uint32_t* out_start,
-                                 uint32_t nb, uint32_t m, uint32_t per, bool interleaved, uint32_t threads,
-                                 const uint32_t* vals, const typename G::Affine* pts, typename G::Fq* prefix,
+    affine_round_inverses_kernel(uint32_t m, uint32_t per, bool interleaved, uint32_t threads, const SlotSource* src,
+                                 const typename G::Affine* pts, typename G::Fq* prefix,
                                  const typename G::Fq* inv_totals) {
   using F = typename G::Fq;
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
@@ -268,11 +278,12 @@ __global__ void __launch_bounds__(kAccThreads, affine_walk_min_blocks<G>())
   const SlotWalk w = slot_walk(t, m, per, interleaved);
   if (w.n == 0) return;
   uint32_t j = w.first + (w.n - 1) * w.step;
-  uint32_t b = owner_of(out_start, nb, j);
   F inv = inv_totals[t];
+  SlotSource s = src[j];
   for (uint32_t k = w.n - 1; k > 0; --k, j -= w.step) {
-    b = owner_upto(out_start, b, j);
-    const F d = slot_denominator<G>(in_start, in_count, out_start, b, j, vals, pts);
+    const SlotSource here = s;
+    s = src[j - w.step];
+    const F d = source_denominator<G>(here, pts);
     prefix[j] = inv * prefix[j - w.step];  // 1 / d_j (this thread alone reads and writes its slots)
     inv = inv * d;
   }
@@ -284,18 +295,18 @@ __global__ void __launch_bounds__(kAccThreads, affine_walk_min_blocks<G>())
 // points and the running inverse at once (down's register peak).
 template <class G>
 __global__ void __launch_bounds__(kAccThreads, affine_sums_min_blocks<G>())
-    affine_round_sums_kernel(const uint32_t* in_start, const uint32_t* in_count, const uint32_t* out_start, uint32_t nb,
-                             uint32_t m, uint32_t per, bool interleaved, uint32_t threads, const uint32_t* vals,
+    affine_round_sums_kernel(uint32_t m, uint32_t per, bool interleaved, uint32_t threads, const SlotSource* src,
                              const typename G::Affine* pts, const typename G::Fq* inv_d, typename G::Affine* out) {
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= threads) return;
   const SlotWalk w = slot_walk(t, m, per, interleaved);
   if (w.n == 0) return;
-  uint32_t b = owner_of(out_start, nb, w.first);
+  SlotSource s = src[w.first];
   for (uint32_t k = 0, j = w.first; k < w.n; ++k, j += w.step) {
-    b = owner_from(out_start, b, nb, j);
+    const SlotSource here = s;
+    if (k + 1 < w.n) s = src[j + w.step];
     typename G::Affine p1, p2;
-    round_pair<G>(in_start, in_count, out_start, b, j, vals, pts, p1, p2);
+    source_pair<G>(here, pts, p1, p2);
     out[j] = pair_sum(p1, p2, pair_kind(p1, p2), inv_d[j]);
   }
 }
@@ -454,9 +465,12 @@ class AffineRounds {
     return r;
   }
 
-  // Device bytes per input point for a slice of `inputs` points (round one's output points and
-  // prefixes, half the inputs each; the later rounds' array, a quarter): the slicing budget.
-  static constexpr double bytes_per_input() { return 0.75 * double(sizeof(Affine)) + 0.5 * double(sizeof(F)); }
+  // Device bytes per input point for a slice of `inputs` points (round one's output points,
+  // prefixes and slot sources, half the inputs each; the later rounds' array, a quarter): the
+  // slicing budget.
+  static constexpr double bytes_per_input() {
+    return 0.75 * double(sizeof(Affine)) + 0.5 * double(sizeof(F)) + 0.5 * double(sizeof(SlotSource));
+  }
 
  private:
   // Grows one of the rounds' shared arrays; the test hook of accumulation.hpp
@@ -476,27 +490,31 @@ class AffineRounds {
     const uint64_t tile = uint64_t(kAccThreads) * per;
     const uint32_t threads =
         interleaved ? uint32_t((uint64_t(m) + tile - 1) / tile * kAccThreads) : uint32_t((uint64_t(m) + per - 1) / per);
+    const uint32_t blocks = blocks_for(threads, kAccThreads);
     reserve_for_rounds(prefix_buf, size_t(m) * sizeof(F), "MSM batch-affine prefixes");
+    reserve_for_rounds(sources_, size_t(m) * sizeof(SlotSource), "MSM batch-affine slot sources");
     F* prefix = reinterpret_cast<F*>(prefix_buf.get());
+    SlotSource* src = reinterpret_cast<SlotSource*>(sources_.get());
     totals_.reserve(threads, "MSM batch-affine totals");
-    affine_round_up_kernel<G><<<blocks_for(threads, kAccThreads), kAccThreads, 0, stream>>>(
-        r.start, r.count, ostart, nb, m, per, interleaved, threads, r.vals, r.pts, prefix, totals_.get());
+    affine_round_up_kernel<G><<<blocks, kAccThreads, 0, stream>>>(r.start, r.count, ostart, nb, m, per, interleaved,
+                                                                  threads, r.vals, r.pts, src, prefix, totals_.get());
     ZK_CUDA_OK_LAUNCH();
     inverter_.run(totals_.get(), threads, stream);
     if constexpr (affine_split_down<G>()) {
-      affine_round_inverses_kernel<G><<<blocks_for(threads, kAccThreads), kAccThreads, 0, stream>>>(
-          r.start, r.count, ostart, nb, m, per, interleaved, threads, r.vals, r.pts, prefix, totals_.get());
+      affine_round_inverses_kernel<G>
+          <<<blocks, kAccThreads, 0, stream>>>(m, per, interleaved, threads, src, r.pts, prefix, totals_.get());
       ZK_CUDA_OK_LAUNCH();
-      affine_round_sums_kernel<G><<<blocks_for(threads, kAccThreads), kAccThreads, 0, stream>>>(
-          r.start, r.count, ostart, nb, m, per, interleaved, threads, r.vals, r.pts, prefix, out);
+      affine_round_sums_kernel<G>
+          <<<blocks, kAccThreads, 0, stream>>>(m, per, interleaved, threads, src, r.pts, prefix, out);
     } else {
-      affine_round_down_kernel<G><<<blocks_for(threads, kAccThreads), kAccThreads, 0, stream>>>(
-          r.start, r.count, ostart, nb, m, per, interleaved, threads, r.vals, r.pts, prefix, totals_.get(), out);
+      affine_round_down_kernel<G>
+          <<<blocks, kAccThreads, 0, stream>>>(m, per, interleaved, threads, src, r.pts, prefix, totals_.get(), out);
     }
     ZK_CUDA_OK_LAUNCH();
   }
 
   DeviceBuffer<F> totals_;
+  DeviceBuffer<uint8_t> sources_;  // the round's SlotSource records
   BatchInverter<F> inverter_;
 };
 

@@ -105,12 +105,12 @@ TEST(AccumulationPolicy, AutoFallsBackToXyzzWhenTheRoundsDoNotFit) {
   if (env != nullptr && *env != '\0' && std::string(env) != "auto") GTEST_SKIP() << "ZKMILL_GPU_MSM_ACCUMULATE is set";
   const char* cap = std::getenv("ZKMILL_GPU_MSM_AFFINE_BUDGET_MIB");
   if (cap != nullptr && *cap != '\0') GTEST_SKIP() << "ZKMILL_GPU_MSM_AFFINE_BUDGET_MIB is set";
-  EXPECT_EQ(pip::batch_affine_bytes_per_input(kBnG1), 64u);
-  EXPECT_EQ(pip::batch_affine_bytes_per_input(kBlsG1), 96u);
-  EXPECT_EQ(pip::batch_affine_bytes_per_input(kBnG2), 128u);
+  EXPECT_EQ(pip::batch_affine_bytes_per_input(kBnG1), 68u);
+  EXPECT_EQ(pip::batch_affine_bytes_per_input(kBlsG1), 100u);
+  EXPECT_EQ(pip::batch_affine_bytes_per_input(kBnG2), 132u);
   const uint64_t h = k2(31) - 16;  // a 130M-constraint partition's H MSM: 2^27 - 1 points, 16 windows
-  EXPECT_EQ(pip::batch_affine_slices(h, kBlsG1, 8 * kGiB), 24u);
-  EXPECT_EQ(pip::batch_affine_slices(h, kBlsG1, kGiB), 192u);
+  EXPECT_EQ(pip::batch_affine_slices(h, kBlsG1, 8 * kGiB), 25u);
+  EXPECT_EQ(pip::batch_affine_slices(h, kBlsG1, kGiB), 200u);
   EXPECT_EQ(pip::batch_affine_slices(1, kBlsG1, 8 * kGiB), 1u);
   auto aut = [](uint64_t digits, uint64_t longest, size_t coord, uint64_t free_mib) {
     return pip::batch_affine_windows(MsmAccumulation::kAuto, digits, longest, coord, free_mib * kMiB);
@@ -162,22 +162,26 @@ TEST(AccumulationPolicy, OnesBatchAffineOnlyWhenItsSlicesFit) {
   EXPECT_EQ(pip::batch_affine_ones_min_slice(kBlsG1), k2(25));
   EXPECT_EQ(pip::batch_affine_ones_min_slice(kBnG2), k2(24));
   EXPECT_EQ(pip::batch_affine_ones_min_slice(kBlsG2), k2(24));
-  // BLS12-381 G1: 96 B a point, 5.5 GiB of rounds; 12.5 GiB of room: one slice.
+  // BLS12-381 G1: 100 B a point, 5.8 GiB of rounds; 12.5 GiB of room: one slice.
   EXPECT_EQ(aut(kBlsG1, 12800), 1u);
-  // 6 GiB of room: 3 GiB budget, pieces of 33.5 M (just 2^25): two slices; 4 GiB: 22 M, XYZZ.
-  EXPECT_EQ(aut(kBlsG1, 6 * 1024), 2u);
+  // 6.5 GiB of room: 3.25 GiB budget, pieces of 34.9 M (over 2^25): two slices; 6 GiB: 32.2 M
+  // (under 2^25), XYZZ, as with 4 GiB (21.5 M).
+  EXPECT_EQ(aut(kBlsG1, 6656), 2u);
+  EXPECT_EQ(aut(kBlsG1, 6 * 1024), 0u);
   EXPECT_EQ(aut(kBlsG1, 4 * 1024), 0u);
   EXPECT_EQ(aut(kBlsG1, 0), 0u);
-  // BN254 G2: 128 B a point (7.4 GiB); 28.5 GiB of room: a 14.25 GiB budget, one slice.
+  // BN254 G2: 132 B a point (7.6 GiB); 28.5 GiB of room: a 14.25 GiB budget, one slice.
   EXPECT_EQ(aut(kBnG2, 29184), 1u);
-  // BLS12-381 G2: 192 B a point (11.1 GiB); 28.5 GiB of room, a 14.25 GiB budget: one slice (two
-  // under the 8 GiB ceiling of before); with 12.5 GiB of room, pieces of 34.9 M: two; with 5 GiB,
-  // 13.9 M (< 2^24): XYZZ.
+  // BLS12-381 G2: 196 B a point (11.3 GiB); 28.5 GiB of room, a 14.25 GiB budget: one slice (two
+  // under the 8 GiB ceiling of before); with 12.5 GiB of room, pieces of 34.2 M: two; with 5 GiB,
+  // 13.7 M (< 2^24): XYZZ.
   EXPECT_EQ(aut(kBlsG2, 29184), 1u);
   EXPECT_EQ(aut(kBlsG2, 12800), 2u);
   EXPECT_EQ(aut(kBlsG2, 5 * 1024), 0u);
-  // Fewer ones than a minimal piece need only fit once: 2^25 + 1 BN254 G2 ones in 4 GiB of room.
-  EXPECT_EQ(aut(kBnG2, 4 * 1024 + 1, k2(25) + 1), 2u);
+  // Fewer ones than a minimal piece need only fit once: 2^25 + 1 BN254 G2 ones in 4.125 GiB of
+  // room (pieces of just 2^24; 4 GiB: under 2^24, XYZZ).
+  EXPECT_EQ(aut(kBnG2, 4224 + 1, k2(25) + 1), 2u);
+  EXPECT_EQ(aut(kBnG2, 4096 + 1, k2(25) + 1), 0u);
   EXPECT_EQ(aut(kBnG2, 10 * 1024, k2(25) + 1), 1u);
   // Below the size threshold, or BN254 G1: XYZZ however much is free.
   EXPECT_EQ(aut(kBnG2, 100 * 1024, k2(25) - 1), 0u);
@@ -190,8 +194,8 @@ TEST(AccumulationPolicy, OnesBatchAffineOnlyWhenItsSlicesFit) {
   EXPECT_EQ(pip::batch_affine_ones_slices(5, kBnG1, 0), 1u);  // no budget: pieces of 256 points
   EXPECT_EQ(pip::batch_affine_ones_slices(1000, kBnG1, 0), 4u);
   // A call's own cap (MsmOptions::affine_budget_bytes) cuts forced sums into small pieces: 6001
-  // BN254 G1 ones at 64 B a point in 64 KiB pieces of 1024.
-  EXPECT_EQ(pip::batch_affine_ones(MsmAccumulation::kBatchAffine, 6001, kBnG1, kRoomy, 64 * 1024), 6u);
+  // BN254 G1 ones at 68 B a point in 64 KiB pieces of 963.
+  EXPECT_EQ(pip::batch_affine_ones(MsmAccumulation::kBatchAffine, 6001, kBnG1, kRoomy, 64 * 1024), 7u);
   EXPECT_EQ(pip::batch_affine_ones(MsmAccumulation::kAuto, ones, kBlsG1, kRoomy, 64 * 1024), 0u);
   EXPECT_EQ(pip::batch_affine_budget(kRoomy, 64 * 1024), 64u * 1024);
 }
