@@ -76,8 +76,8 @@ uint64_t now_unix_ms() {
 }
 
 // The workers registered with the coordinator (zk:workers), one line each with the circuits it
-// serves and the partition it works on, and the quarantined ones (zk:quarantine), connected or
-// not; or as JSON (FarmClient::workers, as GET /api/v1/workers).
+// serves and the partition it works on, and the quarantined (zk:quarantine) and paused
+// (zk:pauses) ones, connected or not; or as JSON (FarmClient::workers, as GET /api/v1/workers).
 int print_workers(const ClientOptions& o, const Context& ctx) {
   auto workers = client_for(o, ctx).workers();
   if (o.json) {

@@ -148,7 +148,7 @@ void Coordinator::refresh_pauses() {
   if (pauses_.tracked() == 0) return;
   // Written above, so a streak missing from Redis now was deleted by an operator (`zkmill worker
   // clear`), unless its write failed just now (still pending: kept).
-  const auto stored = registry_.pauses();
+  const auto stored = registry_.pause_ids();
   const uint64_t now = now_ms();
   for (const auto& id : pauses_.workers()) {
     if (stored.count(id) || pauses_.pending(id)) continue;

@@ -368,6 +368,16 @@ nlohmann::json FarmClient::workers() {
     if (w.empty()) w = {{"role", "?"}, {"connected", false}};
     w["quarantined"] = q;
   }
+  // So are workers paused for failing (zk:pauses) while their pause runs: one that left is
+  // paused again when it comes back, and `zkmill worker clear` lifts that. A connected worker's
+  // pause is in its published record already.
+  const uint64_t now = now_ms();
+  for (const auto& [id, p] : registry.pauses()) {
+    if (!p.is_object() || p.value("until_ms", uint64_t(0)) <= now) continue;
+    auto& w = workers[id];
+    if (w.empty()) w = {{"role", "?"}, {"connected", false}};
+    if (!w.contains("paused")) w["paused"] = p;
+  }
   nlohmann::json out = nlohmann::json::array();
   for (auto& [id, w] : workers) {
     w["worker"] = id;

@@ -98,6 +98,12 @@ void WorkerRegistry::save_pause(const std::string& worker, const nlohmann::json&
 
 std::map<std::string, nlohmann::json> WorkerRegistry::pauses() { return json_hash(kPausesKey); }
 
+std::set<std::string> WorkerRegistry::pause_ids() {
+  std::set<std::string> out;
+  for (const auto& e : r_.command({"HKEYS", kPausesKey}).elements) out.insert(e.as_string());
+  return out;
+}
+
 bool WorkerRegistry::clear_pause(const std::string& worker) {
   return r_.command({"HDEL", kPausesKey, worker}).as_int() == 1;
 }

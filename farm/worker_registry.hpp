@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 #include "farm/redis_client.hpp"
@@ -72,6 +73,8 @@ class WorkerRegistry {
   void save_pause(const std::string& worker, const nlohmann::json& record);
   // Everyone: the streaks, id -> record (unreadable ones as null).
   std::map<std::string, nlohmann::json> pauses();
+  // Coordinator: the ids that have a streak (HKEYS: the records are not read).
+  std::set<std::string> pause_ids();
   // Operator (`zkmill worker clear ID`): false when `worker` had no streak.
   bool clear_pause(const std::string& worker);
 

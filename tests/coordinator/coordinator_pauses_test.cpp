@@ -117,6 +117,12 @@ class CoordinatorPausesKept : public CoordinatorPauses {
       if (!fail_next(w)) return nullptr;
     return published_pause(id);
   }
+  // A client config for the zkmill CLI on this farm's Redis.
+  std::string client_config() {
+    const auto client = dir_ / "client.yaml";
+    std::ofstream(client) << "redis:\n  unix_socket: " << cfg_.redis.unix_socket << "\n";
+    return client.string();
+  }
 };
 
 // A coordinator that takes over (here a restart on the same Redis) pauses the worker its
@@ -154,9 +160,8 @@ TEST_F(CoordinatorPausesKept, WorkerClearLiftsAPause) {
   const uint64_t until = pause["until_ms"].get<uint64_t>();
   EXPECT_FALSE(next<farm::Synth>(*broken, 500ms)) << "a paused worker got work";
 
-  const auto client = dir_ / "client.yaml";
-  std::ofstream(client) << "redis:\n  unix_socket: " << cfg_.redis.unix_socket << "\n";
-  const auto clear = run_zkmill({"worker", "clear", "a-broken", "--config", client.string()});
+  const auto client = client_config();
+  const auto clear = run_zkmill({"worker", "clear", "a-broken", "--config", client});
   ASSERT_EQ(clear.exit_code, 0) << clear.err;
   EXPECT_NE(clear.out.find("pause lifted"), std::string::npos) << clear.out;
   EXPECT_EQ(clear.out.find("quarantine"), std::string::npos) << clear.out;
@@ -164,9 +169,36 @@ TEST_F(CoordinatorPausesKept, WorkerClearLiftsAPause) {
   EXPECT_LT(farm::now_ms(), until) << "it got work only when its pause ran out";
   EXPECT_FALSE(record_of("a-broken").contains("paused"));
 
-  const auto again = run_zkmill({"worker", "clear", "a-broken", "--config", client.string()});
+  const auto again = run_zkmill({"worker", "clear", "a-broken", "--config", client});
   EXPECT_EQ(again.exit_code, 1);
   EXPECT_NE(again.err.find("neither quarantined nor paused"), std::string::npos) << again.err;
+}
+
+// A paused worker that leaves (drained, restarted) stays listed by `zkmill status --workers`, not
+// connected and PAUSED for the rest of its pause, as a quarantined one stays listed: it is paused
+// again when it comes back, and the operator who means to `worker clear` it must see it.
+TEST_F(CoordinatorPausesKept, APausedWorkerThatLeftIsStillListed) {
+  auto broken = worker("a-broken", WorkerRole::Synth);
+  const auto pause = pause_with_work_queued(*broken, "a-broken");
+  ASSERT_TRUE(pause.is_object()) << "not paused";
+  broken->send(farm::Bye{});
+  nlohmann::json rec;
+  for (int i = 0; i < 100; ++i) {  // until the coordinator's table no longer has it connected
+    rec = record_of("a-broken");
+    if (!rec.is_object() || !rec.value("connected", true)) break;
+    std::this_thread::sleep_for(50ms);
+  }
+  ASSERT_TRUE(rec.is_object()) << "a paused worker that left is not listed";
+  EXPECT_FALSE(rec.value("connected", true)) << rec.dump();
+  ASSERT_TRUE(rec.contains("paused")) << rec.dump();
+  EXPECT_EQ(rec["paused"]["until_ms"], pause["until_ms"]);
+  EXPECT_EQ(rec["paused"]["failures"], 3u);
+
+  const auto st = run_zkmill({"status", "--workers", "--config", client_config()});
+  ASSERT_EQ(st.exit_code, 0) << st.err;
+  EXPECT_NE(st.out.find("worker a-broken"), std::string::npos) << st.out;
+  EXPECT_NE(st.out.find("not connected"), std::string::npos) << st.out;
+  EXPECT_NE(st.out.find("PAUSED for"), std::string::npos) << st.out;
 }
 
 }  // namespace
