@@ -74,8 +74,8 @@ __device__ __forceinline__ typename G::Affine round_input(const uint32_t* vals, 
 // one's sorted values carry the digit's sign there), i2 = kLonePartner for a run's odd last
 // point (its partner is O). Before these records each kernel of a round found the pair by a
 // chain of dependent loads (the owner search, in_start / in_count, round one's sorted value);
-// reading one coalesced 8-byte record instead made the G1 / G2 MSMs 1.5-6% faster on the H100
-// (cuda/bench/NOTES-slices.md, "Slot sources").
+// reading one coalesced 8-byte record instead made the G1 / G2 MSMs 1-5% faster (H100, H200;
+// cuda/bench/NOTES-slices.md, "Slot sources"). Positions stay below 2^31 (the points of a slice).
 struct SlotSource {
   uint32_t i1, i2;
 };
