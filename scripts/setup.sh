@@ -48,6 +48,8 @@ PACKAGES=(
   clang libclang-rt-14-dev clang-format
   # benchmarking and scripts
   hyperfine time python3
+  # a client process with a skewed clock (tests/coordinator/client_clock_test.cpp)
+  faketime
   # the dashboard's browser test (headless)
   chromium
 )
