@@ -154,7 +154,7 @@ std::pair<std::string, bool> FarmClient::submit_zkey(const SubmitRequest& req, J
     store_.stage_input(spec.stage, i, inputs[i]);
     inputs[i] = {};
   }
-  return store_.submit(spec, farm_now_ms());
+  return store_.submit(spec, redis_.server_time_ms());
 }
 
 std::pair<std::string, bool> FarmClient::submit(const SubmitRequest& req) {
@@ -192,7 +192,7 @@ std::pair<std::string, bool> FarmClient::create(const SubmitRequest& req) {
     spec.circuit = key_file_circuit_id(req.zkey_path);
     spec.priority = req.priority;
     spec.idempotency_key = req.idempotency_key;
-    const uint64_t now = farm_now_ms();
+    const uint64_t now = redis_.server_time_ms();
     spec.deadline_ms = req.deadline_s ? now + req.deadline_s * 1000 : 0;
     return submit_zkey(req, std::move(spec));
   }
@@ -221,7 +221,7 @@ std::pair<std::string, bool> FarmClient::create(const SubmitRequest& req) {
   spec.idempotency_key = req.idempotency_key;
   spec.params = "builtin circuit " + circuit + ", " + std::to_string(req.partitions) + " partitions, seed " +
                 std::to_string(req.seed);
-  const uint64_t now = farm_now_ms();
+  const uint64_t now = redis_.server_time_ms();
   spec.deadline_ms = req.deadline_s ? now + req.deadline_s * 1000 : 0;
   return store_.submit(spec, now);
 }
@@ -371,8 +371,9 @@ nlohmann::json FarmClient::workers() {
   // So are workers paused for failing (zk:pauses) while their pause runs: one that left is
   // paused again when it comes back, and `zkmill worker clear` lifts that. A connected worker's
   // pause is in its published record already.
-  const uint64_t now = farm_now_ms();
-  for (const auto& [id, p] : registry.pauses()) {
+  const auto pauses = registry.pauses();
+  const uint64_t now = pauses.empty() ? 0 : redis_.server_time_ms();  // no extra round trip without pauses
+  for (const auto& [id, p] : pauses) {
     if (!p.is_object() || p.value("until_ms", uint64_t(0)) <= now) continue;
     auto& w = workers[id];
     if (w.empty()) w = {{"role", "?"}, {"connected", false}};
@@ -396,16 +397,10 @@ nlohmann::json FarmClient::overview(size_t recent) {
 }
 
 bool FarmClient::drain(const std::string& worker) {
-  return WorkerRegistry(redis_).request_drain(worker, farm_now_ms());
+  return WorkerRegistry(redis_).request_drain(worker, redis_.server_time_ms());
 }
 
 void FarmClient::ping() { redis_.command({"PING"}); }
-
-uint64_t FarmClient::farm_now_ms() {
-  const auto t = redis_.command({"TIME"});
-  if (t.elements.size() != 2) throw RedisError("TIME: unexpected reply from the Redis server");
-  return std::stoull(t.elements[0].as_string()) * 1000 + std::stoull(t.elements[1].as_string()) / 1000;
-}
 
 nlohmann::json FarmClient::coordinator() {
   auto r = redis_.command({"GET", WorkerRegistry::kCoordinatorKey});
@@ -453,7 +448,7 @@ int FarmClient::wait(const std::string& job, uint64_t timeout_s, bool quiet) {
   }
 }
 
-std::string FarmClient::cancel(const std::string& job) { return store_.cancel(job, farm_now_ms()); }
+std::string FarmClient::cancel(const std::string& job) { return store_.cancel(job, redis_.server_time_ms()); }
 
 nlohmann::json FarmClient::coverage(const std::string& circuit) {
   nlohmann::json out = {{"coordinator", false}, {"synth", 0}, {"prove", 0}};

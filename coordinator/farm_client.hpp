@@ -94,13 +94,12 @@ class FarmClient {
   std::pair<std::string, bool> submit_zkey(const SubmitRequest& req, JobSpec spec);
   // The curve of the registered native circuit `id`; throws saying why when `id` names none.
   std::string registered_native_curve(const std::string& id);
-  // The farm's clock: the Redis server's TIME, in ms. What a client stamps into the farm's state
-  // (a job's creation and deadline, a cancel, a drain request) is compared with the
-  // coordinator's clock, which runs on a server host like Redis's; the client's own host (an
-  // operator's laptop, a CI runner) may be off by hours, which made a --deadline already past
-  // or a cancelled job look ended long ago (deleted at once by the result retention).
-  uint64_t farm_now_ms();
 
+  // What this client stamps into the farm's state (a job's creation and deadline, a cancel, a
+  // drain request) takes redis_.server_time_ms(), not the local clock: the coordinator compares
+  // the stamps with its own clock, on a server host like Redis's, while a client's host (an
+  // operator's laptop, a CI runner) may be off by hours, which made a --deadline already past or
+  // a cancelled job look ended long ago (deleted at once by the result retention).
   RedisClient redis_;
   FarmStore store_;
 };

@@ -183,6 +183,12 @@ void RedisClient::ensure_connected() {
   }
 }
 
+uint64_t RedisClient::server_time_ms() {
+  const auto t = command({"TIME"});
+  if (t.elements.size() != 2) throw RedisError("TIME: unexpected reply from " + where_);
+  return std::stoull(t.elements[0].as_string()) * 1000 + std::stoull(t.elements[1].as_string()) / 1000;
+}
+
 bool RedisClient::wait_replicas(uint32_t timeout_ms) {
   if (cfg_.min_replicas == 0) return true;
   if (!ctx_) return false;

@@ -57,18 +57,6 @@ using curve::pair_kind;
 using curve::pair_sum;
 using curve::PairKind;
 
-// Point q of a round's input: the first round reads the sorted (index | sign) values and the
-// MSM's points; later rounds read the previous round's array directly (vals == nullptr).
-template <class G>
-__device__ __forceinline__ typename G::Affine round_input(const uint32_t* vals, const typename G::Affine* pts,
-                                                          uint32_t q) {
-  if (vals == nullptr) return pts[q];
-  const uint32_t v = vals[q];
-  typename G::Affine p = pts[v & 0x7fffffffu];
-  if (v >> 31) p.y = -p.y;  // -0 = 0: the point at infinity stays (0, 0)
-  return p;
-}
-
 // Where slot j's pair is (the `up` kernel finds it, the round's later kernels read it): two
 // positions in the round's input points with bit 31 set where the point's y is negated (round
 // one's sorted values carry the digit's sign there), i2 = kLonePartner for a run's odd last
@@ -98,6 +86,14 @@ __device__ __forceinline__ typename G::Affine source_point(const typename G::Aff
   typename G::Affine p = pts[i & 0x7fffffffu];
   if (i >> 31) p.y = -p.y;  // -0 = 0: the point at infinity stays (0, 0)
   return p;
+}
+
+// Point q of a round's input: the first round reads the sorted (index | sign) values and the
+// MSM's points; later rounds read the previous round's array directly (vals == nullptr).
+template <class G>
+__device__ __forceinline__ typename G::Affine round_input(const uint32_t* vals, const typename G::Affine* pts,
+                                                          uint32_t q) {
+  return vals == nullptr ? pts[q] : source_point<G>(pts, vals[q]);
 }
 
 template <class G>

@@ -42,11 +42,7 @@ class ClientClock : public InProcessCoordinatorTest {
     return run_program("faketime", args);
   }
   // The Redis server's clock, ms.
-  uint64_t server_ms() {
-    farm::RedisClient redis(cfg_.redis);
-    const auto t = redis.command({"TIME"});
-    return std::stoull(t.elements.at(0).as_string()) * 1000 + std::stoull(t.elements.at(1).as_string()) / 1000;
-  }
+  uint64_t server_ms() { return farm::RedisClient(cfg_.redis).server_time_ms(); }
   uint64_t job_field(const std::string& job, const std::string& field) {
     farm::RedisClient redis(cfg_.redis);
     const auto v = redis.command({"HGET", "zk:job:" + job, field});
