@@ -69,21 +69,21 @@ void print_farm_summary(const nlohmann::json& f) {
   line("workers:", total);
 }
 
-uint64_t now_unix_ms() {
-  return uint64_t(
-      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-          .count());
-}
-
 // The workers registered with the coordinator (zk:workers), one line each with the circuits it
 // serves and the partition it works on, and the quarantined (zk:quarantine) and paused
 // (zk:pauses) ones, connected or not; or as JSON (FarmClient::workers, as GET /api/v1/workers).
 int print_workers(const ClientOptions& o, const Context& ctx) {
-  auto workers = client_for(o, ctx).workers();
+  auto client = client_for(o, ctx);
+  auto workers = client.workers();
   if (o.json) {
     std::printf("%s\n", workers.dump(1).c_str());
     return 0;
   }
+  // The ages and the pauses' ends below are the coordinator's stamps: set against the farm's
+  // clock (Redis's TIME), not this host's, and only when there is one to show.
+  uint64_t now = 0;
+  for (const auto& w : workers)
+    if (!now && (w.contains("quarantined") || w.contains("paused"))) now = client.server_time_ms();
   for (const auto& w : workers) {
     if (!w.value("connected", true)) {
       std::printf("worker %-24s not connected\n", w["worker"].get<std::string>().c_str());
@@ -110,12 +110,11 @@ int print_workers(const ClientOptions& o, const Context& ctx) {
           circuits.c_str(), held.empty() ? "" : ("; holds " + held).c_str());
     }
     if (w.contains("quarantined") && w["quarantined"].is_object())
-      std::printf(
-          "  QUARANTINED %.0f s ago: %s (`zkmill worker clear %s` lifts it)\n",
-          double(now_unix_ms() - std::min(now_unix_ms(), w["quarantined"].value("since_ms", uint64_t(0)))) / 1000.0,
-          w["quarantined"].value("reason", std::string("?")).c_str(), w["worker"].get<std::string>().c_str());
+      std::printf("  QUARANTINED %.0f s ago: %s (`zkmill worker clear %s` lifts it)\n",
+                  double(now - std::min(now, w["quarantined"].value("since_ms", uint64_t(0)))) / 1000.0,
+                  w["quarantined"].value("reason", std::string("?")).c_str(), w["worker"].get<std::string>().c_str());
     if (w.contains("paused") && w["paused"].is_object()) {
-      const uint64_t until = w["paused"].value("until_ms", uint64_t(0)), now = now_unix_ms();
+      const uint64_t until = w["paused"].value("until_ms", uint64_t(0));
       std::printf("  PAUSED for %.1f s more: %u attempts failed in a row, last: %s\n",
                   double(until > now ? until - now : 0) / 1000.0, w["paused"].value("failures", 0u),
                   w["paused"].value("last_error", std::string("?")).c_str());

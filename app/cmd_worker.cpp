@@ -6,14 +6,14 @@
 // through Redis (zk:drain; the coordinator forwards it as a `drain` message).
 // `zkmill worker clear ID --config CLIENT.yaml` lifts worker ID's quarantine (zk:quarantine):
 // the coordinator quarantines a worker that sent a result for another statement.
-// zkmill-cli-links: zk_worker
-#include <chrono>
+// zkmill-cli-links: zk_worker zk_coordinator
 #include <csignal>
 #include <cstdio>
 #include <memory>
 #include <stdexcept>
 
 #include "app/command.hpp"
+#include "coordinator/farm_client.hpp"
 #include "farm/worker_registry.hpp"
 #include "worker/worker.hpp"
 
@@ -37,12 +37,8 @@ struct WorkerCliOptions {
 int request_drain(const WorkerCliOptions& o, const Context& ctx) {
   auto cfg = farm::load_command_config(o.drain_config.empty() ? ctx.config_path : o.drain_config,
                                        ctx.log_level == ctx.config.log.level ? "" : ctx.log_level);
-  farm::RedisClient redis(farm::client_command_redis(cfg.redis));
-  farm::WorkerRegistry registry(redis);
-  const auto now = uint64_t(
-      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-          .count());
-  if (!registry.request_drain(o.drain_id, now)) {
+  // FarmClient stamps the request with the Redis server's clock, as the HTTP API's drain does.
+  if (!farm::FarmClient(cfg.redis).drain(o.drain_id)) {
     std::fprintf(stderr,
                  "zkmill: error: no worker '%s' is registered with the farm's coordinator (`zkmill status --workers` "
                  "lists them)\n",

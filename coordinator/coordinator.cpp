@@ -67,7 +67,7 @@ void Coordinator::setup_curve() {
   allowed_ = std::make_unique<AllowListWatch>(cfg_.zmq.allowed_keys_file, "zmq.allowed_keys_file", keys.allowed_keys);
   zap_->set_observer([this](const std::string&, const std::string& key, bool admitted, const std::string& why) {
     if (admitted) return;
-    const uint64_t now = now_ms();
+    const uint64_t now = clock_.now_ms();
     std::lock_guard lock(refused_mu_);
     uint64_t& last = refused_logged_ms_[key];
     if (last && now - last < kRefusalLogPeriodMs) return;
@@ -85,7 +85,7 @@ void Coordinator::setup_curve() {
 }
 
 void Coordinator::reload_allowed_keys() {
-  last_allowed_poll_ms_ = now_ms();
+  last_allowed_poll_ms_ = clock_.now_ms();
   const auto change = allowed_->poll_logged("coordinator", reload_keys_requested.exchange(false));
   if (!change) return;
   zap_->allow(kControlZapDomain, change->keys);
@@ -106,7 +106,7 @@ void Coordinator::reload_allowed_keys() {
 void Coordinator::log_handshake_failures() {
   while (auto e = monitor_->next()) {
     if (e->succeeded || e->auth) continue;  // refusals by key are logged by the ZAP observer, with the key
-    const uint64_t now = now_ms();
+    const uint64_t now = clock_.now_ms();
     std::lock_guard lock(refused_mu_);
     uint64_t& last = refused_logged_ms_[e->what];
     if (last && now - last < kRefusalLogPeriodMs) continue;
@@ -119,7 +119,7 @@ void Coordinator::log_handshake_failures() {
 }
 
 void Coordinator::forward_drain_requests() {
-  const uint64_t now = now_ms();
+  const uint64_t now = clock_.now_ms();
   for (const auto& [id, requested_ms] : registry_.drain_requests()) {
     auto it = workers_.find(id);
     if (it != workers_.end()) {
@@ -149,7 +149,7 @@ void Coordinator::send(const std::string& to, const ControlMessage& m) {
 }
 
 void Coordinator::peer_warning(const std::string& peer, const std::string& line) {
-  const auto d = peer_log_limit_.allow(peer, now_ms());
+  const auto d = peer_log_limit_.allow(peer, clock_.now_ms());
   if (!d.log) return;
   if (d.suppressed)
     spdlog::warn("{} ({} similar warning(s) about peer '{}' suppressed before this one)", line, d.suppressed,
@@ -166,16 +166,17 @@ bool Coordinator::take_lease(const std::atomic<bool>& stop) {
   lease_ = std::make_unique<CoordinatorLease>(redis_, cfg_.coordinator.bind, lease_period_ms());
   // A standby asks often enough that its takeover adds little to the lease's expiry.
   const uint64_t poll_ms = std::clamp<uint64_t>(lease_period_ms() / 8, 50, 250);
-  const uint64_t asked_ms = now_ms();
+  // Intervals on this host's steady clock: the farm clock's first sample may come in this loop.
+  const auto asked = std::chrono::steady_clock::now();
   std::string waited_for;  // the holder a standby waits for, logged when it changes
-  uint64_t last_log = 0;
+  std::optional<std::chrono::steady_clock::time_point> last_log;
   // Redis refused or is not ready yet: log (at most every 2 s) and wait, unless asked to stop
   // (false for a standby; a starting active coordinator cannot start without Redis).
   auto retry_later = [&](const char* state, const char* until, const std::exception& e) {
     redis_.disconnect();
-    if (now_ms() - last_log > 2000) {
+    if (!last_log || std::chrono::steady_clock::now() - *last_log > std::chrono::seconds(2)) {
       spdlog::warn("coordinator: redis {} at start ({}); retrying", state, e.what());
-      last_log = now_ms();
+      last_log = std::chrono::steady_clock::now();
     }
     if (stop.load()) {
       if (cfg_.coordinator.standby) return false;
@@ -186,7 +187,8 @@ bool Coordinator::take_lease(const std::atomic<bool>& stop) {
   };
   for (;;) {
     try {
-      auto holder = lease_->acquire(now_ms());
+      clock_.refresh(FarmClock::kSamplePeriodMs);  // the lease's stamps on the server's clock
+      auto holder = lease_->acquire(clock_.now_ms());
       if (!holder) break;
       if (!cfg_.coordinator.standby)
         throw CoordinatorLeaseHeld(
@@ -223,8 +225,10 @@ bool Coordinator::take_lease(const std::atomic<bool>& stop) {
   store_.set_fence(lease_->token());
   registry_.set_fence(lease_->token());
   if (!waited_for.empty())
-    spdlog::warn("coordinator: standby: TOOK OVER the coordinator lease after waiting {} ms (it was held by {})",
-                 now_ms() - asked_ms, waited_for);
+    spdlog::warn(
+        "coordinator: standby: TOOK OVER the coordinator lease after waiting {} ms (it was held by {})",
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - asked).count(),
+        waited_for);
   spdlog::info("coordinator: holding the coordinator lease ({} ms, renewed every {} ms)", lease_period_ms(),
                cfg_.coordinator.heartbeat_ms);
   return true;
@@ -250,7 +254,12 @@ void Coordinator::run(const std::atomic<bool>& stop) {
   // Resources first (a second coordinator with a clashing metrics address says so), then the
   // lease, and only then the ROUTER: a refused coordinator never takes the control endpoint.
   // The start time is what /readyz matches against the published summary (this coordinator).
-  started_ms_ = now_ms();
+  try {
+    clock_.refresh();  // so that the start is on the farm's clock too (the dashboard's "up N min")
+  } catch (const RedisError&) {
+    redis_.disconnect();  // not there yet: take_lease waits for it
+  }
+  started_ms_ = clock_.now_ms();
   if (!cfg_.coordinator.metrics_listen.empty())
     http_ = std::make_unique<HttpApi>(cfg_, metrics_.registry(), started_ms_);
   // Also stops at wrong Redis credentials (a configuration error, not an outage). False: a
@@ -259,7 +268,7 @@ void Coordinator::run(const std::atomic<bool>& stop) {
     spdlog::info("coordinator: stopping (standby; never took over)");
     return;
   }
-  serving_since_ms_ = now_ms();
+  serving_since_ms_ = clock_.now_ms();
   try {
     restore_pauses();
   } catch (const RedisError& e) {
@@ -356,7 +365,7 @@ void Coordinator::serve(const std::atomic<bool>& stop) {
       flush_checks();
       log_handshake_failures();
       heartbeat_and_expire();
-      uint64_t now = now_ms();
+      uint64_t now = clock_.now_ms();
       // Retries fall due on the scale of backoff_ms and leases expire on that of lease_ms, so
       // both are checked every few ms, not on every turn: at hundreds of results per second
       // these per-turn checks were most of the coordinator's Redis round trips.
@@ -403,7 +412,7 @@ void Coordinator::serve(const std::atomic<bool>& stop) {
       redis_.disconnect();
       const std::string kind = redis_error_kind(e);
       metrics_.redis_error(kind);
-      uint64_t now = now_ms();
+      uint64_t now = clock_.now_ms();
       if (now - last_redis_error_log_ms_ > 2000) {
         if (kind == "noreplicas")
           spdlog::warn(
@@ -453,7 +462,7 @@ void Coordinator::handle(const Peer& from, const ControlMessage& m) {
                               "': its CURVE key is not the one that worker registered with");
     return;
   }
-  const uint64_t now = now_ms();
+  const uint64_t now = clock_.now_ms();
   if (w.silent)
     spdlog::info("coordinator: worker {} heard again after {} ms of silence (a slow link, not a dead worker)",
                  printable(from.id), now - w.last_seen_ms);
@@ -507,8 +516,9 @@ void Coordinator::on_hello(const Peer& from, const Hello& h) {
   w.bundle_endpoint = h.bundle_endpoint;
   w.take_report(h.tokens, h.current, h.tasks);
   // Busy with what it reports working on (from before our restart, or a reconnect).
-  if (!h.current.empty()) w.busy[h.current] = {false, now_ms(), 0, false, {}};
-  for (const auto& t : h.tasks) w.busy[t.at.token] = {t.stage == TaskStage::Synthesizing, now_ms(), 0, false, {}};
+  if (!h.current.empty()) w.busy[h.current] = {false, clock_.now_ms(), 0, false, {}};
+  for (const auto& t : h.tasks)
+    w.busy[t.at.token] = {t.stage == TaskStage::Synthesizing, clock_.now_ms(), 0, false, {}};
   // Optional: how many assignments it takes at once (prove workers: slots x (1 + prefetch);
   // synth and `both` workers with a lookahead: those queued too). Capped: a worker cannot
   // hoard the queue by advertising more (the cap is also what a lookahead can let a later
@@ -520,7 +530,7 @@ void Coordinator::on_hello(const Peer& from, const Hello& h) {
                               " slots; capped at coordinator.max_worker_slots = " + std::to_string(w.slots));
   w.queues = h.lookahead.value_or(0) > 0 && w.slots > 1;
   w.draining = h.draining;
-  w.last_seen_ms = now_ms();
+  w.last_seen_ms = clock_.now_ms();
   note_connection(w, from.fd);
   // A hello again from a worker we know (same key): it heard nothing from us for a while (a
   // slow link, a stall here) and introduces itself in case we restarted. Assignments sent after

@@ -38,9 +38,9 @@
 #include "coordinator/verify_queue.hpp"
 #include "coordinator/worker_pauses.hpp"
 #include "farm/allow_list_watch.hpp"
-#include "farm/clock.hpp"
 #include "farm/control_message.hpp"
 #include "farm/coordinator_lease.hpp"
+#include "farm/farm_clock.hpp"
 #include "farm/farm_config.hpp"
 #include "farm/farm_store.hpp"
 #include "farm/handshake_monitor.hpp"
@@ -296,6 +296,9 @@ class Coordinator {
 
   FarmConfig cfg_;
   RedisClient redis_;
+  // Every time this coordinator stamps or compares (leases, deadlines, retention, pauses,
+  // intervals) is the Redis server's clock, sampled each heartbeat: FarmClock.
+  FarmClock clock_{redis_};
   // Subscribed to zk:wake (published by submit) and polled next to the ROUTER, so a new job
   // is dispatched at once rather than after the idle poll timeout. Best effort: while it is
   // down the loop still runs every 50 ms.

@@ -43,7 +43,7 @@ const Coordinator::JobInfo& Coordinator::job_info(const std::string& job) {
 }
 
 void Coordinator::sweep_jobs() {
-  const uint64_t now = now_ms();
+  const uint64_t now = clock_.now_ms();
   const auto active = store_.active_jobs();
   // Digests of proofs of jobs that ended (done, failed, cancelled) are of no further use.
   const std::set<std::string> still(active.begin(), active.end());
@@ -134,7 +134,7 @@ void Coordinator::expire_results() {
     index_ended_done_ = scanned < kIndexChunk;
   }
   if (!index_ended_done_) return;
-  const uint64_t now = now_ms(), keep = uint64_t(cfg_.coordinator.retention_s) * 1000;
+  const uint64_t now = clock_.now_ms(), keep = uint64_t(cfg_.coordinator.retention_s) * 1000;
   if (now <= keep) return;
   const auto gone = store_.expire_ended(now - keep, kBudgetParts);
   if (gone.empty()) return;
@@ -214,7 +214,7 @@ void Coordinator::finish_job(const std::string& job) {
   const FinalCheck& fc = final_checks_.at(job);
   metrics_.batch_verified(fc.seconds);
   if (fc.good) {
-    if (store_.finish(job, "done", "", now_ms())) {
+    if (store_.finish(job, "done", "", clock_.now_ms())) {
       spdlog::info(
           "coordinator: job {} done: {} proofs as stored checked ({} batch-verified, {} identical to the "
           "proofs checked when recorded)",
@@ -223,7 +223,7 @@ void Coordinator::finish_job(const std::string& job) {
     }
   } else {
     spdlog::error("coordinator: !!! job {} failed final batch verification: {}", job, fc.why);
-    if (store_.finish(job, "failed", "final batch verification failed: " + fc.why, now_ms()))
+    if (store_.finish(job, "failed", "final batch verification failed: " + fc.why, clock_.now_ms()))
       metrics_.job_finished("failed", since_submit_s(job));
   }
 }
@@ -251,7 +251,7 @@ bool Coordinator::attach_input(const std::string& id, const WorkerInfo& w, const
     // Nothing another attempt could change: fail the job (a no-op if it is already final).
     CoordinatorConfig cc = cfg_.coordinator;
     cc.max_attempts = 1;
-    store_.fail(c.ref, {id, w.curve_key, c.token}, why, false, now_ms(), cc);
+    store_.fail(c.ref, {id, w.curve_key, c.token}, why, false, clock_.now_ms(), cc);
     spdlog::error("coordinator: {} partition {}: {}", c.ref.job, c.ref.part, why);
     return false;
   }
@@ -261,7 +261,7 @@ bool Coordinator::attach_input(const std::string& id, const WorkerInfo& w, const
 
 void Coordinator::dispatch() {
   uint64_t prove_slots = 0, synthesizing = 0;
-  const uint64_t now = now_ms();
+  const uint64_t now = clock_.now_ms();
   bool synth_idle = false;  // a worker that could take a synthesis now
   for (auto& [id, w] : workers_) {
     if (can_prove(w.role) && !w.draining && !sidelined(id, w, now)) prove_slots += w.slots;
@@ -295,7 +295,7 @@ void Coordinator::dispatch() {
 
 std::optional<Claim> Coordinator::claim_for(const char* queue, const std::string& id, const WorkerInfo& w,
                                             bool* empty) {
-  auto c = store_.claim(queue, id, w.curve_key, w.circuits, kPeekWindow, now_ms(), cfg_.coordinator.lease_ms);
+  auto c = store_.claim(queue, id, w.curve_key, w.circuits, kPeekWindow, clock_.now_ms(), cfg_.coordinator.lease_ms);
   if (c.ok) return c;
   *empty = c.reason == "empty";
   return std::nullopt;
@@ -331,7 +331,7 @@ void Coordinator::assign(const std::string& id, WorkerInfo& w, const Claim& c, C
   if (auto* s = std::get_if<Synth>(&m.body)) s->seq = seq_;
   if (auto* p = std::get_if<Prove>(&m.body)) p->seq = seq_;
   send(id, m);
-  w.busy[c.token] = {m.type() == MessageType::Synth, now_ms(), seq_, true, std::move(statement)};
+  w.busy[c.token] = {m.type() == MessageType::Synth, clock_.now_ms(), seq_, true, std::move(statement)};
   spdlog::debug("coordinator: {} partition {} -> {} ({})", c.ref.job, c.ref.part, printable(id), m.type_name());
 }
 

@@ -28,7 +28,7 @@ void Coordinator::ack_after_wait(const std::string& worker, const std::string& t
 
 void Coordinator::ack_durable() {
   if (durable_acks_.empty()) return;
-  const uint64_t now = now_ms();
+  const uint64_t now = clock_.now_ms();
   if (now < next_wait_ms_) return;
   // At most half a heartbeat per turn: the loop must go on heartbeating while a replica lags.
   const uint32_t timeout_ms = std::max<uint32_t>(1, cfg_.coordinator.heartbeat_ms / 2);
@@ -142,7 +142,7 @@ FarmStore::Attempt Coordinator::known_attempt(const Peer& from, const WorkerInfo
 void Coordinator::on_synth_done(const Peer& from, WorkerInfo& w, const SynthDone& m) {
   const PartRef ref{m.at.job, m.at.part};
   const FarmStore::Sender sender{from.id, from.key, m.at.token};
-  const uint64_t now = now_ms();
+  const uint64_t now = clock_.now_ms();
   // A refused synthesis's bundle is released unless the partition still needs it: a re-send
   // of an already recorded synth_done (its ack was late) must not retract the live bundle.
   auto release = [&] {
@@ -197,7 +197,7 @@ void Coordinator::record_synthesized() {
   for (const auto& p : synthesized_) batch.push_back(p.record);
   // When this throws nothing is dropped: the batch is recorded again next turn, and what of it
   // reached Redis before the failure is then refused as "partition synthesized", never twice.
-  const auto outcomes = store_.synth_done(batch, now_ms(), cfg_.coordinator.lease_ms);
+  const auto outcomes = store_.synth_done(batch, clock_.now_ms(), cfg_.coordinator.lease_ms);
   auto pending = std::move(synthesized_);
   synthesized_.clear();
   for (size_t i = 0; i < pending.size(); ++i) {
@@ -434,7 +434,7 @@ void Coordinator::record_verified() {
   // When this throws the verdicts stay queued and the batch is recorded again on a later turn;
   // what of it reached Redis before the failure (a lost reply) is then refused as already
   // verified, and acked: never recorded twice.
-  const auto outcomes = store_.prove_done(batch, now_ms());
+  const auto outcomes = store_.prove_done(batch, clock_.now_ms());
   // Recorded. Nothing below writes to Redis before the verdicts are dropped, so each one's
   // follow-ups (ack, bundle release, metrics) happen once.
   std::set<std::string> finished;  // jobs whose last proof this batch recorded
@@ -459,7 +459,7 @@ void Coordinator::record_verified() {
               .insert_or_assign(m.at.part, proof_digest(job_info(m.at.job).circuit, p.statement, p.proof_text))
               .second)
         ++recorded_digest_count_;
-      metrics_.verified(m, seconds, since_submit_s(m.at.job));
+      metrics_.verified(m, seconds, since_submit_s(m.at.job), clock_.now_ms());
       pauses_.succeeded(p.from.id);
       persist_pauses();
       spdlog::info("coordinator: {} partition {} verified ({}/{})", m.at.job, m.at.part, d.verified, d.total);
@@ -502,8 +502,8 @@ void Coordinator::on_rejected(const PendingProof& p, const VerifyQueue::Verdict&
   metrics_.rejected(v.seconds);
   quarantine(from, ref, "prove_done for " + ref.job + " partition " + std::to_string(ref.part) + ": " + why);
   count_failure("proof_rejected", ref,
-                store_.fail(ref, sender, "proof from " + printable(from.id, 64) + " rejected: " + why, false, now_ms(),
-                            cfg_.coordinator));
+                store_.fail(ref, sender, "proof from " + printable(from.id, 64) + " rejected: " + why, false,
+                            clock_.now_ms(), cfg_.coordinator));
   ack_after_wait(from.id, m.at.token);
 }
 
@@ -514,7 +514,8 @@ void Coordinator::on_task_failed(const Peer& from, WorkerInfo& w, const TaskFail
   // attempt, but only if the worker's last report had it queued, i.e. never started: a worker
   // cannot hide a failure of work it ran by calling it returned.
   const bool returned = m.returned && !m.permanent && w.reported_queued(m.at.token);
-  auto f = store_.fail(ref, {from.id, from.key, m.at.token}, error, m.permanent, now_ms(), cfg_.coordinator, returned);
+  auto f = store_.fail(ref, {from.id, from.key, m.at.token}, error, m.permanent, clock_.now_ms(), cfg_.coordinator,
+                       returned);
   if (f.outcome == 0) {
     if (f.reason == "stale token" || f.reason.rfind("not from", 0) == 0) refused(from, "task_failed", m.at, f.reason);
     return settle(from, w, m.at.token);
@@ -529,12 +530,13 @@ void Coordinator::on_task_failed(const Peer& from, WorkerInfo& w, const TaskFail
   // The worker's own failure, as far as we can tell (not a witness the synth side calls
   // hopeless, which fails the job): enough of them in a row and it is paused.
   if (!m.permanent || f.permanent_ignored) {
-    if (const uint64_t pause = pauses_.failed(from.id, error, now_ms())) {
+    if (const uint64_t pause = pauses_.failed(from.id, error, clock_.now_ms())) {
       metrics_.worker_paused();
       spdlog::warn(
           "coordinator: worker {} failed {} attempts in a row (last: {}); no new work for {:.1f} s, then one more try "
           "(coordinator.worker_failure_limit, worker_pause_ms)",
-          printable(from.id), pauses_.describe(from.id, now_ms()).value("failures", 0u), error, double(pause) / 1000.0);
+          printable(from.id), pauses_.describe(from.id, clock_.now_ms()).value("failures", 0u), error,
+          double(pause) / 1000.0);
     }
     persist_pauses();
   }
@@ -554,7 +556,7 @@ void Coordinator::on_task_failed(const Peer& from, WorkerInfo& w, const TaskFail
 
 void Coordinator::quarantine(const Peer& who, const PartRef& ref, const std::string& reason) {
   nlohmann::json record{
-      {"reason", reason}, {"job", ref.job}, {"part", ref.part}, {"since_ms", now_ms()}, {"key", who.key}};
+      {"reason", reason}, {"job", ref.job}, {"part", ref.part}, {"since_ms", clock_.now_ms()}, {"key", who.key}};
   registry_.quarantine(who.id, record);
   quarantined_[who.id] = record;
   if (!who.key.empty()) quarantined_keys_.insert(who.key);

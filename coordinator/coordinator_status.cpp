@@ -9,7 +9,7 @@
 namespace zkmill::farm {
 
 double Coordinator::since_submit_s(const std::string& job) {
-  const uint64_t created = job_info(job).created_ms, now = now_ms();
+  const uint64_t created = job_info(job).created_ms, now = clock_.now_ms();
   return created && now > created ? double(now - created) / 1000.0 : 0.0;
 }
 
@@ -19,7 +19,7 @@ void Coordinator::count_failure(const std::string& reason, const PartRef& ref, c
 }
 
 void Coordinator::publish_workers() {
-  const uint64_t now = now_ms();
+  const uint64_t now = clock_.now_ms();
   nlohmann::json counts = nlohmann::json::object();
   for (const char* role : {"synth", "prove", "both"}) counts[role] = {{"idle", 0}, {"busy", 0}, {"draining", 0}};
   std::map<std::string, nlohmann::json> records;

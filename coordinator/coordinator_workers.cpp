@@ -16,10 +16,12 @@
 namespace zkmill::farm {
 
 void Coordinator::heartbeat_and_expire() {
-  const uint64_t now = now_ms();
+  const uint64_t now = clock_.now_ms();
   if (now - last_heartbeat_ms_ < cfg_.coordinator.heartbeat_ms) return;
   last_heartbeat_ms_ = now;
   renew_lease();
+  clock_.refresh(FarmClock::kSamplePeriodMs);
+  metrics_.set_clock_skew(double(clock_.skew_ms().value_or(0)) / 1000.0);
   refresh_quarantine();
   refresh_pauses();
   // Silence alone does not make a worker dead: on a lossy link TCP retransmits with backoff
@@ -85,7 +87,7 @@ bool Coordinator::is_silent(const WorkerInfo& w, uint64_t now) const {
 }
 
 void Coordinator::reap() {
-  const uint64_t now = now_ms();
+  const uint64_t now = clock_.now_ms();
   auto expired = store_.expired_leases(now, 200);
   if (expired.empty()) return;
   // Right after a (re)start, live workers may not have said hello yet: give them one lease period.
@@ -120,7 +122,7 @@ void Coordinator::restore_pauses() {
   for (const auto& id : skipped)
     spdlog::warn("coordinator: dropped an unreadable failed-attempt streak of worker {} ({})", printable(id),
                  WorkerRegistry::kPausesKey);
-  const uint64_t now = now_ms();
+  const uint64_t now = clock_.now_ms();
   for (const auto& id : pauses_.workers())
     if (pauses_.paused(id, now))
       spdlog::info(
@@ -149,7 +151,7 @@ void Coordinator::refresh_pauses() {
   // Written above, so a streak missing from Redis now was deleted by an operator (`zkmill worker
   // clear`), unless its write failed just now (still pending: kept).
   const auto stored = registry_.pause_ids();
-  const uint64_t now = now_ms();
+  const uint64_t now = clock_.now_ms();
   for (const auto& id : pauses_.workers()) {
     if (stored.count(id) || pauses_.pending(id)) continue;
     if (pauses_.drop(id, now)) {

@@ -81,6 +81,9 @@ class FarmClient {
   // Asks the coordinator to drain `worker` (WorkerRegistry::request_drain); false when no
   // such worker is registered.
   bool drain(const std::string& worker);
+  // The farm's clock (the Redis server's TIME), ms since the Unix epoch: what the coordinator's
+  // stamps (since_ms, until_ms, updated_ms) are to be set against.
+  uint64_t server_time_ms() { return redis_.server_time_ms(); }
   // PING; throws RedisError when Redis cannot be reached.
   void ping();
   // What the live coordinator last published about itself (zk:coordinator), or null.

@@ -4,8 +4,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include "farm/clock.hpp"
-
 namespace zkmill::farm {
 
 namespace {
@@ -62,6 +60,13 @@ FarmMetrics::FarmMetrics() : registry_(std::make_shared<prometheus::Registry>())
                   .Name("zkmill_workers")
                   .Help("Registered workers, by role (synth, prove, both) and state (idle, busy, draining)")
                   .Register(r);
+  clock_skew_ = &prometheus::BuildGauge()
+                     .Name("zkmill_coordinator_clock_skew_seconds")
+                     .Help(
+                         "The Redis server's clock minus the coordinator host's (the farm keeps Redis's; "
+                         "non-zero: the hosts are not synchronized)")
+                     .Register(r)
+                     .Add({});
   phase_ = &prometheus::BuildHistogram()
                 .Name("zkmill_phase_duration_seconds")
                 .Help(
@@ -96,9 +101,9 @@ void FarmMetrics::synthesized(const SynthDone& result) {
   if (result.bundle_bytes) bytes_synthesized_->Increment(double(*result.bundle_bytes));
 }
 
-void FarmMetrics::verified(const ProveDone& result, double verify_s, double since_submit_s) {
+void FarmMetrics::verified(const ProveDone& result, double verify_s, double since_submit_s, uint64_t now_ms) {
   verified_->Increment();
-  throughput_.add(now_ms());
+  throughput_.add(now_ms);
   phase_->Add({{"phase", "verify"}}, buckets()).Observe(verify_s);
   observe_ms(result.fetch_ms, phase_->Add({{"phase", "fetch"}}, buckets()));
   observe_ms(result.prove_ms, phase_->Add({{"phase", "prove"}}, buckets()));

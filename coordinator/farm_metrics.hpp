@@ -42,7 +42,8 @@ class FarmMetrics {
   void synthesized(const SynthDone& result);
   // A proof passed verification (`verify_s`) and was recorded; `since_submit_s` is the
   // partition's latency from job submission. `result` may carry fetch_ms, prove_ms, bundle_bytes.
-  void verified(const ProveDone& result, double verify_s, double since_submit_s);
+  // `now_ms`: the coordinator's (farm) clock, the one throughput() is later asked with.
+  void verified(const ProveDone& result, double verify_s, double since_submit_s, uint64_t now_ms);
   // A proof did not verify.
   void rejected(double verify_s);
   // A failed attempt (`reason`: task_failed, proof_rejected, lease_expired:
@@ -65,6 +66,8 @@ class FarmMetrics {
   // {role: {state: count}} as the coordinator publishes it (roles synth, prove, both; states
   // idle, busy, draining).
   void set_workers(const nlohmann::json& by_role_state);
+  // The Redis server's clock minus this host's, at the last FarmClock sample (seconds).
+  void set_clock_skew(double seconds) { clock_skew_->Set(seconds); }
 
  private:
   static void observe_ms(std::optional<double> ms, prometheus::Histogram& h);
@@ -85,6 +88,7 @@ class FarmMetrics {
   prometheus::Family<prometheus::Counter>* jobs_finished_;
   prometheus::Family<prometheus::Counter>* redis_errors_;
   prometheus::Family<prometheus::Gauge>* workers_;
+  prometheus::Gauge* clock_skew_;
   prometheus::Family<prometheus::Histogram>* phase_;
   prometheus::Family<prometheus::Histogram>* job_duration_;
   prometheus::Histogram* partition_latency_;

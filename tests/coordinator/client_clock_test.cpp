@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
@@ -77,6 +78,42 @@ TEST_F(ClientClock, SubmitAndCancelStampTheServersTimeWhateverTheClientsClock) {
     const auto ended = redis.command({"ZSCORE", "zk:ended", job});
     ASSERT_FALSE(ended.is_nil()) << "the cancelled job is not among the ended ones";
     expect_server_time(uint64_t(std::stod(ended.as_string())), server_ms(), "the cancel's zk:ended score");
+  }
+}
+
+// The number `zkmill status --workers` prints after `label` ("QUARANTINED " -> the seconds ago).
+double number_after(const std::string& out, const std::string& label) {
+  const auto at = out.find(label);
+  return at == std::string::npos ? -1.0 : std::stod(out.substr(at + label.size()));
+}
+
+// `zkmill status --workers` sets the coordinator's stamps (a quarantine's since_ms, a pause's
+// until_ms, both on the server's clock) against the server's clock too: with the client's, a
+// host two hours behind showed a pause of 30 s as 7230 s more, and a quarantine of 30 s ago as
+// 2 h old one way or "0 s ago" the other.
+TEST_F(ClientClock, StatusShowsQuarantineAgesAndPausesOnTheServersClock) {
+  farm::RedisClient redis(cfg_.redis);
+  const uint64_t now = server_ms();
+  redis.command({"HSET", "zk:quarantine", "w-quarantined",
+                 nlohmann::json{{"reason", "a proof for another statement"},
+                                {"job", "j1"},
+                                {"part", 0},
+                                {"since_ms", now - 30'000},
+                                {"key", ""}}
+                     .dump()});
+  redis.command(
+      {"HSET", "zk:pauses", "w-paused",
+       nlohmann::json{{"failures", 3}, {"pauses", 1}, {"until_ms", now + 600'000}, {"last_error", "disk full"}}
+           .dump()});
+  for (const char* skew : {"-7200s", "+7200s"}) {
+    SCOPED_TRACE(skew);
+    const auto st = skewed(skew, {"status", "--workers"});
+    ASSERT_EQ(st.exit_code, 0) << st.err;
+    const double ago = number_after(st.out, "QUARANTINED "), more = number_after(st.out, "PAUSED for ");
+    EXPECT_GE(ago, 29.0) << st.out;
+    EXPECT_LT(ago, 90.0) << st.out;
+    EXPECT_GT(more, 540.0) << st.out;
+    EXPECT_LE(more, 600.0) << st.out;
   }
 }
 

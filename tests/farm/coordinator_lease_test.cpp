@@ -17,23 +17,15 @@
 #include "farm/redis_client.hpp"
 #include "tests/support/child_processes.hpp"
 #include "tests/support/forked_child.hpp"
+#include "tests/support/private_redis.hpp"
 
 namespace zkmill::test {
 namespace {
 
 using farm::CoordinatorLease;
 
-class CoordinatorLeaseTest : public ::testing::Test {
+class CoordinatorLeaseTest : public PrivateRedisTest {
  protected:
-  void SetUp() override {
-    children_.set_log_dir(scratch_dir());
-    const std::string socket = start_redis(children_);
-    ASSERT_FALSE(socket.empty());
-    farm::RedisConfig rc;
-    rc.unix_socket = socket;
-    redis_ = std::make_unique<farm::RedisClient>(rc);
-  }
-
   // The lease as `first` holds it, but naming process `pid` (same machine, same namespace).
   void hold_as(CoordinatorLease& first, pid_t pid) {
     ASSERT_FALSE(first.acquire(farm::now_ms()));
@@ -43,9 +35,6 @@ class CoordinatorLeaseTest : public ::testing::Test {
     j["pid"] = uint64_t(pid);
     redis_->command({"SET", CoordinatorLease::kKey, value.substr(0, sp) + " " + j.dump(), "PX", "60000"});
   }
-
-  ChildProcesses children_;
-  std::unique_ptr<farm::RedisClient> redis_;
 };
 
 TEST_F(CoordinatorLeaseTest, HolderWhoseProcessIsAZombieIsTakenOver) {
