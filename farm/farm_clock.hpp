@@ -5,8 +5,9 @@
 // result retention, worker pauses and quarantines) is compared across processes and hosts, and
 // the clients already stamp theirs with the Redis server's TIME (FarmClient). A coordinator
 // that stamped with its own host's clock broke that as soon as the hosts disagreed: a host two
-// hours ahead failed every job with a deadline at once and expired every lease taken before a
-// failover from a host in step. So the coordinator keeps the server's clock instead: it samples
+// hours ahead failed every job with a deadline at once, and a standby two hours behind the
+// coordinator it replaced left the partitions of a worker that died with it leased for two
+// hours more. So the coordinator keeps the server's clock instead: it samples
 // TIME (refresh(), each heartbeat), takes the sample to be the server's time at the middle of
 // the round trip, and between samples adds this host's steady clock, which no NTP step or
 // operator's `date -s` moves. A new sample a little behind the extrapolation (less than

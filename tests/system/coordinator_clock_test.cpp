@@ -3,9 +3,9 @@
 // time (FarmClock): the real coordinator runs under libfaketime (LD_PRELOAD, its clock shifted
 // by +-2 h) beside an unshifted Redis, workers and clients. Before, it stamped and compared with
 // its own clock: two hours ahead, it failed a job submitted with `--deadline 600` at once (the
-// client stamps the deadline with the server's clock) and expired every lease an earlier
-// coordinator had taken; two hours behind, it recorded jobs as ended two hours before they were
-// created, and its worker table as two hours stale.
+// client stamps the deadline with the server's clock); two hours behind, it recorded jobs as
+// ended two hours before they were created, and its worker table as two hours stale. (Leases
+// across a takeover: farm_standby_test.cpp.)
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -17,10 +17,6 @@
 
 namespace zkmill::test {
 namespace {
-
-// Debian's libfaketime (scripts/setup.sh installs the faketime package); the MT build, as the
-// coordinator is multi-threaded.
-constexpr const char* kFaketimeLib = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1";
 
 class CoordinatorClock : public FarmProcessesTest, public ::testing::WithParamInterface<const char*> {
  protected:
@@ -45,9 +41,10 @@ TEST_P(CoordinatorClock, KeepsDeadlinesAndStampsTheRedisServersTime) {
   const int metrics_port = free_port();
   const auto cfg = write_config("coordinator", redis_yaml() + coordinator_yaml() + "  metrics_listen: 127.0.0.1:" +
                                                    std::to_string(metrics_port) + "\n");
-  // `env` execs the coordinator: the pid is the coordinator's, and only it runs shifted.
-  spawn("coordinator", {"env", std::string("LD_PRELOAD=") + kFaketimeLib, "FAKETIME=" + skew, zkmill_binary(),
-                        "coordinator", "--config", cfg});
+  // Only the coordinator runs shifted.
+  auto args = faketime_prefix(skew);
+  args.insert(args.end(), {zkmill_binary(), "coordinator", "--config", cfg});
+  spawn("coordinator", args);
   start_worker("synth-1", "synth", "");
   wait_registered(1);
   const std::string told = skew[0] == '+' ? "s ahead of the Redis server's" : "s behind the Redis server's";

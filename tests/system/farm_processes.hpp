@@ -17,6 +17,14 @@ namespace zkmill::test {
 using nlohmann::json;
 using namespace std::chrono_literals;
 
+// Debian's libfaketime (scripts/setup.sh installs the faketime package), the build for
+// multi-threaded programs. faketime_prefix(offset) is what runs a child with its clock shifted
+// by `offset` ("+7200s", "-3600s"): `env` execs it, so the pid is the child's own.
+constexpr const char* kFaketimeLib = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1";
+inline std::vector<std::string> faketime_prefix(const std::string& offset) {
+  return {"env", std::string("LD_PRELOAD=") + kFaketimeLib, "FAKETIME=" + offset};
+}
+
 class FarmProcessesTest : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -39,12 +39,25 @@ class FarmStandbyTest : public FarmProcessesTest {
            "  max_attempts: 50\n" +
            extra;
   }
+  // `prefix`: what runs the coordinator (e.g. `env LD_PRELOAD=... FAKETIME=...`), exec'ing it.
   pid_t start_coordinator_on(const std::string& name, int port, bool standby_key,
-                             const std::vector<std::string>& flags = {}) {
+                             const std::vector<std::string>& flags = {}, std::vector<std::string> prefix = {}) {
     auto cfg = write_config(name, redis_yaml() + coordinator_section(port, standby_key ? "  standby: true\n" : ""));
     std::vector<std::string> args{zkmill_binary(), "coordinator", "--config", cfg};
     args.insert(args.end(), flags.begin(), flags.end());
-    return spawn(name, args);
+    prefix.insert(prefix.end(), args.begin(), args.end());
+    return spawn(name, prefix);
+  }
+  // An active coordinator, a standby (run by `standby_prefix`, e.g. faketime_prefix), and the
+  // workers, registered; returns the active one's pid.
+  pid_t start_pair(const std::vector<std::string>& standby_prefix = {}) {
+    const pid_t active = start_coordinator_on("coordinator", coordinator_port_, false);
+    EXPECT_TRUE(wait_log("coordinator", "serving on")) << log("coordinator");
+    start_coordinator_on("standby", standby_port_, false, {"--standby"}, standby_prefix);
+    EXPECT_TRUE(wait_log("standby", "holds the coordinator lease; waiting to take over")) << log("standby");
+    start_workers();
+    wait_registered(3);
+    return active;
   }
   void start_workers() {
     const std::string both =
@@ -84,14 +97,9 @@ class FarmStandbyTest : public FarmProcessesTest {
 
 TEST_F(FarmStandbyTest, KilledActiveIsTakenOverMidJobAndTheJobFinishes) {
   const std::string big = make_key("big", 12000);  // about a second per partition: work in flight
-  const pid_t active = start_coordinator_on("coordinator", coordinator_port_, false);
-  ASSERT_TRUE(wait_log("coordinator", "serving on")) << log("coordinator");
-  // A second coordinator with --standby waits, naming the holder.
-  start_coordinator_on("standby", standby_port_, false, {"--standby"});
-  ASSERT_TRUE(wait_log("standby", "holds the coordinator lease; waiting to take over")) << log("standby");
+  const pid_t active = start_pair();
+  // The second coordinator, with --standby, waits, naming the holder.
   EXPECT_TRUE(contains(log("standby"), "coordinator pid " + std::to_string(active))) << log("standby");
-  start_workers();
-  wait_registered(3);
 
   const uint64_t n = 12;
   const auto job = submit(n, big);
@@ -166,6 +174,30 @@ TEST_F(FarmStandbyTest, StalledActiveIsFencedOutAndStepsDownAfterSigcont) {
   expect_recorded_once(job);
   EXPECT_FALSE(contains(log("coordinator").substr(mark), " verified (")) << log("coordinator");
   EXPECT_TRUE(contains(log("standby"), job + " done")) << log("standby");
+}
+
+// A standby on a host whose clock is an hour behind (libfaketime) takes over from an active
+// coordinator killed mid-job together with a prove worker. The farm keeps Redis's clock
+// (FarmClock), so the dead worker's leases, given by the old coordinator, run out for the new
+// one after lease_ms as meant, and its partitions are proved by the other worker. With each
+// coordinator on its host's clock, the new one saw those leases an hour from running out: the
+// job stood still for an hour. (Leases of live workers are renewed whatever the clocks say.)
+TEST_F(FarmStandbyTest, AStandbyAnHourBehindRequeuesTheLeasesOfAWorkerThatDied) {
+  if (!fs::exists(kFaketimeLib)) GTEST_SKIP() << kFaketimeLib << " is missing (scripts/setup.sh installs faketime)";
+  const std::string big = make_key("big", 12000);  // about a second per partition: work in flight
+  const pid_t active = start_pair(faketime_prefix("-3600s"));
+  EXPECT_TRUE(contains(log("standby"), "s behind the Redis server's")) << log("standby");
+
+  const uint64_t n = 8;
+  const auto job = submit(n, big);
+  wait_verified(job, 1);
+  // prove-1 dies with the coordinator, holding leases (its partitions, current and prefetched).
+  ASSERT_EQ(kill(active, SIGKILL), 0);
+  ASSERT_EQ(kill(procs_.pid("prove-1"), SIGKILL), 0);
+  ASSERT_TRUE(wait_log("standby", "TOOK OVER the coordinator lease")) << all_logs();
+  expect_done_and_verified(job, n, big);  // within 120 s, not an hour
+  expect_recorded_once(job);
+  EXPECT_TRUE(contains(log("standby"), "requeued: worker prove-1 lost")) << log("standby");
 }
 
 // A Redis that answers every command with LOADING, as a restarted Redis does while it reads its
