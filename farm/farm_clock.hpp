@@ -7,10 +7,10 @@
 // that stamped with its own host's clock broke that as soon as the hosts disagreed: a host two
 // hours ahead failed every job with a deadline at once, and a standby two hours behind the
 // coordinator it replaced left the partitions of a worker that died with it leased for two
-// hours more. So the coordinator keeps the server's clock instead: it samples
-// TIME (refresh(), each heartbeat), takes the sample to be the server's time at the middle of
-// the round trip, and between samples adds this host's steady clock, which no NTP step or
-// operator's `date -s` moves. A new sample a little behind the extrapolation (less than
+// hours more. So the coordinator keeps the server's clock instead: it samples TIME (refresh(),
+// each heartbeat), takes the sample to be the server's time at the middle of the round trip,
+// and between samples adds this host's steady clock, which no NTP step or operator's
+// `date -s` moves. A new sample a little behind the extrapolation (less than
 // kStepBackMs: the round trips' jitter) holds the clock until it catches up, so that now_ms()
 // does not go back; one further behind is a step of the server's clock (a Sentinel failover to
 // a host whose clock is off) and is followed, with a warning, as a step of a host's clock is.
