@@ -516,9 +516,9 @@ void Coordinator::on_hello(const Peer& from, const Hello& h) {
   w.bundle_endpoint = h.bundle_endpoint;
   w.take_report(h.tokens, h.current, h.tasks);
   // Busy with what it reports working on (from before our restart, or a reconnect).
-  if (!h.current.empty()) w.busy[h.current] = {false, clock_.now_ms(), 0, false, {}};
-  for (const auto& t : h.tasks)
-    w.busy[t.at.token] = {t.stage == TaskStage::Synthesizing, clock_.now_ms(), 0, false, {}};
+  const uint64_t now = clock_.now_ms();
+  if (!h.current.empty()) w.busy[h.current] = {false, now, 0, false, {}};
+  for (const auto& t : h.tasks) w.busy[t.at.token] = {t.stage == TaskStage::Synthesizing, now, 0, false, {}};
   // Optional: how many assignments it takes at once (prove workers: slots x (1 + prefetch);
   // synth and `both` workers with a lookahead: those queued too). Capped: a worker cannot
   // hoard the queue by advertising more (the cap is also what a lookahead can let a later
@@ -530,7 +530,7 @@ void Coordinator::on_hello(const Peer& from, const Hello& h) {
                               " slots; capped at coordinator.max_worker_slots = " + std::to_string(w.slots));
   w.queues = h.lookahead.value_or(0) > 0 && w.slots > 1;
   w.draining = h.draining;
-  w.last_seen_ms = clock_.now_ms();
+  w.last_seen_ms = now;
   note_connection(w, from.fd);
   // A hello again from a worker we know (same key): it heard nothing from us for a while (a
   // slow link, a stall here) and introduces itself in case we restarted. Assignments sent after

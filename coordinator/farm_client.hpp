@@ -100,9 +100,9 @@ class FarmClient {
 
   // What this client stamps into the farm's state (a job's creation and deadline, a cancel, a
   // drain request) takes redis_.server_time_ms(), not the local clock: the coordinator compares
-  // the stamps with its own clock, on a server host like Redis's, while a client's host (an
-  // operator's laptop, a CI runner) may be off by hours, which made a --deadline already past or
-  // a cancelled job look ended long ago (deleted at once by the result retention).
+  // the stamps with the same clock (FarmClock), while a client's host (an operator's laptop, a
+  // CI runner) may be off by hours, which made a --deadline already past or a cancelled job
+  // look ended long ago (deleted at once by the result retention).
   RedisClient redis_;
   FarmStore store_;
 };

@@ -78,8 +78,9 @@ class RedisClient {
   // (connection: the connection is dropped and retried on the next call) or RedisReplyError
   // (an error reply; NOREPLICAS reworded to name the server and min-replicas-to-write).
   RedisReply command(const std::vector<std::string>& argv);
-  // The server's clock (TIME), ms since the Unix epoch: the farm's one clock for what clients
-  // stamp (FarmClient), as the scripts' redis.call('TIME') is for what they record.
+  // The server's clock (TIME), ms since the Unix epoch: the farm's one clock, for what clients
+  // stamp (FarmClient) and what the coordinator keeps (FarmClock), as the scripts'
+  // redis.call('TIME') is for what they record.
   uint64_t server_time_ms();
   // Several commands in one round trip (no atomicity; use scripts for that).
   std::vector<RedisReply> pipeline(const std::vector<std::vector<std::string>>& cmds);
