@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <fstream>
 #include <set>
 #include <vector>
 
@@ -112,6 +113,25 @@ void parse_redis(FarmSection s, RedisConfig& r) {
   s.num<uint32_t>("connect_timeout_ms", r.connect_timeout_ms, 1, 600000);
   s.num<uint32_t>("command_timeout_ms", r.command_timeout_ms, 1, 600000);
   if (!r.user.empty() && r.password.empty()) s.fail("key '" + s.key("user") + "' needs 'redis.password' too");
+  s.str("tls_ca", r.tls_ca);
+  s.str("tls_cert", r.tls_cert);
+  s.str("tls_key", r.tls_key);
+  s.str("tls_server_name", r.tls_server_name);
+  if (r.tls_ca.empty() && (!r.tls_cert.empty() || !r.tls_key.empty() || !r.tls_server_name.empty()))
+    s.fail("key '" +
+           s.key(!r.tls_cert.empty()  ? "tls_cert"
+                 : !r.tls_key.empty() ? "tls_key"
+                                      : "tls_server_name") +
+           "' needs 'redis.tls_ca' too (the CA that signs the server's certificate)");
+  if (r.tls_cert.empty() != r.tls_key.empty())
+    s.fail("key '" + s.key(r.tls_cert.empty() ? "tls_key" : "tls_cert") + "' needs 'redis." +
+           (r.tls_cert.empty() ? "tls_cert" : "tls_key") + "' too");
+  for (const auto& [k, path] : {std::pair<const char*, const std::string*>{"tls_ca", &r.tls_ca},
+                                {"tls_cert", &r.tls_cert},
+                                {"tls_key", &r.tls_key}})
+    if (!path->empty() && !std::ifstream(*path)) s.fail("key '" + s.key(k) + "': cannot read '" + *path + "'");
+  if (!r.tls_ca.empty() && !r.unix_socket.empty())
+    s.fail("key '" + s.key("tls_ca") + "' and 'redis.unix_socket' exclude each other (TLS is for TCP)");
   s.str_list("sentinels", r.sentinels);
   for (const auto& a : r.sentinels) check_listen_address(s, "sentinels", a);
   s.str("master_name", r.master_name);

@@ -21,6 +21,14 @@ struct RedisConfig {
   std::string unix_socket;  // non-empty: connect here instead of host:port
   std::string user;         // ACL user (Redis 6+); empty: the default user
   std::string password;     // empty: no AUTH
+  // TLS (the server's `tls-port`), on when tls_ca is set; for the sentinels too. The server's
+  // certificate must chain to tls_ca and name the host connected to, or tls_server_name when
+  // set (e.g. a certificate for a DNS name, reached by IP). tls_cert / tls_key: the client's
+  // certificate, for a server with `tls-auth-clients yes` (Redis's default). farm/tls_tunnel.hpp.
+  std::string tls_ca;
+  std::string tls_cert;
+  std::string tls_key;
+  std::string tls_server_name;
   uint32_t connect_timeout_ms = 2000;
   uint32_t command_timeout_ms = 5000;
   // Connects tried in all when one times out (not a YAML key). A timed-out connect is most

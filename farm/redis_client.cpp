@@ -75,11 +75,24 @@ std::map<std::string, std::string> RedisReply::as_map() const {
 
 void RedisClient::CtxFree::operator()(redisContext* c) const { redisFree(c); }
 
-RedisClient::RedisClient(RedisConfig cfg) : cfg_(std::move(cfg)) {}
+RedisClient::RedisClient(RedisConfig cfg) : cfg_(std::move(cfg)) {
+  if (!cfg_.tls_ca.empty())
+    tls_ = std::make_unique<TlsContext>(TlsOptions{cfg_.tls_ca, cfg_.tls_cert, cfg_.tls_key, cfg_.tls_server_name});
+}
 RedisClient::~RedisClient() = default;
 
-void RedisClient::disconnect() {
+void RedisClient::drop_connection() {
   ctx_.reset();
+  tunnel_.reset();
+}
+
+std::string RedisClient::lost(const std::string& err) const {
+  const std::string tls = tunnel_ ? tunnel_->failure() : std::string();
+  return "redis: connection lost: " + err + (tls.empty() ? "" : " (TLS: " + tls + ")");
+}
+
+void RedisClient::disconnect() {
+  drop_connection();
   where_.clear();
 }
 
@@ -87,6 +100,18 @@ RedisClient::Connect RedisClient::connect_retrying(const std::string& host, int 
   const timeval tv = to_timeval(cfg_.connect_timeout_ms);
   Connect out;
   for (out.attempts = 1;; ++out.attempts) {
+    if (tls_ && !host.empty()) {
+      TlsTunnel::Opened t = TlsTunnel::open(*tls_, host, port, cfg_.connect_timeout_ms);
+      out.tls_error = t.error;
+      out.tls_refused = t.refused;
+      if (t.tunnel) {
+        out.ctx.reset(redisConnectFd(t.tunnel->release_client_fd()));
+        out.tunnel = std::move(t.tunnel);
+        return out;
+      }
+      if (!t.timed_out || out.attempts >= cfg_.connect_attempts) return out;
+      continue;
+    }
     out.ctx.reset(host.empty() ? redisConnectUnixWithTimeout(cfg_.unix_socket.c_str(), tv)
                                : redisConnectWithTimeout(host.c_str(), port, tv));
     if (!out.ctx || !out.ctx->err || !connect_timed_out(out.ctx.get()) || out.attempts >= cfg_.connect_attempts)
@@ -95,6 +120,8 @@ RedisClient::Connect RedisClient::connect_retrying(const std::string& host, int 
 }
 
 std::string RedisClient::Connect::error() const {
+  if (!ctx && !tls_error.empty())
+    return tls_error + (attempts > 1 ? " (" + std::to_string(attempts) + " connects tried)" : std::string());
   if (!ctx) return "cannot allocate a connection";
   return ctx->errstr + (attempts > 1 ? " (" + std::to_string(attempts) + " connects tried)" : std::string());
 }
@@ -148,9 +175,11 @@ void RedisClient::ensure_connected() {
   if (!cfg_.sentinels.empty()) std::tie(host, port) = ask_sentinels();
   const std::string where = cfg_.unix_socket.empty() ? host + ":" + std::to_string(port) : cfg_.unix_socket;
   Connect conn = connect_retrying(cfg_.unix_socket.empty() ? host : std::string(), port);
+  if (conn.tls_refused) throw RedisAuthError("redis " + where + ": " + conn.error());
   if (!conn.ctx || conn.ctx->err) throw RedisError("redis " + where + ": " + conn.error());
   redisSetTimeout(conn.ctx.get(), to_timeval(cfg_.command_timeout_ms));
   ctx_ = std::move(conn.ctx);
+  tunnel_ = std::move(conn.tunnel);
   where_ = where;
   ++connection_id_;
   if (!cfg_.password.empty()) {
@@ -163,12 +192,12 @@ void RedisClient::ensure_connected() {
       // Only Redis's answer to AUTH is a credentials problem. A connection dropped during AUTH
       // (a Redis restarting: it accepted, then closed) stays a RedisError, an outage that
       // callers wait out; taking it for wrong credentials stopped a coordinator for good.
-      ctx_.reset();
+      drop_connection();
       throw RedisAuthError("redis " + where + ": authentication as " +
                            (cfg_.user.empty() ? "the default user" : "user '" + cfg_.user + "'") +
                            " failed (check redis.user / redis.password): " + e.what());
     } catch (const RedisError&) {
-      ctx_.reset();
+      drop_connection();
       throw;
     }
   }
@@ -247,9 +276,9 @@ int RedisClient::fd() const { return ctx_ ? ctx_->fd : -1; }
 size_t RedisClient::drain_pubsub() {
   if (!ctx_) return 0;
   if (redisBufferRead(ctx_.get()) != REDIS_OK) {
-    std::string err = ctx_->errstr;
-    ctx_.reset();
-    throw RedisError("redis: connection lost: " + err);
+    const std::string what = lost(ctx_->errstr);
+    drop_connection();
+    throw RedisError(what);
   }
   size_t n = 0;
   void* raw = nullptr;
@@ -270,7 +299,7 @@ void RedisClient::append(const std::vector<std::string>& argv) {
   }
   if (redisAppendCommandArgv(ctx_.get(), int(args.size()), args.data(), lens.data()) != REDIS_OK) {
     std::string err = ctx_->errstr;
-    ctx_.reset();
+    drop_connection();
     throw RedisError("redis: " + err);
   }
 }
@@ -278,9 +307,9 @@ void RedisClient::append(const std::vector<std::string>& argv) {
 RedisReply RedisClient::read_reply() {
   void* raw = nullptr;
   if (redisGetReply(ctx_.get(), &raw) != REDIS_OK || !raw) {
-    std::string err = ctx_->err ? ctx_->errstr : "no reply";
-    ctx_.reset();  // the stream is out of step; a fresh connection is the only safe state
-    throw RedisError("redis: connection lost: " + err);
+    const std::string what = lost(ctx_->err ? ctx_->errstr : "no reply");
+    drop_connection();  // the stream is out of step; a fresh connection is the only safe state
+    throw RedisError(what);
   }
   std::unique_ptr<redisReply, void (*)(redisReply*)> r(static_cast<redisReply*>(raw),
                                                        [](redisReply* p) { freeReplyObject(p); });

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "farm/farm_config.hpp"
+#include "farm/tls_tunnel.hpp"
 
 struct redisContext;
 
@@ -34,8 +35,9 @@ class RedisReplyError : public RedisError {
  public:
   using RedisError::RedisError;
 };
-// AUTH refused (wrong redis.user / redis.password): a configuration error, not an outage, so
-// long-running components stop on it at startup instead of retrying forever.
+// AUTH refused (wrong redis.user / redis.password), or with TLS the server's certificate
+// refused (not from redis.tls_ca, or for another name): a configuration error, not an outage,
+// so long-running components stop on it at startup instead of retrying forever.
 class RedisAuthError : public RedisError {
  public:
   using RedisError::RedisError;
@@ -69,6 +71,8 @@ struct RedisReply {
 
 class RedisClient {
  public:
+  // With redis.tls_ca, loads the CA and the client's certificate now: throws TlsConfigError
+  // (the key and the file named) when they cannot be used.
   explicit RedisClient(RedisConfig cfg);
   ~RedisClient();
   RedisClient(const RedisClient&) = delete;
@@ -126,7 +130,10 @@ class RedisClient {
   // often a lost SYN), cfg_.connect_attempts times in all; one refused or failed otherwise is not
   // tried again. The primary's connect and each sentinel's go through it.
   struct Connect {
+    std::unique_ptr<TlsTunnel> tunnel;           // with redis.tls_ca: hiredis's socket's other end
     std::unique_ptr<redisContext, CtxFree> ctx;  // null, or with err set, when it failed
+    std::string tls_error;                       // why the TLS connect failed (ctx null)
+    bool tls_refused = false;                    // the server's certificate was refused
     uint32_t attempts = 0;
     std::string error() const;  // hiredis's text, and how many connects were tried when more than one
   };
@@ -134,7 +141,14 @@ class RedisClient {
   // The primary's host and port as the sentinels name it now.
   std::pair<std::string, int> ask_sentinels() const;
 
+  // The connection and what it runs through, dropped together (hiredis's socket closed first).
+  void drop_connection();
+  // "redis: connection lost: ERR", with why the TLS session failed when it did.
+  std::string lost(const std::string& err) const;
+
   RedisConfig cfg_;
+  std::unique_ptr<TlsContext> tls_;  // with redis.tls_ca
+  std::unique_ptr<TlsTunnel> tunnel_;
   std::unique_ptr<redisContext, CtxFree> ctx_;
   std::string where_;
   uint64_t connection_id_ = 0;

@@ -3,11 +3,16 @@
 // parsed strictly, and combinations that cannot work are refused naming the key. Also the
 // coordinator's standby keys (docs/reliability.md, "Standby coordinator").
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "farm/farm_config.hpp"
 
 namespace zkmill::test {
 using namespace zkmill::farm;
+namespace fs = std::filesystem;
 namespace {
 
 std::string error_of(const std::string& yaml) {
@@ -58,6 +63,40 @@ TEST(FarmRedisConfig, RefusesWhatCannotWork) {
             std::string::npos);
   EXPECT_NE(error_of("redis:\n  wait_timeout_ms: 0\n").find("key 'redis.wait_timeout_ms' must be an integer"),
             std::string::npos);
+}
+
+TEST(FarmRedisConfig, TlsKeys) {
+  const fs::path dir = fs::temp_directory_path() / ("zkmill_tls_config_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  for (const char* f : {"ca.crt", "client.crt", "client.key"}) std::ofstream(dir / f) << "-\n";
+  const std::string ca = (dir / "ca.crt").string(), crt = (dir / "client.crt").string(),
+                    key = (dir / "client.key").string();
+  const auto cfg = parse_farm_config("redis:\n  host: redis1\n  tls_ca: " + ca + "\n  tls_cert: " + crt +
+                                         "\n  tls_key: " + key + "\n  tls_server_name: redis.farm\n",
+                                     "farm.yaml");
+  EXPECT_EQ(cfg.redis.tls_ca, ca);
+  EXPECT_EQ(cfg.redis.tls_cert, crt);
+  EXPECT_EQ(cfg.redis.tls_key, key);
+  EXPECT_EQ(cfg.redis.tls_server_name, "redis.farm");
+  EXPECT_TRUE(parse_farm_config("", "farm.yaml").redis.tls_ca.empty());  // off by default
+
+  EXPECT_NE(error_of("redis:\n  tls_cert: " + crt + "\n  tls_key: " + key + "\n")
+                .find("key 'redis.tls_cert' needs 'redis.tls_ca' too"),
+            std::string::npos);
+  EXPECT_NE(error_of("redis:\n  tls_server_name: r\n").find("key 'redis.tls_server_name' needs 'redis.tls_ca'"),
+            std::string::npos);
+  EXPECT_NE(error_of("redis:\n  tls_ca: " + ca + "\n  tls_cert: " + crt + "\n")
+                .find("key 'redis.tls_cert' needs 'redis.tls_key' too"),
+            std::string::npos);
+  EXPECT_NE(error_of("redis:\n  tls_ca: " + ca + "\n  tls_key: " + key + "\n")
+                .find("key 'redis.tls_key' needs 'redis.tls_cert' too"),
+            std::string::npos);
+  EXPECT_NE(error_of("redis:\n  tls_ca: " + ca + "\n  unix_socket: /run/r.sock\n").find("exclude each other"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of("redis:\n  tls_ca: /nonexistent/ca.crt\n").find("key 'redis.tls_ca': cannot read '/nonexistent/ca.crt'"),
+      std::string::npos);
+  fs::remove_all(dir);
 }
 
 TEST(FarmStandbyConfig, StandbyAndStandbyEndpoints) {

@@ -42,6 +42,28 @@ inline int free_port() {
   return ntohs(a.sin_port);
 }
 
+// A socket listening on a free loopback port that never accepts: the kernel completes each
+// client's TCP handshake into its backlog, so a client connects and then waits for an answer
+// that never comes (a hung or hostile server). {-1, 0} and a test failure when it cannot.
+struct LoopbackListener {
+  int fd = -1;
+  int port = 0;
+};
+inline LoopbackListener loopback_listener() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || listen(fd, 8) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+    if (fd >= 0) close(fd);
+    ADD_FAILURE() << "no loopback listener";
+    return {};
+  }
+  return {fd, ntohs(a.sin_port)};
+}
+
 // Polls `pred` every `step` until it holds (true) or `limit` has passed (false).
 template <class Pred>
 bool eventually(std::chrono::milliseconds limit, Pred pred,

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "tests/support/child_processes.hpp"
+#include "tests/support/tls_redis.hpp"
 
 namespace zkmill::test {
 
@@ -59,6 +60,22 @@ class FarmProcessesTest : public ::testing::Test {
     redis_user_ = user;
     redis_password_ = password;
   }
+  // Redis with TLS on a loopback port (a CA of the test's, client certificates asked for): the
+  // farm's configs connect over TLS (redis_yaml), redis-cli over the plain unix socket.
+  void start_tls_redis() {
+    tls_files_ = make_tls_files(dir_, "farm");
+    const TlsRedis r = zkmill::test::start_tls_redis(procs_, tls_files_);
+    ASSERT_NE(r.port, 0);
+    redis_socket_ = r.socket;
+    redis_tls_port_ = r.port;
+  }
+  // The redis section over TLS with these files (the test's own by default).
+  std::string redis_tls_yaml(const std::string& ca, const std::string& cert, const std::string& key) const {
+    std::string y =
+        "redis:\n  host: 127.0.0.1\n  port: " + std::to_string(redis_tls_port_) + "\n  tls_ca: " + ca + "\n";
+    if (!cert.empty()) y += "  tls_cert: " + cert + "\n  tls_key: " + key + "\n";
+    return y;
+  }
   // redis-cli against the test's Redis; its output without the trailing newlines.
   std::string redis_cli(const std::vector<std::string>& args) {
     std::vector<std::string> a{"-s", redis_socket_};
@@ -71,6 +88,7 @@ class FarmProcessesTest : public ::testing::Test {
     return out;
   }
   std::string redis_yaml(const std::string& password_override = "") const {
+    if (redis_tls_port_) return redis_tls_yaml(tls_files_.ca, tls_files_.client_cert, tls_files_.client_key);
     std::string y = "redis:\n  unix_socket: " + redis_socket_ + "\n";
     if (!redis_user_.empty())
       y += "  user: " + redis_user_ +
@@ -189,6 +207,8 @@ class FarmProcessesTest : public ::testing::Test {
 
   fs::path dir_;
   std::string key_, redis_socket_, redis_user_, redis_password_;
+  TlsFiles tls_files_;
+  int redis_tls_port_ = 0;  // set by start_tls_redis
   int coordinator_port_ = 0;
   ChildProcesses procs_;  // in start order
 };

@@ -292,6 +292,41 @@ TEST_F(SecureFarmTest, RedisAclUserRunsTheFarmAndAWrongPasswordIsAClearError) {
   EXPECT_TRUE(contains(none.err, "NOAUTH")) << none.err;
 }
 
+TEST_F(SecureFarmTest, RedisOverTlsRunsTheFarmAndForeignCertificatesAreClearErrors) {
+  start_tls_redis();
+  start_coordinator("");
+  start_worker("synth-1", "synth", "");
+  start_worker("prove-1", "prove", "");
+  wait_registered(2);
+  const auto job = submit(4);
+  expect_done_and_verified(job, 4);
+  EXPECT_TRUE(contains(log("coordinator"), "127.0.0.1:" + std::to_string(redis_tls_port_))) << log("coordinator");
+
+  // A CA the server's certificate does not chain to: the coordinator stops at once (a
+  // configuration error, not an outage to wait out), and so does a client command.
+  const TlsFiles rogue = make_tls_files(dir_, "rogue");
+  const std::string rogue_ca = redis_tls_yaml(rogue.ca, tls_files_.client_cert, tls_files_.client_key);
+  auto c = run_zkmill({"coordinator", "--config", write_config("roguec", rogue_ca + coordinator_yaml())});
+  EXPECT_EQ(c.exit_code, 1);
+  EXPECT_TRUE(contains(c.err, "the server's certificate was refused")) << c.err;
+  auto st = run_zkmill({"status", "--config", write_config("rogues", rogue_ca)});
+  EXPECT_EQ(st.exit_code, 1);
+  EXPECT_TRUE(contains(st.err, "certificate was refused")) << st.err;
+  // A client certificate from another CA: the server refuses it, and its alert is in the error.
+  auto foreign =
+      run_zkmill({"status", "--config",
+                  write_config("foreign", redis_tls_yaml(tls_files_.ca, rogue.client_cert, rogue.client_key))});
+  EXPECT_EQ(foreign.exit_code, 1);
+  EXPECT_TRUE(contains(foreign.err, "(TLS: ")) << foreign.err;
+  // A missing file is a configuration error naming the key.
+  auto missing =
+      run_zkmill({"status", "--config", write_config("missing", redis_tls_yaml("/nonexistent/ca.crt", "", ""))});
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_TRUE(contains(missing.err, "key 'redis.tls_ca': cannot read '/nonexistent/ca.crt'")) << missing.err;
+  // Nothing of this reached the farm: its job is still the one recorded.
+  EXPECT_EQ(status(job)["verified"].get<uint64_t>(), 4u);
+}
+
 TEST_F(SecureFarmTest, WorkerDrainStopsALiveWorkerAfterItsPartition) {
   // Partitions of about a second each (2^14 domain), so the drain lands mid-partition.
   const std::string big = make_key("big", 12000);

@@ -205,16 +205,8 @@ TEST_F(FarmStandbyTest, AStandbyAnHourBehindRequeuesTheLeasesOfAWorkerThatDied) 
 // as through a refused connection; it used to exit with status 1 (seen in the chaos run at its
 // Redis restart).
 TEST_F(FarmStandbyTest, StandbyWaitsWhileRedisIsStillLoading) {
-  const int lfd = ::socket(AF_INET, SOCK_STREAM, 0);
+  const auto [lfd, port] = loopback_listener();
   ASSERT_GE(lfd, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::bind(lfd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  ASSERT_EQ(::listen(lfd, 8), 0);
-  socklen_t len = sizeof addr;
-  ASSERT_EQ(::getsockname(lfd, reinterpret_cast<sockaddr*>(&addr), &len), 0);
-  const int port = ntohs(addr.sin_port);
   std::atomic<int> replies{0};
   std::thread loading([&] {
     // One connection at a time: the coordinator's; any bytes in, one LOADING error out per
