@@ -9,8 +9,6 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 #include <poll.h>
-#include <pthread.h>
-#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -18,6 +16,8 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+
+#include "farm/sigpipe_blocked.hpp"
 
 namespace zkmill::farm {
 
@@ -98,28 +98,6 @@ int tcp_connect(const std::string& host, int port, uint32_t timeout_ms, std::str
   if (fd >= 0) set_nonblocking(fd, false);
   return fd;
 }
-
-// SIGPIPE held back on this thread while it lives: a write to a connection the server closed
-// fails with EPIPE instead of ending the process (OpenSSL writes with write(), no MSG_NOSIGNAL).
-// A SIGPIPE raised meanwhile is taken off the thread before the old mask comes back.
-class SigpipeBlocked {
- public:
-  SigpipeBlocked() {
-    sigemptyset(&pipe_);
-    sigaddset(&pipe_, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
-  }
-  ~SigpipeBlocked() {
-    const timespec zero{0, 0};
-    while (sigtimedwait(&pipe_, nullptr, &zero) > 0) {
-    }
-    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
-  }
-
- private:
-  sigset_t pipe_;
-  sigset_t old_;
-};
 
 void require_readable(const std::string& key, const std::string& path) {
   if (!std::ifstream(path)) throw TlsConfigError(key + " '" + path + "': cannot read it");

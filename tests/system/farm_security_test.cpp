@@ -321,7 +321,7 @@ TEST_F(SecureFarmTest, RedisOverTlsRunsTheFarmAndForeignCertificatesAreClearErro
   // A missing file is a configuration error naming the key.
   auto missing =
       run_zkmill({"status", "--config", write_config("missing", redis_tls_yaml("/nonexistent/ca.crt", "", ""))});
-  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_EQ(missing.exit_code, 1);
   EXPECT_TRUE(contains(missing.err, "key 'redis.tls_ca': cannot read '/nonexistent/ca.crt'")) << missing.err;
   // Nothing of this reached the farm: its job is still the one recorded.
   EXPECT_EQ(status(job)["verified"].get<uint64_t>(), 4u);
