@@ -43,6 +43,7 @@ RunFn setup_coordinator(CLI::App& sub) {
     auto cfg = farm::load_command_config(o->config.empty() ? ctx.config_path : o->config,
                                          ctx.log_level == ctx.config.log.level ? "" : ctx.log_level);
     farm::check_exposure(cfg, farm::FarmRole::kCoordinator, false);  // before binding anything
+    for (const auto& w : farm::plaintext_redis_warnings(cfg)) spdlog::warn("{}", w);
     std::signal(SIGTERM, on_coordinator_signal);
     std::signal(SIGINT, on_coordinator_signal);
     std::signal(SIGHUP, on_coordinator_hup);  // re-read zmq.allowed_keys_file

@@ -301,6 +301,26 @@ void check_exposure(const FarmConfig& cfg, FarmRole role, bool serves_bundles) {
   }
 }
 
+std::vector<std::string> plaintext_redis_warnings(const FarmConfig& cfg) {
+  const RedisConfig& r = cfg.redis;
+  if (!r.tls_ca.empty() || !r.unix_socket.empty()) return {};
+  std::vector<std::pair<std::string, std::string>> used;  // key, HOST:PORT
+  if (r.sentinels.empty()) {
+    const bool v6 = r.host.find(':') != std::string::npos;
+    used.push_back({"redis.host", (v6 ? "[" + r.host + "]" : r.host) + ":" + std::to_string(r.port)});
+  }
+  for (const auto& s : r.sentinels) used.push_back({"redis.sentinels", s});
+  std::vector<std::string> out;
+  for (const auto& [key, addr] : used)
+    if (!is_loopback_endpoint("tcp://" + addr))
+      out.push_back((cfg.source.empty() ? std::string("(defaults)") : cfg.source) + ": '" + key + "' is " + addr +
+                    ", beyond loopback, without TLS: the farm's state" +
+                    (r.password.empty() && r.sentinel_password.empty() ? " crosses" : " and the Redis password cross") +
+                    " the network unencrypted (set redis.tls_ca: docs/farm-encryption.md, \"Redis over "
+                    "TLS\")");
+  return out;
+}
+
 FarmConfig load_command_config(const std::string& path, const std::string& cli_level) {
   FarmConfig cfg = path.empty() ? parse_farm_config("", "(defaults)") : load_farm_config(path);
   util::init_logging(cli_level.empty() ? cfg.base.log.level : cli_level, cfg.base.log.file);

@@ -201,6 +201,13 @@ bool is_loopback_endpoint(const std::string& endpoint);
 enum class FarmRole { kCoordinator, kWorker };
 void check_exposure(const FarmConfig& cfg, FarmRole role, bool serves_bundles);
 
+// The warnings a coordinator logs at start for a Redis it reaches in plaintext beyond
+// loopback (TCP without redis.tls_ca, to `host` or to a sentinel): the farm's state, and
+// redis.password when set, cross the network unencrypted. A warning, not a refusal: a
+// private network is a valid place for Redis (docs/operations.md); empty when TLS is on, for
+// a unix socket, and for loopback.
+std::vector<std::string> plaintext_redis_warnings(const FarmConfig& cfg);
+
 // For farm commands, which take their own --config (see docs/config.md "Farm": main's
 // util::Config loader does not know the farm sections): loads `path` (defaults when empty),
 // then re-initialises logging from it unless --log-level (`cli_level`, non-empty) overrides.

@@ -3,6 +3,10 @@
 // plaintext ZeroMQ beyond loopback stops at config validation unless zmq.insecure is set.
 // What counts as loopback is is_loopback_endpoint's table below.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "farm/farm_config.hpp"
 
@@ -72,6 +76,34 @@ TEST(FarmExposure, InsecureMustBeABoolean) {
   } catch (const util::ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("key 'zmq.insecure' must be true or false"), std::string::npos) << e.what();
   }
+}
+
+TEST(FarmExposure, PlaintextRedisBeyondLoopbackIsWarnedOf) {
+  auto warnings = [](const std::string& yaml) { return plaintext_redis_warnings(parse_farm_config(yaml, "c.yaml")); };
+  EXPECT_TRUE(warnings("").empty());  // 127.0.0.1
+  EXPECT_TRUE(warnings("redis:\n  host: localhost\n").empty());
+  EXPECT_TRUE(warnings("redis:\n  host: \"::1\"\n").empty());
+  EXPECT_TRUE(warnings("redis:\n  unix_socket: /run/redis.sock\n").empty());
+  const auto w = warnings("redis:\n  host: 10.0.0.10\n  user: zk\n  password: pw\n");
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("c.yaml: 'redis.host' is 10.0.0.10:6379, beyond loopback, without TLS: the farm's state and "
+                      "the Redis password cross the network unencrypted"),
+            std::string::npos)
+      << w[0];
+  EXPECT_EQ(w[0].find("pw"), std::string::npos) << "the password was printed";
+  const auto v6 = warnings("redis:\n  host: \"fd00::10\"\n");
+  ASSERT_EQ(v6.size(), 1u);
+  EXPECT_NE(v6[0].find("[fd00::10]:6379"), std::string::npos) << v6[0];
+  EXPECT_EQ(v6[0].find("password"), std::string::npos) << v6[0];
+  // Sentinels: each one beyond loopback, not the unused host.
+  const auto s = warnings("redis:\n  sentinels: [\"127.0.0.1:26379\", \"10.0.0.11:26379\"]\n  master_name: m\n");
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_NE(s[0].find("'redis.sentinels' is 10.0.0.11:26379"), std::string::npos) << s[0];
+  // TLS on: nothing to say.
+  const auto ca = std::filesystem::temp_directory_path() / ("zkmill_exposure_ca_" + std::to_string(::getpid()));
+  std::ofstream(ca) << "-\n";
+  EXPECT_TRUE(warnings("redis:\n  host: 10.0.0.10\n  tls_ca: " + ca.string() + "\n").empty());
+  std::filesystem::remove(ca);
 }
 
 }  // namespace
