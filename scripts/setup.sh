@@ -38,8 +38,9 @@ PACKAGES=(
   # C++ libraries
   libzmq3-dev cppzmq-dev libhiredis-dev libyaml-cpp-dev libspdlog-dev libgtest-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev prometheus-cpp-dev libcpp-httplib-dev libssl-dev
-  # farm state store, used by tests that start their own instance; Sentinel for failover
-  redis-server redis-sentinel
+  # farm state store, used by tests that start their own instance; Sentinel for failover;
+  # openssl makes the certificates of the Redis-over-TLS tests
+  redis-server redis-sentinel openssl
   # the chaos run's link faults between network namespaces (tests/chaos/)
   nftables iproute2
   # snarkjs/circom for interop tests
