@@ -136,6 +136,13 @@ class FarmProcessesTest : public ::testing::Test {
     args.insert(args.end(), extra.begin(), extra.end());
     return spawn(name, args);
   }
+  // The smallest whole farm without CURVE: the coordinator, synth-1 and prove-1, registered.
+  void start_plain_farm() {
+    start_coordinator("");
+    start_worker("synth-1", "synth", "");
+    start_worker("prove-1", "prove", "");
+    wait_registered(2);
+  }
   // Until the coordinator has registered `n` workers (bounded).
   void wait_registered(size_t n) {
     for (int i = 0; i < 500 && count_of(log("coordinator"), "registered (role") < n; ++i)

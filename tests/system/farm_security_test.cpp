@@ -267,10 +267,7 @@ TEST_F(SecureFarmTest, CurveSetupErrorsAreClear) {
 
 TEST_F(SecureFarmTest, RedisAclUserRunsTheFarmAndAWrongPasswordIsAClearError) {
   start_redis("zkfarm", "s3cret-pw");
-  start_coordinator("");
-  start_worker("synth-1", "synth", "");
-  start_worker("prove-1", "prove", "");
-  wait_registered(2);
+  start_plain_farm();
   const auto job = submit(4);
   expect_done_and_verified(job, 4);
 
@@ -294,10 +291,7 @@ TEST_F(SecureFarmTest, RedisAclUserRunsTheFarmAndAWrongPasswordIsAClearError) {
 
 TEST_F(SecureFarmTest, RedisOverTlsRunsTheFarmAndForeignCertificatesAreClearErrors) {
   start_tls_redis();
-  start_coordinator("");
-  start_worker("synth-1", "synth", "");
-  start_worker("prove-1", "prove", "");
-  wait_registered(2);
+  start_plain_farm();
   const auto job = submit(4);
   expect_done_and_verified(job, 4);
   EXPECT_TRUE(contains(log("coordinator"), "127.0.0.1:" + std::to_string(redis_tls_port_))) << log("coordinator");
