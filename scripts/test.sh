@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Builds build/ if needed and runs the whole test suite through ctest, the sanitized readers
-# and the two short chaos runs, one Redis and Redis under Sentinel (tests/chaos/run.sh; each
+# and the two short chaos runs, one Redis over TLS and Redis under Sentinel (tests/chaos/run.sh; each
 # stage below says how to skip it). Per-test timeouts come from the CMake test functions. Starts nothing outside the tests themselves (tests that need
 # Redis or workers start and stop their own). Exit status: ctest's (non-zero on any failure).
 #   BUILD_DIR=dir   test another build directory (default build/)
@@ -86,7 +86,8 @@ fi
 # network namespaces under process kills, stops, link cuts and loss, then its invariants (no job
 # lost or stuck, no proof duplicated or unverified, nothing orphaned in Redis, every proof
 # recorded by the lease holder of its moment). Two runs, as their Redis faults differ: one Redis
-# (a restart from its AOF, delay on the coordinators' Redis connections), then Redis under
+# serving TLS only (--tls: a restart from its AOF, delay and loss on the coordinators' TLS
+# connections; plaintext Redis is what the Sentinel run and the system tests use), then Redis under
 # Sentinel (--sentinel: a primary and a replica, kill -9, cuts and SENTINEL FAILOVER of the
 # primary, failovers). Needs root and nftables; exit 77 from the script means it could not make
 # namespaces here: skipped, said.
@@ -108,7 +109,7 @@ chaos_run() {
   return "$crc"
 }
 if [[ -z ${ZKMILL_SKIP_CHAOS:-} ]]; then
-  if ! chaos_run "one Redis"; then
+  if ! chaos_run "one Redis, over TLS" --tls; then
     echo "test.sh: the Sentinel chaos run is skipped too (no network namespaces here)"
   elif [[ -n ${ZKMILL_SKIP_SENTINEL_CHAOS:-} ]]; then
     echo "test.sh: ZKMILL_SKIP_SENTINEL_CHAOS is set: the Sentinel chaos run was NOT run"

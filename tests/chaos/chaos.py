@@ -11,7 +11,7 @@
       "failover" (SENTINEL FAILOVER) of "primary", and cut and loss of "primary" or "replica"
       (resolved by run.sh through the sentinels when the fault starts), instead of one restart.
   chaos.py check [--host H] --port P --password PW --jobs FILE --coord-logs LOG... --zkmill BIN
-                 --client CFG --out DIR [--snarkjs BIN] [--sample N] [--probe FILE]
+                 --client CFG --out DIR [--snarkjs BIN] [--sample N] [--probe FILE] [--tls-ca CA]
       reads the farm's final state from Redis (its own small RESP client: no redis-py) and
       checks the invariants; prints a report, and exits 1 if any invariant does not hold. With
       --probe (the probe's log, Sentinel) a partition recorded again after a demoted primary
@@ -38,6 +38,7 @@ import os
 import random
 import re
 import socket
+import ssl
 import subprocess
 import sys
 
@@ -109,8 +110,10 @@ def schedule(a):
 
 
 class Redis:
-    def __init__(self, port, password, host="127.0.0.1", timeout=10):
+    def __init__(self, port, password, host="127.0.0.1", timeout=10, tls_ca=""):
         self.s = socket.create_connection((host, port), timeout=timeout)
+        if tls_ca:  # run.sh --tls: the server's certificate checked against the run's CA
+            self.s = ssl.create_default_context(cafile=tls_ca).wrap_socket(self.s, server_hostname=host)
         self.f = self.s.makefile("rb")
         if password:
             self.call("AUTH", password)
@@ -166,7 +169,7 @@ class Redis:
 
 
 def check(a):
-    r = Redis(a.port, a.password, a.host)
+    r = Redis(a.port, a.password, a.host, tls_ca=a.tls_ca)
     problems = []
     jobs = []  # (id, kind, vk, partitions)
     with open(a.jobs) as f:
@@ -545,6 +548,7 @@ def main():
     c.add_argument("--host", default="127.0.0.1")
     c.add_argument("--port", type=int, required=True)
     c.add_argument("--password", default="")
+    c.add_argument("--tls-ca", default="", help="the Redis serves TLS: its CA's certificate")
     c.add_argument("--jobs", required=True)
     c.add_argument("--coord-logs", nargs="+", required=True)
     c.add_argument("--zkmill", required=True)

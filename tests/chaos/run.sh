@@ -34,11 +34,13 @@
 # unverified 0` when every invariant holds; the exit status is 0 then, 1 when one does not,
 # 77 when network namespaces cannot be made here (not root, no nft; the reason is printed).
 #
-#   tests/chaos/run.sh [--short] [--sentinel] [--seed S] [--bin ZKMILL] [--duration S] [--keep]
+#   tests/chaos/run.sh [--short] [--sentinel | --tls] [--seed S] [--bin ZKMILL] [--duration S] [--keep]
 #     --short     150 s of faults, about 4 minutes in all on 2 cores (CI: scripts/test.sh runs it
 #                 without and with --sentinel)
 #     (default)   the long variant: 1200 s of faults, about 25 minutes
 #     --sentinel  Redis under Sentinel (a primary, a replica, three sentinels), failovers
+#     --tls       the one Redis serves TLS only (redis.tls_ca; a CA and server certificate made
+#                 with openssl): the farm's Redis traffic, the checker's and redis-cli's over TLS
 #     --duration  seconds of the fault phase (overrides either)
 #     --seed      the schedule's and the job mix's seed (default: from the clock; printed)
 #     --bin       the zkmill binary (default build/bin/zkmill)
@@ -50,12 +52,13 @@ set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
-short=0 seed="" bin="$root/build/bin/zkmill" duration="" keep=0 sentinel=0
+short=0 seed="" bin="$root/build/bin/zkmill" duration="" keep=0 sentinel=0 tls=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --short) short=1; shift ;;
     --keep) keep=1; shift ;;
     --sentinel) sentinel=1; shift ;;
+    --tls) tls=1; shift ;;
     --seed | --bin | --duration)
       [[ $# -ge 2 ]] || { echo "run.sh: $1 needs a value" >&2; exit 2; }
       case "$1" in --seed) seed=$2 ;; --bin) bin=$2 ;; --duration) duration=$2 ;; esac
@@ -64,6 +67,7 @@ while [[ $# -gt 0 ]]; do
     *) echo "run.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
+((sentinel && tls)) && { echo "run.sh: --tls is for the one-Redis run (not with --sentinel)" >&2; exit 2; }
 seed=${seed:-$(( $(date +%s) % 100000 ))}
 duration=${duration:-$([[ $short == 1 ]] && echo 150 || echo 1200)}
 [[ $seed =~ ^[0-9]+$ && $duration =~ ^[0-9]+$ ]] || { echo "run.sh: --seed and --duration take integers" >&2; exit 2; }
@@ -131,7 +135,20 @@ if ((sentinel)); then
   SENTINELS="${NET_ADDR[arbiter]}:26379,${NET_ADDR[redis]}:26379,${NET_ADDR[redis2]}:26379"
   redis_cfg="redis: {sentinels: [\"${SENTINELS//,/\", \"}\"], master_name: zkchaos, password: $PW, min_replicas: 1, wait_timeout_ms: 2000, connect_timeout_ms: 1000, command_timeout_ms: 2000}"
 else
-  redis_cfg="redis: {host: 127.0.0.1, port: 16379, password: $PW}"
+  redis_cfg="redis: {host: 127.0.0.1, port: 16379, password: $PW$( ((tls)) && echo ", tls_ca: $W/tls/ca.crt")}"
+fi
+# With --tls: a CA and a certificate for the Redis host's addresses (the coordinators reach it
+# through their proxies' 127.0.0.1); Redis asks no client certificate (the password still does).
+if ((tls)); then
+  mkdir -p "$W/tls"
+  printf '[req]\ndistinguished_name = dn\nprompt = no\n[dn]\nCN = zkchaos\n[ca]\nbasicConstraints = critical,CA:TRUE\nkeyUsage = critical,keyCertSign\n[leaf]\nsubjectAltName = IP:127.0.0.1,IP:%s\n' \
+    "${NET_ADDR[redis]}" > "$W/tls/x509.cnf"
+  req=(openssl req -config "$W/tls/x509.cnf" -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes)
+  { "${req[@]}" -x509 -extensions ca -days 2 -keyout "$W/tls/ca.key" -out "$W/tls/ca.crt" &&
+    "${req[@]}" -new -keyout "$W/tls/redis.key" -out "$W/tls/redis.csr" &&
+    openssl x509 -req -in "$W/tls/redis.csr" -CA "$W/tls/ca.crt" -CAkey "$W/tls/ca.key" -CAcreateserial -days 2 \
+      -extfile "$W/tls/x509.cnf" -extensions leaf -out "$W/tls/redis.crt"; } >"$W/tls/openssl.log" 2>&1 ||
+    { echo "chaos: FAIL: openssl could not make the certificates (see $W/tls/openssl.log)"; exit 1; }
 fi
 for c in "${COORDS[@]}"; do
   cat > "$W/$c.yaml" <<Y
@@ -153,7 +170,8 @@ zmq: {curve: true, key_file: $W/curve/$w.key, coordinator_public_key_file: $W/cu
 Y
 done
 if ((sentinel)); then printf '%s\nlog: {level: warn}\n' "$redis_cfg" > "$W/client.yaml"
-else printf 'redis: {host: 127.0.0.1, port: 6379, password: %s}\nlog: {level: warn}\n' "$PW" > "$W/client.yaml"; fi
+else printf 'redis: {host: 127.0.0.1, port: 6379, password: %s%s}\nlog: {level: warn}\n' "$PW" \
+  "$( ((tls)) && echo ", tls_ca: $W/tls/ca.crt")" > "$W/client.yaml"; fi
 
 # ------------------------------------------------------------------------------------------
 # Components. PID[name] is the live process of each; start NAME (re)starts one. A coordinator
@@ -198,6 +216,9 @@ start() {
   case "$1" in
     redis | redis2)
       if ((sentinel)); then net_spawn "$1" "$W/$1.log" redis-server "$W/$1/redis.conf"
+      elif ((tls)); then net_spawn redis "$W/redis.log" redis-server --port 0 --tls-port 6379 --bind "${NET_ADDR[redis]}" \
+        127.0.0.1 --tls-cert-file "$W/tls/redis.crt" --tls-key-file "$W/tls/redis.key" --tls-ca-cert-file "$W/tls/ca.crt" \
+        --tls-auth-clients no --requirepass "$PW" --appendonly yes --appendfsync always --save "" --dir "$W/redis"
       else net_spawn redis "$W/redis.log" redis-server --port 6379 --bind "${NET_ADDR[redis]}" 127.0.0.1 \
         --requirepass "$PW" --appendonly yes --appendfsync always --save "" --dir "$W/redis"; fi ;;
     sentinel-*) net_spawn "${1#sentinel-}" "$W/$1.log" redis-sentinel "$W/$1/sentinel.conf" ;;
@@ -234,6 +255,7 @@ replica_host() { [[ $(primary_host) == redis ]] && echo redis2 || echo redis; }
 rcli() {
   if ((sentinel)); then
     net_exec arbiter timeout "${RCLI_TIMEOUT:-10}" redis-cli -h "${NET_ADDR[$(primary_host)]}" -a "$PW" --no-auth-warning "$@"
+  elif ((tls)); then net_exec redis redis-cli --tls --cacert "$W/tls/ca.crt" -a "$PW" --no-auth-warning "$@"
   else net_exec redis redis-cli -a "$PW" --no-auth-warning "$@"; fi
 }
 wait_until() {  # wait_until SECONDS CMD...
@@ -413,6 +435,7 @@ snarkjs=${ZKMILL_SNARKJS:-$root/tests/interop/node_modules/.bin/snarkjs}
 [[ -x $snarkjs ]] || { log "snarkjs not installed (tests/interop: npm ci): the zkey proofs get zkmill verify only"; snarkjs=""; }
 # The checker reads the primary (with Sentinel: the one the sentinels name now).
 CHECK_AT=(--port 6379)
+((tls)) && CHECK_AT+=(--tls-ca "$W/tls/ca.crt")
 ((sentinel)) && CHECK_AT+=(--host "${NET_ADDR[$(primary_host)]}" --probe "$W/probe.log")
 net_exec "$CLIENT_HOST" python3 "$here/chaos.py" check "${CHECK_AT[@]}" --password "$PW" --jobs "$W/jobs.tsv" \
   --coord-logs "$W/coord1.log" "$W/coord2.log" --zkmill "$bin" --client "$W/client.yaml" --out "$W/results" \
