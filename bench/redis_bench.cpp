@@ -2,30 +2,23 @@
 // What RedisClient's transports cost (the coordinator makes Redis round trips for every
 // partition, docs/benchmarks/farm-coordinator-cost.md): a round trip (PING) and a pipeline of 100
 // SETs of 1 KiB over a unix socket, plain TCP on loopback and TLS on loopback (redis.tls_*,
-// farm/tls_tunnel.hpp), against one redis-server the benchmark starts for all three (its
-// certificates made with the openssl command line in a temporary directory).
+// farm/tls_tunnel.hpp), against one redis-server the benchmark starts for all three (LocalRedis,
+// its certificates made with the openssl command line in a temporary directory).
 #include <benchmark/benchmark.h>
-#include <fcntl.h>
 #include <netinet/in.h>
-#include <signal.h>
-#include <spawn.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "coordinator/local_redis.hpp"
 #include "farm/redis_client.hpp"
-
-extern char** environ;
 
 namespace {
 
@@ -45,80 +38,25 @@ int free_port() {
   return ntohs(a.sin_port);
 }
 
-// One redis-server serving a unix socket, a plain TCP port and a TLS port.
+// One redis-server (LocalRedis: a unix socket) with a plain TCP port and a TLS port added.
 class Server {
  public:
-  Server() : dir_(fs::temp_directory_path() / ("zkmill-bench-redis-" + std::to_string(::getpid()))) {
-    fs::create_directories(dir_);
+  Server() : dir_(make_certificates()), tcp_port_(free_port()), tls_port_(free_port()) {
     const std::string d = dir_.string();
-    std::ofstream(dir_ / "x509.cnf") << "[req]\ndistinguished_name = dn\nprompt = no\n[dn]\nCN = zkmill bench\n"
-                                        "[ca]\nbasicConstraints = critical,CA:TRUE\nkeyUsage = critical,keyCertSign\n"
-                                        "[leaf]\nsubjectAltName = IP:127.0.0.1\n";
-    const std::string req = "openssl req -config x509.cnf -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes ";
-    const std::string make = "(cd " + d + " && " + req +
-                             "-x509 -extensions ca -days 1 -keyout ca.key -out ca.crt && for n in server client; do " +
-                             req +
-                             "-new -keyout $n.key -out $n.csr && openssl x509 -req -in $n.csr -CA ca.crt -CAkey "
-                             "ca.key -CAcreateserial -days 1 -extfile x509.cnf -extensions leaf -out $n.crt; done) "
-                             ">/dev/null 2>&1";
-    if (std::system(make.c_str()) != 0 || !fs::exists(dir_ / "client.crt"))
-      throw std::runtime_error("openssl could not make the certificates in " + d);
-    tcp_port_ = free_port();
-    tls_port_ = free_port();
-    socket_ = d + "/redis.sock";
-    std::vector<std::string> args{"redis-server",
-                                  "--port",
-                                  std::to_string(tcp_port_),
-                                  "--bind",
-                                  "127.0.0.1",
-                                  "--tls-port",
-                                  std::to_string(tls_port_),
-                                  "--tls-cert-file",
-                                  d + "/server.crt",
-                                  "--tls-key-file",
-                                  d + "/server.key",
-                                  "--tls-ca-cert-file",
-                                  d + "/ca.crt",
-                                  "--unixsocket",
-                                  socket_,
-                                  "--save",
-                                  "",
-                                  "--appendonly",
-                                  "no",
-                                  "--dir",
-                                  d};
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, (d + "/redis.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (posix_spawnp(&pid_, "redis-server", &fa, nullptr, argv.data(), environ) != 0)
-      throw std::runtime_error("cannot start redis-server");
-    posix_spawn_file_actions_destroy(&fa);
-    for (int i = 0; i < 250; ++i) {  // up to 5 s
-      try {
-        RedisClient(config(0)).command({"PING"});
-        RedisClient(config(2)).command({"PING"});
-        return;
-      } catch (const std::exception&) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      }
-    }
-    throw std::runtime_error("redis-server did not start: see " + d + "/redis.log");
+    redis_ = std::make_unique<zkmill::farm::LocalRedis>(
+        d, std::vector<std::string>{"--port", std::to_string(tcp_port_), "--bind", "127.0.0.1", "--tls-port",
+                                    std::to_string(tls_port_), "--tls-cert-file", d + "/server.crt", "--tls-key-file",
+                                    d + "/server.key", "--tls-ca-cert-file", d + "/ca.crt"});
   }
   ~Server() {
-    ::kill(pid_, SIGTERM);
-    ::waitpid(pid_, nullptr, 0);
+    redis_.reset();
     fs::remove_all(dir_);
   }
   // transport 0: unix socket, 1: TCP, 2: TLS.
   RedisConfig config(int64_t transport) const {
-    RedisConfig c;
-    if (transport == 0) {
-      c.unix_socket = socket_;
-      return c;
-    }
+    RedisConfig c = redis_->config();
+    if (transport == 0) return c;
+    c.unix_socket.clear();
     c.host = "127.0.0.1";
     c.port = uint32_t(transport == 1 ? tcp_port_ : tls_port_);
     if (transport == 2) {
@@ -131,10 +69,30 @@ class Server {
   }
 
  private:
+  // A temporary directory with a CA, and a server and a client certificate it signs (for IP
+  // 127.0.0.1), made with the openssl command line.
+  static fs::path make_certificates() {
+    const fs::path dir = fs::temp_directory_path() / ("zkmill-bench-redis-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const std::string d = dir.string();
+    std::ofstream(dir / "x509.cnf") << "[req]\ndistinguished_name = dn\nprompt = no\n[dn]\nCN = zkmill bench\n"
+                                       "[ca]\nbasicConstraints = critical,CA:TRUE\nkeyUsage = critical,keyCertSign\n"
+                                       "[leaf]\nsubjectAltName = IP:127.0.0.1\n";
+    const std::string req = "openssl req -config x509.cnf -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes ";
+    const std::string make = "(cd " + d + " && " + req +
+                             "-x509 -extensions ca -days 1 -keyout ca.key -out ca.crt && for n in server client; do " +
+                             req +
+                             "-new -keyout $n.key -out $n.csr && openssl x509 -req -in $n.csr -CA ca.crt -CAkey "
+                             "ca.key -CAcreateserial -days 1 -extfile x509.cnf -extensions leaf -out $n.crt; done) "
+                             ">/dev/null 2>&1";
+    if (std::system(make.c_str()) != 0 || !fs::exists(dir / "client.crt"))
+      throw std::runtime_error("openssl could not make the certificates in " + d);
+    return dir;
+  }
+
   fs::path dir_;
-  std::string socket_;
   int tcp_port_ = 0, tls_port_ = 0;
-  pid_t pid_ = 0;
+  std::unique_ptr<zkmill::farm::LocalRedis> redis_;
 };
 
 const Server& server() {

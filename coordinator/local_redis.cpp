@@ -46,7 +46,7 @@ bool LocalRedis::available() {
   return false;
 }
 
-LocalRedis::LocalRedis(const std::string& dir) : log_(dir + "/redis.log") {
+LocalRedis::LocalRedis(const std::string& dir, const std::vector<std::string>& extra) : log_(dir + "/redis.log") {
   if (!available()) throw std::runtime_error(kInstallHint);
   cfg_.unix_socket = dir + "/redis.sock";
   cfg_.connect_timeout_ms = 500;
@@ -69,6 +69,7 @@ LocalRedis::LocalRedis(const std::string& dir) : log_(dir + "/redis.log") {
                                 "no",
                                 "--logfile",
                                 log_};
+  args.insert(args.end(), extra.begin(), extra.end());
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

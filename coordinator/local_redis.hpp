@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <vector>
 
 #include "farm/farm_config.hpp"
 
@@ -16,8 +17,9 @@ class LocalRedis {
  public:
   // Starts redis-server with its socket, log and working files in `dir` and waits (bounded)
   // until it answers PING. Throws std::runtime_error, with install advice when there is no
-  // redis-server on PATH.
-  explicit LocalRedis(const std::string& dir);
+  // redis-server on PATH. `extra` is appended to its command line, where a later option
+  // overrides an earlier one (bench_redis adds a loopback TCP and a TLS port).
+  explicit LocalRedis(const std::string& dir, const std::vector<std::string>& extra = {});
   ~LocalRedis();
   LocalRedis(const LocalRedis&) = delete;
   LocalRedis& operator=(const LocalRedis&) = delete;

@@ -120,10 +120,10 @@ RedisClient::Connect RedisClient::connect_retrying(const std::string& host, int 
 }
 
 std::string RedisClient::Connect::error() const {
-  if (!ctx && !tls_error.empty())
-    return tls_error + (attempts > 1 ? " (" + std::to_string(attempts) + " connects tried)" : std::string());
-  if (!ctx) return "cannot allocate a connection";
-  return ctx->errstr + (attempts > 1 ? " (" + std::to_string(attempts) + " connects tried)" : std::string());
+  const std::string what = ctx                  ? std::string(ctx->errstr)
+                           : !tls_error.empty() ? tls_error
+                                                : "cannot allocate a connection";
+  return what + (attempts > 1 ? " (" + std::to_string(attempts) + " connects tried)" : std::string());
 }
 
 std::pair<std::string, int> RedisClient::ask_sentinels() const {
